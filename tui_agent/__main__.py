@@ -1,0 +1,5 @@
+"""`python -m tui_agent` is the same as the `tui-agent` console script."""
+
+from tui_agent.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,151 @@
+"""Engine events: what the query loop reports, as plain frozen dataclasses.
+
+Every face of the engine (the Textual app, the headless `-p` printer, the tests) consumes this one stream
+with `match`/`case`. Nothing here knows about screens or terminals. A permission request carries an
+`asyncio.Future` that the face resolves, so the engine can wait without knowing who answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+from tui_agent.core.compaction import CompactReport
+from tui_agent.core.messages import Message
+
+TurnEndReason = Literal["completed", "max_turns", "cancelled", "error", "denied"]
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """A user prompt was appended at `history_index` and the agentic turn begins."""
+
+    prompt: str
+    history_index: int
+
+
+@dataclass(frozen=True)
+class ModelCallStarted:
+    """One model call within a turn; `call` counts calls across the session (1-based)."""
+
+    call: int
+    turn_call: int
+    model: str
+
+
+@dataclass(frozen=True)
+class CompactionReported:
+    """What compaction did to the outbound copy of this call (sent on every call, changed or not).
+
+    `history_len` is the length of the full history at the time; `outbound_tokens` includes the system
+    prompt and tool definitions (the baseline every call pays).
+    """
+
+    call: int
+    report: CompactReport
+    history_len: int
+    system_tokens: int
+    tools_tokens: int
+
+    @property
+    def outbound_tokens(self) -> int:
+        return self.report.tokens_after + self.system_tokens + self.tools_tokens
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantMessage:
+    """The model's complete reply for one call, as appended to history at `history_index`."""
+
+    message: Message
+    history_index: int
+    stop_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage reported by the API for one call (estimates are never sent as Usage)."""
+
+    call: int
+    input_tokens: int
+    output_tokens: int
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    @property
+    def context_tokens(self) -> int:
+        """What the call's prompt occupied in the context window."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    summary: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    tool_use_id: str
+    name: str
+    content: str | list[dict[str, Any]]
+    is_error: bool
+    duration: float
+    chars: int
+
+
+@dataclass(frozen=True)
+class ToolResultsAppended:
+    """The user message carrying this round's tool_results was appended at `history_index`."""
+
+    message: Message
+    history_index: int
+
+
+@dataclass
+class PermissionRequested:
+    """A tool needs the user's consent; the face sets `decision` to a `PermissionDecision`."""
+
+    tool_name: str
+    input: dict[str, Any]
+    summary: str
+    preview: str
+    decision: asyncio.Future = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should see in the flow: demo mode, retrying, a skipped MCP server..."""
+
+    text: str
+    level: Literal["info", "warning", "error"] = "info"
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    reason: TurnEndReason
+    turn_calls: int
+    error: str | None = None
+
+
+EngineEvent = Union[
+    TurnStarted,
+    ModelCallStarted,
+    CompactionReported,
+    TextDelta,
+    AssistantMessage,
+    Usage,
+    ToolStarted,
+    ToolFinished,
+    ToolResultsAppended,
+    PermissionRequested,
+    Notice,
+    TurnEnded,
+]

@@ -1,0 +1,341 @@
+"""The query loop: compact the outbound copy → call the model → run the tools → repeat.
+
+`run_turn` is an async generator of `EngineEvent`s that appends to the caller's history list (never
+copies it, so nothing is duplicated between turns, and never edits or removes an entry). Whatever
+happens (a refused tool, a malformed input, an error mid-stream, the task being cancelled mid-tool),
+the history it leaves is valid for the Messages API: every tool_use has its tool_result in the next
+message, and no half-built tool_use is ever appended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable
+
+from tui_agent.core import events as ev
+from tui_agent.core import trace
+from tui_agent.core.compaction import CompactOptions, CompactReport, compact_messages, with_budget
+from tui_agent.core.messages import Message, clean_message, text_of, tool_result_block, tool_uses, user_text
+from tui_agent.core.permissions import (
+    REJECT_MESSAGE,
+    SKIPPED_MESSAGE,
+    PermissionDecision,
+    PermissionPolicy,
+)
+from tui_agent.core.providers.base import (
+    ModelRequest,
+    PromptTooLongError,
+    Provider,
+    ProviderError,
+    StreamDone,
+    StreamNotice,
+    StreamText,
+)
+from tui_agent.core.tokens import text_tokens, tools_tokens
+from tui_agent.core.tools.base import ToolContext, ToolOutput, ToolRegistry, validate_input
+
+DEFAULT_MAX_TURNS = 20
+CANCELLED_MESSAGE = "Cancelled: the user interrupted the turn before this tool finished."
+INTERRUPTED_MARK = "\n\n[interrupted]"
+
+
+@dataclass
+class LoopConfig:
+    provider: Provider
+    tools: ToolRegistry
+    system_prompt: str | Callable[[], str] = ""
+    compact: CompactOptions = field(default_factory=CompactOptions)
+    max_turns: int = DEFAULT_MAX_TURNS
+    permissions: PermissionPolicy = field(default_factory=PermissionPolicy)
+
+    def system(self) -> str:
+        return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
+
+
+@dataclass
+class LoopState:
+    """Counters that live across turns (owned by the Session)."""
+
+    calls: int = 0
+    last_report: CompactReport | None = None
+
+
+def _budget_for(config: LoopConfig, system_tokens: int, tool_tokens: int) -> int:
+    """Message tokens that fit: the window less the output reserve and the system + tools baseline."""
+    provider = config.provider
+    return max(provider.context_window - provider.max_output_tokens - system_tokens - tool_tokens, 1000)
+
+
+async def _stream_call(provider: Provider, request: ModelRequest, partial: list[str]) -> AsyncIterator[Any]:
+    async for item in provider.stream(request):
+        if isinstance(item, StreamText):
+            partial.append(item.text)
+        yield item
+
+
+async def run_turn(
+    history: list[Message],
+    prompt: str | None,
+    config: LoopConfig,
+    ctx: ToolContext,
+    state: LoopState | None = None,
+) -> AsyncIterator[ev.EngineEvent]:
+    """Run one agentic turn for `prompt` (None: continue from the history as it is)."""
+    state = state or LoopState()
+    if prompt is not None:
+        history.append(user_text(prompt))
+        yield ev.TurnStarted(prompt, len(history) - 1)
+    turn_calls = 0
+    budget_override: int | None = None
+    retried_too_long = False
+    partial: list[str] = []
+    pending_uses: list[dict[str, Any]] = []
+    finished: dict[str, dict[str, Any]] = {}
+    try:
+        while True:
+            turn_calls += 1
+            state.calls += 1
+            trace.trace("query.turn_start", turn=turn_calls)
+            yield ev.ModelCallStarted(state.calls, turn_calls, config.provider.model)
+            system = config.system()
+            schemas = config.tools.schemas()
+            system_tokens, tool_tokens = text_tokens(system), tools_tokens(schemas)
+            options = config.compact
+            if options.max_tokens is None:
+                options = with_budget(options, budget_override or _budget_for(config, system_tokens, tool_tokens))
+            result = compact_messages(history, options)
+            state.last_report = result.report
+            if result.report.changed:
+                trace.trace("compact.run", **result.report.trace_fields())
+            yield ev.CompactionReported(state.calls, result.report, len(history), system_tokens, tool_tokens)
+
+            request = ModelRequest(
+                model=config.provider.model,
+                system=system,
+                messages=[clean_message(m) for m in result.messages],
+                tools=schemas,
+                max_tokens=config.provider.max_output_tokens,
+            )
+            trace.trace("api.request", messages=len(request.messages), tools=len(schemas), model=request.model)
+            partial = []
+            done: StreamDone | None = None
+            try:
+                async for item in _stream_call(config.provider, request, partial):
+                    if isinstance(item, StreamText):
+                        yield ev.TextDelta(item.text)
+                    elif isinstance(item, StreamNotice):
+                        yield ev.Notice(item.text, item.level)  # type: ignore[arg-type]
+                    elif isinstance(item, StreamDone):
+                        done = item
+            except PromptTooLongError as error:
+                if retried_too_long or partial:
+                    raise
+                retried_too_long = True
+                budget_override = max(int(config.provider.context_window * 0.5) - system_tokens - tool_tokens, 1000)
+                yield ev.Notice(
+                    f"The model said the prompt is too long ({error}); compacting harder and retrying once.",
+                    "warning",
+                )
+                turn_calls -= 1
+                continue
+            if done is None:
+                raise ProviderError("The model's stream ended without a complete message.", partial_text="".join(partial))
+            partial = []
+            message = done.message
+            history.append(message)
+            uses = tool_uses(message)
+            if uses:
+                trace.trace("api.assistant", kind="tool_use", tool_uses=len(uses))
+            else:
+                trace.trace("api.assistant", kind="text", text_len=len(text_of(message)))
+            yield ev.AssistantMessage(message, len(history) - 1, done.stop_reason)
+            if done.usage is not None:
+                u = done.usage
+                yield ev.Usage(state.calls, u.input_tokens, u.output_tokens,
+                               u.cache_creation_input_tokens, u.cache_read_input_tokens)
+            if not uses:
+                trace.trace("query.turn_end", reason="completed", turn=turn_calls)
+                yield ev.TurnEnded("completed", turn_calls)
+                return
+
+            pending_uses = uses
+            finished = {}
+            denied = False
+            async for event in _run_tools(uses, config, ctx, finished):
+                yield event
+            denied = any(r.get("_denied") for r in finished.values())
+            results = [
+                tool_result_block(u["id"], finished[u["id"]]["content"], finished[u["id"]]["is_error"]) for u in uses
+            ]
+            pending_uses = []
+            history.append({"role": "user", "content": results})
+            yield ev.ToolResultsAppended(history[-1], len(history) - 1)
+            if denied:
+                trace.trace("query.turn_end", reason="denied", turn=turn_calls)
+                yield ev.TurnEnded("denied", turn_calls)
+                return
+            if turn_calls >= config.max_turns:
+                trace.trace("query.turn_end", reason="max_turns", turn=turn_calls)
+                yield ev.TurnEnded("max_turns", turn_calls)
+                return
+    except asyncio.CancelledError:
+        _repair_after_interrupt(history, partial, pending_uses, finished, CANCELLED_MESSAGE)
+        trace.trace("query.turn_end", reason="cancelled", turn=turn_calls)
+        raise
+    except Exception as error:  # noqa: BLE001 - every failure ends the turn with a clear message
+        partial_text = "".join(partial) or getattr(error, "partial_text", "")
+        _repair_after_interrupt(history, partial_text, pending_uses, finished, f"Not run: {error}")
+        trace.trace("query.turn_end", reason="error", turn=turn_calls)
+        message = str(error) or type(error).__name__
+        if not isinstance(error, ProviderError):
+            message = f"{type(error).__name__}: {message}"
+        yield ev.TurnEnded("error", turn_calls, message)
+
+
+def _repair_after_interrupt(
+    history: list[Message],
+    partial: list[str] | str,
+    pending_uses: list[dict[str, Any]],
+    finished: dict[str, dict[str, Any]],
+    reason: str,
+) -> None:
+    """Leave a valid history after a cancel or an error: keep what was shown, answer every tool_use."""
+    text = partial if isinstance(partial, str) else "".join(partial)
+    if pending_uses:
+        results = []
+        for use in pending_uses:
+            done = finished.get(use["id"])
+            if done is not None:
+                results.append(tool_result_block(use["id"], done["content"], done["is_error"]))
+            else:
+                results.append(tool_result_block(use["id"], reason, True))
+        history.append({"role": "user", "content": results})
+    elif text:
+        # The partial reply stays visible and in history, marked as interrupted; no half tool_use enters.
+        history.append({"role": "assistant", "content": [{"type": "text", "text": text + INTERRUPTED_MARK}]})
+
+
+async def _run_tools(
+    uses: list[dict[str, Any]],
+    config: LoopConfig,
+    ctx: ToolContext,
+    finished: dict[str, dict[str, Any]],
+) -> AsyncIterator[ev.EngineEvent]:
+    """Run this round's tools: consecutive auto-allowed read-only calls together, others in order.
+
+    Fills `finished[tool_use_id]` as results arrive, so a cancel can answer the rest.
+    """
+    stop = False
+    i = 0
+    while i < len(uses):
+        use = uses[i]
+        if stop:
+            _finish(finished, use, SKIPPED_MESSAGE, True)
+            yield _finished_event(use, finished, 0.0)
+            i += 1
+            continue
+        batch = [use]
+        if _auto_parallel(use, config, ctx):
+            j = i + 1
+            while j < len(uses) and _auto_parallel(uses[j], config, ctx):
+                batch.append(uses[j])
+                j += 1
+        if len(batch) > 1:
+            for item in batch:
+                yield _started_event(item, config)
+            started = time.monotonic()
+            outputs = await asyncio.gather(*(_execute(item, config, ctx) for item in batch))
+            for item, output in zip(batch, outputs):
+                _finish(finished, item, output.content, output.is_error)
+                yield _finished_event(item, finished, time.monotonic() - started)
+            i += len(batch)
+            continue
+        yield _started_event(use, config)
+        started = time.monotonic()
+        tool = config.tools.get(use["name"])
+        tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
+        decision = None
+        problem = _problem(use, config)
+        if problem is None and tool is not None:
+            decision = config.permissions.decide(tool, tool_input, ctx)
+            if decision.behavior == "ask":
+                future: asyncio.Future = asyncio.get_running_loop().create_future()
+                yield ev.PermissionRequested(tool.name, tool_input, tool.summary(tool_input),
+                                             tool.permission_preview(tool_input, ctx), future)
+                answer = await future
+                if answer == PermissionDecision.ALLOW_SESSION:
+                    config.permissions.remember(tool, tool_input)
+                decision_ok = answer in (PermissionDecision.ALLOW_ONCE, PermissionDecision.ALLOW_SESSION)
+                if not decision_ok:
+                    _finish(finished, use, REJECT_MESSAGE, True, denied=True)
+                    stop = True
+            elif decision.behavior == "deny":
+                _finish(finished, use, decision.message, True, denied=True)
+                stop = True
+        if use["id"] not in finished:
+            output = await _execute(use, config, ctx)
+            _finish(finished, use, output.content, output.is_error)
+        yield _finished_event(use, finished, time.monotonic() - started)
+        i += 1
+
+
+def _problem(use: dict[str, Any], config: LoopConfig) -> str | None:
+    tool = config.tools.get(use.get("name", ""))
+    if tool is None:
+        return f"Unknown tool: {use.get('name')}. Available tools: {', '.join(config.tools.names())}."
+    return validate_input(tool, use.get("input"))
+
+
+def _auto_parallel(use: dict[str, Any], config: LoopConfig, ctx: ToolContext) -> bool:
+    tool = config.tools.get(use.get("name", ""))
+    if tool is None or not isinstance(use.get("input"), dict):
+        return False
+    tool_input = use["input"]
+    if _problem(use, config) is not None or not tool.is_concurrency_safe(tool_input):
+        return False
+    return config.permissions.decide(tool, tool_input, ctx).behavior == "allow"
+
+
+async def _execute(use: dict[str, Any], config: LoopConfig, ctx: ToolContext) -> ToolOutput:
+    """Validate and call one tool; every failure becomes an error output, never an exception."""
+    name = use.get("name", "")
+    trace.trace("tool.start", name=name, id=use.get("id"))
+    problem = _problem(use, config)
+    if problem is not None:
+        output = ToolOutput(problem, True)
+    else:
+        tool = config.tools.get(name)
+        assert tool is not None
+        try:
+            output = await tool.call(use["input"], ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - a tool failure is a result, not a crash
+            from tui_agent.core.tools.base import ToolError
+
+            text = str(error) if isinstance(error, ToolError) else f"{type(error).__name__}: {error}"
+            output = ToolOutput(text or type(error).__name__, True)
+    trace.trace("tool.end", name=name, id=use.get("id"), ok=str(not output.is_error).lower())
+    return output
+
+
+def _finish(finished: dict, use: dict[str, Any], content: Any, is_error: bool, denied: bool = False) -> None:
+    finished[use["id"]] = {"content": content, "is_error": is_error, "_denied": denied}
+
+
+def _started_event(use: dict[str, Any], config: LoopConfig) -> ev.ToolStarted:
+    tool = config.tools.get(use.get("name", ""))
+    tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
+    summary = tool.summary(tool_input) if tool is not None else ""
+    return ev.ToolStarted(use["id"], use.get("name", ""), tool_input, summary)
+
+
+def _finished_event(use: dict[str, Any], finished: dict, duration: float) -> ev.ToolFinished:
+    from tui_agent.core.messages import result_text
+
+    done = finished[use["id"]]
+    block = tool_result_block(use["id"], done["content"], done["is_error"])
+    return ev.ToolFinished(use["id"], use.get("name", ""), done["content"], done["is_error"], duration,
+                           len(result_text(block)))

@@ -1,0 +1,166 @@
+"""The conversation model: plain Anthropic Messages API dicts.
+
+History entries are `anthropic.types.MessageParam`-shaped dicts (`{"role": ..., "content": [...]}`), so the
+SDK types serve as our model and nothing is converted at the edge. These helpers build and inspect them
+without importing the SDK (it costs about 2 s to import).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+Message = dict[str, Any]
+Block = dict[str, Any]
+
+# The keys the Messages API accepts on each block type we build or receive. SDK response objects dumped
+# with `model_dump()` carry extra keys (`citations: None`, `caller`, ...) that the API would reject.
+_ALLOWED_KEYS: dict[str, tuple[str, ...]] = {
+    "text": ("type", "text", "cache_control", "citations"),
+    "tool_use": ("type", "id", "name", "input", "cache_control"),
+    "tool_result": ("type", "tool_use_id", "content", "is_error", "cache_control"),
+    "image": ("type", "source", "cache_control"),
+    "document": ("type", "source", "title", "context", "citations", "cache_control"),
+    "thinking": ("type", "thinking", "signature"),
+    "redacted_thinking": ("type", "data"),
+}
+
+
+def user_text(text: str) -> Message:
+    """A user message made only of text (the only place compaction may cut)."""
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def assistant_text(text: str) -> Message:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}]}
+
+
+def tool_result_block(tool_use_id: str, content: str | list[Block], is_error: bool = False) -> Block:
+    """`is_error` is present only when true (the API default is false; the seed's AC-T2)."""
+    block: Block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def blocks(message: Message) -> list[Block]:
+    """The content blocks of a message; a plain-string content is one text block."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content or [])
+
+
+def tool_uses(message: Message) -> list[Block]:
+    if message.get("role") != "assistant":
+        return []
+    return [b for b in blocks(message) if b.get("type") == "tool_use"]
+
+
+def tool_results(message: Message) -> list[Block]:
+    if message.get("role") != "user":
+        return []
+    return [b for b in blocks(message) if b.get("type") == "tool_result"]
+
+
+def is_user_text(message: Message) -> bool:
+    """A user message whose blocks are all text: a safe place to start an outbound copy.
+
+    A user message with no blocks also qualifies (the seed's `every` on an empty list is true).
+    """
+    if message.get("role") != "user":
+        return False
+    return all(b.get("type") == "text" for b in blocks(message))
+
+
+def text_of(message: Message) -> str:
+    """All text blocks of a message joined (used for previews and the demo model)."""
+    return "".join(b.get("text", "") for b in blocks(message) if b.get("type") == "text")
+
+
+def result_text(block: Block) -> str:
+    """The text of a tool_result's content, string or list of text blocks."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def result_chars(block: Block) -> int:
+    return len(result_text(block))
+
+
+def clean_block(block: Block) -> Block:
+    """Keep only the keys the API accepts for this block type; unknown types pass through untouched."""
+    allowed = _ALLOWED_KEYS.get(block.get("type", ""))
+    if allowed is None:
+        return block
+    out = {k: v for k, v in block.items() if k in allowed and v is not None}
+    if out.get("type") == "tool_result" and isinstance(out.get("content"), list):
+        out["content"] = [clean_block(b) if isinstance(b, dict) else b for b in out["content"]]
+    if out.get("type") == "tool_result" and out.get("is_error") is False:
+        del out["is_error"]
+    return out
+
+
+def clean_message(message: Message) -> Message:
+    """An outbound-ready copy of a message: role and content only, content blocks cleaned."""
+    content = message.get("content")
+    if isinstance(content, list):
+        content = [clean_block(b) for b in content]
+    return {"role": message["role"], "content": content}
+
+
+def unanswered_tool_uses(history: Iterable[Message]) -> list[str]:
+    """Ids of tool_use blocks with no tool_result anywhere after them (should always be empty)."""
+    pending: dict[str, None] = {}
+    for message in history:
+        for block in tool_uses(message):
+            pending[block["id"]] = None
+        for block in tool_results(message):
+            pending.pop(block.get("tool_use_id", ""), None)
+    return list(pending)
+
+
+def protocol_errors(messages: list[Message]) -> list[str]:
+    """What the Anthropic Messages API would reject in this list (empty when valid).
+
+    Checks the rules compaction and the loop must never break: the list starts with a user message, every
+    tool_use is answered in the very next message (tool_results first), and no tool_result lacks its
+    tool_use in the message just before it. Used by tests, the fake servers and as a last-line guard.
+    """
+    errors: list[str] = []
+    if not messages:
+        return ["no messages"]
+    if messages[0].get("role") != "user":
+        errors.append("first message is not from the user")
+    for i, message in enumerate(messages):
+        if message.get("role") not in ("user", "assistant"):
+            errors.append(f"message {i}: bad role {message.get('role')!r}")
+        results = tool_results(message)
+        if results:
+            previous = messages[i - 1] if i > 0 else {}
+            asked = {b["id"] for b in tool_uses(previous)}
+            for block in results:
+                if block.get("tool_use_id") not in asked:
+                    errors.append(f"message {i}: tool_result {block.get('tool_use_id')} has no tool_use before it")
+            content = blocks(message)
+            first_other = next((j for j, b in enumerate(content) if b.get("type") != "tool_result"), len(content))
+            if any(b.get("type") == "tool_result" for b in content[first_other:]):
+                errors.append(f"message {i}: tool_result blocks must come first")
+        uses = tool_uses(message)
+        if uses:
+            following = messages[i + 1] if i + 1 < len(messages) else None
+            if following is None:
+                continue  # the final assistant message of a list being built is fine
+            answered = {b.get("tool_use_id") for b in tool_results(following)}
+            for block in uses:
+                if block["id"] not in answered:
+                    errors.append(f"message {i}: tool_use {block['id']} is not answered in the next message")
+    return errors
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

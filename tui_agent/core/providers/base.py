@@ -1,0 +1,96 @@
+"""The provider contract: one streamed model call in, text deltas and one final message out.
+
+Providers speak Anthropic Messages API dicts on both sides (an OpenAI-compatible provider converts at
+its own edge). Errors a user can act on are raised as `ProviderError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Union
+
+from tui_agent.core.messages import Message
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    model: str
+    system: str
+    messages: list[Message]
+    tools: list[dict[str, Any]]
+    max_tokens: int
+
+
+@dataclass(frozen=True)
+class StreamText:
+    text: str
+
+
+@dataclass(frozen=True)
+class StreamNotice:
+    """Status the user should see while waiting (e.g. "rate limited, retrying in 2 s")."""
+
+    text: str
+    level: str = "warning"
+
+
+@dataclass(frozen=True)
+class UsageInfo:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class StreamDone:
+    """The complete assistant message (API-clean keys only) and what the API said about it."""
+
+    message: Message
+    stop_reason: str | None = None
+    usage: UsageInfo | None = None
+
+
+ProviderEvent = Union[StreamText, StreamNotice, StreamDone]
+
+
+class ProviderError(Exception):
+    """A model-call failure with a message fit for one line on the screen."""
+
+    def __init__(self, message: str, *, partial_text: str = "", retryable: bool = False) -> None:
+        super().__init__(message)
+        self.partial_text = partial_text
+        self.retryable = retryable
+
+
+class PromptTooLongError(ProviderError):
+    """The API refused the prompt as too long; the loop compacts harder and retries once."""
+
+    def __init__(self, message: str, tokens: int | None = None, maximum: int | None = None) -> None:
+        super().__init__(message)
+        self.tokens = tokens
+        self.maximum = maximum
+
+
+@dataclass
+class Provider(ABC):
+    """A model endpoint. `context_window` and `max_output_tokens` feed the budget panel."""
+
+    model: str = "demo"
+    context_window: int = 200_000
+    max_output_tokens: int = 8192
+    name: str = "provider"
+    reports_usage: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @abstractmethod
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        """Yield `StreamText` as text arrives and exactly one `StreamDone` at the end."""
+
+    async def count_tokens(self, request: ModelRequest) -> int | None:
+        """Exact input tokens for `request` where the API can count them; None otherwise."""
+        return None
+
+    async def aclose(self) -> None:
+        return None

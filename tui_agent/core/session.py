@@ -1,0 +1,101 @@
+"""A Session: the full, append-only conversation across turns plus the model and tool configuration.
+
+Every face drives the engine through a Session: `async for event in session.run_turn(prompt)`. The
+history list is only ever appended to (by the loop) or replaced wholesale by `/clear`; compaction works
+on outbound copies, so everything that was said can still be shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import AsyncIterator, Callable
+
+from tui_agent.core import events as ev
+from tui_agent.core.compaction import CompactOptions, CompactReport, CompactResult, compact_messages, with_budget
+from tui_agent.core.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
+from tui_agent.core.messages import Message
+from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.providers.base import Provider
+from tui_agent.core.tokens import text_tokens, tools_tokens
+from tui_agent.core.tools.base import ToolContext, ToolRegistry
+
+BASE_SYSTEM_PROMPT = """You are tui-agent, a coding agent working in the user's repository at {workspace}.
+Use the tools to look at the code before you answer: Glob to find files, Grep to search, Read to read.
+Be concise. Name the files you looked at. Never invent file contents."""
+
+
+@dataclass
+class Session:
+    provider: Provider
+    tools: ToolRegistry
+    workspace: Path
+    compact: CompactOptions = field(default_factory=CompactOptions)
+    max_turns: int = DEFAULT_MAX_TURNS
+    permissions: PermissionPolicy = field(default_factory=PermissionPolicy)
+    system_prompt_builder: Callable[["Session"], str] | None = None
+    history: list[Message] = field(default_factory=list)
+    usage_history: list[ev.Usage] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.workspace = Path(self.workspace).resolve()
+        self.ctx = ToolContext(workspace=self.workspace)
+        self.state = LoopState()
+        self.running = False
+
+    # -- configuration -------------------------------------------------------------------------
+    def system_prompt(self) -> str:
+        if self.system_prompt_builder is not None:
+            return self.system_prompt_builder(self)
+        return BASE_SYSTEM_PROMPT.format(workspace=self.workspace)
+
+    def loop_config(self) -> LoopConfig:
+        return LoopConfig(
+            provider=self.provider,
+            tools=self.tools,
+            system_prompt=self.system_prompt,
+            compact=self.compact,
+            max_turns=self.max_turns,
+            permissions=self.permissions,
+        )
+
+    @property
+    def model(self) -> str:
+        return self.provider.model
+
+    # -- turns ---------------------------------------------------------------------------------
+    async def run_turn(self, prompt: str) -> AsyncIterator[ev.EngineEvent]:
+        """One user prompt → events until the turn ends (completed, max_turns, denied, error)."""
+        self.running = True
+        try:
+            async for event in run_turn(self.history, prompt, self.loop_config(), self.ctx, self.state):
+                if isinstance(event, ev.Usage):
+                    self.usage_history.append(event)
+                yield event
+        finally:
+            self.running = False
+
+    def clear(self) -> None:
+        """`/clear`: a new, empty history; the system prompt, tools and permissions stay."""
+        self.history = []
+        self.usage_history = []
+        self.ctx.read_files.clear()
+        self.state.last_report = None
+
+    # -- budget views --------------------------------------------------------------------------
+    @property
+    def last_report(self) -> CompactReport | None:
+        return self.state.last_report
+
+    def baseline_tokens(self) -> tuple[int, int]:
+        """(system prompt, tool definitions) token estimates: what every call pays before any message."""
+        return text_tokens(self.system_prompt()), tools_tokens(self.tools.schemas())
+
+    def preview_compaction(self) -> CompactResult:
+        """What the next call would send, without calling anything (the panel's "next call" view)."""
+        system, tools = self.baseline_tokens()
+        options = self.compact
+        if options.max_tokens is None:
+            budget = self.provider.context_window - self.provider.max_output_tokens - system - tools
+            options = with_budget(options, max(budget, 1000))
+        return compact_messages(self.history, options)

@@ -1,0 +1,72 @@
+"""Token estimates without a tokenizer.
+
+Claude and most models average about 4 characters per token for English and code; we count characters
+and divide, and mark every such number as an estimate (≈) in the UI. Real providers replace the estimate
+with the API's reported usage; `/context` can ask the API for an exact count.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+from tui_agent.core.messages import Block, Message, blocks, result_text, to_json
+
+CHARS_PER_TOKEN = 4.0
+IMAGE_TOKENS = 1600  # Anthropic's rough cost of one image block (a ~1.15 megapixel image)
+MESSAGE_OVERHEAD_TOKENS = 4  # role markers and separators
+
+
+def tokens_for_chars(chars: int) -> int:
+    return math.ceil(chars / CHARS_PER_TOKEN) if chars > 0 else 0
+
+
+def block_chars(block: Block) -> int:
+    """Characters that a block sends to the model (images count as 0 chars; see `block_tokens`)."""
+    kind = block.get("type")
+    if kind == "text":
+        return len(block.get("text", ""))
+    if kind == "tool_use":
+        return len(block.get("name", "")) + len(to_json(block.get("input", {})))
+    if kind == "tool_result":
+        return len(result_text(block))
+    if kind == "thinking":
+        return len(block.get("thinking", ""))
+    if kind in ("image", "document", "redacted_thinking"):
+        return 0
+    return len(to_json(block))
+
+
+def block_tokens(block: Block) -> int:
+    kind = block.get("type")
+    extra = 0
+    if kind == "image":
+        extra = IMAGE_TOKENS
+    elif kind == "tool_result" and isinstance(block.get("content"), list):
+        extra = sum(IMAGE_TOKENS for b in block["content"] if isinstance(b, dict) and b.get("type") == "image")
+    return tokens_for_chars(block_chars(block)) + extra
+
+
+def message_chars(message: Message) -> int:
+    return sum(block_chars(b) for b in blocks(message))
+
+
+def message_tokens(message: Message) -> int:
+    return MESSAGE_OVERHEAD_TOKENS + sum(block_tokens(b) for b in blocks(message))
+
+
+def messages_chars(messages: Iterable[Message]) -> int:
+    return sum(message_chars(m) for m in messages)
+
+
+def messages_tokens(messages: Iterable[Message]) -> int:
+    return sum(message_tokens(m) for m in messages)
+
+
+def text_tokens(text: str) -> int:
+    return tokens_for_chars(len(text))
+
+
+def tools_tokens(tool_schemas: list[dict[str, Any]]) -> int:
+    """The tool definitions' share of every call (they are sent each time)."""
+    return tokens_for_chars(len(to_json(tool_schemas))) if tool_schemas else 0

@@ -1,0 +1,127 @@
+"""The tool contract: Claude Code's names and input schemas, a JSON schema per tool, async `call`.
+
+A tool never raises into the loop: `ToolError` (and any other exception) becomes an `is_error`
+tool_result with a clear message. Input is validated against the tool's own JSON schema before `call`
+runs, so the schema the model sees is exactly the one we enforce.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+ToolContent = str | list[dict[str, Any]]
+
+
+class ToolError(Exception):
+    """A failure the model should read as the tool_result text (missing file, bad pattern...)."""
+
+
+@dataclass
+class ToolOutput:
+    content: ToolContent
+    is_error: bool = False
+    # Extra messages some tools add after the tool_result (e.g. a skill body); kept for later issues.
+    follow_up: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ToolContext:
+    """What a tool may use: the workspace root and session-scoped state shared between tools.
+
+    `read_files` maps a resolved path to the mtime seen by Read, so Edit can refuse files the agent has
+    not read or that changed on disk since (Claude Code's rule).
+    """
+
+    workspace: Path
+    read_files: dict[str, float] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+class Tool(ABC):
+    """One tool the model can call. Subclasses set the class attributes and implement `call`."""
+
+    name: str = ""
+    description: str = ""
+    input_schema: dict[str, Any] = {"type": "object", "properties": {}}
+    read_only: bool = True
+
+    def is_read_only(self, tool_input: dict[str, Any]) -> bool:
+        return self.read_only
+
+    def is_concurrency_safe(self, tool_input: dict[str, Any]) -> bool:
+        """Read-only tools requested in one response run concurrently; others run in order."""
+        return self.is_read_only(tool_input)
+
+    def paths(self, tool_input: dict[str, Any]) -> list[str]:
+        """Paths the call touches, for the workspace-boundary permission check."""
+        value = tool_input.get("file_path") or tool_input.get("path")
+        return [value] if isinstance(value, str) and value else []
+
+    def summary(self, tool_input: dict[str, Any]) -> str:
+        """The key input shown on tool cards and status lines (path, pattern, command)."""
+        for key in ("file_path", "pattern", "command", "path", "skill", "url", "query"):
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return ""
+
+    def permission_preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
+        """What the permission prompt shows (a diff for Edit, a preview for Write, the command for Bash)."""
+        return ""
+
+    def schema(self) -> dict[str, Any]:
+        """The definition sent to the model (Anthropic `tools` entry)."""
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+    @abstractmethod
+    async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
+class ToolRegistry:
+    """Tools by name, in registration order (the order the model sees them)."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        self._tools[tool.name] = tool
+
+    def remove(self, name: str) -> None:
+        self._tools.pop(name, None)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __iter__(self):
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [tool.schema() for tool in self._tools.values()]
+
+
+def validate_input(tool: Tool, tool_input: Any) -> str | None:
+    """None when `tool_input` fits the tool's schema, else a message that names the field."""
+    if not isinstance(tool_input, dict):
+        return f"Invalid input for {tool.name}: expected an object, got {type(tool_input).__name__}"
+    import jsonschema  # lazy: only paid when a tool actually runs
+
+    validator = jsonschema.Draft202012Validator(tool.input_schema)
+    errors = sorted(validator.iter_errors(tool_input), key=lambda e: list(e.path))
+    if not errors:
+        return None
+    parts = []
+    for error in errors[:5]:
+        where = ".".join(str(p) for p in error.path)
+        parts.append(f"{where}: {error.message}" if where else error.message)
+    return f"Invalid input for {tool.name}: " + "; ".join(parts)
