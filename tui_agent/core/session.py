@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AsyncIterator, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 from tui_agent.core import events as ev
+from tui_agent.core.commands import CommandRegistry
 from tui_agent.core.compaction import CompactOptions, CompactReport, CompactResult, compact_messages, with_budget
 from tui_agent.core.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
 from tui_agent.core.messages import Message
@@ -36,6 +37,13 @@ class Session:
     system_prompt_builder: Callable[["Session"], str] | None = None
     history: list[Message] = field(default_factory=list)
     usage_history: list[ev.Usage] = field(default_factory=list)
+    commands: CommandRegistry = field(default_factory=CommandRegistry)
+    # Slow start-up work (MCP servers, SDK imports) that must not block the TUI's first frame: the TUI
+    # runs these in a worker after mounting, headless awaits them before the first turn. Each returns
+    # notices (warnings such as a skipped MCP server) to show.
+    background_start: list[Callable[["Session"], Awaitable[list[ev.Notice]]]] = field(default_factory=list)
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    extensions: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).resolve()
@@ -81,6 +89,27 @@ class Session:
         self.usage_history = []
         self.ctx.read_files.clear()
         self.state.last_report = None
+
+    async def start_background(self) -> list[ev.Notice]:
+        """Run the background start-up work once; a failing task becomes a warning, never a crash."""
+        notices: list[ev.Notice] = []
+        tasks, self.background_start = self.background_start, []
+        for task in tasks:
+            try:
+                notices.extend(await task(self))
+            except Exception as error:  # noqa: BLE001
+                notices.append(ev.Notice(f"Start-up task failed: {error}", "warning"))
+        return notices
+
+    async def aclose(self) -> None:
+        """Shut down what the session started (MCP servers, HTTP clients), in reverse order."""
+        closers, self.closers = self.closers, []
+        for close in reversed(closers):
+            try:
+                await close()
+            except Exception:  # noqa: BLE001 - shutting down must not raise
+                pass
+        await self.provider.aclose()
 
     # -- budget views --------------------------------------------------------------------------
     @property
