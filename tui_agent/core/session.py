@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core.commands import CommandRegistry
@@ -20,6 +20,9 @@ from tui_agent.core.permissions import PermissionPolicy
 from tui_agent.core.providers.base import Provider
 from tui_agent.core.tokens import text_tokens, tools_tokens
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
+
+if TYPE_CHECKING:
+    from tui_agent.core.providers.base import ModelRequest
 
 BASE_SYSTEM_PROMPT = """You are tui-agent, a coding agent working in the user's repository at {workspace}.
 Use the tools to look at the code before you answer: Glob to find files, Grep to search, Read to read.
@@ -128,3 +131,23 @@ class Session:
             budget = self.provider.context_window - self.provider.max_output_tokens - system - tools
             options = with_budget(options, max(budget, 1000))
         return compact_messages(self.history, options)
+
+    def next_request(self) -> "ModelRequest":
+        """The request the next call would send (compacted), e.g. for an exact `count_tokens`."""
+        from tui_agent.core.messages import clean_message
+        from tui_agent.core.providers.base import ModelRequest
+
+        result = self.preview_compaction()
+        return ModelRequest(
+            model=self.provider.model,
+            system=self.system_prompt(),
+            messages=[clean_message(m) for m in result.messages],
+            tools=self.tools.schemas(),
+            max_tokens=self.provider.max_output_tokens,
+        )
+
+    async def count_next_tokens(self) -> int | None:
+        """Exact input tokens of the next call where the provider can count them (None otherwise)."""
+        if not self.history:
+            return None
+        return await self.provider.count_tokens(self.next_request())
