@@ -1,0 +1,97 @@
+"""Command line: `tui-agent` opens the TUI; `tui-agent -p PROMPT` runs one request headless.
+
+Start-up cost matters (`--version` and `--help` must answer in well under 0.15 s), so this module imports
+only the standard library at the top; the core, Textual and the SDKs load when a mode needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tui_agent import __version__
+
+ENV_HELP = """environment:
+  ANTHROPIC_API_KEY       use Claude (default model: see --model); without any key the offline demo model runs
+  ANTHROPIC_BASE_URL      any Anthropic-compatible endpoint
+  ANTHROPIC_MODEL         default Claude model
+  OPENAI_API_KEY          use an OpenAI-compatible endpoint (with OPENAI_BASE_URL, OPENAI_MODEL)
+  CONTEXT_WINDOW_TOKENS   override the model's context window
+  COMPACT=0               turn compaction off
+  TRACE=1                 print [trace] lines (stderr headless; a log file in the TUI)
+  ALLOW_WRITE=1           allow Write/Edit/Bash in headless mode (same as --allow-write)
+  MCP_CONFIG              comma-separated MCP config files (default: .mcp.json)
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-agent",
+        description="A terminal coding agent with a live context-budget panel. "
+        "With no arguments it opens the TUI; with -p it answers one request headless.",
+        epilog=ENV_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", default=None, metavar="PROMPT",
+                        help="run PROMPT headless: the answer streams to stdout, tool activity to stderr "
+                        "('-' or no value: read the prompt from stdin)")
+    parser.add_argument("--model", help="model id, or 'demo' for the offline demo model")
+    parser.add_argument("--provider", choices=["anthropic", "openai", "demo"], help="force a provider")
+    parser.add_argument("--max-turns", type=int, default=None, metavar="N",
+                        help="stop after N model calls in one request (default 20)")
+    parser.add_argument("--allow-write", action="store_true",
+                        help="headless: allow tools that change things (Write, Edit, Bash, MCP)")
+    parser.add_argument("--context-window", type=int, metavar="TOKENS",
+                        help="override the model's context window (same as CONTEXT_WINDOW_TOKENS)")
+    parser.add_argument("-C", "--cwd", type=Path, default=None, metavar="DIR", help="workspace (default: current directory)")
+    parser.add_argument("--version", action="version", version=f"tui-agent {__version__}")
+    return parser
+
+
+def _read_stdin_prompt() -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    return sys.stdin.read().strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.max_turns is not None and args.max_turns < 1:
+        print("error: --max-turns must be at least 1", file=sys.stderr)
+        return 2
+    if args.context_window is not None:
+        os.environ["CONTEXT_WINDOW_TOKENS"] = str(args.context_window)
+    workspace = (args.cwd or Path.cwd()).resolve()
+    if not workspace.is_dir():
+        print(f"error: workspace {workspace} is not a directory", file=sys.stderr)
+        return 2
+
+    prompt = args.prompt
+    if prompt is None and sys.stdin is not None and not sys.stdin.isatty() and not sys.stdout.isatty():
+        prompt = "-"  # piped in and out: behave like -p
+    if prompt is not None:
+        if prompt == "-":
+            prompt = _read_stdin_prompt()
+        if not prompt.strip():
+            print("error: no prompt given (use -p \"PROMPT\" or pipe the prompt on stdin)", file=sys.stderr)
+            return 2
+        from tui_agent.headless import run_headless
+
+        return run_headless(prompt, workspace=workspace, model=args.model, provider=args.provider,
+                            max_turns=args.max_turns, allow_write=True if args.allow_write else None)
+
+    from tui_agent.core import trace
+    from tui_agent.core.factory import build_session
+
+    trace.trace("cli.start", mode="tui")
+    session, notices = build_session(workspace, model=args.model, provider=args.provider,
+                                     max_turns=args.max_turns, demo_delay=0.01)
+    from tui_agent.ui.app import run_app
+
+    return run_app(session, startup_notices=notices)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

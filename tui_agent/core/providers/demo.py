@@ -1,0 +1,229 @@
+"""The demo model: an offline, deterministic "model" that drives the agent like a real one.
+
+It is the embedded default when no API key is configured, so a new user sees the app work at once.
+Each prompt it looks around (Glob), reads a few files (Read, two at a time), searches (Grep), reads
+what the search found, and answers in Markdown naming what it read, streaming word by word. That is
+six tool rounds per prompt: one request over a repository with large files already makes compaction
+truncate older results, and a session of three prompts grows past 40 messages, so old turns drop.
+
+It decides only from what it is sent (the compacted outbound copy, the system prompt and the tool list),
+like a real model; the workspace path is used only to skip paths that are not readable files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from tui_agent.core.messages import Message, blocks, is_user_text, result_text, text_of, tool_results, tool_uses
+from tui_agent.core.providers.base import ModelRequest, Provider, ProviderEvent, StreamDone, StreamText
+from tui_agent.core.providers.scripted import words
+
+DEMO_NOTICE = (
+    "*Demo model (offline): set `ANTHROPIC_API_KEY` (or run with `--model claude-…`) to talk to Claude.*\n\n"
+)
+_STOPWORDS = {
+    "what", "which", "where", "there", "this", "that", "these", "those", "with", "from", "about", "does",
+    "into", "repo", "repository", "code", "file", "files", "have", "show", "tell", "explain", "please",
+    "project", "work", "works", "could", "would", "should", "their", "them", "they", "your", "some",
+    "look", "find", "here", "in", "is", "the", "and", "how", "why", "are",
+}
+_SKIP_SUFFIXES = {
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".pdf", ".zip", ".gz", ".tar", ".whl", ".so", ".pyc",
+    ".lock", ".svg", ".woff", ".woff2", ".ttf", ".bin", ".db", ".sqlite", ".jsonl",
+}
+_PREFERRED = ("readme", "agents.md", "claude.md", "pyproject.toml", "package.json", "cargo.toml", "go.mod")
+_LINE_NUMBER = re.compile(r"^\s*\d+\t")
+
+
+@dataclass
+class _Turn:
+    """What the demo can see of the current prompt's turn in the request it was sent."""
+
+    prompt: str
+    rounds: int
+    calls: list[tuple[str, dict[str, Any], str, bool]]  # (tool name, input, result text, is_error)
+
+
+@dataclass
+class DemoProvider(Provider):
+    model: str = "demo"
+    name: str = "demo"
+    context_window: int = 32_000  # small on purpose: the budget meter visibly moves in a demo
+    max_output_tokens: int = 4_096
+    workspace: Path | None = None
+    delay: float = 0.0  # seconds between streamed words (the TUI uses a little, tests none)
+    _calls: int = field(default=0, repr=False)
+    _announced: bool = field(default=False, repr=False)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        self._calls += 1
+        turn = _current_turn(request.messages)
+        available = {tool["name"] for tool in request.tools}
+        text, uses = self._decide(turn, request, available)
+        if not self._announced:
+            self._announced = True
+            text = DEMO_NOTICE + text
+        for chunk in words(text):
+            await asyncio.sleep(self.delay)
+            yield StreamText(chunk)
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        for k, (name, tool_input) in enumerate(uses, start=1):
+            content.append({"type": "tool_use", "id": f"toolu_demo_{self._calls:03d}_{k}", "name": name,
+                            "input": tool_input})
+        message: Message = {"role": "assistant", "content": content}
+        yield StreamDone(message, "tool_use" if uses else "end_turn", None)
+
+    # -- the "policy" ----------------------------------------------------------------------------
+    def _decide(self, turn: _Turn, request: ModelRequest, available: set[str]) -> tuple[str, list[tuple[str, dict]]]:
+        listed = self._listed_files(turn)
+        seen = _already_read(request.messages)
+        keyword = _keyword(turn.prompt)
+        skills = _skills(request.system)
+        step = turn.rounds
+        if step == 0 and "Glob" in available:
+            intro = "I'll start by looking at how the repository is laid out."
+            if "AGENTS.md" in request.system or "CLAUDE.md" in request.system:
+                intro = "I have the project's instructions (AGENTS.md) in mind. " + intro
+            return intro, [("Glob", {"pattern": "**/*"})]
+        if step == 1 and "Read" in available:
+            picks = _pick(listed, seen, keyword, 2)
+            if picks:
+                names = " and ".join(f"`{p}`" for p in picks)
+                return f"Let me read {names} first.", [("Read", {"file_path": p}) for p in picks]
+        if step == 2 and skills and "Skill" in available:
+            return f"There is a `{skills[0]}` skill for this project; let me load it.", [("Skill", {"skill": skills[0]})]
+        if step in (2, 3) and "Grep" in available and not _used(turn, "Grep"):
+            pattern = keyword or "TODO|FIXME|def |class |function "
+            return (f"Now I'll search for `{pattern}` to see where it comes up.",
+                    [("Grep", {"pattern": pattern, "output_mode": "content", "-n": True, "head_limit": 20, "-i": True})])
+        if step in (3, 4, 5) and "Read" in available:
+            found = _grep_files(turn)
+            picks = _pick(found + listed, seen | _read_in_turn(turn), keyword, 1)
+            if picks:
+                return f"`{picks[0]}` looks relevant; reading it.", [("Read", {"file_path": picks[0]})]
+        return _answer(turn, keyword), []
+
+    def _listed_files(self, turn: _Turn) -> list[str]:
+        files: list[str] = []
+        for name, _input, text, is_error in turn.calls:
+            if name != "Glob" or is_error:
+                continue
+            for line in text.splitlines():
+                line = line.strip()
+                if not line or line.startswith(("…", "(", "[")) or " " in line and not Path(line).suffix:
+                    continue
+                if self.workspace is not None and not (self.workspace / line).is_file():
+                    continue
+                files.append(line)
+        return files
+
+
+def _current_turn(messages: list[Message]) -> _Turn:
+    start = max((i for i, m in enumerate(messages) if is_user_text(m)), default=0)
+    prompt = text_of(messages[start]) if messages else ""
+    uses: dict[str, tuple[str, dict]] = {}
+    calls: list[tuple[str, dict[str, Any], str, bool]] = []
+    rounds = 0
+    for message in messages[start + 1:]:
+        if message.get("role") == "assistant":
+            rounds += 1
+            for use in tool_uses(message):
+                uses[use["id"]] = (use["name"], use.get("input", {}))
+        for result in tool_results(message):
+            name, tool_input = uses.get(result.get("tool_use_id", ""), ("?", {}))
+            calls.append((name, tool_input, result_text(result), bool(result.get("is_error"))))
+    return _Turn(prompt, rounds, calls)
+
+
+def _already_read(messages: list[Message]) -> set[str]:
+    return {
+        str(use.get("input", {}).get("file_path"))
+        for m in messages
+        for use in tool_uses(m)
+        if use.get("name") == "Read"
+    }
+
+
+def _read_in_turn(turn: _Turn) -> set[str]:
+    return {str(i.get("file_path")) for name, i, _t, _e in turn.calls if name == "Read"}
+
+
+def _used(turn: _Turn, tool: str) -> bool:
+    return any(name == tool for name, *_ in turn.calls)
+
+
+def _keyword(prompt: str) -> str:
+    candidates = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", prompt) if w.lower() not in _STOPWORDS]
+    return max(candidates, key=len) if candidates else ""
+
+
+def _skills(system: str) -> list[str]:
+    if "## Available Skills" not in system:
+        return []
+    section = system.split("## Available Skills", 1)[1]
+    return re.findall(r"^- ([\w.-]+)", section, flags=re.MULTILINE)
+
+
+def _grep_files(turn: _Turn) -> list[str]:
+    files: list[str] = []
+    for name, _i, text, is_error in turn.calls:
+        if name == "Grep" and not is_error:
+            for line in text.splitlines():
+                path = line.split(":", 1)[0].strip()
+                if path and path not in files and Path(path).suffix:
+                    files.append(path)
+    return files
+
+
+def _pick(candidates: list[str], seen: set[str], keyword: str, count: int) -> list[str]:
+    """Prefer READMEs and manifests, then files whose path mentions the keyword, then the listing order."""
+    pool = [c for c in dict.fromkeys(candidates) if c not in seen and Path(c).suffix.lower() not in _SKIP_SUFFIXES]
+
+    def rank(path: str) -> tuple[int, int]:
+        lower = path.lower()
+        name = Path(lower).name
+        if any(name.startswith(p) for p in _PREFERRED) and "/" not in lower:
+            return (0, _PREFERRED.index(next(p for p in _PREFERRED if name.startswith(p))))
+        if keyword and keyword.lower() in lower:
+            return (1, 0)
+        return (2, 0)
+
+    return sorted(pool, key=rank)[:count]
+
+
+def _first_line(text: str) -> str:
+    for raw in text.splitlines():
+        line = _LINE_NUMBER.sub("", raw).strip().strip("#").strip().strip('"').strip()
+        if len(line) > 3 and not line.startswith(("---", "```", "<", "import ", "from ", "#!", "…[", "[")):
+            return line[:100]
+    return ""
+
+
+def _answer(turn: _Turn, keyword: str) -> str:
+    reads = [(i.get("file_path"), t, e) for name, i, t, e in turn.calls if name == "Read"]
+    ok = [(p, t) for p, t, e in reads if not e]
+    lines = ["Here is what I found."]
+    if ok:
+        lines.append("")
+        lines.append(f"I read {len(ok)} file{'s' if len(ok) != 1 else ''}:")
+        for path, text in ok:
+            numbered = [l for l in text.splitlines() if _LINE_NUMBER.match(l)]
+            size = f"{len(numbered)} lines shown" if numbered else f"{len(text):,} chars"
+            first = _first_line(text)
+            lines.append(f"- `{path}` ({size})" + (f": {first}" if first else ""))
+    listed = sum(1 for name, *_ in turn.calls if name == "Glob")
+    hits = [t for name, _i, t, e in turn.calls if name == "Grep" and not e]
+    if hits:
+        count = len([l for l in hits[0].splitlines() if ":" in l])
+        lines.append("")
+        lines.append(f"Searching for `{keyword or 'TODO'}` gave {count} matching line{'s' if count != 1 else ''}.")
+    if not ok and not listed:
+        lines.append("")
+        lines.append("I could not find readable files here.")
+    lines.append("")
+    lines.append("Ask me about any of these files, or open the context panel to see what I still remember.")
+    return "\n".join(lines)

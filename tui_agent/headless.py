@@ -1,0 +1,109 @@
+"""Headless mode (`-p`): one request, the answer streamed to stdout, tool activity and notices to stderr.
+
+Exit codes: 0 completed; 1 error (one line on stderr); 2 stopped early (max turns, or a tool was denied);
+130 interrupted. Trace lines (`TRACE=1`) go to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from tui_agent.core import events as ev
+from tui_agent.core import trace
+from tui_agent.core.factory import build_session
+from tui_agent.core.session import Session
+
+
+def tool_status(event: ev.ToolStarted) -> str:
+    """`[tool] Read: src/app.py` (the seed's status line, in English)."""
+    return f"[tool] {event.name}: {event.summary}" if event.summary else f"[tool] {event.name}"
+
+
+def tool_error_status(event: ev.ToolFinished) -> str | None:
+    if not event.is_error:
+        return None
+    text = event.content if isinstance(event.content, str) else str(event.content)
+    first = " ".join(text.split())
+    return f"[tool] {event.name} error — {first[:80]}{'…' if len(first) > 80 else ''}"
+
+
+async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev.TurnEnded | None:
+    """Print one turn's events; return the TurnEnded event."""
+    for notice in await session.start_background():
+        print(f"[{notice.level}] {notice.text}", file=err, flush=True)
+    ended: ev.TurnEnded | None = None
+    at_line_start = True
+    async for event in session.run_turn(prompt):
+        match event:
+            case ev.TextDelta(text=text):
+                out.write(text)
+                out.flush()
+                at_line_start = text.endswith("\n")
+            case ev.AssistantMessage():
+                if not at_line_start:
+                    out.write("\n")
+                    out.flush()
+                    at_line_start = True
+            case ev.ToolStarted():
+                print(tool_status(event), file=err, flush=True)
+            case ev.ToolFinished():
+                line = tool_error_status(event)
+                if line:
+                    print(line, file=err, flush=True)
+            case ev.Notice(text=text, level=level):
+                print(f"[{level}] {text}", file=err, flush=True)
+            case ev.TurnEnded():
+                ended = event
+    return ended
+
+
+def run_headless(
+    prompt: str,
+    *,
+    workspace: Path,
+    model: str | None = None,
+    provider: str | None = None,
+    max_turns: int | None = None,
+    allow_write: bool | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    trace.trace("cli.start", mode="headless")
+    session, notices = build_session(workspace, model=model, provider=provider, headless=True,
+                                     allow_write=allow_write, max_turns=max_turns)
+    for notice in notices:
+        print(f"[{notice.level}] {notice.text}", file=err, flush=True)
+
+    async def run() -> ev.TurnEnded | None:
+        try:
+            return await consume(session, prompt, out, err)
+        finally:
+            await session.aclose()
+
+    try:
+        ended = asyncio.run(run())
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=err, flush=True)
+        return 130
+    if ended is None:
+        print("error: the turn ended without a result", file=err)
+        return 1
+    if ended.reason == "completed":
+        return 0
+    if ended.reason == "error":
+        print(f"error: {ended.error}", file=err, flush=True)
+        return 1
+    if ended.reason == "max_turns":
+        print(f"stopped: reached the maximum of {session.max_turns} model calls (--max-turns)", file=err, flush=True)
+        return 2
+    if ended.reason == "denied":
+        print("stopped: a tool call was denied (use --allow-write or ALLOW_WRITE=1 to allow changes)", file=err,
+              flush=True)
+        return 2
+    print(f"stopped: {ended.reason}", file=err, flush=True)
+    return 1
