@@ -91,6 +91,8 @@ class DemoProvider(Provider):
             return intro, [("Glob", {"pattern": "**/*"})]
         if step == 1 and "Read" in available:
             picks = _pick(listed, seen, keyword, 2)
+            if len(picks) < 2:
+                picks += _pick([f for f in listed if f not in picks], set(picks), keyword, 2 - len(picks))
             if picks:
                 names = " and ".join(f"`{p}`" for p in picks)
                 return f"Let me read {names} first.", [("Read", {"file_path": p}) for p in picks]
@@ -101,8 +103,10 @@ class DemoProvider(Provider):
             return (f"Now I'll search for `{pattern}` to see where it comes up.",
                     [("Grep", {"pattern": pattern, "output_mode": "content", "-n": True, "head_limit": 20, "-i": True})])
         if step in (3, 4, 5) and "Read" in available:
-            found = _grep_files(turn)
+            found = [f for f in _grep_files(turn) if self._is_file(f)]
             picks = _pick(found + listed, seen | _read_in_turn(turn), keyword, 1)
+            if not picks:  # everything was read in earlier turns: re-read what this turn has not seen
+                picks = _pick(found + listed, _read_in_turn(turn), keyword, 1)
             if picks:
                 return f"`{picks[0]}` looks relevant; reading it.", [("Read", {"file_path": picks[0]})]
         return _answer(turn, keyword), []
@@ -116,10 +120,14 @@ class DemoProvider(Provider):
                 line = line.strip()
                 if not line or line.startswith(("…", "(", "[")) or " " in line and not Path(line).suffix:
                     continue
-                if self.workspace is not None and not (self.workspace / line).is_file():
-                    continue
-                files.append(line)
+                if self._is_file(line):
+                    files.append(line)
         return files
+
+    def _is_file(self, path: str) -> bool:
+        if self.workspace is None:
+            return bool(Path(path).suffix) and " " not in path
+        return (self.workspace / path).is_file()
 
 
 def _current_turn(messages: list[Message]) -> _Turn:
@@ -190,6 +198,8 @@ def _pick(candidates: list[str], seen: set[str], keyword: str, count: int) -> li
             return (0, _PREFERRED.index(next(p for p in _PREFERRED if name.startswith(p))))
         if keyword and keyword.lower() in lower:
             return (1, 0)
+        if name.startswith(".") or "/." in lower:
+            return (3, 0)
         return (2, 0)
 
     return sorted(pool, key=rank)[:count]
@@ -216,11 +226,12 @@ def _answer(turn: _Turn, keyword: str) -> str:
             first = _first_line(text)
             lines.append(f"- `{path}` ({size})" + (f": {first}" if first else ""))
     listed = sum(1 for name, *_ in turn.calls if name == "Glob")
-    hits = [t for name, _i, t, e in turn.calls if name == "Grep" and not e]
+    hits = [(i.get("pattern", ""), t) for name, i, t, e in turn.calls if name == "Grep" and not e]
     if hits:
-        count = len([l for l in hits[0].splitlines() if ":" in l])
+        pattern, found = hits[0]
+        count = len([l for l in found.splitlines() if re.match(r"^[^\s:]+:\d+:", l)])
         lines.append("")
-        lines.append(f"Searching for `{keyword or 'TODO'}` gave {count} matching line{'s' if count != 1 else ''}.")
+        lines.append(f"Searching for `{pattern}` gave {count} matching line{'s' if count != 1 else ''}.")
     if not ok and not listed:
         lines.append("")
         lines.append("I could not find readable files here.")

@@ -1,0 +1,153 @@
+"""The demo model drives the real tools like an agent, and the headless CLI prints it as promised."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui_agent.core import events as ev
+from tui_agent.core.factory import build_session
+from tui_agent.core.messages import protocol_errors
+
+
+def make_repo(root: Path) -> Path:
+    """A small repository with a README, a manifest and a few large source files (fixed mtimes)."""
+    files = {
+        "README.md": "# Widget Factory\n\nBuilds widgets from YAML recipes.\n" + "More prose.\n" * 50,
+        "pyproject.toml": '[project]\nname = "widgets"\n',
+        "src/widgets/core.py": '"""Core widget assembly."""\n' + "".join(
+            f"def assemble_{i}(part):\n    return part * {i}  # widget step\n\n" for i in range(400)),
+        "src/widgets/recipes.py": '"""Recipe parsing."""\n' + "".join(
+            f"RECIPE_{i} = 'widget recipe number {i}'\n" for i in range(600)),
+        "src/widgets/cli.py": '"""Command line for widgets."""\n' + "print('widget')\n" * 300,
+        "docs/guide.md": "# Guide\n\n" + "How to build a widget.\n" * 400,
+        "tests/test_core.py": "def test_widget():\n    assert True\n" * 100,
+        ".gitignore": "build/\n",
+        "build/ignored.py": "IGNORED = True\n",
+    }
+    for i, (name, text) in enumerate(sorted(files.items())):
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
+    return root
+
+
+async def run(session, prompt):
+    return [e async for e in session.run_turn(prompt)]
+
+
+async def test_demo_behaves_like_an_agent(tmp_path):
+    repo = make_repo(tmp_path)
+    session, notices = build_session(repo, model="demo", headless=True)
+    events = await run(session, "how are widget recipes parsed?")
+    tools = [e.name for e in events if isinstance(e, ev.ToolStarted)]
+    assert tools[0] == "Glob" and tools.count("Read") >= 3 and "Grep" in tools
+    assert events[-1].reason == "completed"
+    text = "".join(e.text for e in events if isinstance(e, ev.TextDelta))
+    assert text.startswith("*Demo model (offline)")
+    assert "`README.md`" in text and "recipes" in text
+    assert not any(e.is_error for e in events if isinstance(e, ev.ToolFinished))
+    assert protocol_errors(session.history) == []
+    reports = [e.report for e in events if isinstance(e, ev.CompactionReported)]
+    assert any(r.truncated for r in reports), "one request over large files already truncates older rounds"
+    assert "build/ignored.py" not in text
+
+
+async def test_a_few_prompts_drop_old_turns(tmp_path):
+    repo = make_repo(tmp_path)
+    session, _ = build_session(repo, model="demo", headless=True)
+    dropped, reads = [], []
+    for prompt in ("what is in this repo?", "how does assembly work?", "where are the tests?"):
+        events = await run(session, prompt)
+        assert events[-1].reason == "completed"
+        dropped += [e.report.dropped_messages for e in events if isinstance(e, ev.CompactionReported)]
+        reads.append([e.input["file_path"] for e in events if isinstance(e, ev.ToolStarted) and e.name == "Read"])
+    assert max(dropped) > 0
+    assert len(session.history) > 40
+    assert protocol_errors(session.history) == []
+    # The second prompt reads files the first did not.
+    assert not set(reads[1]) & set(reads[0])
+    assert all(len(r) >= 3 for r in reads)
+
+
+async def test_demo_is_deterministic(tmp_path):
+    repo = make_repo(tmp_path)
+    texts = []
+    for _ in range(2):
+        session, _ = build_session(repo, model="demo", headless=True)
+        events = await run(session, "what is in this repo?")
+        texts.append("".join(e.text for e in events if isinstance(e, ev.TextDelta)))
+    assert texts[0] == texts[1]
+
+
+def cli(args, cwd, env_extra=None, stdin=None):
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "tui_agent", *args], cwd=cwd, env=env, input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_headless_answers_with_the_demo_model(tmp_path):
+    repo = make_repo(tmp_path)
+    out = cli(["-p", "what is in this repo?"], repo)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].startswith("*Demo model (offline)")
+    assert "ANTHROPIC_API_KEY" in out.stdout.splitlines()[0]
+    assert "[tool] Glob: **/*" in out.stderr and "[tool] Read: README.md" in out.stderr
+    assert "Here is what I found." in out.stdout
+    assert "[tool]" not in out.stdout
+
+
+def test_trace_prints_compact_run_with_consistent_numbers(tmp_path):
+    repo = make_repo(tmp_path)
+    out = cli(["-p", "what is in this repo?"], repo, {"TRACE": "1"})
+    assert out.returncode == 0, out.stderr
+    lines = [l for l in out.stderr.splitlines() if "compact.run" in l]
+    assert lines, out.stderr
+    pattern = re.compile(r"^\[trace\] compact\.run before=(\d+) after=(\d+) droppedMessages=(\d+) truncatedBlocks=(\d+)$")
+    for line in lines:
+        before, after, dropped, truncated = map(int, pattern.match(line).groups())
+        assert before - after == dropped and (dropped or truncated)
+    assert "[trace] cli.start mode=headless" in out.stderr
+    assert "widget" not in "\n".join(l for l in out.stderr.splitlines() if l.startswith("[trace]"))
+
+
+def test_prompt_from_stdin(tmp_path):
+    repo = make_repo(tmp_path)
+    for args in (["-p", "-"], ["-p"]):
+        out = cli(args, repo, stdin="what is in this repo?\n")
+        assert out.returncode == 0, out.stderr
+        assert "Here is what I found." in out.stdout
+
+
+def test_headless_failures_are_one_line_and_non_zero(tmp_path):
+    repo = make_repo(tmp_path)
+    out = cli(["-p", ""], repo)
+    assert out.returncode == 2 and out.stderr.startswith("error: no prompt")
+    out = cli(["-p", "look around", "--max-turns", "1"], repo)
+    assert out.returncode == 2 and "--max-turns" in out.stderr
+    out = cli(["-p", "hi", "-C", str(repo / "missing")], repo)
+    assert out.returncode == 2 and "not a directory" in out.stderr
+
+
+def test_version_and_help(tmp_path):
+    from tui_agent import __version__
+
+    out = cli(["--version"], tmp_path)
+    assert out.stdout.strip() == f"tui-agent {__version__}"
+    out = cli(["--help"], tmp_path)
+    assert "-p" in out.stdout and "--max-turns" in out.stdout and "ANTHROPIC_API_KEY" in out.stdout
+
+
+def test_version_does_not_import_heavy_modules():
+    code = ("import sys\nfrom tui_agent import cli\n"
+            "try:\n    cli.main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual','rich','anthropic','openai','mcp'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().endswith("[]")
