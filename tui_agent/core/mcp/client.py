@@ -1,0 +1,322 @@
+"""One MCP server connection: spawn (or connect), initialize, list tools, call, restart, stop.
+
+The SDK's transports are anyio context managers whose task groups and cancel scopes belong to the task
+that entered them. Tool calls arrive from the query loop's task, start-up runs in a TUI worker and
+shutdown in a closer, so each connection has its own *owner task* that enters the transport and the
+`ClientSession`, reports readiness, and waits for a stop signal; other tasks only send requests through
+the session (memory streams, safe across tasks in one event loop).
+
+The server's stderr goes to its own log file, never to ours: inside the TUI, a child's stderr paints
+straight over the screen. The SDK is imported here, lazily, inside the owner task only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import os
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tui_agent.core.mcp.config import ServerConfig
+
+Status = Literal["pending", "starting", "connected", "failed", "dead", "stopped"]
+MAX_LOG_BYTES = 1_000_000  # a log above this is cut when the server (re)starts
+MAX_RESTARTS = 3  # per session: a server that keeps dying is left down
+CLIENT_NAME = "tui-agent"
+
+
+class McpStartError(Exception):
+    """The server could not be started, initialized or listed; the message says why (one line)."""
+
+
+class McpCallError(Exception):
+    """A call failed outside the tool itself (timeout, dead server, protocol error)."""
+
+
+@dataclass(frozen=True)
+class RemoteTool:
+    """A tool as the server listed it (its own name; the public name is made by the manager)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool
+
+
+@dataclass
+class ServerConnection:
+    config: ServerConfig
+    log_path: Path
+    cwd: Path
+    start_timeout: float = 15.0
+    status: Status = "pending"
+    tools: list[RemoteTool] = field(default_factory=list)
+    last_error: str | None = None
+    server_info: str = ""
+    restarts: int = 0
+    restart_allowed: bool = False
+
+    def __post_init__(self) -> None:
+        self._session: Any = None
+        self._owner: asyncio.Task | None = None
+        self._stop: asyncio.Event | None = None
+        self._lock = asyncio.Lock()
+        self._old_owners: set[asyncio.Task] = set()
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Start the server and list its tools; raises `McpStartError` (the server is left stopped)."""
+        async with self._lock:
+            await self._start()
+
+    async def _start(self) -> None:
+        self._retire_owner()
+        self.status = "starting"
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future = loop.create_future()
+        self._stop = asyncio.Event()
+        log_offset = self._prepare_log()
+        self._owner = asyncio.create_task(self._own(ready, self._stop), name=f"mcp-{self.name}")
+        try:
+            # The owner applies the start timeout to each step; this outer bound only guards the guard.
+            tools = await asyncio.wait_for(asyncio.shield(ready), 2 * self.start_timeout + 10)
+        except BaseException as error:
+            self._retire_owner()
+            reason = _reason(error, self)
+            hint = self._log_tail(log_offset)
+            if hint and hint not in reason:
+                reason = f"{reason} (stderr: {hint})"
+            self.status = "failed"
+            self.last_error = reason
+            if isinstance(error, asyncio.CancelledError):
+                raise
+            raise McpStartError(reason) from None
+        self.tools = tools
+        self.status = "connected"
+        self.restart_allowed = False
+
+    async def _own(self, ready: asyncio.Future, stop: asyncio.Event) -> None:
+        """The owner task: holds the transport and session open until `stop` is set."""
+        try:
+            async with AsyncExitStack() as stack:
+                try:
+                    session = await self._connect(stack)
+                    async with asyncio.timeout(self.start_timeout):
+                        init = await session.initialize()
+                    async with asyncio.timeout(self.start_timeout):
+                        listed = await session.list_tools()
+                    info = getattr(init, "server_info", None)
+                    if info is not None:
+                        self.server_info = f"{info.name} {info.version}".strip()
+                    self._session = session
+                    if not ready.done():
+                        ready.set_result([_remote_tool(t) for t in listed.tools])
+                    await stop.wait()
+                except BaseException as error:
+                    # Tell the starter now; the transport's shutdown below can take seconds.
+                    if not ready.done():
+                        ready.set_exception(_unwrap(error))
+                    raise
+                finally:
+                    self._session = None
+        except BaseException:  # noqa: BLE001 - already reported through `ready` or the call path
+            pass
+
+    async def _connect(self, stack: AsyncExitStack) -> Any:
+        from mcp import ClientSession
+        from mcp.types import Implementation
+
+        from tui_agent import __version__
+
+        if self.config.type == "http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            http = await stack.enter_async_context(create_mcp_http_client(headers=dict(self.config.headers)))
+            read, write = await stack.enter_async_context(streamable_http_client(self.config.url, http_client=http))
+        else:
+            from mcp import StdioServerParameters
+            from mcp.client.stdio import stdio_client
+
+            log = stack.enter_context(open(self.log_path, "a", encoding="utf-8", errors="replace"))
+            # Claude Code passes the whole environment plus the entry's `env`; so do we (servers often
+            # need PATH, HOME, proxies or API keys the user already exported).
+            params = StdioServerParameters(
+                command=self.config.command,
+                args=list(self.config.args),
+                env={**os.environ, **self.config.env},
+                cwd=str(self.cwd),
+            )
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=log))
+        client_info = Implementation(name=CLIENT_NAME, version=__version__)
+        return await stack.enter_async_context(ClientSession(read, write, client_info=client_info))
+
+    async def stop(self) -> None:
+        """Close the session and end the process (the SDK closes stdin, then terminates, then kills)."""
+        async with self._lock:
+            self._retire_owner()
+            if self.status in ("connected", "starting", "dead"):
+                self.status = "stopped"
+            owners, self._old_owners = self._old_owners, set()
+        if owners:
+            await asyncio.wait(owners, timeout=10)
+
+    def _retire_owner(self) -> None:
+        """Ask the current owner to finish in the background (kept referenced until `stop`)."""
+        owner, self._owner = self._owner, None
+        self._session = None
+        if self._stop is not None:
+            self._stop.set()
+        if owner is not None and not owner.done():
+            # A stop event is enough when connected; a start that hangs needs a cancel.
+            if self.status != "connected" and self.status != "dead":
+                owner.cancel()
+            self._old_owners.add(owner)
+            owner.add_done_callback(self._old_owners.discard)
+
+    # -- calls ---------------------------------------------------------------------------------
+    async def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> Any:
+        """Call `tool`; returns the SDK's `CallToolResult` or raises `McpCallError` with a clear message."""
+        session = await self._ready_session()
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        try:
+            return await asyncio.wait_for(
+                session.call_tool(tool, arguments, read_timeout_seconds=timeout), timeout + 5
+            )
+        except MCPError as error:
+            if error.code == REQUEST_TIMEOUT:
+                raise McpCallError(self._timeout_message(tool, timeout)) from None
+            if error.code == CONNECTION_CLOSED:
+                raise McpCallError(self._died(tool, "the connection closed")) from None
+            raise McpCallError(f'MCP server "{self.name}" rejected the call to {tool}: {error.message}') from None
+        except asyncio.TimeoutError:
+            raise McpCallError(self._timeout_message(tool, timeout)) from None
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - broken pipes and closed streams mean the server is gone
+            if _is_transport_error(error):
+                raise McpCallError(self._died(tool, _describe(error))) from None
+            raise McpCallError(f'MCP call {self.name}/{tool} failed: {_describe(error)}') from None
+
+    async def _ready_session(self) -> Any:
+        async with self._lock:
+            if self.status == "dead" and self.restart_allowed:
+                self.restart_allowed = False
+                self.restarts += 1
+                try:
+                    await self._start()
+                except McpStartError as error:
+                    raise McpCallError(
+                        f'MCP server "{self.name}" had stopped and restarting it failed: {error}. Log: {self.log_path}'
+                    ) from None
+            if self.status != "connected" or self._session is None:
+                detail = f": {self.last_error}" if self.last_error else ""
+                raise McpCallError(f'MCP server "{self.name}" is not running ({self.status}{detail}).')
+            return self._session
+
+    def _died(self, tool: str, how: str) -> str:
+        self.status = "dead"
+        self.restart_allowed = self.restarts < MAX_RESTARTS
+        self.last_error = f"stopped during a call to {tool} ({how})"
+        self._retire_owner()
+        self.status = "dead"
+        then = (
+            "The next call will try to restart it once."
+            if self.restart_allowed
+            else f"It was restarted {self.restarts} times already and is left stopped."
+        )
+        return f'MCP server "{self.name}" stopped during the call to {tool} ({how}). {then} Log: {self.log_path}'
+
+    def _timeout_message(self, tool: str, timeout: float) -> str:
+        self.last_error = f"call to {tool} timed out after {timeout:g} s"
+        return (
+            f"MCP tool call timed out after {timeout:g} s ({self.name}/{tool}). "
+            "Set MCP_TOOL_TIMEOUT (seconds) for a longer limit."
+        )
+
+    # -- the server's log ----------------------------------------------------------------------
+    def _prepare_log(self) -> int:
+        """Open the log for a (re)start: cut it when large, write a header, return where this run begins."""
+        if self.config.type != "stdio":
+            return 0
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            mode = "w" if self.log_path.exists() and self.log_path.stat().st_size > MAX_LOG_BYTES else "a"
+            with open(self.log_path, mode, encoding="utf-8") as log:
+                stamp = _dt.datetime.now().isoformat(timespec="seconds")
+                log.write(f"\n=== {stamp} starting {self.name}: {self.config.describe()} ===\n")
+                return log.tell()
+        except OSError:
+            return 0
+
+    def _log_tail(self, offset: int) -> str:
+        """The last line the server wrote to stderr during this start (often the reason it failed)."""
+        try:
+            with open(self.log_path, encoding="utf-8", errors="replace") as log:
+                log.seek(offset)
+                lines = [line.strip() for line in log.read()[-4000:].splitlines() if line.strip()]
+        except OSError:
+            return ""
+        return lines[-1][:300] if lines else ""
+
+
+def _remote_tool(tool: Any) -> RemoteTool:
+    annotations = getattr(tool, "annotations", None)
+    schema = getattr(tool, "input_schema", None)
+    return RemoteTool(
+        name=tool.name,
+        description=(getattr(tool, "description", None) or "").strip(),
+        input_schema=schema if isinstance(schema, dict) else {"type": "object", "properties": {}},
+        read_only=bool(annotations is not None and getattr(annotations, "read_only_hint", None) is True),
+    )
+
+
+def _unwrap(error: BaseException) -> BaseException:
+    """The first real error inside anyio's exception groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def _is_transport_error(error: BaseException) -> bool:
+    import anyio
+
+    return isinstance(
+        _unwrap(error),
+        (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, BrokenPipeError, ConnectionError),
+    )
+
+
+def _describe(error: BaseException) -> str:
+    error = _unwrap(error)
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _reason(error: BaseException, conn: ServerConnection) -> str:
+    """One line saying why a start failed."""
+    error = _unwrap(error)
+    if isinstance(error, FileNotFoundError) and conn.config.type == "stdio":
+        return f"command not found: {conn.config.command}"
+    if isinstance(error, PermissionError) and conn.config.type == "stdio":
+        return f"command is not executable: {conn.config.command}"
+    if isinstance(error, (asyncio.TimeoutError, TimeoutError)):
+        return f"no answer within {conn.start_timeout:g} s"
+    if isinstance(error, asyncio.CancelledError):
+        return "start-up was cancelled"
+    code = getattr(error, "code", None)
+    message = getattr(error, "message", None)
+    if isinstance(code, int) and isinstance(message, str):
+        if message == "Connection closed":
+            return "the server exited during start-up"
+        return f"MCP error {code}: {message}"
+    return _describe(error)
