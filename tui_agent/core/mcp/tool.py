@@ -26,7 +26,7 @@ class McpTool(Tool):
         self.remote = remote
         self.call_timeout = call_timeout
         self.name = public_tool_name(connection.name, remote.name)
-        description = remote.description or f"MCP tool {remote.name} ({connection.name})"
+        description = remote.description.strip() or f"MCP tool {remote.name} ({connection.name})"
         if len(description) > MAX_DESCRIPTION:
             description = description[:MAX_DESCRIPTION] + "… [truncated]"
         self.description = description
