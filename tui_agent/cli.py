@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="headless: allow tools that change things (Write, Edit, Bash, MCP)")
     parser.add_argument("--context-window", type=int, metavar="TOKENS",
                         help="override the model's context window (same as CONTEXT_WINDOW_TOKENS)")
+    parser.add_argument("--transcript", type=Path, metavar="FILE",
+                        help="load a Claude Code session log (.jsonl) into the history, to see what compaction "
+                        "would send and continue from it")
     parser.add_argument("-C", "--cwd", type=Path, default=None, metavar="DIR", help="workspace (default: current directory)")
     parser.add_argument("--version", action="version", version=f"tui-agent {__version__}")
     return parser
@@ -54,6 +57,25 @@ def _read_stdin_prompt() -> str:
     if sys.stdin is None or sys.stdin.isatty():
         return ""
     return sys.stdin.read().strip()
+
+
+def _load_transcript(path: Path):
+    """(history, Notice) from a Claude Code log, or None after printing a one-line error."""
+    from tui_agent.core.events import Notice
+    from tui_agent.core.transcripts import load_transcript
+
+    try:
+        load = load_transcript(path)
+    except OSError as error:
+        print(f"error: cannot read transcript {path}: {error.strerror or error}", file=sys.stderr)
+        return None
+    if not load.history:
+        print(f"error: {path} has no user or assistant messages (is it a Claude Code .jsonl log?)", file=sys.stderr)
+        return None
+    note = f"Loaded {len(load.history)} messages from {path.name}"
+    if load.skipped_lines:
+        note += f" ({load.skipped_lines} unreadable lines skipped)"
+    return load.history, Notice(note + ".", "info")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,8 +101,15 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from tui_agent.headless import run_headless
 
+        history = None
+        if args.transcript is not None:
+            loaded = _load_transcript(args.transcript)
+            if loaded is None:
+                return 2
+            history = loaded[0]
         return run_headless(prompt, workspace=workspace, model=args.model, provider=args.provider,
-                            max_turns=args.max_turns, allow_write=True if args.allow_write else None)
+                            max_turns=args.max_turns, allow_write=True if args.allow_write else None,
+                            history=history)
 
     from tui_agent.core import trace
     from tui_agent.core.factory import build_session
@@ -88,6 +117,13 @@ def main(argv: list[str] | None = None) -> int:
     trace.trace("cli.start", mode="tui")
     session, notices = build_session(workspace, model=args.model, provider=args.provider,
                                      max_turns=args.max_turns, demo_delay=0.01)
+    if args.transcript is not None:
+        loaded = _load_transcript(args.transcript)
+        if loaded is None:
+            return 2
+        history, notice = loaded
+        session.history.extend(history)
+        notices.append(notice)
     from tui_agent.ui.app import run_app
 
     return run_app(session, startup_notices=notices)

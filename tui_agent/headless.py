@@ -70,6 +70,7 @@ def run_headless(
     allow_write: bool | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    history: list | None = None,
 ) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
@@ -78,6 +79,8 @@ def run_headless(
                                      allow_write=allow_write, max_turns=max_turns)
     for notice in notices:
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
+    if history:
+        session.history.extend(history)
 
     async def run() -> ev.TurnEnded | None:
         try:

@@ -1,0 +1,41 @@
+"""Real Claude Code transcripts load as valid histories, and compaction keeps them valid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui_agent.compact import CompactOptions, compact_messages
+from tui_agent.core.messages import protocol_errors
+from tui_agent.core.transcripts import load_transcript
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "transcripts"
+FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
+
+
+@pytest.mark.skipif(not FILES, reason=f"no transcripts at {SHARED}")
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:24])
+def test_transcript_loads_valid_and_compacts_valid(path):
+    load = load_transcript(path)
+    history = load.history
+    assert len(history) > 20
+    assert protocol_errors(history) == []
+    roles = [m["role"] for m in history]
+    assert all(a != b for a, b in zip(roles, roles[1:])), "roles alternate after merging"
+    for options in (CompactOptions(), CompactOptions(max_messages=10), CompactOptions(max_tokens=20_000),
+                    CompactOptions(max_messages=5, protect_recent_rounds=0, max_tool_result_chars=100)):
+        for end in range(2, len(history) + 1, max(1, len(history) // 25)):
+            prefix = history[:end]
+            result = compact_messages(prefix, options)
+            assert protocol_errors(result.messages) == [] or protocol_errors(prefix) != []
+
+
+def test_bad_lines_are_counted_not_fatal(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"type":"user","message":{"role":"user","content":"hi"}}\nnot json\n[1]\n'
+                    '{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}\n')
+    load = load_transcript(path)
+    assert load.skipped_lines == 2
+    assert protocol_errors(load.history) == []
+    assert load.history[-1]["content"][0]["content"] == "[result missing]"

@@ -1,0 +1,143 @@
+"""Load a real Claude Code session log (JSONL) as a Messages API history.
+
+Used to open someone's agent session in the budget panel ("what did my agent forget?"), and by tests
+and benchmarks as realistic data. Follows `shared/reference/transcripts-format.md` §4: keep user and
+assistant records of the main chain, merge the lines of one API response, group parallel tool_results
+into one user message, and answer any unanswered tool_use so the history is valid for the API.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from tui_agent.core.messages import Message, tool_result_block
+
+MISSING_RESULT = "[result missing]"
+CONTINUATION_PREFIX = "This session is being continued from a previous conversation"
+
+
+@dataclass
+class TranscriptLoad:
+    history: list[Message]
+    skipped_lines: int = 0
+    compaction_summaries: list[int] = field(default_factory=list)  # history indices of summary messages
+    usage: list[dict[str, int]] = field(default_factory=list)  # per API response, deduplicated
+    models: set[str] = field(default_factory=set)
+
+
+def _content_blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, dict)]
+    return []
+
+
+def _records(lines: Iterable[str], load: TranscriptLoad) -> list[dict[str, Any]]:
+    records = []
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            load.skipped_lines += 1
+            continue
+        if not isinstance(record, dict):
+            load.skipped_lines += 1
+            continue
+        if record.get("type") not in ("user", "assistant") or not isinstance(record.get("message"), dict):
+            continue
+        if record.get("isSidechain"):
+            continue
+        if record["type"] == "assistant" and record["message"].get("model") == "<synthetic>":
+            continue
+        records.append(record)
+    return records
+
+
+def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: bool = True) -> TranscriptLoad:
+    """Parse `path`; never raises on bad lines (they are counted in `skipped_lines`)."""
+    load = TranscriptLoad(history=[])
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        records = _records(handle, load)
+    history = load.history
+    seen_usage: set[str] = set()
+    for record in records:
+        message = record["message"]
+        role = "assistant" if record["type"] == "assistant" else "user"
+        if role == "user" and record.get("isMeta") and not keep_meta:
+            continue
+        blocks = _content_blocks(message.get("content"))
+        if not keep_thinking:
+            blocks = [b for b in blocks if b.get("type") not in ("thinking", "redacted_thinking")]
+        if not blocks:
+            continue
+        if role == "assistant":
+            model = message.get("model")
+            if model:
+                load.models.add(model)
+            key = f"{message.get('id')}:{record.get('requestId')}"
+            if isinstance(message.get("usage"), dict) and key not in seen_usage:
+                seen_usage.add(key)
+                load.usage.append({k: v for k, v in message["usage"].items() if isinstance(v, int)})
+            # One API response is logged as one line per block; consecutive assistant lines (same
+            # response or not) form one assistant message, as the API would see them.
+            if history and history[-1]["role"] == "assistant":
+                history[-1]["content"].extend(blocks)
+            else:
+                history.append({"role": "assistant", "content": list(blocks)})
+            continue
+        is_results = any(b.get("type") == "tool_result" for b in blocks)
+        text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        summary = bool(record.get("isCompactSummary")) or text.startswith(CONTINUATION_PREFIX)
+        if history and history[-1]["role"] == "user":
+            previous = history[-1]["content"]
+            if is_results:
+                # tool_results must lead the user message: put them before any text already there
+                first_text = next((i for i, b in enumerate(previous) if b.get("type") != "tool_result"), len(previous))
+                results = [b for b in blocks if b.get("type") == "tool_result"]
+                previous[first_text:first_text] = results
+                previous.extend(b for b in blocks if b.get("type") != "tool_result")
+            else:
+                previous.extend(blocks)
+        else:
+            if not history and role == "user" and is_results:
+                continue  # a log that starts mid-round: drop orphan results
+            history.append({"role": "user", "content": list(blocks)})
+        if summary:
+            load.compaction_summaries.append(len(history) - 1)
+    if history and history[0]["role"] != "user":
+        history.insert(0, {"role": "user", "content": [{"type": "text", "text": "[transcript starts here]"}]})
+    _pair(history)
+    return load
+
+
+def _pair(history: list[Message]) -> None:
+    """Every tool_use answered in the next message; no tool_result without its tool_use before it."""
+    i = 0
+    while i < len(history):
+        message = history[i]
+        if message["role"] == "assistant":
+            ids = [b["id"] for b in message["content"] if b.get("type") == "tool_use" and "id" in b]
+            following = history[i + 1] if i + 1 < len(history) else None
+            if ids and (following is None or following["role"] != "user"):
+                following = {"role": "user", "content": []}
+                history.insert(i + 1, following)
+            if following is not None and following["role"] == "user":
+                answered = {b.get("tool_use_id") for b in following["content"] if b.get("type") == "tool_result"}
+                asked = set(ids)
+                kept = [b for b in following["content"]
+                        if b.get("type") != "tool_result" or b.get("tool_use_id") in asked]
+                missing = [tool_result_block(t, MISSING_RESULT, True) for t in ids if t not in answered]
+                following["content"] = missing + kept if missing else kept
+                if not following["content"]:
+                    following["content"] = [{"type": "text", "text": "[empty]"}]
+        elif i > 0 or message["role"] == "user":
+            if i == 0 or history[i - 1]["role"] != "assistant":
+                message["content"] = [b for b in message["content"] if b.get("type") != "tool_result"] or [
+                    {"type": "text", "text": "[empty]"}]
+        i += 1
