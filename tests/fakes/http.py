@@ -1,0 +1,142 @@
+"""The shared plumbing of the fake model servers: a stdlib HTTP server on 127.0.0.1 with scripted replies.
+
+Real SDKs talk to these over real HTTP (anthropic 2.x uses `httpx2`, so transport mocks do not apply).
+A reply is a JSON body, a stream of byte chunks (SSE), or a dropped connection part-way through.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+
+@dataclass
+class Reply:
+    """One scripted HTTP answer.
+
+    `chunks` is a streaming body (each chunk written and flushed on its own); `drop_after` closes the
+    socket after that many chunks without finishing the chunked body (a connection dropped mid-stream).
+    """
+
+    status: int = 200
+    json_body: Any = None
+    chunks: list[bytes] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    drop_after: int | None = None
+
+
+class FakeServer:
+    """Subclasses implement `handle(path, headers, body, raw) -> Reply` and may record what they saw."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.violations: list[str] = []
+        self.lock = threading.Lock()
+        self.open_streams = 0
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - stdlib name
+                raw = self.rfile.read(int(self.headers.get("content-length", 0) or 0))
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = None
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                with fake.lock:
+                    fake.requests.append({"path": self.path, "headers": headers, "body": body})
+                reply = fake.handle(self.path, headers, body, raw)
+                self._send(reply)
+
+            def _send(self, reply: Reply) -> None:
+                if reply.chunks is None:
+                    data = json.dumps(reply.json_body).encode()
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.send_header("request-id", "req_fake")
+                    for key, value in reply.headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                self.send_response(reply.status)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("transfer-encoding", "chunked")
+                self.send_header("request-id", "req_fake")
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                with fake.lock:
+                    fake.open_streams += 1
+                try:
+                    for n, chunk in enumerate(reply.chunks):
+                        if reply.drop_after is not None and n >= reply.drop_after:
+                            self.wfile.flush()
+                            self.close_connection = True
+                            self.connection.shutdown(2)
+                            return
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                        self.wfile.flush()
+                        if reply.delay:
+                            time.sleep(reply.delay)
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    self.close_connection = True  # the client went away (e.g. cancelled): fine
+                finally:
+                    with fake.lock:
+                        fake.open_streams -= 1
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def handle(self, path: str, headers: dict[str, str], body: Any, raw: bytes) -> Reply:  # pragma: no cover
+        raise NotImplementedError
+
+    def violate(self, message: str) -> None:
+        with self.lock:
+            self.violations.append(message)
+
+    def start(self) -> "FakeServer":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+def next_reply(queue: list[Any], default: Callable[..., Any] | None, *args: Any) -> Any:
+    """Pop the next scripted reply (a value or a callable of the request); fall back to `default`."""
+    if queue:
+        item = queue.pop(0)
+    elif default is not None:
+        item = default
+    else:
+        return None
+    return item(*args) if callable(item) else item

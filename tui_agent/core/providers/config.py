@@ -1,0 +1,142 @@
+"""Pick the model provider from flags and the environment, without importing any SDK.
+
+Precedence: `--provider` > which key is set (Anthropic first: it is the default when its key is set) >
+nothing (None: the caller falls back to the demo model and shows `missing_key_notice`).
+
+| variable | meaning |
+| --- | --- |
+| ANTHROPIC_API_KEY | Claude API key (selects the Anthropic provider) |
+| ANTHROPIC_BASE_URL | any Anthropic-compatible endpoint (default: the SDK's api.anthropic.com) |
+| ANTHROPIC_MODEL | model id (default `DEFAULT_ANTHROPIC_MODEL`); `--model` wins |
+| OPENAI_API_KEY | key for an OpenAI-compatible endpoint (used when no Anthropic key, or `--provider openai`) |
+| OPENAI_BASE_URL | endpoint (default https://api.deepseek.com); local servers: e.g. http://localhost:11434/v1 |
+| OPENAI_MODEL | model id (default deepseek-chat); `--model` wins |
+| CONTEXT_WINDOW_TOKENS | override the model's context window |
+| MAX_OUTPUT_TOKENS | override max output tokens per call |
+| MODEL_MAX_RETRIES | retries for 429/529/5xx/connection errors (default 4) |
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+from tui_agent.core.providers.base import Provider
+from tui_agent.core.providers.models import (
+    DEFAULT_ANTHROPIC_MODEL,
+    DEFAULT_OPENAI_BASE_URL,
+    DEFAULT_OPENAI_MODEL,
+    resolve_limits,
+)
+from tui_agent.core.providers.retry import RetryPolicy
+
+PROVIDER_NAMES = ("anthropic", "openai")
+_ALIASES = {"claude": "anthropic", "deepseek": "openai", "openai-compatible": "openai"}
+_DEMO = ("demo", "mock", "scripted")
+# Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) accept any key; the SDK insists on one.
+LOCAL_PLACEHOLDER_KEY = "not-needed"
+
+
+def _get(env: Mapping[str, str], key: str) -> str:
+    return (env.get(key) or "").strip()
+
+
+def normalize_provider(provider: str | None) -> str | None:
+    """'anthropic' / 'openai' / 'demo' or None; raises ValueError naming the choices for anything else."""
+    if provider is None or not provider.strip():
+        return None
+    name = provider.strip().lower()
+    name = _ALIASES.get(name, name)
+    if name in _DEMO:
+        return "demo"
+    if name not in PROVIDER_NAMES:
+        raise ValueError(f"Unknown provider {provider!r}: choose anthropic or openai.")
+    return name
+
+
+def chosen_provider(env: Mapping[str, str], provider: str | None = None) -> str | None:
+    """The provider that would be used (None when no key is configured)."""
+    name = normalize_provider(provider)
+    if name is not None:
+        return name
+    if _get(env, "ANTHROPIC_API_KEY"):
+        return "anthropic"
+    if _get(env, "OPENAI_API_KEY"):
+        return "openai"
+    return None
+
+
+def _retry_policy(env: Mapping[str, str]) -> RetryPolicy:
+    raw = _get(env, "MODEL_MAX_RETRIES")
+    if raw.isdigit():
+        return RetryPolicy(max_retries=int(raw))
+    return RetryPolicy()
+
+
+def provider_from_env(
+    env: Mapping[str, str] | None = None,
+    *,
+    model: str | None = None,
+    provider: str | None = None,
+    context_window: int | None = None,
+    max_output_tokens: int | None = None,
+) -> Provider | None:
+    """The configured real provider, or None when no key is set (or `--provider demo`).
+
+    Cheap: builds the provider object only; the SDK is imported on its first call. Raises ValueError
+    for an unknown `--provider` name.
+    """
+    env = os.environ if env is None else env
+    name = chosen_provider(env, provider)
+    if name is None or name == "demo":
+        return None
+    retry = _retry_policy(env)
+    if name == "anthropic":
+        key = _get(env, "ANTHROPIC_API_KEY")
+        if not key:
+            return None
+        model_id = (model or "").strip() or _get(env, "ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
+        window, output = resolve_limits(model_id, env, context_window=context_window, max_output_tokens=max_output_tokens)
+        from tui_agent.core.providers.anthropic_provider import AnthropicProvider
+
+        return AnthropicProvider(
+            api_key=key,
+            base_url=_get(env, "ANTHROPIC_BASE_URL") or None,
+            model=model_id,
+            context_window=window,
+            max_output_tokens=output,
+            retry=retry,
+        )
+    key = _get(env, "OPENAI_API_KEY")
+    base_url = _get(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+    if not key:
+        # `--provider openai` pointed at a local server works without a key; the hosted default does not.
+        if normalize_provider(provider) == "openai" and _get(env, "OPENAI_BASE_URL"):
+            key = LOCAL_PLACEHOLDER_KEY
+        else:
+            return None
+    model_id = (model or "").strip() or _get(env, "OPENAI_MODEL") or DEFAULT_OPENAI_MODEL
+    window, output = resolve_limits(model_id, env, context_window=context_window, max_output_tokens=max_output_tokens)
+    from tui_agent.core.providers.openai_provider import OpenAIProvider
+
+    return OpenAIProvider(
+        api_key=key,
+        base_url=base_url,
+        model=model_id,
+        context_window=window,
+        max_output_tokens=output,
+        retry=retry,
+    )
+
+
+def missing_key_notice(env: Mapping[str, str] | None = None, provider: str | None = None) -> str:
+    """The one-line notice to show when `provider_from_env` returned None."""
+    env = os.environ if env is None else env
+    name = normalize_provider(provider)
+    if name == "demo":
+        return "Using the demo model (no real model calls)."
+    if name == "openai":
+        return ("No OPENAI_API_KEY set: using the demo model. Set OPENAI_API_KEY (and OPENAI_BASE_URL / "
+                "OPENAI_MODEL) for an OpenAI-compatible endpoint.")
+    return ("No API key set: using the demo model. Set ANTHROPIC_API_KEY for Claude, or OPENAI_API_KEY "
+            "(+ OPENAI_BASE_URL, OPENAI_MODEL) for an OpenAI-compatible endpoint.")
