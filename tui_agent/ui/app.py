@@ -1,0 +1,143 @@
+"""The Textual app: wiring only. Screens and widgets hold the behaviour (pitfall P21).
+
+`run_app(session, startup_notices=...)` is the entry point the CLI calls for a bare `tui-agent`. It
+points `TRACE=1` output at a log file (lines on a Textual screen would corrupt it), registers the theme
+files, shows the first frame, and only then runs the session's slow start-up work (MCP servers, SDK
+imports) in a background worker. Nothing here imports anthropic, openai or mcp.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from textual import work
+from textual.app import App, InvalidThemeError, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from tui_agent.core import events as ev
+from tui_agent.core import trace
+from tui_agent.ui.commands import palette_commands
+from tui_agent.ui.screens.main import MainScreen
+from tui_agent.ui.settings import UIState, log_dir, user_themes_dir
+from tui_agent.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, bundled_themes_dir, load_themes
+
+if TYPE_CHECKING:
+    from tui_agent.core.session import Session
+
+QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
+
+
+class AgentApp(App[int]):
+    TITLE = "tui-agent"
+    BINDINGS = [Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False)]
+
+    def __init__(
+        self,
+        session: "Session",
+        *,
+        startup_notices: Sequence[ev.Notice] = (),
+        session_label: str | None = None,
+        config_base: Path | None = None,
+        show_durations: bool = True,
+        run_background: bool = True,
+    ) -> None:
+        super().__init__()  # first: it creates the theme registry (pitfall P11)
+        self.session = session
+        self.session_label = session_label or uuid.uuid4().hex[:6]
+        self.workspace_label = session.workspace.name or str(session.workspace)
+        self.config_base = config_base
+        self.show_durations = show_durations
+        self.run_background = run_background
+        self._last_ctrl_c = 0.0
+        notices = list(startup_notices)
+        themes, failures = load_themes(bundled_themes_dir(), user_themes_dir(config_base))
+        for theme in themes.values():
+            self.register_theme(theme)
+        notices += [ev.Notice(str(failure), "warning") for failure in failures]
+        self.ui_state = UIState.load(config_base)
+        wanted = self.ui_state.theme or DEFAULT_THEME
+        try:
+            self.theme = wanted
+        except InvalidThemeError:
+            notices.append(ev.Notice(f"Theme {wanted!r} is not available; using {DEFAULT_THEME}.", "warning"))
+            self.theme = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+        self.startup_notices = notices
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(VARIABLE_DEFAULTS)  # literal values only (pitfall P10)
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(self.session, self.startup_notices, self.show_durations)
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        if self.run_background and self.session.background_start:
+            self.call_after_refresh(self._start_background)
+
+    def _remember_theme(self, theme: object) -> None:
+        name = getattr(theme, "name", None)
+        if name and name != self.ui_state.theme:
+            self.ui_state.theme = name
+            problem = self.ui_state.save(self.config_base)
+            if problem:
+                self.notify(problem, severity="warning")
+
+    def _start_background(self) -> None:
+        self.start_background()
+
+    @work(group="background", exit_on_error=False)
+    async def start_background(self) -> None:
+        """Slow start-up work (MCP servers...) after the first frame; failures arrive as notices."""
+        notices = await self.session.start_background()
+        screen = self.screen_stack[0] if self.screen_stack else None
+        if isinstance(screen, MainScreen):
+            for notice in notices:
+                await screen.chat.add_notice(notice.text, notice.level)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        main = self.screen_stack[0] if self.screen_stack else None
+        if isinstance(main, MainScreen):
+            yield from palette_commands(main, self.available_themes)
+
+    def action_ctrl_c(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c <= QUIT_WINDOW:
+            self.exit(0)
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+
+    async def on_unmount(self) -> None:
+        await self.session.aclose()
+
+
+def setup_trace_log() -> ev.Notice | None:
+    """With TRACE=1, send trace lines to a log file and say where it is."""
+    if not trace.enabled():
+        return None
+    directory = log_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / "trace.log"
+        stream = open(path, "a", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    except OSError as error:
+        trace.set_sink(lambda line: None)
+        return ev.Notice(f"TRACE=1 but the log file could not be opened: {error}", "warning")
+    trace.set_sink(trace.file_sink(stream))
+    return ev.Notice(f"Tracing to {path} (tail -f it in another terminal).")
+
+
+def run_app(session: "Session", startup_notices: Sequence[ev.Notice] | None = None) -> int:
+    """Run the TUI until the user quits; returns the process exit code."""
+    notices = list(startup_notices or [])
+    trace_notice = setup_trace_log()
+    if trace_notice is not None:
+        notices.append(trace_notice)
+    app = AgentApp(session, startup_notices=notices)
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)

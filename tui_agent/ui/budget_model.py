@@ -1,0 +1,186 @@
+"""The budget panel's data, kept apart from drawing so it stays cheap at 10,000 messages.
+
+History is append-only, so each message is described and estimated exactly once (`HistoryIndex.sync`
+only looks at messages it has not seen). A model call then costs O(changed rows): the outbound view
+keeps the compaction boundary as one index (`first_kept`) instead of a set of dropped rows, and the
+truncated blocks, which are few, in a dict. Nothing here imports Textual, so the benchmark and the unit
+tests can drive it directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+from tui_agent.core.compaction import CompactReport, TruncatedBlock
+from tui_agent.core.messages import Message, blocks, result_text
+from tui_agent.core.tokens import message_chars, message_tokens
+
+RowState = Literal["sent", "dropped", "new"]
+_KEY_INPUTS = ("file_path", "pattern", "command", "path", "skill", "url", "query", "description")
+SPARK = "▁▂▃▄▅▆▇█"
+
+
+def fmt_k(n: int) -> str:
+    """Compact sizes: 812, 1.2k, 12.4k, 124k, 1.2M."""
+    if n < 1000:
+        return str(n)
+    if n < 100_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def key_input(tool_input: Any, workspace: Path | None = None) -> str:
+    """The input a person recognises a call by (path, pattern, command), workspace paths made relative."""
+    if not isinstance(tool_input, dict):
+        return ""
+    for key in _KEY_INPUTS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            if workspace is not None and value.startswith(str(workspace) + "/"):
+                value = value[len(str(workspace)) + 1:]
+            return " ".join(value.split())
+    return ""
+
+
+def preview(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@dataclass(slots=True)
+class Row:
+    """One history message as the panel lists it."""
+
+    index: int
+    role: str
+    what: str
+    tokens: int
+    chars: int
+    tool_label: str = ""  # "Read" for a tool_result row, so a ✂ mark can name it
+
+
+@dataclass
+class HistoryIndex:
+    """Row descriptions and token estimates for the full history, built incrementally."""
+
+    workspace: Path | None = None
+    rows: list[Row] = field(default_factory=list)
+    total_tokens: int = 0
+    max_tokens: int = 0
+    _source: list[Message] | None = None
+    _tool_names: dict[str, str] = field(default_factory=dict)
+
+    def sync(self, history: list[Message]) -> bool:
+        """Describe messages not seen yet; True when the history was replaced (e.g. `/clear`)."""
+        reset = history is not self._source or len(history) < len(self.rows)
+        if reset:
+            self.rows = []
+            self.total_tokens = self.max_tokens = 0
+            self._tool_names = {}
+            self._source = history
+        for i in range(len(self.rows), len(history)):
+            row = self._describe(i, history[i])
+            self.rows.append(row)
+            self.total_tokens += row.tokens
+            self.max_tokens = max(self.max_tokens, row.tokens)
+        return reset
+
+    def _describe(self, index: int, message: Message) -> Row:
+        role = "user" if message.get("role") == "user" else "asst"
+        content = blocks(message)
+        uses = [b for b in content if b.get("type") == "tool_use"]
+        results = [b for b in content if b.get("type") == "tool_result"]
+        label = ""
+        if uses:
+            for use in uses:
+                self._tool_names[use.get("id", "")] = use.get("name", "?")
+            first = uses[0]
+            what = f"tool_use {first.get('name', '?')}({key_input(first.get('input'), self.workspace)})"
+            if len(uses) > 1:
+                what += f" +{len(uses) - 1}"
+        elif results:
+            names = [self._tool_names.get(b.get("tool_use_id", ""), "?") for b in results]
+            label = names[0]
+            size = sum(len(result_text(b)) for b in results)
+            what = f"tool_result {label} {fmt_k(size)}"
+            if len(results) > 1:
+                what = f"tool_result {label} +{len(results) - 1} {fmt_k(size)}"
+            if any(b.get("is_error") for b in results):
+                what += " error"
+        else:
+            text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
+            what = f"“{preview(text)}”" if text.strip() else "(empty)"
+        return Row(index, role, what, message_tokens(message), message_chars(message), label)
+
+
+@dataclass(frozen=True)
+class OutboundView:
+    """Which rows one call sent: `[first_kept, history_len)`, minus any later-tier drops."""
+
+    label: str
+    first_kept: int
+    history_len: int
+    truncated: dict[int, tuple[TruncatedBlock, ...]]
+    protected: frozenset[int]
+    extra_dropped: frozenset[int]
+    report: CompactReport
+
+    @classmethod
+    def from_report(cls, report: CompactReport, history_len: int, label: str) -> "OutboundView":
+        truncated: dict[int, list[TruncatedBlock]] = {}
+        for cut in report.truncated:
+            truncated.setdefault(cut.message_index, []).append(cut)
+        dropped: Sequence[int] = report.dropped
+        # v1 drops exactly range(first_kept); only scan when a later tier drops something else.
+        extra = frozenset()
+        if dropped and dropped[-1] >= report.first_kept:
+            extra = frozenset(i for i in dropped if i >= report.first_kept)
+        return cls(label, report.first_kept, history_len, {k: tuple(v) for k, v in truncated.items()},
+                   frozenset(report.protected), extra, report)
+
+    def state(self, index: int) -> RowState:
+        if index < self.first_kept or index in self.extra_dropped:
+            return "dropped"
+        if index >= self.history_len:
+            return "new"
+        return "sent"
+
+
+@dataclass(frozen=True)
+class Meter:
+    """The meter's numbers: outbound tokens of one call against the model's context window."""
+
+    label: str
+    window: int
+    reserve: int
+    system: int
+    tools: int
+    messages: int
+    exact_total: int | None = None  # the API's reported usage for this call, when known
+    cache_read: int = 0
+
+    @property
+    def baseline(self) -> int:
+        return self.system + self.tools
+
+    @property
+    def total(self) -> int:
+        return self.exact_total if self.exact_total is not None else self.baseline + self.messages
+
+    @property
+    def threshold(self) -> int:
+        """Above this many outbound tokens compaction cuts harder (window less the output reserve)."""
+        return max(self.window - self.reserve, 0)
+
+
+def spark(values: Sequence[int], width: int) -> str:
+    """A text sparkline of the last `width` values, scaled to their maximum."""
+    tail = list(values)[-width:] if width > 0 else []
+    if not tail:
+        return ""
+    top = max(tail) or 1
+    return "".join(SPARK[min(len(SPARK) - 1, (v * (len(SPARK) - 1) + top - 1) // top)] for v in tail)

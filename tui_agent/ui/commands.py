@@ -1,0 +1,124 @@
+"""Slash commands: the UI's own (/help, /clear, /context, /theme, /model, /exit, /quit) plus the
+engine's registry (`session.commands`: /permissions, /skills, /mcp, /init, /<skill>...).
+
+One list feeds `/help`, the completion hints above the prompt and the command palette (Ctrl+P), so
+the three can never disagree.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from textual.app import InvalidThemeError
+from textual.app import SystemCommand
+
+if TYPE_CHECKING:
+    from tui_agent.ui.screens.main import MainScreen
+
+UI_COMMANDS: list[tuple[str, str]] = [
+    ("/help", "List commands and keys"),
+    ("/clear", "Start over: empty history, chat and panel"),
+    ("/context", "Focus the context-budget panel"),
+    ("/theme NAME", "Switch theme (no name lists them)"),
+    ("/model NAME", "Switch the model for the next calls"),
+    ("/exit", "Quit tui-agent"),
+    ("/quit", "Quit tui-agent"),
+]
+KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history · Tab complete /command · "
+             "Esc cancel the turn · F2 budget panel · Ctrl+P palette · Ctrl+C twice quit")
+
+
+def command_list(screen: "MainScreen") -> list[tuple[str, str]]:
+    """UI commands first, then the engine's, as (usage, description)."""
+    items = list(UI_COMMANDS)
+    ui_names = {name.split(" ")[0] for name, _ in UI_COMMANDS}
+    for command in screen.session.commands.all():
+        usage = f"/{command.name} {command.args_hint}".strip()
+        if f"/{command.name}" not in ui_names:
+            items.append((usage, command.description))
+    return items
+
+
+async def run_command(screen: "MainScreen", line: str) -> None:
+    """Run one `/command args` line typed into the prompt (or chosen in the palette)."""
+    app, chat, session = screen.app, screen.chat, screen.session
+    name, _, args = line.strip().partition(" ")
+    name, args = name.lower(), args.strip()
+    if name == "/help":
+        lines = [f"{usage:<20} {help_}" for usage, help_ in command_list(screen)]
+        await chat.add_notice("Commands:\n" + "\n".join(lines) + "\n" + KEYS_HELP)
+    elif name == "/clear":
+        await screen.clear_conversation()
+    elif name == "/context":
+        screen.focus_panel()
+    elif name == "/theme":
+        if not args:
+            names = ", ".join(sorted(app.available_themes))
+            await chat.add_notice(f"Theme: {app.theme}. Available: {names}")
+            return
+        try:
+            app.theme = args
+        except InvalidThemeError:
+            await chat.add_notice(f"Unknown theme {args!r}. /theme lists the available ones.", "error")
+        else:
+            await chat.add_notice(f"Theme: {args}")
+    elif name == "/model":
+        await _switch_model(screen, args)
+    elif name in ("/exit", "/quit"):
+        await app.action_quit()
+    else:
+        result = await session.commands.run(session, line)
+        if result is None:
+            await chat.add_notice(f"Unknown command {name}. Type /help to see the commands.", "error")
+            return
+        if result.text:
+            await chat.add_notice(result.text, result.level)
+        if result.prompt:
+            screen.start_turn(result.prompt)
+
+
+async def _switch_model(screen: "MainScreen", name: str) -> None:
+    chat, session = screen.chat, screen.session
+    if not name:
+        await chat.add_notice(f"Model: {session.provider.model}. Use /model NAME to switch.")
+        return
+    if session.running:
+        await chat.add_notice("A turn is running; press Esc first, then switch the model.", "warning")
+        return
+    try:
+        from tui_agent.core.factory import provider_for_model  # lazy: may import a model SDK
+
+        provider, notices = provider_for_model(name, os.environ, workspace=session.workspace)
+    except Exception as error:  # noqa: BLE001 - a bad model name is a message, not a crash
+        await chat.add_notice(f"Could not switch to {name}: {error}", "error")
+        return
+    old, session.provider = session.provider, provider
+    try:
+        await old.aclose()
+    except Exception:  # noqa: BLE001
+        pass
+    screen.update_title()
+    screen.panel.show_next_call()
+    for notice in notices:
+        await chat.add_notice(notice.text, notice.level)
+    await chat.add_notice(f"Model: {provider.model} (context window {provider.context_window:,} tokens)")
+
+
+def palette_commands(screen: "MainScreen", themes: Iterable[str]) -> Iterable[SystemCommand]:
+    """The slash commands as command-palette entries; ones that need an argument prefill the prompt."""
+    def run(line: str) -> Callable[[], None]:
+        return lambda: screen.run_line(line)
+
+    def prefill(text: str) -> Callable[[], None]:
+        return lambda: screen.prefill(text)
+
+    for usage, help_ in command_list(screen):
+        word = usage.split(" ")[0]
+        if word == "/theme":
+            for theme in sorted(themes):
+                yield SystemCommand(f"/theme {theme}", f"Switch to the {theme} theme", run(f"/theme {theme}"))
+        elif " " in usage:
+            yield SystemCommand(usage, help_, prefill(word + " "))
+        else:
+            yield SystemCommand(usage, help_, run(word))

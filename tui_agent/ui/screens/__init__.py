@@ -1,0 +1,1 @@
+"""Screens: the main chat + budget screen and the modal dialogs."""

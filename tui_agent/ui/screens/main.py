@@ -1,0 +1,197 @@
+"""The main screen: header, chat beside the budget panel, completion hints, prompt, footer.
+
+It owns the turn worker: one `@work(exclusive=True, group="turn")` task per prompt consumes
+`session.run_turn`, hands events to `TurnRenderer` and answers permission requests with the modal.
+Esc cancels that worker; the core repairs the history itself, and the chat says "cancelled".
+Under 100 columns the panel folds away behind F2 instead of squeezing the chat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+from textual.worker import Worker, WorkerState
+
+from tui_agent.core import events as ev
+from tui_agent.core.permissions import PermissionDecision
+from tui_agent.ui.commands import command_list, run_command
+from tui_agent.ui.screens.message_view import MessageScreen
+from tui_agent.ui.screens.permission import PermissionScreen
+from tui_agent.ui.turn import TurnRenderer
+from tui_agent.ui.widgets.budget_panel import BudgetPanel
+from tui_agent.ui.widgets.chat_pane import ChatPane
+from tui_agent.ui.widgets.command_hints import CommandHints
+from tui_agent.ui.widgets.history_rows import HistoryRows
+from tui_agent.ui.widgets.prompt_area import PromptArea
+
+if TYPE_CHECKING:
+    from tui_agent.core.session import Session
+
+NARROW_BELOW = 100
+
+
+class MainScreen(Screen):
+    CSS_PATH = "main.tcss"
+    AUTO_FOCUS = "PromptArea"
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel turn"),
+        Binding("f2", "toggle_panel", "Budget panel"),
+        Binding("f3", "focus_prompt", "Prompt", show=False),
+    ]
+
+    def __init__(self, session: "Session", welcome: list[ev.Notice], show_durations: bool = True) -> None:
+        super().__init__()
+        self.session = session
+        self.welcome = welcome
+        self.show_durations = show_durations
+        self.turn: Worker | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="◆")
+        with Horizontal(id="body"):
+            yield ChatPane(id="chat")
+            yield BudgetPanel(self.session, id="panel")
+        yield CommandHints(id="hints")
+        yield PromptArea(id="prompt")
+        yield Footer()
+
+    @property
+    def chat(self) -> ChatPane:
+        return self.query_one(ChatPane)
+
+    @property
+    def panel(self) -> BudgetPanel:
+        return self.query_one(BudgetPanel)
+
+    @property
+    def prompt(self) -> PromptArea:
+        return self.query_one(PromptArea)
+
+    async def on_mount(self) -> None:
+        self.update_title()
+        self.query_one(CommandHints).commands = command_list(self)
+        for notice in self.welcome:
+            await self.chat.add_notice(notice.text, notice.level)
+        self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
+
+    def update_title(self) -> None:
+        self.title = "tui-agent"
+        self.sub_title = f"{self.session.provider.model} · {self.app.workspace_label} · session {self.app.session_label}"
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_BELOW, "-narrow")
+
+    # -- prompt and commands ---------------------------------------------------------------------
+    async def on_prompt_area_submitted(self, event: PromptArea.Submitted) -> None:
+        self.query_one(CommandHints).show_for("")
+        await self.run_line_async(event.text)
+
+    def on_text_area_changed(self, event: PromptArea.Changed) -> None:
+        if event.text_area is self.prompt:
+            self.query_one(CommandHints).show_for(event.text_area.text)
+
+    def on_prompt_area_complete(self, event: PromptArea.Complete) -> None:
+        completion = self.query_one(CommandHints).completion(self.prompt.text)
+        if completion:
+            self.prompt.complete_to(completion)
+
+    def run_line(self, line: str) -> None:
+        self.run_worker(self.run_line_async(line), group="command")
+
+    async def run_line_async(self, line: str) -> None:
+        if line.startswith("/"):
+            await run_command(self, line)
+        else:
+            self.start_turn(line)
+
+    def prefill(self, text: str) -> None:
+        self.prompt.complete_to(text)
+        self.prompt.focus()
+
+    # -- turns -----------------------------------------------------------------------------------
+    def start_turn(self, prompt: str) -> None:
+        if self.turn is not None and self.turn.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            self.chat.add_notice_nowait("A turn is still running. Press Esc to cancel it first.", "warning")
+            return
+        self.turn = self.run_turn(prompt)
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_turn(self, prompt: str) -> str:
+        chat = self.chat
+        await chat.add_user(prompt)
+        renderer = TurnRenderer(chat, self.panel, self.show_durations)
+        reason = "error"
+        try:
+            async for event in self.session.run_turn(prompt):
+                if isinstance(event, ev.PermissionRequested):
+                    screen = PermissionScreen(event.tool_name, event.input, event.summary, event.preview)
+                    answer = await self.app.push_screen_wait(screen)
+                    if not event.decision.done():
+                        event.decision.set_result(answer or PermissionDecision.DENY)
+                    continue
+                if isinstance(event, ev.TurnEnded):
+                    reason = event.reason
+                await renderer.handle(event)
+        except asyncio.CancelledError:
+            await renderer.close()
+            chat.add_notice_nowait("Cancelled. The history keeps what was said so far.", "warning")
+            self.panel.show_next_call()
+            raise
+        finally:
+            await renderer.close()
+        return reason
+
+    def action_cancel_turn(self) -> None:
+        hints = self.query_one(CommandHints)
+        if hints.has_class("-visible"):
+            self.prompt.load_text("")
+            hints.show_for("")
+            return
+        if self.turn is not None and self.turn.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            self.turn.cancel()
+
+    async def clear_conversation(self) -> None:
+        if self.turn is not None and self.turn.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            self.turn.cancel()
+            try:
+                await self.turn.wait()
+            except Exception:  # noqa: BLE001 - WorkerCancelled is the expected outcome
+                pass
+        self.session.clear()
+        await self.chat.clear_all()
+        self.panel.sync_history()
+        await self.chat.add_notice("Cleared: a new conversation (history, chat and panel are empty).")
+
+    # -- panel -----------------------------------------------------------------------------------
+    def action_toggle_panel(self) -> None:
+        if self.has_class("-narrow"):
+            self.toggle_class("-panel-open")
+            if self.has_class("-panel-open"):
+                self.query_one(HistoryRows).focus()
+            else:
+                self.prompt.focus()
+        else:
+            self.toggle_class("-panel-hidden")
+
+    def focus_panel(self) -> None:
+        self.remove_class("-panel-hidden")
+        if self.has_class("-narrow"):
+            self.add_class("-panel-open")
+        self.query_one(HistoryRows).focus()
+
+    def action_focus_prompt(self) -> None:
+        self.remove_class("-panel-open")
+        self.prompt.focus()
+
+    def on_history_rows_opened(self, event: HistoryRows.Opened) -> None:
+        rows = self.query_one(HistoryRows)
+        if 0 <= event.index < len(self.session.history):
+            what = rows.index.rows[event.index].what
+            self.app.push_screen(MessageScreen(self.session.history, event.index, rows.view, what))

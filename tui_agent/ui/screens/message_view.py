@@ -1,0 +1,105 @@
+"""One history message in full, beside the form the selected call actually sent.
+
+This is where a user sees what compaction did to a message: the whole tool result on the left, the
+cut copy (or "dropped: not sent") on the right. The outbound form is recomputed from the call's own
+report options, which reproduces the call exactly because compaction is a pure function.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui_agent.core.compaction import compact_messages
+from tui_agent.core.messages import Message, blocks, result_text
+from tui_agent.ui.budget_model import fmt_k
+
+if TYPE_CHECKING:
+    from tui_agent.ui.budget_model import OutboundView
+
+SHOW_CHARS = 20_000
+
+
+def format_message(message: Message) -> str:
+    """A message as readable plain text, one labelled section per block."""
+    parts: list[str] = []
+    for block in blocks(message):
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(f"[text]\n{block.get('text', '')}")
+        elif kind == "tool_use":
+            body = json.dumps(block.get("input", {}), indent=2, ensure_ascii=False)
+            parts.append(f"[tool_use {block.get('name')} · {block.get('id')}]\n{body}")
+        elif kind == "tool_result":
+            text = result_text(block)
+            error = " · error" if block.get("is_error") else ""
+            if len(text) > SHOW_CHARS:
+                text = text[:SHOW_CHARS] + f"\n… ({fmt_k(len(text) - SHOW_CHARS)} more chars not shown here)"
+            parts.append(f"[tool_result {block.get('tool_use_id')} · {fmt_k(len(result_text(block)))} chars{error}]\n{text}")
+        else:
+            parts.append(f"[{kind}]")
+    return "\n\n".join(parts) or "(empty message)"
+
+
+def outbound_form(history: list[Message], index: int, view: "OutboundView | None") -> tuple[str, str]:
+    """(heading, body) for message `index` as the view's call sent it."""
+    if view is None:
+        return "not sent yet", "No model call has been made since this message was added."
+    state = view.state(index)
+    if state == "dropped":
+        return f"{view.label}: dropped", (
+            f"Not sent. Compaction dropped the oldest messages: the outbound copy of {view.label} "
+            f"starts at #{view.first_kept}. It stays in the history (left) and on screen.")
+    if state == "new":
+        return f"{view.label}: not sent yet", f"Appended after {view.label} went out; the next call sends it."
+    result = compact_messages(history[: view.report.before], view.report.options)
+    sent = result.messages[index - view.first_kept]
+    cuts = view.truncated.get(index, ())
+    note = " (✂ cut)" if cuts else " (sent whole)"
+    return f"{view.label}{note}", format_message(sent)
+
+
+class MessageScreen(ModalScreen[None]):
+    """Full message (left) beside its outbound form (right); Esc closes."""
+
+    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    MessageScreen { align: center middle; background: $background 60%; }
+    MessageScreen > #frame { width: 95%; height: 90%; background: $surface; border: thick $primary; }
+    MessageScreen #frame-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    MessageScreen .side { width: 1fr; }
+    MessageScreen .side-title { height: 1; padding: 0 1; color: $text-muted; text-style: bold; }
+    MessageScreen .side VerticalScroll { padding: 0 1; }
+    MessageScreen #outbound-side { border-left: solid $panel; }
+    """
+
+    def __init__(self, history: list[Message], index: int, view: "OutboundView | None", what: str) -> None:
+        super().__init__()
+        self.history = history
+        self.index = index
+        self.view = view
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        message = self.history[self.index]
+        heading, outbound = outbound_form(self.history, self.index, self.view)
+        with Vertical(id="frame"):
+            yield Static(Content.assemble(f"#{self.index} {message.get('role')}  ", (self.what, "$text-primary"),
+                                          ("   Esc closes", "$text-muted")), id="frame-title")
+            with Horizontal():
+                with Vertical(classes="side", id="history-side"):
+                    yield Static(f"history (in memory) · {fmt_k(len(format_message(message)))} chars",
+                                 classes="side-title", markup=False)
+                    with VerticalScroll():
+                        yield Static(format_message(message), markup=False, id="history-text")
+                with Vertical(classes="side", id="outbound-side"):
+                    yield Static(f"outbound · {heading}", classes="side-title", markup=False)
+                    with VerticalScroll():
+                        yield Static(outbound, markup=False, id="outbound-text")

@@ -1,0 +1,104 @@
+"""Themes as TOML files: `themes/` in the repository (bundled in the wheel) plus the user's themes dir.
+
+Each file maps field for field onto `textual.theme.Theme`, with a `[variables]` table for the budget
+panel's marks. Loading never raises: a broken file becomes a `ThemeFailure` the app shows as a notice,
+because one bad user file must not stop the agent from starting.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from importlib.resources import files
+from pathlib import Path
+
+from textual.color import Color, ColorParseError
+from textual.theme import Theme
+
+DEFAULT_THEME = "agent-dark"
+
+# Literal defaults for every app variable the TCSS uses (pitfall P10: built-in themes such as
+# textual-dark have none of these, and "$accent" here would not be resolved).
+VARIABLE_DEFAULTS: dict[str, str] = {
+    "budget-baseline": "#bb9af7",
+    "budget-messages": "#7aa2f7",
+    "budget-reserve": "#e0af68",
+    "budget-threshold": "#f7768e",
+    "budget-free": "#3b4261",
+    "budget-outbound": "#1e2a45",
+    "budget-dropped": "#6b7089",
+    "budget-truncated": "#ff9e64",
+    "budget-protected": "#9ece6a",
+    "budget-cursor": "#33467c",
+    "budget-bar": "#7aa2f7",
+}
+
+_ALLOWED = {f.name for f in fields(Theme)}
+_COLOURS = ("primary", "secondary", "warning", "error", "success", "accent",
+            "foreground", "background", "surface", "panel", "boost")
+
+
+@dataclass(frozen=True)
+class ThemeFailure:
+    path: Path
+    message: str
+
+    def __str__(self) -> str:
+        return f"Theme file {self.path.name} was skipped: {self.message}"
+
+
+def bundled_themes_dir() -> Path:
+    """`tui_agent/_bundled_themes` in a wheel; the repository's `themes/` in an editable install (P12)."""
+    packaged = Path(str(files("tui_agent") / "_bundled_themes"))
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "themes"
+
+
+def load_theme(path: Path) -> Theme:
+    """Parse and validate one theme file; raises ValueError with a message fit for the user."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"not valid TOML ({error})") from None
+    if not isinstance(data.get("name"), str) or not data["name"].strip():
+        raise ValueError("missing `name`")
+    if not isinstance(data.get("primary"), str):
+        raise ValueError("missing `primary` colour")
+    unknown = set(data) - _ALLOWED
+    if unknown:
+        raise ValueError(f"unknown keys {sorted(unknown)}")
+    for key in _COLOURS:
+        if key in data:
+            _check_colour(key, data[key])
+    variables = data.get("variables", {})
+    if not isinstance(variables, dict):
+        raise ValueError("`variables` must be a table")
+    for key, value in variables.items():
+        _check_colour(f"variables.{key}", value)
+    data["variables"] = {str(k): str(v) for k, v in variables.items()}
+    return Theme(**data)
+
+
+def _check_colour(key: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise ValueError(f"`{key}` must be a colour string")
+    try:
+        Color.parse(value)
+    except ColorParseError:
+        raise ValueError(f"`{key}` = {value!r} is not a colour") from None
+
+
+def load_themes(*directories: Path) -> tuple[dict[str, Theme], list[ThemeFailure]]:
+    """All themes in `directories`; later directories override earlier ones by name."""
+    themes: dict[str, Theme] = {}
+    failures: list[ThemeFailure] = []
+    for directory in directories:
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.glob("*.toml")):
+            try:
+                theme = load_theme(path)
+            except (OSError, ValueError, TypeError) as error:
+                failures.append(ThemeFailure(path, str(error)))
+                continue
+            themes[theme.name] = theme
+    return themes, failures

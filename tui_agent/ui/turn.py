@@ -1,0 +1,91 @@
+"""Turns engine events into chat and panel updates, one event at a time.
+
+The turn worker (on `MainScreen`) owns the loop and the permission modal; everything else that an
+event means for the screen lives here, so the screen and app stay thin. Each model call gets its own
+`AssistantReply` and Markdown stream, created on the first text delta and stopped when the call's
+message arrives (or in `close`, which also runs on cancellation).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.widgets import Markdown
+
+from tui_agent.core import events as ev
+from tui_agent.ui.widgets.tool_card import ToolCard
+
+if TYPE_CHECKING:
+    from textual.widgets.markdown import MarkdownStream
+
+    from tui_agent.ui.widgets.assistant_reply import AssistantReply
+    from tui_agent.ui.widgets.budget_panel import BudgetPanel
+    from tui_agent.ui.widgets.chat_pane import ChatPane
+
+END_MESSAGES = {
+    "max_turns": ("Stopped: the turn reached its limit of model calls.", "warning"),
+    "denied": ("Stopped: a tool call was denied. Say what to do instead.", "warning"),
+}
+
+
+class TurnRenderer:
+    def __init__(self, chat: "ChatPane", panel: "BudgetPanel", show_durations: bool = True) -> None:
+        self.chat = chat
+        self.panel = panel
+        self.show_durations = show_durations
+        self.reply: AssistantReply | None = None
+        self.stream: MarkdownStream | None = None
+
+    async def handle(self, event: ev.EngineEvent) -> None:
+        match event:
+            case ev.TurnStarted():
+                self.panel.sync_history()
+            case ev.CompactionReported():
+                self.panel.on_compaction(event)
+            case ev.TextDelta(text=text):
+                if self.stream is None:
+                    self.reply = await self.chat.add_reply()
+                    self.stream = Markdown.get_stream(self.reply)
+                assert self.reply is not None
+                self.reply.text += text
+                await self.stream.write(text)
+                self.chat.follow()
+            case ev.AssistantMessage():
+                await self.close()
+                self.panel.sync_history()
+            case ev.Usage():
+                self.panel.on_usage(event)
+            case ev.ToolStarted(tool_use_id=tool_id, name=name, summary=summary):
+                await self.close()
+                shown = summary or _short_input(event.input)
+                await self.chat.add_tool(ToolCard(tool_id, name, shown, show_duration=self.show_durations))
+            case ev.ToolFinished(tool_use_id=tool_id):
+                card = self.chat.cards.get(tool_id)
+                if card is None:
+                    card = await self.chat.add_tool(ToolCard(tool_id, event.name, "", self.show_durations))
+                card.finish(event.content, event.is_error, event.duration, event.chars)
+            case ev.ToolResultsAppended():
+                self.panel.sync_history()
+            case ev.Notice(text=text, level=level):
+                await self.chat.add_notice(text, level)
+            case ev.TurnEnded(reason=reason, error=error):
+                await self.close()
+                if reason == "error":
+                    await self.chat.add_notice(error or "The turn failed.", "error")
+                elif reason in END_MESSAGES:
+                    text, level = END_MESSAGES[reason]
+                    await self.chat.add_notice(text, level)  # type: ignore[arg-type]
+                self.panel.show_next_call()
+
+    async def close(self) -> None:
+        """Stop the current Markdown stream, flushing what it holds (also on cancel, pitfall P4)."""
+        stream, self.stream = self.stream, None
+        self.reply = None
+        if stream is not None:
+            await stream.stop()
+
+
+def _short_input(tool_input: dict) -> str:
+    from tui_agent.ui.budget_model import key_input
+
+    return key_input(tool_input)

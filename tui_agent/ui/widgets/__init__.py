@@ -1,0 +1,1 @@
+"""One widget per module: chat pieces, the budget panel's parts, the prompt."""

@@ -1,0 +1,238 @@
+"""The budget panel's row list: one line per history message, drawn with the Line API.
+
+A conversation can reach thousands of messages; a widget per row would make every append O(rows)
+(pitfall P17). Here only visible lines are rendered, and each rendered line is cached as a `Strip`
+keyed by everything that can change its look (state, cuts, cursor), so a model call re-renders only
+the rows whose state actually changed and stays cheap at 10,000 rows.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui_agent.ui.budget_model import HistoryIndex, OutboundView, Row, fmt_k
+
+BAR_CELLS = 5
+BAR_GLYPHS = " ▏▎▍▌▋▊▉█"
+TOKENS_CELLS = 6
+
+
+class HistoryRows(ScrollView, can_focus=True):
+    """Rows of the full history; outbound rows highlighted, dropped rows greyed, cuts marked ✂."""
+
+    COMPONENT_CLASSES = {
+        "history-rows--sent",
+        "history-rows--dropped",
+        "history-rows--truncated",
+        "history-rows--protected",
+        "history-rows--cursor",
+        "history-rows--bar",
+        "history-rows--muted",
+    }
+    DEFAULT_CSS = """
+    HistoryRows { height: 1fr; scrollbar-size-vertical: 1; background: $surface; }
+    HistoryRows > .history-rows--sent { background: $budget-outbound; }
+    HistoryRows > .history-rows--dropped { color: $budget-dropped; text-style: italic; }
+    HistoryRows > .history-rows--truncated { color: $budget-truncated; text-style: bold; }
+    HistoryRows > .history-rows--protected { color: $budget-protected; }
+    HistoryRows > .history-rows--cursor { background: $budget-cursor; }
+    HistoryRows > .history-rows--bar { color: $budget-bar; }
+    HistoryRows > .history-rows--muted { color: $text-muted; }
+    """
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "cursor(-10)", show=False),
+        Binding("pagedown", "cursor(10)", show=False),
+        Binding("home", "first", show=False),
+        Binding("end", "last", show=False),
+        Binding("enter", "open", "Show message"),
+    ]
+
+    cursor: reactive[int | None] = reactive(None, repaint=False)
+
+    class Opened(Message):
+        """A row was chosen: show message `index` in full beside its outbound form."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, index: HistoryIndex, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.index = index
+        self.view: OutboundView | None = None
+        self._cache: dict[tuple, Strip] = {}
+        self._cache_width = -1
+        self._scale = 1
+
+    # -- updates ---------------------------------------------------------------------------------
+    def rows_changed(self, reset: bool = False) -> None:
+        """New rows were appended to the index (or it was reset): grow, and follow the end."""
+        if reset:
+            self._cache.clear()
+            self.cursor = None
+        scale = _scale_for(self.index.max_tokens)
+        if scale != self._scale:
+            self._scale = scale
+            self._cache.clear()
+        follow = self.scroll_y >= self.max_scroll_y - 1 and self.cursor is None
+        count = len(self.index.rows)
+        self.virtual_size = Size(self.size.width, count)
+        if follow:
+            self.scroll_to(y=max(count - self.size.height, 0), animate=False, immediate=True)
+        self.refresh()
+
+    def show_view(self, view: OutboundView | None) -> None:
+        """A new outbound view (a model call, or the next-call preview)."""
+        self.view = view
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        self._cache.clear()  # a theme switch changes every component style
+        super().notify_style_update()
+
+    # -- drawing ---------------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        i = y + self.scroll_offset.y
+        rows = self.index.rows
+        if i >= len(rows) or width <= 0:
+            return Strip.blank(width, self.rich_style)
+        if width != self._cache_width:
+            self._cache.clear()
+            self._cache_width = width
+        view = self.view
+        state = view.state(i) if view is not None else "new"
+        cuts = view.truncated.get(i, ()) if view is not None else ()
+        protected = view is not None and i in view.protected and state == "sent"
+        key = (i, state, cuts, protected, self.cursor == i)
+        strip = self._cache.get(key)
+        if strip is None:
+            if len(self._cache) > 4000:
+                self._cache.clear()
+            strip = self._draw(rows[i], width, state, cuts, protected, self.cursor == i)
+            self._cache[key] = strip
+        return strip
+
+    def _draw(self, row: Row, width: int, state: str, cuts: tuple, protected: bool, cursor: bool) -> Strip:
+        base = self.rich_style
+        if state == "sent":
+            base = base + self.get_component_rich_style("history-rows--sent", partial=True)
+        if cursor:
+            base = base + self.get_component_rich_style("history-rows--cursor", partial=True)
+        text = base
+        if state == "dropped":
+            text = base + self.get_component_rich_style("history-rows--dropped", partial=True)
+        muted = text + self.get_component_rich_style("history-rows--muted", partial=True) if state != "dropped" else text
+        cut_style = text + self.get_component_rich_style("history-rows--truncated", partial=True)
+        digits = max(3, len(str(len(self.index.rows) - 1)))
+        mark, mark_style = " ", text
+        if state == "sent":
+            mark, mark_style = "▌", base + self.get_component_rich_style("history-rows--bar", partial=True)
+        if protected:
+            mark, mark_style = "◆", base + self.get_component_rich_style("history-rows--protected", partial=True)
+        if cuts:
+            mark, mark_style = "✂", cut_style
+        head = f"{row.index:>{digits}} {row.role:<4} "
+        tail_width = TOKENS_CELLS + 1 + BAR_CELLS
+        what_width = max(width - 1 - len(head) - tail_width, 4)
+        what = row.what
+        cut_text = ""
+        if cuts:
+            original = sum(c.original_chars for c in cuts)
+            kept = sum(c.kept_chars for c in cuts)
+            what = what.rsplit(" ", 1)[0] if row.tool_label else what
+            cut_text = f" ✂ {fmt_k(original)} → {fmt_k(kept)}"
+        what, cut_text = _fit(what, cut_text, what_width)
+        pad = " " * (what_width - len(what) - len(cut_text))
+        tokens = f"{fmt_k(row.tokens):>{TOKENS_CELLS}} "
+        bar_style = text if state == "dropped" else base + self.get_component_rich_style("history-rows--bar", partial=True)
+        segments = [
+            Segment(mark, mark_style),
+            Segment(head, muted),
+            Segment(what, text),
+            Segment(cut_text, cut_style),
+            Segment(pad, text),
+            Segment(tokens, muted),
+            Segment(_bar(row.tokens, self._scale), bar_style),
+        ]
+        return Strip(segments).crop_extend(0, width, base)
+
+    # -- interaction -----------------------------------------------------------------------------
+    def watch_cursor(self, old: int | None, new: int | None) -> None:
+        for line in (old, new):
+            if line is not None:
+                self.refresh_lines(line)
+        if new is not None:
+            self.scroll_to_region_line(new)
+
+    def scroll_to_region_line(self, line: int) -> None:
+        top = self.scroll_offset.y
+        height = self.scrollable_content_region.height
+        if line < top:
+            self.scroll_to(y=line, animate=False)
+        elif line >= top + height:
+            self.scroll_to(y=line - height + 1, animate=False)
+
+    def action_cursor(self, delta: int) -> None:
+        count = len(self.index.rows)
+        if not count:
+            return
+        start = self.cursor if self.cursor is not None else count
+        self.cursor = min(max(start + delta, 0), count - 1)
+
+    def action_first(self) -> None:
+        if self.index.rows:
+            self.cursor = 0
+
+    def action_last(self) -> None:
+        if self.index.rows:
+            self.cursor = len(self.index.rows) - 1
+
+    def action_open(self) -> None:
+        if self.cursor is not None:
+            self.post_message(self.Opened(self.cursor))
+
+    def on_click(self, event: events.Click) -> None:
+        line = event.y + self.scroll_offset.y
+        if 0 <= line < len(self.index.rows):
+            self.cursor = line
+            self.post_message(self.Opened(line))
+
+
+def _scale_for(max_tokens: int) -> int:
+    """Bars scale to the next power of two above the largest row, so the scale (and cache) rarely moves."""
+    scale = 64
+    while scale < max_tokens:
+        scale *= 2
+    return scale
+
+
+def _bar(tokens: int, scale: int) -> str:
+    eighths = min(round(tokens * BAR_CELLS * 8 / scale), BAR_CELLS * 8)
+    if tokens > 0:
+        eighths = max(eighths, 1)
+    full, rest = divmod(eighths, 8)
+    return ("█" * full + (BAR_GLYPHS[rest] if rest else "")).ljust(BAR_CELLS)
+
+
+def _fit(what: str, cut: str, width: int) -> tuple[str, str]:
+    """Shorten the description first, then the ✂ mark, so both fit `width` cells."""
+    if len(what) + len(cut) <= width:
+        return what, cut
+    room = width - len(cut)
+    if room >= 6:
+        return what[: room - 1] + "…", cut
+    cut = cut[: max(width - 2, 0)]
+    return what[: max(width - len(cut) - 1, 0)] + ("…" if width - len(cut) > 0 else ""), cut
+
+
+__all__ = ["HistoryRows"]

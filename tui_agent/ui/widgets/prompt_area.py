@@ -1,0 +1,94 @@
+"""The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J (or a trailing backslash) adds a line.
+
+Up/Down at the first/last line walk the input history, like a shell. Typing `/` asks the
+`CommandHints` above it to list matching slash commands; Tab completes the first match.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+
+class PromptArea(TextArea):
+    DEFAULT_CSS = """
+    PromptArea { height: auto; max-height: 8; min-height: 3; border: tall $primary 40%; background: $surface; }
+    PromptArea:focus { border: tall $primary; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class Complete(Message):
+        """Tab was pressed on a slash command: the hints answer with `complete_to`."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
+                         highlight_cursor_line=False,
+                         placeholder="Ask about this repository…  (/ for commands, Enter to send)", **kwargs)
+        self.input_history: list[str] = []
+        self._history_pos: int | None = None
+        self._draft = ""
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if key == "enter":
+            event.stop()
+            event.prevent_default()
+            row, col = self.cursor_location
+            line = self.document.get_line(row)
+            if col > 0 and line[:col].endswith("\\"):
+                self.replace("\n", (row, col - 1), (row, col))
+                return
+            self.submit()
+            return
+        if key in ("shift+enter", "ctrl+j"):
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        if key == "tab" and self.text.startswith("/") and "\n" not in self.text:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Complete())
+            return
+        if key == "up" and self.cursor_location[0] == 0 and self.input_history:
+            event.stop()
+            event.prevent_default()
+            self._walk(-1)
+            return
+        if key == "down" and self.cursor_location[0] == self.document.line_count - 1 and self._history_pos is not None:
+            event.stop()
+            event.prevent_default()
+            self._walk(1)
+            return
+        await super()._on_key(event)
+
+    def _walk(self, step: int) -> None:
+        if self._history_pos is None:
+            self._draft = self.text
+            pos = len(self.input_history)
+        else:
+            pos = self._history_pos
+        pos = min(max(pos + step, 0), len(self.input_history))
+        self._history_pos = None if pos == len(self.input_history) else pos
+        self.load_text(self.input_history[pos] if pos < len(self.input_history) else self._draft)
+        self.move_cursor(self.document.end)
+
+    def submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        if not self.input_history or self.input_history[-1] != text:
+            self.input_history.append(text)
+        self._history_pos = None
+        self._draft = ""
+        self.load_text("")
+        self.post_message(self.Submitted(text))
+
+    def complete_to(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
