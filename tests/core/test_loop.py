@@ -259,3 +259,19 @@ def test_core_never_imports_textual_or_rich():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+async def test_real_usage_calibrates_the_next_estimate():
+    from tui_agent.core.providers.base import UsageInfo
+
+    session = session_with([tool_reply("Echo", {"message": "x" * 400}, "t1"), text_reply("ok")])
+    session.provider.usage = UsageInfo(input_tokens=0, output_tokens=5, cache_read_input_tokens=0)
+    events = await collect(session, "go")
+    first = next(e for e in events if isinstance(e, ev.CompactionReported))
+    assert session.calibration == 1.0  # input 0: nothing learned
+    session.provider.usage = UsageInfo(input_tokens=first.outbound_tokens, cache_read_input_tokens=first.outbound_tokens)
+    session.provider.replies.append(text_reply("again"))
+    events = await collect(session, "more")
+    last = [e for e in events if isinstance(e, ev.CompactionReported)][-1]
+    assert session.calibration == pytest.approx(2 * first.outbound_tokens / last.outbound_tokens)
+    assert session.calibrated(100) == round(100 * session.calibration)

@@ -60,12 +60,24 @@ class LoopState:
 
     calls: int = 0
     last_report: CompactReport | None = None
+    # real tokens / estimated tokens of the last call that reported usage: the estimate for the next
+    # call (and the compaction budget) is scaled by it, so "≈" numbers converge on the API's count.
+    calibration: float = 1.0
+    last_outbound_estimate: int = 0
 
 
-def _budget_for(config: LoopConfig, system_tokens: int, tool_tokens: int) -> int:
-    """Message tokens that fit: the window less the output reserve and the system + tools baseline."""
+def _budget_for(config: LoopConfig, system_tokens: int, tool_tokens: int, calibration: float = 1.0) -> int:
+    """Message tokens (in estimate units) that fit: the window less the output reserve and the
+    system + tools baseline, scaled back by how much the estimates undercount real tokens."""
     provider = config.provider
-    return max(provider.context_window - provider.max_output_tokens - system_tokens - tool_tokens, 1000)
+    room = provider.context_window - provider.max_output_tokens - system_tokens - tool_tokens
+    return max(int(room / max(calibration, 0.1)), 1000)
+
+
+def calibrate(state: LoopState, real_context_tokens: int) -> None:
+    """Learn the ratio between the API's count and our estimate (bounded, to ignore outliers)."""
+    if real_context_tokens > 0 and state.last_outbound_estimate > 0:
+        state.calibration = min(max(real_context_tokens / state.last_outbound_estimate, 0.5), 3.0)
 
 
 async def _stream_call(provider: Provider, request: ModelRequest, partial: list[str]) -> AsyncIterator[Any]:
@@ -104,12 +116,15 @@ async def run_turn(
             system_tokens, tool_tokens = text_tokens(system), tools_tokens(schemas)
             options = config.compact
             if options.max_tokens is None:
-                options = with_budget(options, budget_override or _budget_for(config, system_tokens, tool_tokens))
+                options = with_budget(options, budget_override or _budget_for(
+                    config, system_tokens, tool_tokens, state.calibration))
             result = compact_messages(history, options)
             state.last_report = result.report
             if result.report.changed:
                 trace.trace("compact.run", **result.report.trace_fields())
-            yield ev.CompactionReported(state.calls, result.report, len(history), system_tokens, tool_tokens)
+            reported = ev.CompactionReported(state.calls, result.report, len(history), system_tokens, tool_tokens)
+            state.last_outbound_estimate = reported.outbound_tokens
+            yield reported
 
             request = ModelRequest(
                 model=config.provider.model,
@@ -153,6 +168,7 @@ async def run_turn(
             yield ev.AssistantMessage(message, len(history) - 1, done.stop_reason)
             if done.usage is not None:
                 u = done.usage
+                calibrate(state, u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
                 yield ev.Usage(state.calls, u.input_tokens, u.output_tokens,
                                u.cache_creation_input_tokens, u.cache_read_input_tokens)
             if not uses:

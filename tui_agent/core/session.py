@@ -128,9 +128,19 @@ class Session:
         system, tools = self.baseline_tokens()
         options = self.compact
         if options.max_tokens is None:
-            budget = self.provider.context_window - self.provider.max_output_tokens - system - tools
-            options = with_budget(options, max(budget, 1000))
+            from tui_agent.core.loop import _budget_for
+
+            options = with_budget(options, _budget_for(self.loop_config(), system, tools, self.state.calibration))
         return compact_messages(self.history, options)
+
+    @property
+    def calibration(self) -> float:
+        """Real tokens per estimated token, learned from the last call that reported usage (1.0 before)."""
+        return self.state.calibration
+
+    def calibrated(self, estimated_tokens: int) -> int:
+        """An estimate scaled by what the API reported last time (still an estimate: show it with ≈)."""
+        return round(estimated_tokens * self.state.calibration)
 
     def next_request(self) -> "ModelRequest":
         """The request the next call would send (compacted), e.g. for an exact `count_tokens`."""
