@@ -194,3 +194,8 @@ def test_schema_is_claude_codes():
     assert tool.is_read_only({}) and tool.is_concurrency_safe({})
     assert tool.summary({"pattern": "**/*.py"}) == "**/*.py"
     assert tool.summary({"pattern": "*.py", "path": "src"}) == "*.py in src"
+
+
+async def test_path_spelled_null_means_the_workspace(tmp_path):
+    make(tmp_path, "a.py")
+    assert await glob(tmp_path, pattern="*.py", path="null") == ["a.py"]

@@ -305,3 +305,8 @@ async def test_ac_tl8_grep_then_read_through_the_loop(tmp_path):
     assert results[0]["content"] == "Found 1 file\nsrc/symbol.ts"
     assert "find-me" in results[1]["content"] and results[1]["content"].startswith("     1\t")
     assert str((tmp_path / "src" / "symbol.ts").resolve()) in session.ctx.read_files
+
+
+async def test_path_spelled_undefined_means_the_workspace(tmp_path):
+    write(tmp_path, "a.txt", "hit\n")
+    assert await grep(tmp_path, pattern="hit", path="undefined") == "Found 1 file\na.txt"

@@ -71,6 +71,8 @@ class GlobTool(Tool):
     async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         pattern = str(tool_input["pattern"]).strip()
         raw_path = tool_input.get("path") or "."
+        if raw_path in ("undefined", "null"):  # models sometimes spell "omitted" this way
+            raw_path = "."
         return ToolOutput(await asyncio.to_thread(run_glob, pattern, str(raw_path), ctx.workspace))
 
 
@@ -88,7 +90,7 @@ def run_glob(pattern: str, raw_path: str, workspace: Path, max_results: int = MA
     start = resolve_path(base, root) if base else root
     if not rest:
         # A fixed path: the file itself, if it exists.
-        found = [start] if start.is_file() else []
+        found = [str(start)] if start.is_file() else []
     elif not start.is_dir():
         found = []
     else:
@@ -98,12 +100,13 @@ def run_glob(pattern: str, raw_path: str, workspace: Path, max_results: int = MA
     dated = []
     for path in found:
         try:
-            mtime = path.stat().st_mtime
+            mtime = os.stat(path).st_mtime
         except OSError:
             mtime = 0.0  # a broken symlink still matched by name
-        dated.append((-mtime, display_path(path, workspace), path))
-    dated.sort(key=lambda item: (item[0], item[1]))
-    lines = [item[1] for item in dated[:max_results]]
+        dated.append((-mtime, path))
+    # All results share the walk start, so absolute paths order ties as the shown ones would.
+    dated.sort()
+    lines = [display_path(Path(item[1]), workspace) for item in dated[:max_results]]
     if len(dated) > max_results:
         more = len(dated) - max_results
         lines.append(
@@ -295,11 +298,14 @@ def _load_spec(directory: Path) -> Any:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def _walk(start: Path, rest: str, rules: IgnoreRules) -> list[Path]:
-    """Files below `start` whose relative path matches `rest`, pruning what cannot match."""
+def _walk(start: Path, rest: str, rules: IgnoreRules) -> list[str]:
+    """Files below `start` whose relative path matches `rest`, pruning what cannot match.
+
+    Plain strings, not `Path` objects: on a large tree building paths costs more than the walk.
+    """
     matcher = re.compile(glob_to_regex(rest) + r"\Z", re.DOTALL)
     segments = None if ("**" in rest or "{" in rest) else [re.compile(glob_to_regex(s) + r"\Z") for s in rest.split("/")]
-    found: list[Path] = []
+    found: list[str] = []
     # Each directory's .gitignore stack (inherited from its parent), keyed by its relative path.
     stacks: dict[str, list[_Spec]] = {}
     for current, dirnames, filenames in os.walk(start):
@@ -329,5 +335,5 @@ def _walk(start: Path, rest: str, rules: IgnoreRules) -> list[Path]:
         for name in filenames:
             rel = prefix + name
             if matcher.match(rel) and not rules.ignored(rel, False, local):
-                found.append(Path(current) / name)
+                found.append(os.path.join(current, name))
     return found

@@ -123,7 +123,10 @@ class GrepTool(Tool):
         if rg is None:
             raise ToolError("ripgrep (rg) is not installed: install the `ripgrep` Python package or put rg on PATH.")
         workspace = Path(ctx.workspace).resolve()
-        target = resolve_path(str(tool_input.get("path") or "."), workspace)
+        raw_path = str(tool_input.get("path") or ".")
+        if raw_path in ("undefined", "null"):  # models sometimes spell "omitted" this way
+            raw_path = "."
+        target = resolve_path(raw_path, workspace)
         shown = display_path(target, workspace)
         if not target.exists():
             raise ToolError(f"Path does not exist: {shown}")
