@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 EXTENSION_KEY = "mcp"
 NO_CONFIG_TEXT = (
     "No MCP servers configured. Add them to .mcp.json in the workspace, for example:\n"
-    '  {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}\n'
+    '  {{"mcpServers": {{"time": {{"command": "uvx", "args": ["mcp-server-time"]}}}}}}\n'
     "or to {user} (user-wide), or list config files in MCP_CONFIG (comma-separated)."
 )
 
