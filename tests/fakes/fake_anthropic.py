@@ -322,25 +322,31 @@ class FakeAnthropic(FakeServer):
         return stream_reply(item, usage=usage)
 
     def _cache_usage(self, body: dict[str, Any], total: int) -> dict[str, int]:
-        """Simulated prompt caching: a breakpoint whose exact prefix was written before is read."""
+        """Simulated prompt caching, as the API documents it.
+
+        Each breakpoint writes the prefix ending there; a later request reads the longest written prefix
+        found at its breakpoints or up to 20 blocks before one (the API's automatic lookback).
+        """
         items = cache_segments(body)
         digest = hashlib.sha256()
+        keys: list[str] = []
+        sizes: list[int] = []
         chars = 0
-        read = written = 0
-        new_keys = []
-        for text_item, breakpoint in items:
+        for text_item, _ in items:
             digest.update(text_item.encode())
             chars += len(text_item)
-            if breakpoint:
-                key = digest.hexdigest()
-                if key in self.cache:
-                    read = chars // 4
-                    written = 0
-                else:
-                    written = chars // 4 - read
-                    new_keys.append(key)
+            keys.append(digest.hexdigest())
+            sizes.append(chars // 4)
+        marks = [i for i, (_, breakpoint) in enumerate(items) if breakpoint]
+        read = 0
         with self.lock:
-            self.cache.update(new_keys)
+            for mark in marks:
+                for i in range(mark, max(mark - 20, -1), -1):
+                    if keys[i] in self.cache:
+                        read = max(read, sizes[i])
+                        break
+            written = max(sizes[marks[-1]] - read, 0) if marks else 0
+            self.cache.update(keys[i] for i in marks)
         return {
             "input_tokens": max(total - read - written, 1),
             "cache_creation_input_tokens": written,
