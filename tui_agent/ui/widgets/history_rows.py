@@ -37,7 +37,7 @@ class HistoryRows(ScrollView, can_focus=True):
         "history-rows--muted",
     }
     DEFAULT_CSS = """
-    HistoryRows { height: 1fr; scrollbar-size-vertical: 1; background: $surface; }
+    HistoryRows { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; background: $surface; }
     HistoryRows > .history-rows--sent { background: $budget-outbound; }
     HistoryRows > .history-rows--dropped { color: $budget-dropped; text-style: italic; }
     HistoryRows > .history-rows--truncated { color: $budget-truncated; text-style: bold; }
@@ -72,6 +72,7 @@ class HistoryRows(ScrollView, can_focus=True):
         self._cache: dict[tuple, Strip] = {}
         self._cache_width = -1
         self._scale = 1
+        self._following = True  # stick to the newest rows until the user scrolls up or moves the cursor
 
     # -- updates ---------------------------------------------------------------------------------
     def rows_changed(self, reset: bool = False) -> None:
@@ -79,16 +80,20 @@ class HistoryRows(ScrollView, can_focus=True):
         if reset:
             self._cache.clear()
             self.cursor = None
+            self._following = True
         scale = _scale_for(self.index.max_tokens)
         if scale != self._scale:
             self._scale = scale
             self._cache.clear()
-        follow = self.scroll_y >= self.max_scroll_y - 1 and self.cursor is None
         count = len(self.index.rows)
-        self.virtual_size = Size(self.size.width, count)
-        if follow:
-            self.scroll_to(y=max(count - self.size.height, 0), animate=False, immediate=True)
+        self.virtual_size = Size(0, count)
+        if self._following:
+            self.scroll_to(y=max(count - self.scrollable_content_region.height, 0), animate=False, immediate=True)
         self.refresh()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._following = new >= self.max_scroll_y - 1
 
     def show_view(self, view: OutboundView | None) -> None:
         """A new outbound view (a model call, or the next-call preview)."""

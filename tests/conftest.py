@@ -1,0 +1,30 @@
+"""Determinism for every test: colour on, UTC, no blinking cursors, no real config dir.
+
+Snapshot SVGs must be byte-identical across runs and machines (textual-style pitfall P9): NO_COLOR
+switches Textual to monochrome, a blinking cursor is a wall-clock timer, and the UI persists the theme
+choice, which must never touch the developer's real home directory.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+os.environ.pop("NO_COLOR", None)  # before any App is created (App.__init__ reads it)
+
+
+@pytest.fixture(autouse=True)
+def _deterministic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    monkeypatch.setenv("TUI_AGENT_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.delenv("TRACE", raising=False)
+    try:
+        from textual.widgets import Input, TextArea
+    except ImportError:  # core-only environments
+        return
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)

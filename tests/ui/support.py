@@ -1,0 +1,105 @@
+"""Shared builders for the UI tests and snapshots: fixed workspaces, scripted sessions, test apps.
+
+Everything is deterministic: fixed file contents and mtimes, scripted or demo replies (no clock), a
+fixed session label, tool durations hidden, animations off.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from tui_agent.core.compaction import CompactOptions
+from tui_agent.core.providers.demo import DemoProvider
+from tui_agent.core.providers.scripted import ScriptedProvider
+from tui_agent.core.session import Session
+from tui_agent.core.tools import ToolOutput, ToolRegistry, builtin_tools
+from tui_agent.core.tools.base import Tool, ToolContext
+from tui_agent.ui.app import AgentApp
+
+FIXED_MTIME = 1_700_000_000
+
+
+def make_repo(root: Path, name: str = "demo-repo") -> Path:
+    """A small repository with a few large files, so compaction has something to cut."""
+    repo = root / name
+    (repo / "src").mkdir(parents=True, exist_ok=True)
+    files = {
+        "README.md": "# demo-repo\n\nA tiny service used to show the context-budget panel.\n",
+        "pyproject.toml": '[project]\nname = "demo-repo"\nversion = "0.1.0"\n',
+        "src/app.py": "".join(f"def handler_{i}(request):\n    return {{'status': {i}}}\n\n" for i in range(160)),
+        "src/models.py": "".join(f"class Model{i}:\n    field_{i}: int = {i}\n\n" for i in range(200)),
+        "src/util.py": "".join(f"def helper_{i}(x):\n    return x * {i}  # handler helper\n\n" for i in range(150)),
+    }
+    for offset, (rel, text) in enumerate(sorted(files.items())):
+        path = repo / rel
+        path.write_text(text, encoding="utf-8")
+        os.utime(path, (FIXED_MTIME + offset, FIXED_MTIME + offset))
+    return repo
+
+
+class FakeWrite(Tool):
+    """A tiny non-read-only tool, so the loop asks for permission."""
+
+    name = "Write"
+    description = "Write a file (test double: records the call, touches nothing)."
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["file_path", "content"],
+    }
+    read_only = False
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        self.calls.append(tool_input)
+        return ToolOutput(f"Wrote {len(tool_input['content'])} chars to {tool_input['file_path']}")
+
+
+class FakeEdit(FakeWrite):
+    name = "Edit"
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"file_path": {"type": "string"}, "old_string": {"type": "string"},
+                       "new_string": {"type": "string"}},
+        "required": ["file_path", "old_string", "new_string"],
+    }
+
+    async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        self.calls.append(tool_input)
+        return ToolOutput(f"Edited {tool_input['file_path']}")
+
+
+def scripted_session(workspace: Path, replies: list, *, extra_tools: list[Tool] | None = None,
+                     compact: CompactOptions | None = None, delay: float = 0.0) -> Session:
+    provider = ScriptedProvider(replies=list(replies), delay=delay)
+    tools = ToolRegistry([*builtin_tools(), *(extra_tools or [])])
+    return Session(provider, tools, workspace, compact=compact or CompactOptions())
+
+
+def demo_session(workspace: Path, *, compact: CompactOptions | None = None) -> Session:
+    provider = DemoProvider(workspace=workspace, delay=0.0)
+    return Session(provider, ToolRegistry(builtin_tools()), workspace, compact=compact or CompactOptions())
+
+
+def make_app(session: Session, **kwargs: Any) -> AgentApp:
+    kwargs.setdefault("session_label", "test")
+    kwargs.setdefault("show_durations", False)
+    app = AgentApp(session, **kwargs)
+    app.animation_level = "none"
+    return app
+
+
+async def send(pilot: Any, text: str) -> None:
+    """Type a prompt and press Enter, then wait for the turn to finish."""
+    app = pilot.app
+    prompt = app.screen.query_one("PromptArea")
+    prompt.load_text(text)
+    prompt.focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
