@@ -10,6 +10,10 @@ def builtin_tools() -> list[Tool]:
     from tui_agent.core.tools.read import ReadTool
     from tui_agent.core.tools.glob import GlobTool
     from tui_agent.core.tools.grep import GrepTool
+    from tui_agent.core.tools.write import WriteTool
+    from tui_agent.core.tools.edit import EditTool
+    from tui_agent.core.tools.bash import BashTool
+    from tui_agent.core.tools.skill import SkillTool
 
-    tools: list[Tool] = [ReadTool(), GlobTool(), GrepTool()]
+    tools: list[Tool] = [ReadTool(), GlobTool(), GrepTool(), WriteTool(), EditTool(), BashTool(), SkillTool()]
     return tools

@@ -1,0 +1,107 @@
+"""User settings: permission rules from JSON files, read once at start-up.
+
+Two files, both optional, in this order (later files add to earlier ones):
+- the user's `<config dir>/settings.json` (`platformdirs.user_config_path("tui-agent")`, or
+  `$TUI_AGENT_CONFIG_DIR` when set: tests and portable installs point it elsewhere);
+- the project's `<workspace>/.tui-agent/settings.json`.
+
+The shape is Claude Code's: `{"permissions": {"allow": ["Bash(pytest:*)"], "deny": ["Read(.env)"]}}`.
+A broken file must never stop the agent from starting: every problem becomes a warning string that the
+face shows, and the valid rules are still applied.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui_agent.core.permissions import PermissionPolicy, Rule
+
+CONFIG_ENV = "TUI_AGENT_CONFIG_DIR"
+SETTINGS_NAME = "settings.json"
+PROJECT_DIR = ".tui-agent"
+
+
+def config_dir() -> Path:
+    """The user-level config folder (settings, skills): `$TUI_AGENT_CONFIG_DIR` or the platform's."""
+    override = os.environ.get(CONFIG_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs  # lazy: only paid when settings are read
+
+    return Path(platformdirs.user_config_path("tui-agent"))
+
+
+def settings_files(workspace: Path) -> list[Path]:
+    """The settings files that apply to `workspace`, user first, project second."""
+    return [config_dir() / SETTINGS_NAME, Path(workspace) / PROJECT_DIR / SETTINGS_NAME]
+
+
+@dataclass
+class PermissionSettings:
+    allow: list[Rule] = field(default_factory=list)
+    deny: list[Rule] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def load_permission_settings(workspace: Path) -> PermissionSettings:
+    """Rules from every settings file that exists; problems become warnings, never exceptions."""
+    result = PermissionSettings()
+    for path in settings_files(workspace):
+        _load_file(path, result)
+    return result
+
+
+def _load_file(path: Path, result: PermissionSettings) -> None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    except (OSError, UnicodeDecodeError) as error:
+        result.warnings.append(f"Settings file {path} could not be read ({error}); it was ignored.")
+        return
+    try:
+        data: Any = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as error:
+        result.warnings.append(
+            f"Settings file {path} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
+            "it was ignored."
+        )
+        return
+    if not isinstance(data, dict):
+        result.warnings.append(f"Settings file {path} must contain a JSON object; it was ignored.")
+        return
+    permissions = data.get("permissions", {})
+    if not isinstance(permissions, dict):
+        result.warnings.append(f"Settings file {path}: \"permissions\" must be an object; it was ignored.")
+        return
+    for kind in ("allow", "deny"):
+        entries = permissions.get(kind, [])
+        if not isinstance(entries, list):
+            result.warnings.append(f"Settings file {path}: permissions.{kind} must be a list of rule strings.")
+            continue
+        for entry in entries:
+            if not isinstance(entry, str):
+                result.warnings.append(f"Settings file {path}: permissions.{kind} entry {entry!r} is not a string.")
+                continue
+            try:
+                rule = Rule.parse(entry, source=str(path))
+            except ValueError as error:
+                result.warnings.append(f"Settings file {path}: {error}")
+                continue
+            target = result.allow if kind == "allow" else result.deny
+            if rule not in target:
+                target.append(rule)
+
+
+def apply_permission_settings(policy: PermissionPolicy, workspace: Path) -> list[str]:
+    """Add the settings' rules to `policy`; returns the warnings to show."""
+    loaded = load_permission_settings(workspace)
+    for rule in loaded.allow:
+        policy.add_rule(rule, "allow")
+    for rule in loaded.deny:
+        policy.add_rule(rule, "deny")
+    return loaded.warnings
