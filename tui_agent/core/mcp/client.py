@@ -119,15 +119,35 @@ class ServerConnection:
                     if not ready.done():
                         ready.set_result([_remote_tool(t) for t in listed.tools])
                     await stop.wait()
+                except asyncio.CancelledError:
+                    # Our own cancel, or a transport task failed and cancelled us: the real error
+                    # comes out of the exit stack below.
+                    raise
                 except BaseException as error:
                     # Tell the starter now; the transport's shutdown below can take seconds.
                     if not ready.done():
                         ready.set_exception(_unwrap(error))
                     raise
                 finally:
-                    self._session = None
-        except BaseException:  # noqa: BLE001 - already reported through `ready` or the call path
-            pass
+                    if self._stop is stop:  # a retired owner must not clear its successor's session
+                        self._session = None
+        except BaseException as error:  # noqa: BLE001 - reported through `ready` or the call path
+            if not ready.done():
+                real = _unwrap(error)
+                if isinstance(real, asyncio.CancelledError):
+                    real = McpStartError("start-up was cancelled")
+                ready.set_exception(real)
+            elif not stop.is_set() and self._stop is stop:
+                self._lost(f"connection lost: {_describe(error)}")
+            return
+        if not stop.is_set() and self._stop is stop:
+            self._lost("connection lost")
+
+    def _lost(self, why: str) -> None:
+        """The transport ended on its own (e.g. an HTTP server went away): restartable like a crash."""
+        self.status = "dead"
+        self.last_error = why
+        self.restart_allowed = self.restarts < MAX_RESTARTS
 
     async def _connect(self, stack: AsyncExitStack) -> Any:
         from mcp import ClientSession
@@ -216,7 +236,7 @@ class ServerConnection:
                     await self._start()
                 except McpStartError as error:
                     raise McpCallError(
-                        f'MCP server "{self.name}" had stopped and restarting it failed: {error}. Log: {self.log_path}'
+                        f'MCP server "{self.name}" had stopped and restarting it failed: {error}.{self._log_hint()}'
                     ) from None
             if self.status != "connected" or self._session is None:
                 detail = f": {self.last_error}" if self.last_error else ""
@@ -234,7 +254,7 @@ class ServerConnection:
             if self.restart_allowed
             else f"It was restarted {self.restarts} times already and is left stopped."
         )
-        return f'MCP server "{self.name}" stopped during the call to {tool} ({how}). {then} Log: {self.log_path}'
+        return f'MCP server "{self.name}" stopped during the call to {tool} ({how}). {then}{self._log_hint()}'
 
     def _timeout_message(self, tool: str, timeout: float) -> str:
         self.last_error = f"call to {tool} timed out after {timeout:g} s"
@@ -244,6 +264,9 @@ class ServerConnection:
         )
 
     # -- the server's log ----------------------------------------------------------------------
+    def _log_hint(self) -> str:
+        return f" Log: {self.log_path}" if self.config.type == "stdio" else ""
+
     def _prepare_log(self) -> int:
         """Open the log for a (re)start: cut it when large, write a header, return where this run begins."""
         if self.config.type != "stdio":
@@ -281,9 +304,10 @@ def _remote_tool(tool: Any) -> RemoteTool:
 
 
 def _unwrap(error: BaseException) -> BaseException:
-    """The first real error inside anyio's exception groups."""
+    """The first real error inside anyio's exception groups (a cancellation only when nothing else)."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
+        real = [e for e in error.exceptions if not isinstance(e, asyncio.CancelledError)]
+        error = (real or list(error.exceptions))[0]
     return error
 
 
@@ -313,6 +337,8 @@ def _reason(error: BaseException, conn: ServerConnection) -> str:
         return f"no answer within {conn.start_timeout:g} s"
     if isinstance(error, asyncio.CancelledError):
         return "start-up was cancelled"
+    if isinstance(error, McpStartError):
+        return str(error)
     code = getattr(error, "code", None)
     message = getattr(error, "message", None)
     if isinstance(code, int) and isinstance(message, str):
