@@ -6,9 +6,11 @@ takes: the loop's permission gate, input validation against the server's schema,
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -74,14 +76,15 @@ async def test_headless_turn_read_only_runs_and_writing_tool_is_denied(tmp_path)
         tool_reply("mcp__demo__write_note", {"path": str(target), "text": "x"}, "t2"),
         text_reply("unreachable"),
     ])
-    assert await session.start_background() == []
+    # Separate tasks, as in the TUI: start-up in a worker, turns in another task, closers on exit.
+    assert await asyncio.create_task(session.start_background()) == []
     try:
         assert "mcp__demo__write_note" in session.tools.names()
         shown = await session.commands.run(session, "/mcp")
         assert "demo: connected" in shown.text and "mcp__demo__echo  (read-only)" in shown.text
         assert f"log: {tmp_path / 'logs' / 'demo.log'}" in shown.text
 
-        events = await turn(session, "use the demo server")
+        events = await asyncio.create_task(turn(session, "use the demo server"))
         assert events[-1].reason == "denied"
         got = results(session)
         assert got[0] == {"type": "tool_result", "tool_use_id": "t1", "content": "got:hi"}
@@ -102,7 +105,7 @@ async def test_headless_turn_read_only_runs_and_writing_tool_is_denied(tmp_path)
         assert events[-1] == ev.TurnEnded("completed", 2)
         assert target.read_text() == "written"
     finally:
-        await session.aclose()
+        await asyncio.create_task(session.aclose())
     assert session.extensions["mcp"].manager.connections["demo"].status == "stopped"
 
 
@@ -122,3 +125,26 @@ def test_installing_does_not_import_the_sdk(tmp_path):
     out = subprocess.run([sys.executable, "-c", "import json\n" + code], capture_output=True, text=True,
                          cwd=Path(__file__).parents[2], check=True)
     assert json.loads(out.stdout) == []
+
+
+async def test_unset_variable_is_reported_next_to_the_failure(tmp_path):
+    write_config(tmp_path / ".mcp.json", {"demo": {"command": "${TUI_AGENT_TEST_UNSET_CMD}"}})
+    notices = await make_session(tmp_path).start_background()
+    assert [n.text for n in notices] == [
+        'MCP server "demo": environment variable(s) not set: TUI_AGENT_TEST_UNSET_CMD',
+        'MCP server "demo" failed to start and was skipped: command not found: ${TUI_AGENT_TEST_UNSET_CMD}',
+    ]
+
+
+async def test_quitting_during_start_up_does_not_wait_for_the_start_timeout(tmp_path):
+    """The TUI may close while a server is still starting (in a worker task): the closer cancels it."""
+    silent = "import sys; sys.stdin.read()"  # reads requests, never answers, exits when stdin closes
+    write_config(tmp_path / ".mcp.json", {"silent": {"command": sys.executable, "args": ["-c", silent]}})
+    session = make_session(tmp_path)  # start timeout 10 s
+    starting = asyncio.create_task(session.start_background())
+    await asyncio.sleep(0.5)
+    began = time.monotonic()
+    await asyncio.create_task(session.aclose())
+    notices = await asyncio.wait_for(starting, 5)
+    assert time.monotonic() - began < 5
+    assert len(notices) == 1 and '"silent" failed to start' in notices[0].text and "cancelled" in notices[0].text

@@ -6,6 +6,7 @@ crash-and-restart test runs last because it replaces that process.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -114,6 +115,18 @@ async def test_a_slow_call_times_out_and_the_server_stays_usable(started):
     assert out.is_error
     assert f"timed out after {CALL_TIMEOUT:g} s (demo/slow)" in out.content
     assert (await call(manager, "mcp__demo__echo", {"message": "still here"})).content == "got:still here"
+    assert manager.connections["demo"].status == "connected"
+
+
+async def test_a_cancelled_call_leaves_the_server_usable(started):
+    """Esc during a tool call cancels the loop's task; the connection must survive it."""
+    manager, _, _ = started
+    pending = asyncio.create_task(call(manager, "mcp__demo__slow", {"seconds": 1.0}))
+    await asyncio.sleep(0.3)
+    pending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await pending
+    assert (await call(manager, "mcp__demo__echo", {"message": "after esc"})).content == "got:after esc"
     assert manager.connections["demo"].status == "connected"
 
 

@@ -65,6 +65,7 @@ class ServerConnection:
         self._stop: asyncio.Event | None = None
         self._lock = asyncio.Lock()
         self._old_owners: set[asyncio.Task] = set()
+        self._closing = False
 
     @property
     def name(self) -> str:
@@ -77,6 +78,8 @@ class ServerConnection:
             await self._start()
 
     async def _start(self) -> None:
+        if self._closing:
+            raise McpStartError("MCP is shutting down")
         self._retire_owner()
         self.status = "starting"
         loop = asyncio.get_running_loop()
@@ -179,7 +182,12 @@ class ServerConnection:
         return await stack.enter_async_context(ClientSession(read, write, client_info=client_info))
 
     async def stop(self) -> None:
-        """Close the session and end the process (the SDK closes stdin, then terminates, then kills)."""
+        """Close the session and end the process (the SDK closes stdin, then terminates, then kills).
+
+        A start still in progress is cancelled first, so quitting never waits out a start timeout.
+        """
+        self._closing = True
+        self._retire_owner()
         async with self._lock:
             self._retire_owner()
             if self.status in ("connected", "starting", "dead"):
