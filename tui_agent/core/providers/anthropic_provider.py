@@ -37,10 +37,11 @@ from tui_agent.core.providers.base import (
 from tui_agent.core.providers.models import DEFAULT_ANTHROPIC_MODEL
 from tui_agent.core.providers.retry import (
     RETRYABLE_STATUS,
+    RetryableFailure,
     RetryPolicy,
     describe_status,
     one_line,
-    retry_notice,
+    with_retries,
 )
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -50,18 +51,9 @@ _TOO_LONG = re.compile(r"prompt is too long:\s*(\d+)\s*tokens\s*>\s*(\d+)\s*maxi
 _UNCACHEABLE = {"thinking", "redacted_thinking"}
 
 
-class _Retry(Exception):
-    """Internal: this attempt failed in a way worth retrying (what, server headers)."""
-
-    def __init__(self, what: str, headers: Any = None) -> None:
-        super().__init__(what)
-        self.what = what
-        self.headers = headers
-
-
 @dataclass
 class AnthropicProvider(Provider):
-    api_key: str = ""
+    api_key: str = field(default="", repr=False)  # never in reprs, logs or traces
     base_url: str | None = None
     model: str = DEFAULT_ANTHROPIC_MODEL
     name: str = "anthropic"
@@ -132,27 +124,12 @@ class AnthropicProvider(Provider):
     # -- streaming --------------------------------------------------------------------------
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         params = self.build_params(request)
-        attempt = 0
-        while True:
-            shown: list[str] = []
-            try:
-                async for item in self._attempt(params, shown):
-                    yield item
-                return
-            except _Retry as retry:
-                attempt += 1
-                if attempt > self.retry.max_retries:
-                    raise ProviderError(
-                        f"Anthropic API {retry.what}; gave up after {self.retry.max_retries} retries. "
-                        "Try again in a moment.",
-                        retryable=True,
-                    ) from retry
-                delay = self.retry.delay(attempt, retry.headers)
-                yield StreamNotice(retry_notice(retry.what, delay, attempt, self.retry))
-                await asyncio.sleep(delay)
+        async for item in with_retries(lambda: self._attempt(params), self.retry, "Anthropic API"):
+            yield item
 
-    async def _attempt(self, params: dict[str, Any], shown: list[str]) -> AsyncIterator[ProviderEvent]:
-        """One HTTP request; raises `_Retry` for retryable failures before any text was shown."""
+    async def _attempt(self, params: dict[str, Any]) -> AsyncIterator[ProviderEvent]:
+        """One HTTP request; raises `RetryableFailure` for retryable failures before any text was shown."""
+        shown: list[str] = []
         client = self._sdk()
         import anthropic
 
@@ -173,7 +150,7 @@ class AnthropicProvider(Provider):
             raise self._status_error(error, shown) from error
         except (anthropic.APIConnectionError, _Dropped) as error:
             if not shown:
-                raise _Retry("connection failed" if not isinstance(error, _Dropped) else "connection dropped") from error
+                raise RetryableFailure("connection failed" if not isinstance(error, _Dropped) else "connection dropped") from error
             raise ProviderError(
                 f"Connection to the Anthropic API dropped mid-reply ({one_line(error, 120)}).",
                 partial_text="".join(shown),
@@ -182,7 +159,7 @@ class AnthropicProvider(Provider):
             raise
         except Exception as error:  # noqa: BLE001 - httpx2 transport errors, malformed events, ...
             if not shown and _is_transport(error):
-                raise _Retry("connection dropped") from error
+                raise RetryableFailure("connection dropped") from error
             reason = "a malformed event" if isinstance(error, ValueError) else type(error).__name__
             raise ProviderError(
                 f"The Anthropic stream broke off ({reason}: {one_line(error, 120)}).",
@@ -205,7 +182,7 @@ class AnthropicProvider(Provider):
             return PromptTooLongError(message, int(too_long.group(1)), int(too_long.group(2)))
         retryable = status in RETRYABLE_STATUS or (status == 200 and kind in ("overloaded_error", "api_error"))
         if retryable and not shown:
-            return _Retry(describe_status(status, kind), headers if status != 200 else None)
+            return RetryableFailure(describe_status(status, kind), headers if status != 200 else None)
         if status == 404 and kind == "not_found_error":
             return ProviderError(f"Anthropic API: {message} (check ANTHROPIC_MODEL / --model and ANTHROPIC_BASE_URL).")
         where = "mid-reply" if shown else f"({status})"
@@ -225,7 +202,7 @@ class AnthropicProvider(Provider):
             return None  # an Anthropic-compatible server without the counting endpoint
         except anthropic.APIStatusError as error:
             failure = self._status_error(error, [])
-            if isinstance(failure, _Retry):
+            if isinstance(failure, RetryableFailure):
                 raise ProviderError(f"Token count failed: Anthropic API {failure.what}.", retryable=True) from error
             raise failure from error
         except anthropic.APIConnectionError as error:

@@ -7,9 +7,12 @@ to see "overloaded (529), retrying in 2 s (attempt 2 of 4)". So the clients are 
 
 from __future__ import annotations
 
+import asyncio
 import random
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, AsyncIterator, Callable, Mapping
+
+from tui_agent.core.providers.base import ProviderError, ProviderEvent, StreamNotice
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 
@@ -73,3 +76,38 @@ def one_line(text: Any, limit: int = 300) -> str:
     """Collapse an error message to one screen line."""
     line = " ".join(str(text).split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class RetryableFailure(Exception):
+    """Raised by one attempt that failed before showing any text, in a way worth retrying."""
+
+    def __init__(self, what: str, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(what)
+        self.what = what
+        self.headers = headers
+
+
+async def with_retries(
+    attempt: Callable[[], AsyncIterator[ProviderEvent]], policy: RetryPolicy, service: str
+) -> AsyncIterator[ProviderEvent]:
+    """Run `attempt` until it finishes; announce each wait; give up with one clear line.
+
+    Only failures before any text was shown are retried (the attempt decides), so a retry never
+    repeats text the user already saw.
+    """
+    retries = 0
+    while True:
+        try:
+            async for item in attempt():
+                yield item
+            return
+        except RetryableFailure as failure:
+            retries += 1
+            if retries > policy.max_retries:
+                raise ProviderError(
+                    f"{service} {failure.what}; gave up after {policy.max_retries} retries. Try again in a moment.",
+                    retryable=True,
+                ) from failure
+            delay = policy.delay(retries, failure.headers)
+            yield StreamNotice(retry_notice(failure.what, delay, retries, policy))
+            await asyncio.sleep(delay)
