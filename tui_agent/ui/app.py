@@ -33,6 +33,7 @@ QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 
 class AgentApp(App[int]):
     TITLE = "tui-agent"
+    CSS_PATH = "app.tcss"
     BINDINGS = [Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False)]
 
     def __init__(

@@ -38,7 +38,6 @@ NARROW_BELOW = 100
 
 
 class MainScreen(Screen):
-    CSS_PATH = "main.tcss"
     AUTO_FOCUS = "PromptArea"
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
