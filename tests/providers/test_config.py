@@ -64,7 +64,7 @@ def test_model_limits_and_cost():
     assert resolve_limits("x", {"CONTEXT_WINDOW_TOKENS": "8000"}) == (8000, 4000)  # output capped at half the window
     assert resolve_limits("x", {}, context_window=50_000, max_output_tokens=2000) == (50_000, 2000)
     cost = cost_usd("claude-sonnet-5-5", UsageInfo(1_000_000, 100_000, 0, 1_000_000))
-    assert cost == pytest.approx(2.0 + 1.0 + 0.2)
+    assert cost == pytest.approx(2.0 + 1.0 + 0.1)
     assert cost_usd("deepseek-chat", UsageInfo(1, 1)) is None
 
 

@@ -226,3 +226,29 @@ async def test_server_without_stream_options_still_works(fake_openai):
 
 async def test_count_tokens_is_not_offered(fake_openai):
     assert await provider_for(fake_openai).count_tokens(request()) is None
+
+
+async def test_cancelling_closes_the_http_stream(fake_openai):
+    import asyncio
+    import time
+
+    fake_openai.replies = [Reply(chunks=completion_chunks(text("word " * 100)), delay=0.05)]
+    provider = provider_for(fake_openai)
+    got: list[str] = []
+
+    async def consume() -> None:
+        async for item in provider.stream(request()):
+            if isinstance(item, StreamText):
+                got.append(item.text)
+
+    task = asyncio.create_task(consume())
+    while not got:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    deadline = time.monotonic() + 2
+    while fake_openai.open_streams and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert fake_openai.open_streams == 0 and len(got) < 50
+    await provider.aclose()

@@ -31,11 +31,14 @@ class ModelInfo:
     max_output_tokens: int
     input_price: float | None = None
     output_price: float | None = None
+    cache_read: float | None = None  # when it differs from the usual 10% of the input price
 
     def cache_write_price(self) -> float | None:
         return None if self.input_price is None else self.input_price * 1.25
 
     def cache_read_price(self) -> float | None:
+        if self.cache_read is not None:
+            return self.cache_read
         return None if self.input_price is None else self.input_price * 0.1
 
 
@@ -44,7 +47,7 @@ _K200 = 200_000
 
 KNOWN_MODELS: dict[str, ModelInfo] = {
     # Current Claude lineup.
-    "claude-sonnet-5-5": ModelInfo(_M, 128_000, 2.0, 10.0),
+    "claude-sonnet-5-5": ModelInfo(_M, 128_000, 2.0, 10.0, cache_read=0.10),
     "claude-opus-5-5": ModelInfo(_M, 128_000, 4.0, 20.0),
     "claude-haiku-5-5": ModelInfo(_M, 128_000, 0.10, 0.50),
     "claude-fable-5-2": ModelInfo(_M, 128_000, 8.0, 40.0),
