@@ -79,7 +79,7 @@ async def test_http_server_lists_and_answers(tmp_path: Path, http_server):
         out = await tools["mcp__web__echo"].call({"message": "over http"}, ToolContext(workspace=tmp_path))
         assert (out.content, out.is_error) == ("got:over http", False)
         text = manager.status_text()
-        assert "web: connected · http · " + url in text
+        assert "web: connected (http, demo" in text and f"    url: {url}" in text
 
         # The server goes away: a clear error, then one restart attempt that fails, then no more tries.
         stop(proc)

@@ -133,7 +133,7 @@ async def test_a_cancelled_call_leaves_the_server_usable(started):
 async def test_status_text_shows_servers_tools_errors_and_logs(started):
     manager, _, root = started
     text = manager.status_text()
-    assert "demo: connected · stdio" in text
+    assert "demo: connected (stdio, demo" in text and "    command: " in text
     assert "mcp__demo__echo  (read-only)" in text and "mcp__demo__write_note\n" in text
     assert "nope: failed" in text and "last error: command not found" in text
     assert f"log: {root / 'logs' / 'demo.log'}" in text

@@ -111,10 +111,9 @@ class McpManager:
             lines.append("  (no servers in the config)")
         for name, conn in self.connections.items():
             status = conn.status if self.started or conn.status != "pending" else "starting"
-            head = f"  {name}: {status} · {conn.config.type} · {conn.config.describe()}"
-            if conn.server_info:
-                head += f" · {conn.server_info}"
-            lines.append(head)
+            details = ", ".join(x for x in (conn.config.type, conn.server_info) if x)
+            lines.append(f"  {name}: {status} ({details})")
+            lines.append(f"    {'url' if conn.config.type == 'http' else 'command'}: {conn.config.describe()}")
             tools = [t for t in self.tools if t.connection is conn]
             if tools:
                 lines.append(f"    tools ({len(tools)}):")
