@@ -50,7 +50,8 @@ SKIPPED_MESSAGE = "Skipped because a previous tool use was rejected or the turn 
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.:-]+$")
 # Shell control operators that chain commands; a prefix rule must cover every part.
-_SPLIT = re.compile(r"\|\||&&|[;|&\n]")
+# (`&` as part of a redirection, `2>&1` or `&>file`, is not a separator.)
+_SPLIT = re.compile(r"\|\||&&|\|&?|[;\n]|(?<![<>])&(?!>)")
 # Redirections that do not write files (`2>&1`, `>/dev/null`); any other `>` may write anywhere.
 _HARMLESS_REDIRECT = re.compile(r"\d*>&\d+|&?\d*>>?\s*/dev/null")
 # Commands whose first word alone says little: remember `git status`, not `git`.
