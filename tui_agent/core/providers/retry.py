@@ -64,6 +64,8 @@ def describe_status(status: int | None, kind: str | None = None) -> str:
         return f"overloaded ({status if status and status != 200 else 529})"
     if status is None:
         return "connection error"
+    if status == 200:
+        return f"stream error ({kind or 'unknown'})"
     return f"{_STATUS_WORDS.get(status, 'error')} ({status})"
 
 
