@@ -13,7 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from tests.mcp.helpers import demo_entry, write_config
 from tui_agent.core import events as ev
