@@ -1,0 +1,111 @@
+"""Project context: AGENTS.md / CLAUDE.md lookup, merge, cap, reload, and its place in the system prompt."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tui_agent.core.project_context import ProjectContext, load_project_context
+from tui_agent.core.providers.scripted import ScriptedProvider, text_reply
+from tui_agent.core.session import Session
+from tui_agent.core.system_prompt import build_system_prompt, context_notices
+from tui_agent.core.tools.base import ToolRegistry
+
+
+@pytest.fixture(autouse=True)
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TUI_AGENT_CONFIG_DIR", str(tmp_path / "config"))
+    return tmp_path / "config"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+@pytest.mark.parametrize("name", ["AGENTS.md", "CLAUDE.md"])
+def test_single_file_verbatim(repo: Path, name: str) -> None:
+    (repo / name).write_text("rules\n  indented\n")
+    loaded = load_project_context(repo)
+    assert loaded is not None and loaded.text == "rules\n  indented\n" and loaded.files == (repo / name,)
+
+
+def test_both_files_agents_first(repo: Path) -> None:
+    (repo / "AGENTS.md").write_text("agents")
+    (repo / "CLAUDE.md").write_text("claude")
+    assert load_project_context(repo).text == "agents\n\n---\n\nclaude"
+
+
+def test_nothing_found(repo: Path) -> None:
+    assert load_project_context(repo) is None
+
+
+def test_found_in_an_ancestor_first_directory_wins(repo: Path) -> None:
+    (repo / "AGENTS.md").write_text("from parent")
+    child = repo / "pkg" / "src"
+    child.mkdir(parents=True)
+    assert load_project_context(child).text == "from parent"
+    (repo / "pkg" / "CLAUDE.md").write_text("from pkg")
+    assert load_project_context(child).text == "from pkg"
+
+
+def test_stops_at_the_git_root(tmp_path: Path, repo: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("above the repository")
+    assert load_project_context(repo) is None
+
+
+def test_cap_at_64kb(repo: Path) -> None:
+    (repo / "AGENTS.md").write_text("é" * 40_000)  # 80,000 bytes, cut inside no character
+    loaded = load_project_context(repo)
+    assert loaded.truncated and loaded.text.endswith("[project context truncated at 64KB]")
+    assert len(loaded.text.encode("utf-8")) <= 65536
+    (repo / "AGENTS.md").write_text("x" * (64 * 1024 + 1))
+    assert load_project_context(repo).text.endswith("[project context truncated at 64KB]")
+
+
+def test_reload_when_the_file_changes(repo: Path) -> None:
+    cache = ProjectContext(repo)
+    assert cache.get() is None
+    (repo / "AGENTS.md").write_text("v1")
+    assert cache.get().text == "v1"
+    (repo / "AGENTS.md").write_text("version 2")
+    stamp = (repo / "AGENTS.md").stat().st_mtime + 2
+    os.utime(repo / "AGENTS.md", (stamp, stamp))
+    assert cache.get().text == "version 2"
+    (repo / "AGENTS.md").unlink()
+    assert cache.get() is None
+
+
+def make_session(repo: Path) -> Session:
+    session = Session(provider=ScriptedProvider(replies=[text_reply("ok")]), tools=ToolRegistry(), workspace=repo)
+    session.system_prompt_builder = build_system_prompt
+    return session
+
+
+async def test_in_the_system_prompt_and_kept_across_clear(repo: Path) -> None:
+    (repo / "AGENTS.md").write_text("Always run pytest.\n")
+    session = make_session(repo)
+    prompt = session.system_prompt()
+    assert prompt.startswith("You are tui-agent") and "Always run pytest." in prompt and "AGENTS.md" in prompt
+    async for _ in session.run_turn("hi"):
+        pass
+    assert "Always run pytest." in session.provider.requests[0].system
+    assert all("Always run pytest." not in str(m) for m in session.history)  # never in the history
+    session.clear()
+    assert "Always run pytest." in session.system_prompt()
+
+
+def test_system_prompt_without_context_or_skills(repo: Path) -> None:
+    prompt = make_session(repo).system_prompt()
+    assert "Project instructions" not in prompt and "Available Skills" not in prompt
+    assert "Edit" in prompt and "Bash" in prompt
+
+
+def test_truncation_notice(repo: Path) -> None:
+    (repo / "AGENTS.md").write_text("x" * 70_000)
+    notices = context_notices(make_session(repo))
+    assert any("64 KB" in n.text for n in notices)
