@@ -7,7 +7,6 @@ only the standard library at the top; the core, Textual and the SDKs load when a
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -45,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="headless: allow tools that change things (Write, Edit, Bash, MCP)")
     parser.add_argument("--context-window", type=int, metavar="TOKENS",
                         help="override the model's context window (same as CONTEXT_WINDOW_TOKENS)")
+    parser.add_argument("--max-output-tokens", type=int, metavar="TOKENS",
+                        help="max output tokens per call (same as MAX_OUTPUT_TOKENS)")
     parser.add_argument("--transcript", type=Path, metavar="FILE",
                         help="load a Claude Code session log (.jsonl) into the history, to see what compaction "
                         "would send and continue from it")
@@ -83,8 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_turns is not None and args.max_turns < 1:
         print("error: --max-turns must be at least 1", file=sys.stderr)
         return 2
-    if args.context_window is not None:
-        os.environ["CONTEXT_WINDOW_TOKENS"] = str(args.context_window)
+    for flag, value in (("--context-window", args.context_window), ("--max-output-tokens", args.max_output_tokens)):
+        if value is not None and value < 1:
+            print(f"error: {flag} must be a positive number of tokens", file=sys.stderr)
+            return 2
     workspace = (args.cwd or Path.cwd()).resolve()
     if not workspace.is_dir():
         print(f"error: workspace {workspace} is not a directory", file=sys.stderr)
@@ -109,14 +112,16 @@ def main(argv: list[str] | None = None) -> int:
             history = loaded[0]
         return run_headless(prompt, workspace=workspace, model=args.model, provider=args.provider,
                             max_turns=args.max_turns, allow_write=True if args.allow_write else None,
-                            history=history)
+                            history=history, context_window=args.context_window,
+                            max_output_tokens=args.max_output_tokens)
 
     from tui_agent.core import trace
     from tui_agent.core.factory import build_session
 
     trace.trace("cli.start", mode="tui")
     session, notices = build_session(workspace, model=args.model, provider=args.provider,
-                                     max_turns=args.max_turns, demo_delay=0.01)
+                                     max_turns=args.max_turns, demo_delay=0.01,
+                                     context_window=args.context_window, max_output_tokens=args.max_output_tokens)
     if args.transcript is not None:
         loaded = _load_transcript(args.transcript)
         if loaded is None:

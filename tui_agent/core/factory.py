@@ -14,6 +14,7 @@ from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.events import Notice
 from tui_agent.core.permissions import PermissionPolicy
 from tui_agent.core.providers.base import Provider
+from tui_agent.core.providers.config import missing_key_notice, provider_from_env
 from tui_agent.core.providers.demo import DemoProvider
 from tui_agent.core.session import Session
 from tui_agent.core.tools import ToolRegistry, builtin_tools
@@ -26,26 +27,28 @@ def provider_for_model(
     provider: str | None = None,
     workspace: Path | None = None,
     demo_delay: float = 0.0,
+    context_window: int | None = None,
+    max_output_tokens: int | None = None,
 ) -> tuple[Provider, list[Notice]]:
     """The provider for a model name (or the environment's default) and any notice to show.
 
-    `demo` (or no configured key) gives the offline demo model.
+    `demo` (or no configured key) gives the offline demo model, which announces itself in its first
+    reply; asking for a real model or provider without its key also gets a warning naming the variable.
+    Raises ValueError for an unknown provider name.
     """
     if name == "demo" or provider == "demo":
         return DemoProvider(workspace=workspace, delay=demo_delay), []
-    try:
-        from tui_agent.core.providers.config import provider_from_env
-    except ImportError:  # providers not available in this build
-        provider_from_env = None  # type: ignore[assignment]
-    real = provider_from_env(env, model=name, provider=provider) if provider_from_env else None
+    real = provider_from_env(env, model=name, provider=provider, context_window=context_window,
+                             max_output_tokens=max_output_tokens)
     if real is not None:
         return real, []
-    # The demo model announces itself in its first reply; a model asked for by name deserves a warning.
     notices = []
     if name or provider:
-        notices.append(Notice(f"No API key is configured for {name or provider!r}; using the offline demo model. "
-                              "Set ANTHROPIC_API_KEY (or OPENAI_API_KEY) to use a real model.", "warning"))
-    return DemoProvider(workspace=workspace, delay=demo_delay), notices
+        notices.append(Notice(missing_key_notice(env, provider), "warning"))
+    demo = DemoProvider(workspace=workspace, delay=demo_delay)
+    if context_window:
+        demo.context_window = context_window
+    return demo, notices
 
 
 def build_session(
@@ -58,10 +61,13 @@ def build_session(
     max_turns: int | None = None,
     env: Mapping[str, str] = os.environ,
     demo_delay: float = 0.0,
+    context_window: int | None = None,
+    max_output_tokens: int | None = None,
 ) -> tuple[Session, list[Notice]]:
     """A Session for `workspace` with the built-in tools, project context, skills, settings and MCP."""
     workspace = Path(workspace).resolve()
-    chosen, notices = provider_for_model(model, env, provider=provider, workspace=workspace, demo_delay=demo_delay)
+    chosen, notices = provider_for_model(model, env, provider=provider, workspace=workspace, demo_delay=demo_delay,
+                                         context_window=context_window, max_output_tokens=max_output_tokens)
     permissions = PermissionPolicy.headless(allow_write) if headless else PermissionPolicy()
     session = Session(
         provider=chosen,
