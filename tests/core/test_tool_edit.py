@@ -166,3 +166,13 @@ def test_gate_on_escapes(tmp_path: Path) -> None:
         tool_input = {"file_path": raw, "old_string": "a", "new_string": "b"}
         decision = PermissionPolicy.headless(allow_write=True).decide(EditTool(), tool_input, ctx)
         assert decision.behavior == "deny" and "outside the workspace" in decision.message
+
+
+async def test_preview_warns_outside_and_unread(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (tmp_path / "x.txt").write_text("abc\n")
+    ctx = ToolContext(workspace=workspace)
+    preview = EditTool().permission_preview({"file_path": "../x.txt", "old_string": "b", "new_string": "B"}, ctx)
+    assert preview.startswith("Warning:") and "OUTSIDE the workspace" in preview
+    assert "has not been read" in preview and "+aBc" in preview

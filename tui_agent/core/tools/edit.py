@@ -19,7 +19,7 @@ from typing import Any
 
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui_agent.core.tools.paths import display_path, resolve_path
-from tui_agent.core.tools.write import check_target, ensure_parent, record_mtime, unified_diff
+from tui_agent.core.tools.write import check_target, ensure_parent, outside_note, record_mtime, unified_diff
 
 MAX_EDIT_BYTES = 10 * 1024 * 1024
 SNIPPET_CONTEXT = 4
@@ -93,6 +93,9 @@ class EditTool(Tool):
         title = f"Create {plan.shown}" if plan.created else f"Edit {plan.shown}"
         if plan.count > 1:
             title += f" ({plan.count} replacements)"
+        if not plan.created and str(plan.path) not in ctx.read_files:
+            title += "\n(The file has not been read in this session: Edit will refuse it until it is read.)"
+        title = outside_note(plan.path, ctx.workspace) + title
         return title + "\n\n" + unified_diff(plan.old_text, plan.new_text, plan.shown)
 
     async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:

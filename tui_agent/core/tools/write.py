@@ -16,7 +16,7 @@ from typing import Any
 
 from tui_agent.core.permissions import git_internal
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tui_agent.core.tools.paths import display_path, resolve_path
+from tui_agent.core.tools.paths import display_path, is_inside, resolve_path
 
 # One tool call carrying more than this is a runaway generation, not a source file.
 MAX_WRITE_BYTES = 1024 * 1024
@@ -51,6 +51,13 @@ def unified_diff(old: str, new: str, shown: str, max_lines: int = PREVIEW_LINES)
         extra = len(lines) - max_lines
         lines = lines[:max_lines] + [f"… {extra} more diff line{'s' if extra != 1 else ''}\n"]
     return "".join(lines).rstrip("\n") or "(no changes)"
+
+
+def outside_note(path: Path, workspace: Path) -> str:
+    """A warning line for the permission prompt when the file is outside the workspace, else ""."""
+    if is_inside(path, Path(workspace).resolve()):
+        return ""
+    return f"Warning: {path} is OUTSIDE the workspace {Path(workspace).resolve()}.\n"
 
 
 def check_target(path: Path, shown: str, workspace: Path) -> None:
@@ -101,15 +108,16 @@ class WriteTool(Tool):
         shown = display_path(path, ctx.workspace)
         size = len(content.encode("utf-8"))
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+        note = outside_note(path, ctx.workspace)
         old = _existing_text(path)
         if old is not None:
-            return f"Overwrite {shown} ({lines} lines, {size} bytes)\n\n" + unified_diff(old, content, shown)
+            return f"{note}Overwrite {shown} ({lines} lines, {size} bytes)\n\n" + unified_diff(old, content, shown)
         verb = "Overwrite" if path.exists() else "Create"
         body = content.splitlines()
         preview = "\n".join(body[:PREVIEW_LINES])
         if len(body) > PREVIEW_LINES:
             preview += f"\n… {len(body) - PREVIEW_LINES} more lines"
-        return f"{verb} {shown} ({lines} lines, {size} bytes)\n\n{preview}"
+        return f"{note}{verb} {shown} ({lines} lines, {size} bytes)\n\n{preview}"
 
     async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return await asyncio.to_thread(_write, str(tool_input["file_path"]), tool_input["content"], ctx)
