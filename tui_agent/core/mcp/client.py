@@ -91,7 +91,9 @@ class ServerConnection:
             # The owner applies the start timeout to each step; this outer bound only guards the guard.
             tools = await asyncio.wait_for(asyncio.shield(ready), 2 * self.start_timeout + 10)
         except BaseException as error:
-            self._retire_owner()
+            # An owner that reported its failure is already winding down (its shutdown is bounded);
+            # one that did not answer in time, or a cancelled start, needs a cancel.
+            self._retire_owner(cancel=not ready.done())
             reason = _reason(error, self)
             hint = self._log_tail(log_offset)
             if hint and hint not in reason:
@@ -187,24 +189,27 @@ class ServerConnection:
         A start still in progress is cancelled first, so quitting never waits out a start timeout.
         """
         self._closing = True
-        self._retire_owner()
+        self._retire_owner(cancel=self.status == "starting")
         async with self._lock:
-            self._retire_owner()
+            self._retire_owner(cancel=self.status == "starting")
             if self.status in ("connected", "starting", "dead"):
                 self.status = "stopped"
             owners, self._old_owners = self._old_owners, set()
         if owners:
             await asyncio.wait(owners, timeout=10)
 
-    def _retire_owner(self) -> None:
-        """Ask the current owner to finish in the background (kept referenced until `stop`)."""
+    def _retire_owner(self, cancel: bool = False) -> None:
+        """Ask the current owner to finish in the background (kept referenced until `stop`).
+
+        The stop event is enough for an owner holding an open session; `cancel` is for one still
+        waiting on a server that does not answer.
+        """
         owner, self._owner = self._owner, None
         self._session = None
         if self._stop is not None:
             self._stop.set()
         if owner is not None and not owner.done():
-            # A stop event is enough when connected; a start that hangs needs a cancel.
-            if self.status != "connected" and self.status != "dead":
+            if cancel:
                 owner.cancel()
             self._old_owners.add(owner)
             owner.add_done_callback(self._old_owners.discard)
@@ -224,7 +229,7 @@ class ServerConnection:
             if error.code == REQUEST_TIMEOUT:
                 raise McpCallError(self._timeout_message(tool, timeout)) from None
             if error.code == CONNECTION_CLOSED:
-                raise McpCallError(self._died(tool, "the connection closed")) from None
+                raise McpCallError(self._died(tool, "the connection closed", session)) from None
             raise McpCallError(f'MCP server "{self.name}" rejected the call to {tool}: {error.message}') from None
         except asyncio.TimeoutError:
             raise McpCallError(self._timeout_message(tool, timeout)) from None
@@ -232,7 +237,7 @@ class ServerConnection:
             raise
         except Exception as error:  # noqa: BLE001 - broken pipes and closed streams mean the server is gone
             if _is_transport_error(error):
-                raise McpCallError(self._died(tool, _describe(error))) from None
+                raise McpCallError(self._died(tool, _describe(error), session)) from None
             raise McpCallError(f'MCP call {self.name}/{tool} failed: {_describe(error)}') from None
 
     async def _ready_session(self) -> Any:
@@ -251,7 +256,10 @@ class ServerConnection:
                 raise McpCallError(f'MCP server "{self.name}" is not running ({self.status}{detail}).')
             return self._session
 
-    def _died(self, tool: str, how: str) -> str:
+    def _died(self, tool: str, how: str, session: Any) -> str:
+        if self.status == "connected" and self._session is not None and self._session is not session:
+            # A parallel call already restarted the server; this call's session was the old one.
+            return f'MCP server "{self.name}" stopped during the call to {tool} ({how}); it has been restarted.'
         self.status = "dead"
         self.restart_allowed = self.restarts < MAX_RESTARTS
         self.last_error = f"stopped during a call to {tool} ({how})"
