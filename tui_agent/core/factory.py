@@ -10,13 +10,17 @@ import os
 from pathlib import Path
 from typing import Mapping
 
+from tui_agent.core.builtin_commands import register_builtin_commands
 from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.events import Notice
+from tui_agent.core.mcp import install_mcp
 from tui_agent.core.permissions import PermissionPolicy
 from tui_agent.core.providers.base import Provider
 from tui_agent.core.providers.config import missing_key_notice, provider_from_env
 from tui_agent.core.providers.demo import DemoProvider
 from tui_agent.core.session import Session
+from tui_agent.core.settings import apply_permission_settings
+from tui_agent.core.system_prompt import build_system_prompt, context_notices
 from tui_agent.core.tools import ToolRegistry, builtin_tools
 
 
@@ -83,24 +87,10 @@ def build_session(
 
 
 def _install_extensions(session: Session) -> list[Notice]:
-    """Project context, skills, settings, slash commands and MCP, each optional in this build."""
-    notices: list[Notice] = []
-    try:
-        from tui_agent.core.system_prompt import build_system_prompt
-
-        session.system_prompt_builder = build_system_prompt
-    except ImportError:
-        pass
-    try:
-        from tui_agent.core.builtin_commands import register_builtin_commands
-
-        register_builtin_commands(session)
-    except ImportError:
-        pass
-    try:
-        from tui_agent.core.mcp import install_mcp
-
-        install_mcp(session)
-    except ImportError:
-        pass
+    """Settings rules, project context and skills, slash commands and MCP (started in the background)."""
+    notices = [Notice(text, "warning") for text in apply_permission_settings(session.permissions, session.workspace)]
+    session.system_prompt_builder = build_system_prompt
+    register_builtin_commands(session)
+    notices += context_notices(session)
+    install_mcp(session)
     return notices
