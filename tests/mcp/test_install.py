@@ -24,11 +24,14 @@ from tui_agent.core.session import Session
 from tui_agent.core.tools.base import ToolRegistry
 
 
-def make_session(workspace: Path, replies=(), allow_write: bool = False) -> Session:
+SILENT = "import sys; sys.stdin.read()"  # reads requests, never answers, exits when stdin closes
+
+
+def make_session(workspace: Path, replies=(), allow_write: bool = False, start_timeout: float = 15) -> Session:
     session = Session(ScriptedProvider(replies=list(replies)), ToolRegistry(), workspace,
                       permissions=PermissionPolicy.headless(allow_write=allow_write))
     install_mcp(session, environ={"TUI_AGENT_CONFIG_DIR": str(workspace / "user-config")},
-                log_dir=workspace / "logs", start_timeout=10)
+                log_dir=workspace / "logs", start_timeout=start_timeout)
     return session
 
 
@@ -137,9 +140,8 @@ async def test_unset_variable_is_reported_next_to_the_failure(tmp_path):
 
 async def test_quitting_during_start_up_does_not_wait_for_the_start_timeout(tmp_path):
     """The TUI may close while a server is still starting (in a worker task): the closer cancels it."""
-    silent = "import sys; sys.stdin.read()"  # reads requests, never answers, exits when stdin closes
-    write_config(tmp_path / ".mcp.json", {"silent": {"command": sys.executable, "args": ["-c", silent]}})
-    session = make_session(tmp_path)  # start timeout 10 s
+    write_config(tmp_path / ".mcp.json", {"silent": {"command": sys.executable, "args": ["-c", SILENT]}})
+    session = make_session(tmp_path)  # start timeout 15 s
     starting = asyncio.create_task(session.start_background())
     await asyncio.sleep(0.5)
     began = time.monotonic()
@@ -147,3 +149,14 @@ async def test_quitting_during_start_up_does_not_wait_for_the_start_timeout(tmp_
     notices = await asyncio.wait_for(starting, 5)
     assert time.monotonic() - began < 5
     assert len(notices) == 1 and '"silent" failed to start' in notices[0].text and "cancelled" in notices[0].text
+
+
+async def test_a_server_that_does_not_answer_is_skipped_after_the_start_timeout(tmp_path):
+    write_config(tmp_path / ".mcp.json", {"silent": {"command": sys.executable, "args": ["-c", SILENT]}})
+    session = make_session(tmp_path, start_timeout=1)
+    began = time.monotonic()
+    notices = await session.start_background()
+    assert time.monotonic() - began < 5
+    assert [n.text for n in notices] == ['MCP server "silent" failed to start and was skipped: no answer within 1 s']
+    assert len(session.tools) == 0
+    await session.aclose()

@@ -1,4 +1,4 @@
-"""Against real server processes over stdio: our demo server plus three that cannot start.
+"""Against real server processes over stdio: our demo server plus two that cannot start.
 
 One manager (and so one demo server process, ~1.3 s to spawn) is shared by the whole module; the
 crash-and-restart test runs last because it replaces that process.
@@ -20,7 +20,7 @@ from tui_agent.core.tools.base import ToolContext, validate_input
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-START_TIMEOUT = 3.0
+START_TIMEOUT = 15.0  # generous: CI machines are shared; the time-out itself is tested in test_install
 CALL_TIMEOUT = 1.5
 
 
@@ -32,7 +32,6 @@ async def started(tmp_path_factory):
         "nope": {"command": "definitely-not-a-command-tui-agent"},
         "exits": {"command": sys.executable,
                   "args": ["-c", "import sys; print('boom: no API key', file=sys.stderr); sys.exit(2)"]},
-        "hangs": {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]},
     })
     config = load_config([path], {"MCP_TEST_VALUE": "expanded!"})
     manager = McpManager(config, cwd=root, log_dir=root / "logs", start_timeout=START_TIMEOUT,
@@ -56,12 +55,11 @@ async def test_failing_servers_are_skipped_with_a_warning_each(started):
     manager, notices, _ = started
     texts = [n.text for n in notices]
     assert all(n.level == "warning" for n in notices)
-    assert len(texts) == 3, texts
+    assert len(texts) == 2, texts
     assert any('"nope"' in t and "command not found: definitely-not-a-command-tui-agent" in t for t in texts)
     assert any('"exits"' in t and "exited during start-up" in t and "boom: no API key" in t for t in texts)
-    assert any('"hangs"' in t and f"no answer within {START_TIMEOUT:g} s" in t for t in texts)
     assert {n: c.status for n, c in manager.connections.items()} == {
-        "demo": "connected", "nope": "failed", "exits": "failed", "hangs": "failed"}
+        "demo": "connected", "nope": "failed", "exits": "failed"}
 
 
 async def test_listing_names_schemas_and_read_only_hints(started):
