@@ -151,3 +151,23 @@ def test_version_does_not_import_heavy_modules():
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual','rich','anthropic','openai','mcp'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().endswith("[]")
+
+
+async def test_demo_uses_agents_md_and_skills(tmp_path):
+    repo = make_repo(tmp_path)
+    (repo / "AGENTS.md").write_text("Always mention widgets.\n")
+    skill = repo / ".agents" / "skills" / "review"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: review\ndescription: Review a change\n---\n# Review workflow\n")
+    session, _ = build_session(repo, model="demo", headless=True)
+    events = await run(session, "what is in this repo?")
+    text = "".join(e.text for e in events if isinstance(e, ev.TextDelta))
+    assert "AGENTS.md" in text
+    skill_results = [e for e in events if isinstance(e, ev.ToolFinished) and e.name == "Skill"]
+    assert skill_results and "# Review workflow" in skill_results[0].content
+    assert events[-1].reason == "completed"
+    events = await run(session, "/review the parser")
+    first_tool = next(e for e in events if isinstance(e, ev.ToolStarted))
+    assert first_tool.name == "Skill" and first_tool.input == {"skill": "review", "args": "the parser"}
+    assert events[-1].reason == "completed"
+    assert protocol_errors(session.history) == []

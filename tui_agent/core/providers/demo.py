@@ -84,6 +84,16 @@ class DemoProvider(Provider):
         keyword = _keyword(turn.prompt)
         skills = _skills(request.system)
         step = turn.rounds
+        invoked = re.match(r"^/([\w.-]+)\s*(.*)$", turn.prompt.strip(), flags=re.DOTALL)
+        if invoked and invoked.group(1) in skills and "Skill" in available:
+            # `/<skill> args`: load the skill first, as the system prompt asks, then explore as usual.
+            if step == 0:
+                skill_input = {"skill": invoked.group(1)}
+                if invoked.group(2).strip():
+                    skill_input["args"] = invoked.group(2).strip()
+                return f"Loading the `{invoked.group(1)}` skill first.", [("Skill", skill_input)]
+            step -= 1
+            skills = []
         if step == 0 and "Glob" in available:
             intro = "I'll start by looking at how the repository is laid out."
             if "AGENTS.md" in request.system or "CLAUDE.md" in request.system:
@@ -96,7 +106,7 @@ class DemoProvider(Provider):
             if picks:
                 names = " and ".join(f"`{p}`" for p in picks)
                 return f"Let me read {names} first.", [("Read", {"file_path": p}) for p in picks]
-        if step == 2 and skills and "Skill" in available:
+        if step == 2 and skills and "Skill" in available and not _used(turn, "Skill"):
             return f"There is a `{skills[0]}` skill for this project; let me load it.", [("Skill", {"skill": skills[0]})]
         if step in (2, 3) and "Grep" in available and not _used(turn, "Grep"):
             pattern = keyword or "TODO|FIXME|def |class |function "
