@@ -82,15 +82,15 @@ def build_session(
     )
     if max_turns is not None:
         session.max_turns = max_turns
-    notices += _install_extensions(session)
+    notices += _install_extensions(session, env)
     return session, notices
 
 
-def _install_extensions(session: Session) -> list[Notice]:
+def _install_extensions(session: Session, env: Mapping[str, str]) -> list[Notice]:
     """Settings rules, project context and skills, slash commands and MCP (started in the background)."""
     notices = [Notice(text, "warning") for text in apply_permission_settings(session.permissions, session.workspace)]
     session.system_prompt_builder = build_system_prompt
     register_builtin_commands(session)
     notices += context_notices(session)
-    install_mcp(session)
+    install_mcp(session, environ=env)
     return notices
