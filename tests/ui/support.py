@@ -73,16 +73,50 @@ class FakeEdit(FakeWrite):
         return ToolOutput(f"Edited {tool_input['file_path']}")
 
 
+SNAPSHOT_SYSTEM = "You are tui-agent, a coding agent working in the user's repository at /work/demo-repo."
+
+
+class Frozen(Tool):
+    """A real tool behind a fixed description, so other people's wording changes do not move snapshots
+    (the baseline tokens of the meter depend on every tool's schema)."""
+
+    def __init__(self, inner: Tool) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.description = f"{inner.name} (test)"
+        self.input_schema = inner.input_schema
+        self.read_only = inner.read_only
+
+    def summary(self, tool_input: dict[str, Any]) -> str:
+        return self.inner.summary(tool_input)
+
+    def paths(self, tool_input: dict[str, Any]) -> list[str]:
+        return self.inner.paths(tool_input)
+
+    async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        return await self.inner.call(tool_input, ctx)
+
+
+def reading_tools() -> list[Tool]:
+    return [Frozen(t) for t in builtin_tools() if t.name in ("Read", "Glob", "Grep")]
+
+
+def frozen(session: Session) -> Session:
+    """Fix everything in the outbound baseline that does not belong to the test (tmp path, tool docs)."""
+    session.system_prompt_builder = lambda s: SNAPSHOT_SYSTEM
+    return session
+
+
 def scripted_session(workspace: Path, replies: list, *, extra_tools: list[Tool] | None = None,
                      compact: CompactOptions | None = None, delay: float = 0.0) -> Session:
     provider = ScriptedProvider(replies=list(replies), delay=delay)
-    tools = ToolRegistry([*builtin_tools(), *(extra_tools or [])])
-    return Session(provider, tools, workspace, compact=compact or CompactOptions())
+    tools = ToolRegistry([*reading_tools(), *(extra_tools or [])])
+    return frozen(Session(provider, tools, workspace, compact=compact or CompactOptions()))
 
 
 def demo_session(workspace: Path, *, compact: CompactOptions | None = None) -> Session:
     provider = DemoProvider(workspace=workspace, delay=0.0)
-    return Session(provider, ToolRegistry(builtin_tools()), workspace, compact=compact or CompactOptions())
+    return frozen(Session(provider, ToolRegistry(reading_tools()), workspace, compact=compact or CompactOptions()))
 
 
 def make_app(session: Session, **kwargs: Any) -> AgentApp:

@@ -34,7 +34,7 @@ async def test_allow_once_runs_the_tool_and_asks_again(tmp_path) -> None:
     app = make_app(session)
     async with app.run_test(size=(120, 36)) as pilot:
         modal = await start_and_wait_for_modal(pilot, "write it")
-        body = str(modal.query_one("#body Static").render())
+        body = str(modal.query_one("#perm-body Static").render())
         assert "out1.txt" in body and "hello" in body
         await pilot.press("y")
         await app.workers.wait_for_complete()
@@ -89,7 +89,7 @@ async def test_deny_with_n(tmp_path) -> None:
     app = make_app(session)
     async with app.run_test(size=(120, 36)) as pilot:
         modal = await start_and_wait_for_modal(pilot, "edit it")
-        body = str(modal.query_one("#body Static").render())
+        body = str(modal.query_one("#perm-body Static").render())
         assert "-b = 2" in body and "+b = 3" in body and "a/src/app.py" in body
         await pilot.press("n")
         await app.workers.wait_for_complete()

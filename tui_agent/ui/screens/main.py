@@ -76,9 +76,13 @@ class MainScreen(Screen):
     async def on_mount(self) -> None:
         self.update_title()
         self.query_one(CommandHints).commands = command_list(self)
+        await self.chat.add_notice(
+            f"Ask about the code in {self.app.workspace_label}. The panel shows what each model call sends: "
+            "highlighted rows go out, grey rows were dropped, ✂ marks cut tool results. /help lists commands.")
         for notice in self.welcome:
             await self.chat.add_notice(notice.text, notice.level)
         self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
+        self.prompt.focus()  # explicit: headless runs do not always honour AUTO_FOCUS
 
     def update_title(self) -> None:
         self.title = "tui-agent"
@@ -95,6 +99,20 @@ class MainScreen(Screen):
     def on_text_area_changed(self, event: PromptArea.Changed) -> None:
         if event.text_area is self.prompt:
             self.query_one(CommandHints).show_for(event.text_area.text)
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc is offered (and shown in the footer) only when there is a turn or a completion to cancel."""
+        if action == "cancel_turn":
+            return self.turn_running or self.query_one(CommandHints).has_class("-visible")
+        return True
+
+    @property
+    def turn_running(self) -> bool:
+        return self.turn is not None and self.turn.state in (WorkerState.PENDING, WorkerState.RUNNING)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.refresh_bindings()
 
     def on_prompt_area_complete(self, event: PromptArea.Complete) -> None:
         completion = self.query_one(CommandHints).completion(self.prompt.text)
@@ -116,7 +134,7 @@ class MainScreen(Screen):
 
     # -- turns -----------------------------------------------------------------------------------
     def start_turn(self, prompt: str) -> None:
-        if self.turn is not None and self.turn.state in (WorkerState.PENDING, WorkerState.RUNNING):
+        if self.turn_running:
             self.chat.add_notice_nowait("A turn is still running. Press Esc to cancel it first.", "warning")
             return
         self.turn = self.run_turn(prompt)
@@ -153,11 +171,11 @@ class MainScreen(Screen):
             self.prompt.load_text("")
             hints.show_for("")
             return
-        if self.turn is not None and self.turn.state in (WorkerState.PENDING, WorkerState.RUNNING):
+        if self.turn is not None and self.turn_running:
             self.turn.cancel()
 
     async def clear_conversation(self) -> None:
-        if self.turn is not None and self.turn.state in (WorkerState.PENDING, WorkerState.RUNNING):
+        if self.turn is not None and self.turn_running:
             self.turn.cancel()
             try:
                 await self.turn.wait()

@@ -62,8 +62,13 @@ def outbound_form(history: list[Message], index: int, view: "OutboundView | None
     result = compact_messages(history[: view.report.before], view.report.options)
     sent = result.messages[index - view.first_kept]
     cuts = view.truncated.get(index, ())
-    note = " (✂ cut)" if cuts else " (sent whole)"
-    return f"{view.label}{note}", format_message(sent)
+    if not cuts:
+        return f"{view.label} (sent whole)", format_message(sent)
+    original = sum(c.original_chars for c in cuts)
+    kept = sum(c.kept_chars for c in cuts)
+    lead = (f"✂ Compaction kept the first {fmt_k(kept)} of {fmt_k(original)} chars "
+            f"({fmt_k(original - kept)} not sent); the copy ends with a truncation note.\n\n")
+    return f"{view.label} (✂ cut)", lead + format_message(sent)
 
 
 class MessageScreen(ModalScreen[None]):

@@ -75,13 +75,13 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         self.preview = preview
 
     def compose(self) -> ComposeResult:
-        with VerticalGroup(id="dialog"):
-            yield Static(Content.assemble(("Allow ", ""), (self.tool_name, "bold $text-warning"), "?"), id="title")
+        with VerticalGroup(id="perm-dialog"):
+            yield Static(Content.assemble(("Allow ", ""), (self.tool_name, "bold $text-warning"), "?"), id="perm-title")
             if self.summary:
-                yield Static(self.summary, id="summary", markup=False)
-            with VerticalScroll(id="body"):
+                yield Static(self.summary, id="perm-summary", markup=False)
+            with VerticalScroll(id="perm-body"):
                 yield Static(permission_body(self.tool_name, self.tool_input, self.preview))
-            with HorizontalGroup(id="buttons"):
+            with HorizontalGroup(id="perm-buttons"):
                 yield Button(Content("y  Allow once"), id="allow_once", variant="success")
                 yield Button(Content("a  Allow for this session"), id="allow_session", variant="primary")
                 yield Button(Content("n  Deny"), id="deny", variant="error")
