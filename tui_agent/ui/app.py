@@ -76,8 +76,17 @@ class AgentApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        self.prewarm()
         if self.run_background and self.session.background_start:
-            self.call_after_refresh(self._start_background)
+            self.start_background()
+
+    @work(thread=True, group="prewarm", exit_on_error=False)
+    def prewarm(self) -> None:
+        """Import what the first reply needs (Markdown, markdown-it) while the user is still typing."""
+        import tui_agent.ui.widgets.assistant_reply  # noqa: F401
 
     def _remember_theme(self, theme: object) -> None:
         name = getattr(theme, "name", None)
@@ -86,9 +95,6 @@ class AgentApp(App[int]):
             problem = self.ui_state.save(self.config_base)
             if problem:
                 self.notify(problem, severity="warning")
-
-    def _start_background(self) -> None:
-        self.start_background()
 
     @work(group="background", exit_on_error=False)
     async def start_background(self) -> None:

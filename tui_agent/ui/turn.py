@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.widgets import Markdown
-
 from tui_agent.core import events as ev
 from tui_agent.ui.widgets.tool_card import ToolCard
 
@@ -45,7 +43,7 @@ class TurnRenderer:
             case ev.TextDelta(text=text):
                 if self.stream is None:
                     self.reply = await self.chat.add_reply()
-                    self.stream = Markdown.get_stream(self.reply)
+                    self.stream = self.reply.get_stream(self.reply)
                 assert self.reply is not None
                 self.reply.text += text
                 await self.stream.write(text)

@@ -7,15 +7,17 @@ of sitting at the bottom of the pane (pitfall P5).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from tui_agent.ui.widgets.assistant_reply import AssistantReply
 from tui_agent.ui.widgets.notice_line import NoticeLine
 from tui_agent.ui.widgets.tool_card import ToolCard
 from tui_agent.ui.widgets.user_message import UserMessage
+
+if TYPE_CHECKING:
+    from tui_agent.ui.widgets.assistant_reply import AssistantReply
 
 
 class ChatPane(VerticalScroll):
@@ -51,7 +53,10 @@ class ChatPane(VerticalScroll):
     async def add_user(self, text: str) -> UserMessage:
         return await self.add(UserMessage(text))  # type: ignore[return-value]
 
-    async def add_reply(self) -> AssistantReply:
+    async def add_reply(self) -> "AssistantReply":
+        # Imported here: Markdown pulls in markdown-it (~80 ms), which the first frame does not need.
+        from tui_agent.ui.widgets.assistant_reply import AssistantReply
+
         return await self.add(AssistantReply())  # type: ignore[return-value]
 
     async def add_notice(self, text: str, level: Literal["info", "warning", "error"] = "info") -> NoticeLine:
