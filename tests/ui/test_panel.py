@@ -93,12 +93,12 @@ async def test_api_usage_replaces_the_estimate(tmp_path) -> None:
         panel = app.screen.query_one(BudgetPanel)
         seen: list = []
         original = panel.on_usage
-        panel.on_usage = lambda usage: (seen.append(panel.query_one(BudgetMeter).meter), original(usage))  # type: ignore
+        panel.on_usage = lambda usage: (original(usage), seen.append(panel.query_one(BudgetMeter).meter))  # type: ignore
         await send(pilot, "hello")
         assert panel.calls[1] == 2000  # input + cache read: what the call occupied
-        assert seen and seen[0].label == "Call #1"
-        # the call's meter was exact before the turn ended and the next-call preview took over
-        await pilot.pause()
+        assert seen and seen[0].label == "Call #1" and seen[0].exact_total == 2000  # API replaced ≈
+        assert panel.meter.meter.label == "Next call"  # the next call is an estimate again...
+        assert "last 2,000 API" in str(panel.query_one("#budget-spark").render())  # ...beside the real last one
 
 
 async def test_history_index_is_incremental_and_resets_on_clear() -> None:

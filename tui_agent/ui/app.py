@@ -33,7 +33,7 @@ QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 
 class AgentApp(App[int]):
     TITLE = "tui-agent"
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses elsewhere resolve it too
     BINDINGS = [Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False)]
 
     def __init__(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
@@ -60,7 +61,7 @@ def permission_body(tool_name: str, tool_input: dict[str, Any], preview: str = "
 class PermissionScreen(ModalScreen[PermissionDecision]):
     """Returns ALLOW_ONCE, ALLOW_SESSION or DENY to the turn worker awaiting it."""
 
-    CSS_PATH = "permission.tcss"
+    CSS_PATH = Path(__file__).parent / "permission.tcss"
     BINDINGS = [
         Binding("y", "decide('allow_once')", "Allow once"),
         Binding("a", "decide('allow_session')", "Allow for session"),

@@ -48,6 +48,7 @@ class BudgetPanel(Vertical):
         self.session = session
         self.index = HistoryIndex(workspace=session.workspace)
         self.calls: dict[int, int] = {}  # call number → outbound tokens (estimate, or API usage)
+        self.exact_calls: set[int] = set()  # calls whose number came from the API's usage report
         self._meter_call: int | None = None
         self._last_compaction: str = ""
 
@@ -83,6 +84,7 @@ class BudgetPanel(Vertical):
         reset = self.index.sync(self.session.history)
         if reset:
             self.calls.clear()
+            self.exact_calls.clear()
             self._meter_call = None
             self._last_compaction = ""
             self.rows.show_view(None)
@@ -111,6 +113,7 @@ class BudgetPanel(Vertical):
     def on_usage(self, usage: ev.Usage) -> None:
         """The API's own count replaces the estimate for that call."""
         self.calls[usage.call] = usage.context_tokens
+        self.exact_calls.add(usage.call)
         meter = self.meter.meter
         if meter is not None and usage.call == self._meter_call:
             from dataclasses import replace
@@ -155,6 +158,9 @@ class BudgetPanel(Vertical):
             return
         label = f"calls {len(values)} "
         peak = f" peak {fmt_k(max(values))}"
+        last = max(self.calls)
+        if last in self.exact_calls:  # the real number for the last call, beside the estimate of the next
+            peak += f" · last {self.calls[last]:,} API"
         room = max(self.size.width - 2 - len(label) - len(peak), 4)
         widget.update(Content.assemble((label, "$text-muted"), (spark(values, room), "$budget-messages"),
                                        (peak, "$text-muted")))
