@@ -48,7 +48,8 @@ class AgentApp(App[int]):
     ) -> None:
         super().__init__()  # first: it creates the theme registry (pitfall P11)
         self.session = session
-        self.session_label = session_label or uuid.uuid4().hex[:6]
+        label = session_label or session.extensions.get("session_id")
+        self.session_label = str(label) if label else uuid.uuid4().hex[:6]
         self.workspace_label = session.workspace.name or str(session.workspace)
         self.config_base = config_base
         self.show_durations = show_durations
