@@ -117,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from tui_agent.core import trace
     from tui_agent.core.factory import build_session
+    from tui_agent.ui.app import run_app, setup_trace_log
 
+    trace_notice = setup_trace_log()  # before any trace line: on the TUI they go to a log file
     trace.trace("cli.start", mode="tui")
     session, notices = build_session(workspace, model=args.model, provider=args.provider,
                                      max_turns=args.max_turns, demo_delay=0.01,
@@ -129,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         history, notice = loaded
         session.history.extend(history)
         notices.append(notice)
-    from tui_agent.ui.app import run_app
-
+    if trace_notice is not None:
+        notices.insert(0, trace_notice)
     return run_app(session, startup_notices=notices)
 
 

@@ -7,7 +7,6 @@ A handler returns text to show, and optionally a prompt to run as the user's nex
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Union
 
@@ -56,6 +55,6 @@ class CommandRegistry:
         if command is None:
             return None
         result: Any = command.handler(session, args.strip())
-        if inspect.isawaitable(result):
+        if hasattr(result, "__await__"):  # (not `inspect`: it costs start-up time)
             result = await result
         return result

@@ -124,10 +124,15 @@ class AgentApp(App[int]):
         await self.session.aclose()
 
 
+_trace_log_ready = False
+
+
 def setup_trace_log() -> ev.Notice | None:
-    """With TRACE=1, send trace lines to a log file and say where it is."""
-    if not trace.enabled():
+    """With TRACE=1, send trace lines to a log file and say where it is (once per process)."""
+    global _trace_log_ready
+    if not trace.enabled() or _trace_log_ready:
         return None
+    _trace_log_ready = True
     directory = log_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)
