@@ -23,8 +23,6 @@ class ToolError(Exception):
 class ToolOutput:
     content: ToolContent
     is_error: bool = False
-    # Extra messages some tools add after the tool_result (e.g. a skill body); kept for later issues.
-    follow_up: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
