@@ -15,7 +15,7 @@ from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.ui.screens.permission import PermissionScreen
 from tui_agent.ui.widgets.history_rows import HistoryRows
-from tests.ui.support import FakeEdit, demo_session, make_app, make_repo, scripted_session, send
+from tests.ui.support import acting_tools, demo_session, fixed_repo, make_app, make_repo, scripted_session, send
 
 SMALL = CompactOptions(max_messages=16)
 PROMPTS = ("what does the handler do?", "explain the models", "where are the helpers?")
@@ -57,20 +57,37 @@ def test_selected_row(snap_compare, tmp_path) -> None:
     assert snap_compare(app, terminal_size=(140, 44), run_before=run_before)
 
 
-def test_permission_modal(snap_compare, tmp_path) -> None:
-    """An Edit waiting for consent: a unified diff and the three keyboard choices."""
-    edit = tool_reply("Edit", {"file_path": "src/app.py", "old_string": "def handler_1(request):\n    return {'status': 1}",
-                               "new_string": "def handler_1(request):\n    return {'status': 200}"},
-                      "toolu_edit", "I will fix the status code.")
-    app = make_app(scripted_session(make_repo(tmp_path), [edit, text_reply("Done.")], extra_tools=[FakeEdit()]))
+MODAL_CALLS = {
+    "write": [tool_reply("Write", {"file_path": "docs/NOTES.md", "content": (
+        "# Notes\n\n- handlers live in src/app.py\n- models live in src/models.py\n"
+        "+ not a diff line: a new file shows its content plainly\n")}, "toolu_write", "I will write the notes.")],
+    "edit": [tool_reply("Read", {"file_path": "src/app.py", "limit": 12}, "toolu_read"),
+             tool_reply("Edit", {"file_path": "src/app.py",
+                                 "old_string": "def handler_1(request):\n    return {'status': 1}",
+                                 "new_string": "def handler_1(request):\n    # 200 is what clients expect\n"
+                                               "    return {'status': 200}"},
+                        "toolu_edit", "I will fix the status code.")],
+    "bash": [tool_reply("Bash", {"command": "python -m pytest -q tests/test_app.py -k handler",
+                                 "description": "Run the handler tests", "timeout": 60000},
+                        "toolu_bash", "Let me run the tests.")],
+}
+
+
+@pytest.mark.parametrize("tool", ["write", "edit", "bash"])
+def test_permission_modal(snap_compare, tool: str) -> None:
+    """The real tool waiting for consent: Write's new content, Edit's coloured diff (after a Read),
+    Bash's command with where and how long it runs; the three keyboard choices and the session rule.
+    The workspace sits at a fixed path, since Bash's preview names it."""
+    app = make_app(scripted_session(fixed_repo(), [*MODAL_CALLS[tool], text_reply("Done.")],
+                                    extra_tools=acting_tools()))
 
     async def run_before(pilot: Pilot) -> None:
         await pilot.pause()  # first layout before any key (stack-check §1 pitfall 3)
         prompt = pilot.app.screen.query_one("PromptArea")
-        prompt.load_text("fix the status code of handler_1")
+        prompt.load_text(f"please {tool} it")
         prompt.focus()
         await pilot.press("enter")
-        for _ in range(300):
+        for _ in range(500):
             if isinstance(pilot.app.screen, PermissionScreen):
                 break
             await asyncio.sleep(0.01)

@@ -93,12 +93,44 @@ class Frozen(Tool):
     def paths(self, tool_input: dict[str, Any]) -> list[str]:
         return self.inner.paths(tool_input)
 
+    def permission_preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
+        return self.inner.permission_preview(tool_input, ctx)
+
     async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return await self.inner.call(tool_input, ctx)
 
 
 def reading_tools() -> list[Tool]:
     return [Frozen(t) for t in builtin_tools() if t.name in ("Read", "Glob", "Grep")]
+
+
+def acting_tools() -> list[Tool]:
+    """The real Write, Edit and Bash (they need permission), behind fixed descriptions."""
+    return [Frozen(t) for t in builtin_tools() if t.name in ("Write", "Edit", "Bash")]
+
+
+class McpStyleTool(Tool):
+    """An MCP-like tool: a server-style name, arbitrary JSON input, no read-only hint."""
+
+    name = "mcp__tracker__create_issue"
+    description = "Create an issue in the tracker (test double: records the call)."
+    input_schema: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": True}
+    read_only = False
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        self.calls.append(tool_input)
+        return ToolOutput("created issue #1")
+
+
+def fixed_repo(base: Path = Path("/tmp/tui-agent-snapshots")) -> Path:
+    """`make_repo` at a fixed path, wiped first: for snapshots whose screen shows the workspace path."""
+    import shutil
+
+    shutil.rmtree(base, ignore_errors=True)
+    return make_repo(base)
 
 
 def frozen(session: Session) -> Session:

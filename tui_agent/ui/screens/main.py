@@ -20,7 +20,7 @@ from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
 from tui_agent.core import events as ev
-from tui_agent.core.permissions import PermissionDecision
+from tui_agent.core.permissions import PermissionDecision, PermissionPolicy
 from tui_agent.ui.commands import command_list, run_command
 from tui_agent.ui.screens.message_view import MessageScreen
 from tui_agent.ui.screens.permission import PermissionScreen
@@ -148,7 +148,8 @@ class MainScreen(Screen):
         try:
             async for event in self.session.run_turn(prompt):
                 if isinstance(event, ev.PermissionRequested):
-                    screen = PermissionScreen(event.tool_name, event.input, event.summary, event.preview)
+                    screen = PermissionScreen(event.tool_name, event.input, event.summary, event.preview,
+                                              self.session_rule(event.tool_name, event.input))
                     answer = await self.app.push_screen_wait(screen)
                     if not event.decision.done():
                         event.decision.set_result(answer or PermissionDecision.DENY)
@@ -164,6 +165,16 @@ class MainScreen(Screen):
         finally:
             await renderer.close()
         return reason
+
+    def session_rule(self, tool_name: str, tool_input: dict) -> str:
+        """The rule "allow for this session" would add, worked out on a throwaway policy."""
+        tool = self.session.tools.get(tool_name)
+        if tool is None:
+            return ""
+        try:
+            return str(PermissionPolicy().remember(tool, tool_input, self.session.ctx))
+        except Exception:  # noqa: BLE001 - a note for the modal, never worth failing the turn
+            return ""
 
     def action_cancel_turn(self) -> None:
         hints = self.query_one(CommandHints)
