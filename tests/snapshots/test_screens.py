@@ -116,3 +116,19 @@ def test_narrow_layout_panel_open(snap_compare, tmp_path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 30), run_before=run_before)
+
+
+def test_panel_with_usage_and_exact_count(snap_compare, tmp_path) -> None:
+    """A provider that reports usage and counts tokens: session cost in the panel title and header,
+    the exact count beside the calibrated ≈ estimate (after /context), the last call's cache split."""
+    from tests.ui.test_panel_usage import MODEL, USAGE, CountingProvider
+
+    provider = CountingProvider(model=MODEL, usage=USAGE, reports_usage=True)
+    app = make_app(scripted_session(make_repo(tmp_path), [text_reply("Hello."), text_reply("Sure.")],
+                                    provider=provider))
+
+    async def run_before(pilot: Pilot) -> None:
+        for line in ("hello", "tell me more", "/context"):
+            await send(pilot, line)
+
+    assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)

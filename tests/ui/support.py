@@ -140,8 +140,13 @@ def frozen(session: Session) -> Session:
 
 
 def scripted_session(workspace: Path, replies: list, *, extra_tools: list[Tool] | None = None,
-                     compact: CompactOptions | None = None, delay: float = 0.0) -> Session:
-    provider = ScriptedProvider(replies=list(replies), delay=delay)
+                     compact: CompactOptions | None = None, delay: float = 0.0,
+                     provider: ScriptedProvider | None = None) -> Session:
+    """A session on `ScriptedProvider(replies)`, or on `provider` (a subclass, usage set...) given them."""
+    if provider is None:
+        provider = ScriptedProvider(replies=list(replies), delay=delay)
+    else:
+        provider.replies = list(replies)
     tools = ToolRegistry([*reading_tools(), *(extra_tools or [])])
     return frozen(Session(provider, tools, workspace, compact=compact or CompactOptions()))
 

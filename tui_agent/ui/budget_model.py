@@ -162,19 +162,40 @@ class Meter:
     messages: int
     exact_total: int | None = None  # the API's reported usage for this call, when known
     cache_read: int = 0
+    # Real tokens per estimated token from the last call's usage (1.0: not calibrated). Estimates are
+    # scaled by it, exactly as `Session.calibrated` does, and stay marked ≈.
+    calibration: float = 1.0
+
+    @property
+    def calibrated(self) -> bool:
+        return self.exact_total is None and self.calibration != 1.0
 
     @property
     def baseline(self) -> int:
-        return self.system + self.tools
+        return round((self.system + self.tools) * self.calibration)
 
     @property
     def total(self) -> int:
-        return self.exact_total if self.exact_total is not None else self.baseline + self.messages
+        if self.exact_total is not None:
+            return self.exact_total
+        return round((self.system + self.tools + self.messages) * self.calibration)
 
     @property
     def threshold(self) -> int:
         """Above this many outbound tokens compaction cuts harder (window less the output reserve)."""
         return max(self.window - self.reserve, 0)
+
+
+def fmt_usd(amount: float) -> str:
+    """Session cost: cents matter early on, so small amounts keep four decimals."""
+    return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"
+
+
+def cache_parts(usage_read: int, usage_written: int, usage_uncached: int) -> tuple[str, int]:
+    """"cached 12.3k · written 1.2k · uncached 800" and the cache-read share of the input, in percent."""
+    total = usage_read + usage_written + usage_uncached
+    share = usage_read * 100 // total if total else 0
+    return f"cached {fmt_k(usage_read)} · written {fmt_k(usage_written)} · uncached {fmt_k(usage_uncached)}", share
 
 
 def spark(values: Sequence[int], width: int) -> str:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 UI_COMMANDS: list[tuple[str, str]] = [
     ("/help", "List commands and keys"),
     ("/clear", "Start over: empty history, chat and panel"),
-    ("/context", "Focus the context-budget panel"),
+    ("/context", "Focus the budget panel and count the next call exactly"),
     ("/theme NAME", "Switch theme (no name lists them)"),
     ("/model NAME", "Switch the model for the next calls"),
     ("/exit", "Quit tui-agent"),
@@ -52,6 +52,7 @@ async def run_command(screen: "MainScreen", line: str) -> None:
         await screen.clear_conversation()
     elif name == "/context":
         screen.focus_panel()
+        screen.panel.action_count_exact()
     elif name == "/theme":
         if not args:
             names = ", ".join(sorted(app.available_themes))

@@ -17,6 +17,11 @@ from textual.theme import Theme
 
 DEFAULT_THEME = "agent-dark"
 
+# The muted colour for Content spans. Textual's $text-muted is "auto 60%", and an auto colour in a span
+# is resolved against the widget's own background: ours are mostly transparent, so "muted" labels came
+# out full white. A plain alpha on the foreground blends with whatever is behind, in every theme.
+MUTED = "$foreground 60%"
+
 # Literal defaults for every app variable the TCSS uses (pitfall P10: built-in themes such as
 # textual-dark have none of these, and "$accent" here would not be resolved).
 VARIABLE_DEFAULTS: dict[str, str] = {

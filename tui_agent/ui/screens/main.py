@@ -86,7 +86,12 @@ class MainScreen(Screen):
 
     def update_title(self) -> None:
         self.title = "tui-agent"
-        self.sub_title = f"{self.session.provider.model} · {self.app.workspace_label} · session {self.app.session_label}"
+        parts = [self.session.provider.model, self.app.workspace_label, f"session {self.app.session_label}"]
+        cost = self.panel.cost_text if self.is_mounted else ""
+        self.sub_title = " · ".join(parts + ([cost] if cost else []))
+
+    def on_budget_panel_cost_changed(self, event: BudgetPanel.CostChanged) -> None:
+        self.update_title()
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_BELOW, "-narrow")

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from tui_agent.core.compaction import compact_messages
 from tui_agent.core.messages import Message, blocks, result_text
 from tui_agent.ui.budget_model import fmt_k
+from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
     from tui_agent.ui.budget_model import OutboundView
@@ -97,7 +98,7 @@ class MessageScreen(ModalScreen[None]):
         heading, outbound = outbound_form(self.history, self.index, self.view)
         with Vertical(id="frame"):
             yield Static(Content.assemble(f"#{self.index} {message.get('role')}  ", (self.what, "$text-primary"),
-                                          ("   Esc closes", "$text-muted")), id="frame-title")
+                                          ("   Esc closes", MUTED)), id="frame-title")
             with Horizontal():
                 with Vertical(classes="side", id="history-side"):
                     yield Static(f"history (in memory) · {fmt_k(len(format_message(message)))} chars",

@@ -25,12 +25,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui_agent.core.permissions import PermissionDecision
+from tui_agent.ui.themes import MUTED
 
 WRITE_PREVIEW_LINES = 20
 INLINE_JSON = 60  # a non-string value shorter than this stays on its key's line
-# Not $text-muted: that is "auto 60%", which resolves to full white for a span inside this modal (its
-# screen background is translucent), so notes would shout instead of whisper.
-MUTED = "$foreground 60%"
 
 
 def styled_preview(preview: str) -> Content:

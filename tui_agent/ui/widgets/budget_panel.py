@@ -4,19 +4,29 @@ It shows the whole in-memory history and, highlighted, the compacted copy each m
 sends. The panel listens to the turn's events (`CompactionReported` on every call, mid-turn included;
 `Usage` when a real API reports it) and to the end of a turn, when it previews the *next* call. All
 heavy lifting is incremental (see `budget_model`), so an update costs the same at 10,000 messages.
+Usage also feeds the running session cost (title line, and the header through `CostChanged`), shown
+only when the model's price is known. `c` (or `/context`) asks the provider for an exact count of the
+next call in a worker: estimates are cheap and always there, the exact number is a request away.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.ui.budget_model import HistoryIndex, Meter, OutboundView, fmt_k, spark
+from tui_agent.core.providers.base import UsageInfo
+from tui_agent.core.providers.models import cost_usd
+from tui_agent.ui.budget_model import HistoryIndex, Meter, OutboundView, fmt_k, fmt_usd, spark
+from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows
 
@@ -34,9 +44,10 @@ LEGEND = Content.assemble(
 class BudgetPanel(Vertical):
     """Meter, per-call sparkline, last compaction line, the history rows and a legend."""
 
+    BINDINGS = [Binding("c", "count_exact", "Exact count")]
     DEFAULT_CSS = """
     BudgetPanel { background: $surface; border-left: tall $panel; }
-    BudgetPanel > .panel-title { padding: 0 1; text-style: bold; color: $text-primary; background: $panel; }
+    BudgetPanel > .panel-title { padding: 0 1; color: $text-primary; background: $panel; }
     BudgetPanel > #budget-spark { padding: 0 1; height: 1; }
     BudgetPanel > #budget-compaction { padding: 0 1; height: auto; color: $text-muted; }
     BudgetPanel > #budget-columns { padding: 0 0 0 1; height: 1; color: $text-muted; text-style: bold; }
@@ -51,9 +62,14 @@ class BudgetPanel(Vertical):
         self.exact_calls: set[int] = set()  # calls whose number came from the API's usage report
         self._meter_call: int | None = None
         self._last_compaction: str = ""
+        self.cost: float = 0.0  # USD over the calls that reported usage, at list price
+        self.unpriced_calls = 0  # calls whose model has no known price: the total is then unknown
+
+    class CostChanged(Message):
+        """The running session cost changed (the screen shows it in the header)."""
 
     def compose(self) -> ComposeResult:
-        yield Static("Context budget", classes="panel-title", markup=False)
+        yield Static("", id="budget-title", classes="panel-title")
         yield BudgetMeter(id="budget-meter")
         yield Static("", id="budget-spark")
         yield Static("", id="budget-compaction")
@@ -62,6 +78,7 @@ class BudgetPanel(Vertical):
         yield Static(LEGEND, id="budget-legend")
 
     def on_mount(self) -> None:
+        self._render_title()
         self.sync_history()
         self._render_spark()
         self._render_compaction()
@@ -89,6 +106,10 @@ class BudgetPanel(Vertical):
             self._last_compaction = ""
             self.rows.show_view(None)
             self.meter.meter = None
+            self.meter.usage = None
+            self.cost, self.unpriced_calls = 0.0, 0
+            self._render_title()
+            self.post_message(self.CostChanged())
             self._render_spark()
             self._render_compaction()
         self.rows.rows_changed(reset)
@@ -116,10 +137,55 @@ class BudgetPanel(Vertical):
         self.exact_calls.add(usage.call)
         meter = self.meter.meter
         if meter is not None and usage.call == self._meter_call:
-            from dataclasses import replace
-
             self.meter.meter = replace(meter, exact_total=usage.context_tokens, cache_read=usage.cache_read_input_tokens)
+        self.meter.usage = usage
+        cost = cost_usd(self.session.provider.model, UsageInfo(
+            usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens))
+        if cost is None:
+            self.unpriced_calls += 1
+        else:
+            self.cost += cost
+        self._render_title()
+        self.post_message(self.CostChanged())
         self._render_spark()
+
+    @property
+    def cost_text(self) -> str:
+        """"$0.0123" once a priced call reported usage; "" while unknown (no usage, or no price)."""
+        if self.unpriced_calls or not self.meter.usage:
+            return ""
+        return fmt_usd(self.cost)
+
+    # -- exact count on demand -------------------------------------------------------------------
+    def action_count_exact(self) -> None:
+        """`c` in the panel, or `/context`: count the next call exactly, beside its estimate."""
+        if self.session.running:
+            self.meter.exact = Content.styled("exact count: after this turn ends", MUTED)
+            return
+        if not self.session.history:
+            self.meter.exact = Content.styled("exact count: nothing to count yet", MUTED)
+            return
+        self.show_next_call()  # the count measures the next call: show that one
+        self.meter.exact = Content.styled("exact count: asking the provider…", MUTED)
+        self._count_exact(self.meter.meter)
+
+    @work(group="count", exclusive=True, exit_on_error=False)
+    async def _count_exact(self, shown: Meter | None) -> None:
+        try:
+            exact = await self.session.count_next_tokens()
+        except Exception as error:  # noqa: BLE001 - ProviderError or a transport failure: show it
+            note = Content.assemble(("exact count failed: ", "$text-error"), str(error) or type(error).__name__)
+        else:
+            if exact is None:
+                note = Content.styled(f"exact count: not offered by {self.session.provider.name}", MUTED)
+            else:
+                estimate = shown.total if shown is not None else exact
+                off = (estimate - exact) * 100 / exact if exact else 0.0
+                how = "right" if round(off) == 0 else f"{abs(off):.0f}% {'low' if off < 0 else 'high'}"
+                note = Content.assemble(("exact ", "$text-success"), (f"{exact:,}", "bold"),
+                                        (f" (count_tokens) · ≈ {how}", MUTED))
+        if self.meter.meter is shown:  # still the call it measured
+            self.meter.exact = note
 
     def show_next_call(self) -> None:
         """Between turns: preview what the next call would send (the same compaction, not yet run)."""
@@ -136,7 +202,16 @@ class BudgetPanel(Vertical):
     # -- helpers ---------------------------------------------------------------------------------
     def _meter(self, label: str, report: "CompactReport", system: int, tools: int) -> Meter:
         provider = self.session.provider
-        return Meter(label, provider.context_window, provider.max_output_tokens, system, tools, report.tokens_after)
+        calibration = self.session.calibration if provider.reports_usage else 1.0
+        return Meter(label, provider.context_window, provider.max_output_tokens, system, tools, report.tokens_after,
+                     calibration=calibration)
+
+    def _render_title(self) -> None:
+        cost = self.cost_text
+        title = Content.styled("Context budget", "bold")
+        if cost:
+            title = Content.assemble(title, ("  session ", MUTED), (cost, "$text-success"))
+        self.query_one("#budget-title", Static).update(title)
 
     def _update_sizes(self) -> None:
         view = self.rows.view
@@ -154,7 +229,7 @@ class BudgetPanel(Vertical):
         values = [self.calls[k] for k in sorted(self.calls)]
         widget = self.query_one("#budget-spark", Static)
         if not values:
-            widget.update(Content.styled("calls: none yet", "$text-muted"))
+            widget.update(Content.styled("calls: none yet", MUTED))
             return
         label = f"calls {len(values)} "
         peak = f" peak {fmt_k(max(values))}"
@@ -162,8 +237,8 @@ class BudgetPanel(Vertical):
         if last in self.exact_calls:  # the real number for the last call, beside the estimate of the next
             peak += f" · last {self.calls[last]:,} API"
         room = max(self.size.width - 2 - len(label) - len(peak), 4)
-        widget.update(Content.assemble((label, "$text-muted"), (spark(values, room), "$budget-messages"),
-                                       (peak, "$text-muted")))
+        widget.update(Content.assemble((label, MUTED), (spark(values, room), "$budget-messages"),
+                                       (peak, MUTED)))
 
     def _render_compaction(self) -> None:
         text = self._last_compaction or "no compaction yet: every message is sent whole"

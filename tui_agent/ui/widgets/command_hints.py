@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from tui_agent.ui.themes import MUTED
+
 MAX_HINTS = 6
 
 
@@ -29,13 +31,13 @@ class CommandHints(Static):
         found = [(name, help_) for name, help_ in self.commands if name.split(" ")[0].startswith(word)]
         self.matches = [name.split(" ")[0] for name, _ in found]
         if not found:
-            self.update(Content.assemble(("No command starts with ", "$text-muted"), (text, "$text-warning"),
-                                         (" — /help lists them", "$text-muted")))
+            self.update(Content.assemble(("No command starts with ", MUTED), (text, "$text-warning"),
+                                         (" — /help lists them", MUTED)))
         else:
             lines = []
             for i, (name, help_) in enumerate(found[:MAX_HINTS]):
                 lines.append(Content.assemble((f"{name:<18}", "bold $text-primary" if i == 0 else "$text-primary"),
-                                              (help_, "$text-muted")))
+                                              (help_, MUTED)))
             if len(found) > MAX_HINTS:
                 lines.append(Content(f"… {len(found) - MAX_HINTS} more (Tab completes the first)"))
             self.update(Content("\n").join(lines))

@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui_agent.ui.budget_model import fmt_k
+from tui_agent.ui.themes import MUTED
 
 RESULT_PREVIEW_CHARS = 8000
 STATUS = {"running": ("…", "$text-warning"), "done": ("✓", "$text-success"), "error": ("✗", "$text-error")}
@@ -79,9 +80,9 @@ class ToolCard(Vertical, can_focus=True):
             details.append(f"{self.duration:.2f}s")
         if self.chars is not None:
             details.append(f"{fmt_k(self.chars)} chars")
-        parts.append(("  " + " · ".join(details), "$text-muted"))
+        parts.append(("  " + " · ".join(details), MUTED))
         if self.status != "running":
-            parts.append(("  ▾" if self.expanded else "  ▸", "$text-muted"))
+            parts.append(("  ▾" if self.expanded else "  ▸", MUTED))
         return Content.assemble(*parts)
 
     def action_toggle(self) -> None:
