@@ -16,7 +16,6 @@ from tui_agent.core.events import Notice
 from tui_agent.core.mcp import install_mcp
 from tui_agent.core.permissions import PermissionPolicy
 from tui_agent.core.providers.base import Provider
-from tui_agent.core.providers.config import missing_key_notice, provider_from_env
 from tui_agent.core.providers.demo import DemoProvider
 from tui_agent.core.session import Session
 from tui_agent.core.settings import apply_permission_settings
@@ -42,6 +41,8 @@ def provider_for_model(
     """
     if name == "demo" or provider == "demo":
         return DemoProvider(workspace=workspace, delay=demo_delay), []
+    from tui_agent.core.providers.config import missing_key_notice, provider_from_env  # only when needed
+
     real = provider_from_env(env, model=name, provider=provider, context_window=context_window,
                              max_output_tokens=max_output_tokens)
     if real is not None:
@@ -91,6 +92,11 @@ def _install_extensions(session: Session, env: Mapping[str, str]) -> list[Notice
     notices = [Notice(text, "warning") for text in apply_permission_settings(session.permissions, session.workspace)]
     session.system_prompt_builder = build_system_prompt
     register_builtin_commands(session)
-    notices += context_notices(session)
+    session.background_start.insert(0, _context_warnings)  # scans skills and AGENTS.md: after the first frame
     install_mcp(session, environ=env)
     return notices
+
+
+async def _context_warnings(session: Session) -> list[Notice]:
+    """Skipped skills and a truncated AGENTS.md, reported once the UI is up (headless: before the turn)."""
+    return context_notices(session)
