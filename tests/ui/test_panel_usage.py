@@ -71,7 +71,7 @@ async def test_count_when_the_provider_cannot_or_fails(tmp_path) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await send(pilot, "hello")
         await context(pilot)
-        assert "exact count: not offered by scripted" in meter_text(app)
+        assert "exact count: scripted can't count tokens (≈ only)" in meter_text(app)
         session.provider = FailingCountProvider()
         await context(pilot)
         assert "exact count failed: count_tokens failed: 529 overloaded, try again" in meter_text(app)

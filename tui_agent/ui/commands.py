@@ -8,6 +8,7 @@ the three can never disagree.
 from __future__ import annotations
 
 import os
+import textwrap
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from textual.app import InvalidThemeError
@@ -25,8 +26,24 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/exit", "Quit tui-agent"),
     ("/quit", "Quit tui-agent"),
 ]
-KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history · Tab complete /command · "
-             "Esc cancel the turn · F2 budget panel · Ctrl+P palette · Ctrl+C twice quit")
+KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history (or choose a /command) · "
+             "Tab complete /command · Esc cancel the turn · F2 budget panel (in it: Enter open a row, c exact "
+             "count, Esc back) · Ctrl+P palette · Ctrl+C twice quit")
+HELP_COLUMN = 18
+
+
+def help_text(items: list[tuple[str, str]], width: int) -> str:
+    """Commands in two columns with a hanging indent, so wrapped descriptions stay in their column."""
+    indent = " " * HELP_COLUMN
+    lines = ["Commands:"]
+    for usage, description in items:
+        if len(usage) >= HELP_COLUMN - 1:  # a long usage gets its own line
+            lines.append(usage)
+            lines.append(textwrap.fill(description, width, initial_indent=indent, subsequent_indent=indent))
+        else:
+            lines.append(textwrap.fill(f"{usage:<{HELP_COLUMN}}{description}", width, subsequent_indent=indent))
+    lines.append(textwrap.fill(KEYS_HELP, width))
+    return "\n".join(lines)
 
 
 def command_list(screen: "MainScreen") -> list[tuple[str, str]]:
@@ -46,8 +63,8 @@ async def run_command(screen: "MainScreen", line: str) -> None:
     name, _, args = line.strip().partition(" ")
     name, args = name.lower(), args.strip()
     if name == "/help":
-        lines = [f"{usage:<20} {help_}" for usage, help_ in command_list(screen)]
-        await chat.add_notice("Commands:\n" + "\n".join(lines) + "\n" + KEYS_HELP)
+        width = max(chat.scrollable_content_region.width - 4, 40)  # less the notice's padding and icon
+        await chat.add_notice(help_text(command_list(screen), width))
     elif name == "/clear":
         await screen.clear_conversation()
     elif name == "/context":
@@ -63,7 +80,7 @@ async def run_command(screen: "MainScreen", line: str) -> None:
         except InvalidThemeError:
             await chat.add_notice(f"Unknown theme {args!r}. /theme lists the available ones.", "error")
         else:
-            await chat.add_notice(f"Theme: {args}")
+            await chat.add_notice(f"Theme: {args} (remembered for next time)")
     elif name == "/model":
         await _switch_model(screen, args)
     elif name in ("/exit", "/quit"):

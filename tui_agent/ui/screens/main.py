@@ -77,7 +77,7 @@ class MainScreen(Screen):
         self.update_title()
         self.query_one(CommandHints).commands = command_list(self)
         await self.chat.add_notice(
-            f"Ask about the code in {self.app.workspace_label}. The panel shows what each model call sends: "
+            f"Ask about the code in {self.app.workspace_label}. The budget panel (F2) shows what each model call sends: "
             "highlighted rows go out, grey rows were dropped, ✂ marks cut tool results. /help lists commands.")
         for notice in self.welcome:
             await self.chat.add_notice(notice.text, notice.level)
@@ -123,6 +123,19 @@ class MainScreen(Screen):
         completion = self.query_one(CommandHints).completion(self.prompt.text)
         if completion:
             self.prompt.complete_to(completion)
+
+    def on_prompt_area_hint_move(self, event: PromptArea.HintMove) -> None:
+        self.query_one(CommandHints).move(event.delta)
+
+    def on_prompt_area_command_entered(self, event: PromptArea.CommandEntered) -> None:
+        """Enter on `/he`: run the selected command (or complete one that takes arguments)."""
+        choice = self.query_one(CommandHints).choice(event.text)
+        if choice is not None:
+            command, takes_args = choice
+            self.prompt.complete_to(command + " " if takes_args else command)
+            if takes_args:
+                return
+        self.prompt.submit()
 
     def run_line(self, line: str) -> None:
         self.run_worker(self.run_line_async(line), group="command")

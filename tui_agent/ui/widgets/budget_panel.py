@@ -44,7 +44,8 @@ LEGEND = Content.assemble(
 class BudgetPanel(Vertical):
     """Meter, per-call sparkline, last compaction line, the history rows and a legend."""
 
-    BINDINGS = [Binding("c", "count_exact", "Exact count")]
+    # Esc leaves the panel: keys typed here would otherwise vanish while the user thinks they type a prompt.
+    BINDINGS = [Binding("c", "count_exact", "Exact count"), Binding("escape", "screen.focus_prompt", "Back to prompt")]
     DEFAULT_CSS = """
     BudgetPanel { background: $surface; border-left: tall $panel; }
     BudgetPanel > .panel-title { padding: 0 1; color: $text-primary; background: $panel; }
@@ -177,7 +178,7 @@ class BudgetPanel(Vertical):
             note = Content.assemble(("exact count failed: ", "$text-error"), str(error) or type(error).__name__)
         else:
             if exact is None:
-                note = Content.styled(f"exact count: not offered by {self.session.provider.name}", MUTED)
+                note = Content.styled(f"exact count: {self.session.provider.name} can't count tokens (≈ only)", MUTED)
             else:
                 estimate = shown.total if shown is not None else exact
                 off = (estimate - exact) * 100 / exact if exact else 0.0

@@ -1,7 +1,9 @@
 """The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J (or a trailing backslash) adds a line.
 
 Up/Down at the first/last line walk the input history, like a shell. Typing `/` asks the
-`CommandHints` above it to list matching slash commands; Tab completes the first match.
+`CommandHints` above it to list matching slash commands; while a command word is typed, Up/Down move
+in that list (`HintMove`), Tab completes (`Complete`) and Enter asks the screen first (`CommandEntered`)
+so a partial word runs the selected command.
 """
 
 from __future__ import annotations
@@ -25,6 +27,20 @@ class PromptArea(TextArea):
     class Complete(Message):
         """Tab was pressed on a slash command: the hints answer with `complete_to`."""
 
+    class HintMove(Message):
+        """Up/Down while a command word is typed: move the completion selection."""
+
+        def __init__(self, delta: int) -> None:
+            super().__init__()
+            self.delta = delta
+
+    class CommandEntered(Message):
+        """Enter on a bare `/word`: the screen runs the selected command, or calls `submit`."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     def __init__(self, **kwargs) -> None:
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          highlight_cursor_line=False,
@@ -43,6 +59,9 @@ class PromptArea(TextArea):
             if col > 0 and line[:col].endswith("\\"):
                 self.replace("\n", (row, col - 1), (row, col))
                 return
+            if self.command_word:
+                self.post_message(self.CommandEntered(self.text))
+                return
             self.submit()
             return
         if key in ("shift+enter", "ctrl+j"):
@@ -55,6 +74,11 @@ class PromptArea(TextArea):
             event.prevent_default()
             self.post_message(self.Complete())
             return
+        if key in ("up", "down") and self.command_word and self._history_pos is None:
+            event.stop()  # walking the history stays possible: a recalled command is not re-listed
+            event.prevent_default()
+            self.post_message(self.HintMove(-1 if key == "up" else 1))
+            return
         if key == "up" and self.cursor_location[0] == 0 and self.input_history:
             event.stop()
             event.prevent_default()
@@ -66,6 +90,12 @@ class PromptArea(TextArea):
             self._walk(1)
             return
         await super()._on_key(event)
+
+    @property
+    def command_word(self) -> bool:
+        """A slash command's name is being typed (no arguments yet): completion keys apply."""
+        text = self.text
+        return text.startswith("/") and " " not in text and "\n" not in text
 
     def _walk(self, step: int) -> None:
         if self._history_pos is None:
