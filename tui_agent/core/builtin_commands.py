@@ -59,7 +59,8 @@ def register_builtin_commands(session: "Session") -> None:
     session.commands.register(Command("skills", "List the available skills", _skills))
     session.commands.register(Command("init", "Ask the model to write an AGENTS.md for this project", _init))
     session.extensions.setdefault(SKILL_COMMANDS_KEY, {"version": None, "names": set()})
-    sync_skill_commands(session)
+    # `/<skill>` commands are registered by `sync_skill_commands`, which the factory's background start
+    # runs (scanning skills imports YAML: not on the path to the first frame).
 
 
 def sync_skill_commands(session: "Session") -> None:

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from tui_agent.core.builtin_commands import register_builtin_commands
+from tui_agent.core.builtin_commands import register_builtin_commands, sync_skill_commands
 from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.events import Notice
 from tui_agent.core.mcp import install_mcp
@@ -98,5 +98,7 @@ def _install_extensions(session: Session, env: Mapping[str, str]) -> list[Notice
 
 
 async def _context_warnings(session: Session) -> list[Notice]:
-    """Skipped skills and a truncated AGENTS.md, reported once the UI is up (headless: before the turn)."""
+    """Register `/<skill>` commands and report skipped skills or a truncated AGENTS.md, once the UI is up
+    (headless: before the turn)."""
+    sync_skill_commands(session)
     return context_notices(session)

@@ -103,6 +103,7 @@ class AgentApp(App[int]):
         notices = await self.session.start_background()
         screen = self.screen_stack[0] if self.screen_stack else None
         if isinstance(screen, MainScreen):
+            screen.refresh_commands()  # skill commands are registered by the background start
             for notice in notices:
                 await screen.chat.add_notice(notice.text, notice.level)
 

@@ -75,7 +75,7 @@ class MainScreen(Screen):
 
     async def on_mount(self) -> None:
         self.update_title()
-        self.query_one(CommandHints).commands = command_list(self)
+        self.refresh_commands()
         await self.chat.add_notice(
             f"Ask about the code in {self.app.workspace_label}. The budget panel (F2) shows what each model call sends: "
             "highlighted rows go out, grey rows were dropped, ✂ marks cut tool results. /help lists commands.")
@@ -83,6 +83,10 @@ class MainScreen(Screen):
             await self.chat.add_notice(notice.text, notice.level)
         self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self.prompt.focus()  # explicit: headless runs do not always honour AUTO_FOCUS
+
+    def refresh_commands(self) -> None:
+        """Feed the completion hints the current command list (skills and MCP add theirs after start-up)."""
+        self.query_one(CommandHints).commands = command_list(self)
 
     def update_title(self) -> None:
         self.title = "tui-agent"
