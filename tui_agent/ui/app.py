@@ -8,6 +8,7 @@ imports) in a background worker. Nothing here imports anthropic, openai or mcp.
 
 from __future__ import annotations
 
+import gc
 import time
 import uuid
 from pathlib import Path
@@ -80,6 +81,7 @@ class AgentApp(App[int]):
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
+        gc.enable()  # the CLI pauses the cyclic GC while start-up allocates (see cli.main)
         self.prewarm()
         if self.run_background and self.session.background_start:
             self.start_background()
@@ -87,6 +89,9 @@ class AgentApp(App[int]):
     @work(thread=True, group="prewarm", exit_on_error=False)
     def prewarm(self) -> None:
         """Import what the first reply needs (Markdown, markdown-it) while the user is still typing."""
+        import tui_agent.ui.screens.message_view  # noqa: F401
+        import tui_agent.ui.screens.permission  # noqa: F401
+        import tui_agent.ui.turn  # noqa: F401
         import tui_agent.ui.widgets.assistant_reply  # noqa: F401
 
     def _remember_theme(self, theme: object) -> None:

@@ -22,9 +22,6 @@ from textual.worker import Worker, WorkerState
 from tui_agent.core import events as ev
 from tui_agent.core.permissions import PermissionDecision, PermissionPolicy
 from tui_agent.ui.commands import command_list, run_command
-from tui_agent.ui.screens.message_view import MessageScreen
-from tui_agent.ui.screens.permission import PermissionScreen
-from tui_agent.ui.turn import TurnRenderer
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.chat_pane import ChatPane
 from tui_agent.ui.widgets.command_hints import CommandHints
@@ -165,6 +162,9 @@ class MainScreen(Screen):
     async def run_turn(self, prompt: str) -> str:
         chat = self.chat
         await chat.add_user(prompt)
+        from tui_agent.ui.screens.permission import PermissionScreen  # not needed for the first frame
+        from tui_agent.ui.turn import TurnRenderer
+
         renderer = TurnRenderer(chat, self.panel, self.show_durations)
         reason = "error"
         try:
@@ -244,4 +244,6 @@ class MainScreen(Screen):
         rows = self.query_one(HistoryRows)
         if 0 <= event.index < len(self.session.history):
             what = rows.index.rows[event.index].what
+            from tui_agent.ui.screens.message_view import MessageScreen  # not needed for the first frame
+
             self.app.push_screen(MessageScreen(self.session.history, event.index, rows.view, what))
