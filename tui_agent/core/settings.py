@@ -16,7 +16,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from tui_agent.core.permissions import PermissionPolicy, Rule
 
@@ -25,14 +25,26 @@ SETTINGS_NAME = "settings.json"
 PROJECT_DIR = ".tui-agent"
 
 
-def config_dir() -> Path:
-    """The user-level config folder (settings, skills): `$TUI_AGENT_CONFIG_DIR` or the platform's."""
-    override = os.environ.get(CONFIG_ENV)
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The user-level config folder (settings, skills, themes, mcp.json): `$TUI_AGENT_CONFIG_DIR` or the
+    platform's. The one place that decides it, so tests that set the variable never touch the real home."""
+    override = (os.environ if environ is None else environ).get(CONFIG_ENV, "").strip()
     if override:
         return Path(override).expanduser()
     import platformdirs  # lazy: only paid when settings are read
 
     return Path(platformdirs.user_config_path("tui-agent"))
+
+
+def log_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where logs go (the TUI's trace log, MCP servers' stderr): `$TUI_AGENT_CONFIG_DIR/logs` or the
+    platform's log dir. Files the user can `tail -f`; lines on the Textual screen would corrupt it."""
+    override = (os.environ if environ is None else environ).get(CONFIG_ENV, "").strip()
+    if override:
+        return Path(override).expanduser() / "logs"
+    import platformdirs
+
+    return Path(platformdirs.user_log_path("tui-agent"))
 
 
 def settings_files(workspace: Path) -> list[Path]:

@@ -8,35 +8,18 @@ state lives in `ui.json` so it cannot collide with the engine's config files in 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-CONFIG_DIR_ENV = "TUI_AGENT_CONFIG_DIR"
+from tui_agent.core.settings import config_dir, log_dir
+
+__all__ = ["STATE_FILE", "UIState", "config_dir", "log_dir", "user_themes_dir"]
+
 STATE_FILE = "ui.json"
-
-
-def config_dir() -> Path:
-    override = os.environ.get(CONFIG_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return platformdirs.user_config_path("tui-agent")
 
 
 def user_themes_dir(base: Path | None = None) -> Path:
     return (base or config_dir()) / "themes"
-
-
-def log_dir() -> Path:
-    """Trace logs go here: a file the user can `tail -f` (lines on the screen would corrupt it)."""
-    override = os.environ.get(CONFIG_DIR_ENV)
-    if override:
-        return Path(override).expanduser() / "logs"
-    import platformdirs
-
-    return platformdirs.user_log_path("tui-agent")
 
 
 @dataclass

@@ -63,13 +63,9 @@ class McpConfig:
 
 
 def user_config_dir(environ: Mapping[str, str] | None = None) -> Path:
-    environ = os.environ if environ is None else environ
-    override = environ.get("TUI_AGENT_CONFIG_DIR", "").strip()
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
+    from tui_agent.core.settings import config_dir
 
-    return Path(platformdirs.user_config_path("tui-agent"))
+    return config_dir(environ)
 
 
 def config_paths(workspace: Path, environ: Mapping[str, str] | None = None, cwd: Path | None = None) -> list[Path]:

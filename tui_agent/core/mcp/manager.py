@@ -38,14 +38,10 @@ def call_timeout_from_env(environ: Mapping[str, str] | None = None) -> float:
 
 
 def default_log_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Like the UI's trace logs: `$TUI_AGENT_CONFIG_DIR/logs` when set, else the platform's log dir."""
-    environ = os.environ if environ is None else environ
-    override = environ.get("TUI_AGENT_CONFIG_DIR", "").strip()
-    if override:
-        return Path(override).expanduser() / "logs" / "mcp"
-    import platformdirs
+    """Beside the TUI's trace log: `<log dir>/mcp` (`$TUI_AGENT_CONFIG_DIR/logs/mcp` when set)."""
+    from tui_agent.core.settings import log_dir
 
-    return Path(platformdirs.user_log_path("tui-agent")) / "mcp"
+    return log_dir(environ) / "mcp"
 
 
 @dataclass
