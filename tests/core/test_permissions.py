@@ -285,3 +285,38 @@ async def test_permissions_command(ws: Path) -> None:
     assert "Removed" in removed.text and session.permissions.deny_rules == []
     session.clear()
     assert session.permissions.allow_rules == [Rule("Bash", "pytest:*")]  # rules survive /clear
+
+
+# -- read-deny rules also hide contents from Grep ---------------------------------------------------------
+async def test_read_deny_rule_hides_file_contents_from_grep(tmp_path):
+    from tui_agent.core import events as ev
+    from tui_agent.core.permissions import PermissionPolicy, Rule
+    from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
+    from tui_agent.core.session import Session
+    from tui_agent.core.tools import ToolRegistry, builtin_tools
+
+    (tmp_path / ".env").write_text("API_TOKEN=SECRET-VALUE\n")
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / ".env").write_text("SECRET-VALUE nested\n")
+    (tmp_path / "app.py").write_text("token = 'SECRET-VALUE'  # placeholder\n")
+    policy = PermissionPolicy.headless(allow_write=False)
+    policy.add_rule(Rule.parse("Read(.env)"), "deny")
+    replies = [
+        tool_reply("Grep", {"pattern": "SECRET"}, "g1"),
+        tool_reply("Grep", {"pattern": "SECRET", "output_mode": "content", "glob": ".env"}, "g2"),
+        tool_reply("Grep", {"pattern": "SECRET", "output_mode": "count"}, "g3"),
+        text_reply("done"),
+    ]
+    session = Session(ScriptedProvider(replies=replies), ToolRegistry(builtin_tools()), tmp_path, permissions=policy)
+    results = [e for e in [x async for x in session.run_turn("find secrets")] if isinstance(e, ev.ToolFinished)]
+    files, content, count = (r.content for r in results)
+    assert "app.py" in files and ".env" not in files
+    assert ".env" not in content and "SECRET-VALUE" not in content  # a user glob cannot bring it back
+    assert "app.py" in count and ".env" not in count
+
+    denied = Session(ScriptedProvider(replies=[tool_reply("Grep", {"pattern": "SECRET", "path": "config/.env"}, "g4")]),
+                     ToolRegistry(builtin_tools()), tmp_path, permissions=policy)
+    events = [x async for x in denied.run_turn("look")]
+    finished = next(e for e in events if isinstance(e, ev.ToolFinished))
+    assert finished.is_error and "Read(.env)" in finished.content
+    assert events[-1].reason == "denied"

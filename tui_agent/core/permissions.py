@@ -273,6 +273,10 @@ def changes_files(tool: Tool, tool_input: dict[str, Any]) -> bool:
     return not tool.is_read_only(tool_input) and bool(tool.paths(tool_input))
 
 
+READ_RULE_TOOLS = ("Read", "Grep")  # deny rules on these hide file contents from content searches too
+CONTENT_SEARCH_TOOLS = ("Grep",)
+
+
 @dataclass
 class PermissionPolicy:
     """`interactive` asks through the face; `headless` never asks (denies unless `allow_write`)."""
@@ -297,6 +301,12 @@ class PermissionPolicy:
         for rule in self.deny_rules:
             if rule.matches(tool, tool_input, root):
                 return Decision("deny", f"Permission denied by rule {rule}.", reason="rule")
+        if tool.name in CONTENT_SEARCH_TOOLS:
+            for raw in tool.paths(tool_input):
+                rule = self.read_denied(raw, root)
+                if rule is not None:
+                    return Decision("deny", f"Permission denied by rule {rule}: searching it would read it.",
+                                    reason="rule")
         writes = changes_files(tool, tool_input)
         if writes:
             for raw in tool.paths(tool_input):
@@ -329,6 +339,27 @@ class PermissionPolicy:
                 return Decision("allow")
             return Decision("deny", HEADLESS_DENY_MESSAGE.format(tool=tool.name), reason="headless")
         return Decision("ask", reason="outside" if outside else "write")
+
+    # -- reads hidden from searches ------------------------------------------------------------
+    def read_denied(self, raw_path: str, workspace: Path) -> Rule | None:
+        """The deny rule that forbids reading `raw_path` (e.g. `Read(.env)`), if any."""
+        root = Path(workspace).resolve()
+        for rule in self.deny_rules:
+            if rule.tool in READ_RULE_TOOLS and rule.pattern:
+                path = resolve_path(raw_path, root)
+                if rule._path_matches(path, root, outside_ok=True):
+                    return rule
+        return None
+
+    def read_deny_globs(self) -> list[str]:
+        """Workspace-relative ripgrep exclusions (`!pattern`) for the read-deny rules, so a content search
+        never shows what `Read(.env)` forbids. Both use gitignore-style patterns relative to the root."""
+        globs = []
+        for rule in self.deny_rules:
+            if rule.tool in READ_RULE_TOOLS and rule.pattern and not rule.pattern.startswith(("/", "~")):
+                pattern = rule.pattern[2:] if rule.pattern.startswith("./") else rule.pattern
+                globs.append("!" + pattern.rstrip("/"))
+        return globs
 
     def remember(self, tool: Tool, tool_input: dict[str, Any], ctx: ToolContext | None = None) -> Rule:
         """"Allow for this session": the exact path (or command prefix) for this tool, tool-wide otherwise.

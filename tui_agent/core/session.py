@@ -51,6 +51,9 @@ class Session:
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).resolve()
         self.ctx = ToolContext(workspace=self.workspace)
+        # Tools that read many files at once (Grep) consult the policy to leave out what a deny rule
+        # forbids reading; the loop's gate only sees the paths a call names.
+        self.ctx.state["permissions"] = self.permissions
         self.state = LoopState()
         self.running = False
 

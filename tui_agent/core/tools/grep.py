@@ -134,7 +134,9 @@ class GrepTool(Tool):
         head_limit = tool_input.get("head_limit")
         head_limit = DEFAULT_HEAD_LIMIT if head_limit is None else int(head_limit)
         offset = int(tool_input.get("offset") or 0)
-        args = build_args(rg, tool_input, mode, shown)
+        policy = ctx.state.get("permissions")
+        excludes = policy.read_deny_globs() if policy is not None else []
+        args = build_args(rg, tool_input, mode, shown, excludes)
         # Content arrives sorted by path, so we can stop rg once the page (plus one line) is in.
         stop_after = None
         if mode == "content":
@@ -149,8 +151,11 @@ class GrepTool(Tool):
         return ToolOutput(format_output(lines, mode, offset, head_limit, workspace, killed=code is None))
 
 
-def build_args(rg: str, tool_input: dict[str, Any], mode: str, target: str) -> list[str]:
-    """The rg command line: no user config, hidden files in, `.git` out, one path per line."""
+def build_args(rg: str, tool_input: dict[str, Any], mode: str, target: str, excludes: list[str] = ()) -> list[str]:
+    """The rg command line: no user config, hidden files in, `.git` out, one path per line.
+
+    `excludes` (`!pattern` globs from read-deny rules) come after the user's globs: in ripgrep the last
+    matching glob wins, so a user glob can never bring a denied file back."""
     args = [
         rg, "--no-config", "--color=never", "--no-messages", "--hidden", "--no-require-git",
         "--glob", "!.git", "--with-filename", "--no-heading",
@@ -162,6 +167,8 @@ def build_args(rg: str, tool_input: dict[str, Any], mode: str, target: str) -> l
     if tool_input.get("type"):
         args += ["--type", str(tool_input["type"])]
     for glob in split_globs(str(tool_input.get("glob") or "")):
+        args += ["--glob", glob]
+    for glob in excludes:
         args += ["--glob", glob]
     if mode == "files_with_matches":
         args.append("--files-with-matches")
