@@ -85,3 +85,17 @@ def test_providers_do_not_import_the_sdks():
 def test_the_key_stays_out_of_reprs():
     for env in ({"ANTHROPIC_API_KEY": "sk-secret-1"}, {"OPENAI_API_KEY": "sk-secret-1"}):
         assert "sk-secret-1" not in repr(provider_from_env(env, model=None, provider=None))
+
+
+def test_preload_imports_the_sdk_without_a_loop():
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from tui_agent.core.providers.config import provider_from_env\n"
+            "p = provider_from_env({'ANTHROPIC_API_KEY': 'k'})\n"
+            "assert 'anthropic' not in sys.modules\n"
+            "p.preload()\n"
+            "print('anthropic' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"

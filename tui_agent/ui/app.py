@@ -88,11 +88,14 @@ class AgentApp(App[int]):
 
     @work(thread=True, group="prewarm", exit_on_error=False)
     def prewarm(self) -> None:
-        """Import what the first reply needs (Markdown, markdown-it) while the user is still typing."""
+        """Import what the first reply needs (Markdown, markdown-it, the model's SDK) while the user is
+        still typing."""
         import tui_agent.ui.screens.message_view  # noqa: F401
         import tui_agent.ui.screens.permission  # noqa: F401
         import tui_agent.ui.turn  # noqa: F401
         import tui_agent.ui.widgets.assistant_reply  # noqa: F401
+
+        self.session.provider.preload()  # the model SDK, so the first reply does not wait for it
 
     def _remember_theme(self, theme: object) -> None:
         name = getattr(theme, "name", None)

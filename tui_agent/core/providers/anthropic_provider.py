@@ -76,6 +76,9 @@ class AnthropicProvider(Provider):
             )
         return self._client
 
+    def preload(self) -> None:
+        import anthropic  # noqa: F401 - about 2 s; done in a thread after the TUI's first frame
+
     async def aclose(self) -> None:
         client, self._client = self._client, None
         if client is not None:

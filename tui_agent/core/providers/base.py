@@ -88,6 +88,11 @@ class Provider(ABC):
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         """Yield `StreamText` as text arrives and exactly one `StreamDone` at the end."""
 
+    def preload(self) -> None:
+        """Import what the first call needs (an SDK takes seconds) ahead of time. The TUI calls this
+        from a thread after its first frame, so it must only import, never touch the event loop."""
+        return None
+
     async def count_tokens(self, request: ModelRequest) -> int | None:
         """Exact input tokens for `request` where the API can count them; None otherwise."""
         return None

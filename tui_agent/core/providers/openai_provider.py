@@ -223,6 +223,9 @@ class OpenAIProvider(Provider):
             )
         return self._client
 
+    def preload(self) -> None:
+        import openai  # noqa: F401 - about 2 s; done in a thread after the TUI's first frame
+
     async def aclose(self) -> None:
         client, self._client = self._client, None
         if client is not None:
