@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 from tui_agent.core import events as ev
 from tui_agent.core.factory import build_session

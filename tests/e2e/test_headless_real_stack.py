@@ -3,7 +3,6 @@ anthropic SDK), calling tools of a real MCP server process, with real tools on a
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

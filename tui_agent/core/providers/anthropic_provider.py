@@ -20,25 +20,23 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, ClassVar
 
 from tui_agent.core.messages import Block, Message, clean_block, to_json
 from tui_agent.core.providers.base import (
     ModelRequest,
     PromptTooLongError,
-    Provider,
     ProviderError,
     ProviderEvent,
     StreamDone,
-    StreamNotice,
     StreamText,
     UsageInfo,
 )
 from tui_agent.core.providers.models import DEFAULT_ANTHROPIC_MODEL
+from tui_agent.core.providers.sdk import SdkProvider
 from tui_agent.core.providers.retry import (
     RETRYABLE_STATUS,
     RetryableFailure,
-    RetryPolicy,
     describe_status,
     one_line,
     with_retries,
@@ -52,37 +50,14 @@ _UNCACHEABLE = {"thinking", "redacted_thinking"}
 
 
 @dataclass
-class AnthropicProvider(Provider):
-    api_key: str = field(default="", repr=False)  # never in reprs, logs or traces
-    base_url: str | None = None
+class AnthropicProvider(SdkProvider):
     model: str = DEFAULT_ANTHROPIC_MODEL
     name: str = "anthropic"
-    reports_usage: bool = True
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    timeout: float = 600.0
     prompt_caching: bool = True
     key_variable: str = "ANTHROPIC_API_KEY"
-    _client: Any = field(default=None, init=False, repr=False)
+    sdk_module: ClassVar[str] = "anthropic"
+    client_class: ClassVar[str] = "AsyncAnthropic"
     _previous: list[str] = field(default_factory=list, init=False, repr=False)
-
-    # -- client -----------------------------------------------------------------------------
-    def _sdk(self) -> Any:
-        """The SDK client, created (and the SDK imported) on first use."""
-        if self._client is None:
-            import anthropic
-
-            self._client = anthropic.AsyncAnthropic(
-                api_key=self.api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout
-            )
-        return self._client
-
-    def preload(self) -> None:
-        import anthropic  # noqa: F401 - about 2 s; done in a thread after the TUI's first frame
-
-    async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
 
     # -- request building -------------------------------------------------------------------
     def build_params(self, request: ModelRequest) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from tui_agent.core.messages import Message, blocks, is_user_text, result_text, text_of, tool_results, tool_uses
+from tui_agent.core.messages import Message, is_user_text, result_text, text_of, tool_results, tool_uses
 from tui_agent.core.providers.base import ModelRequest, Provider, ProviderEvent, StreamDone, StreamText
 from tui_agent.core.providers.scripted import words
 

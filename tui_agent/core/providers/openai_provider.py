@@ -20,13 +20,12 @@ import json
 import re
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, ClassVar
 
 from tui_agent.core.messages import Block, Message, blocks, result_text
 from tui_agent.core.providers.base import (
     ModelRequest,
     PromptTooLongError,
-    Provider,
     ProviderError,
     ProviderEvent,
     StreamDone,
@@ -34,10 +33,10 @@ from tui_agent.core.providers.base import (
     UsageInfo,
 )
 from tui_agent.core.providers.models import DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL
+from tui_agent.core.providers.sdk import SdkProvider
 from tui_agent.core.providers.retry import (
     RETRYABLE_STATUS,
     RetryableFailure,
-    RetryPolicy,
     describe_status,
     one_line,
     with_retries,
@@ -202,34 +201,14 @@ def usage_from(usage: Any) -> UsageInfo:
 
 # -- the provider --------------------------------------------------------------------------------
 @dataclass
-class OpenAIProvider(Provider):
-    api_key: str = field(default="", repr=False)  # never in reprs, logs or traces
+class OpenAIProvider(SdkProvider):
     base_url: str = DEFAULT_OPENAI_BASE_URL
     model: str = DEFAULT_OPENAI_MODEL
     name: str = "openai"
-    reports_usage: bool = True
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    timeout: float = 600.0
     key_variable: str = "OPENAI_API_KEY"
-    _client: Any = field(default=None, init=False, repr=False)
+    sdk_module: ClassVar[str] = "openai"
+    client_class: ClassVar[str] = "AsyncOpenAI"
     _usage_option: bool = field(default=True, init=False, repr=False)
-
-    def _sdk(self) -> Any:
-        if self._client is None:
-            import openai
-
-            self._client = openai.AsyncOpenAI(
-                api_key=self.api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout
-            )
-        return self._client
-
-    def preload(self) -> None:
-        import openai  # noqa: F401 - about 2 s; done in a thread after the TUI's first frame
-
-    async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         params: dict[str, Any] = {
