@@ -243,6 +243,9 @@ async def _run_tools(
 
     Fills `finished[tool_use_id]` as results arrive, so a cancel can answer the rest.
     """
+    # Validate and classify each call once per round (not again per batch scan and per execution).
+    problems = [_problem(use, config) for use in uses]
+    parallel = [_auto_parallel(use, problem, config, ctx) for use, problem in zip(uses, problems)]
     stop = False
     i = 0
     while i < len(uses):
@@ -252,17 +255,15 @@ async def _run_tools(
             yield _finished_event(use, finished, 0.0)
             i += 1
             continue
-        batch = [use]
-        if _auto_parallel(use, config, ctx):
-            j = i + 1
-            while j < len(uses) and _auto_parallel(uses[j], config, ctx):
-                batch.append(uses[j])
-                j += 1
-        if len(batch) > 1:
+        j = i + 1
+        while parallel[i] and j < len(uses) and parallel[j]:
+            j += 1
+        if j - i > 1:
+            batch = uses[i:j]
             for item in batch:
                 yield _started_event(item, config)
             started = time.monotonic()
-            outputs = await asyncio.gather(*(_execute(item, config, ctx) for item in batch))
+            outputs = await asyncio.gather(*(_execute(item, None, config, ctx) for item in batch))
             for item, output in zip(batch, outputs):
                 _finish(finished, item, output.content, output.is_error)
                 yield _finished_event(item, finished, time.monotonic() - started)
@@ -272,8 +273,7 @@ async def _run_tools(
         started = time.monotonic()
         tool = config.tools.get(use["name"])
         tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
-        decision = None
-        problem = _problem(use, config)
+        problem = problems[i]
         if problem is None and tool is not None:
             decision = config.permissions.decide(tool, tool_input, ctx)
             if decision.behavior == "ask":
@@ -291,7 +291,7 @@ async def _run_tools(
                 _finish(finished, use, decision.message, True, denied=True)
                 stop = True
         if use["id"] not in finished:
-            output = await _execute(use, config, ctx)
+            output = await _execute(use, problem, config, ctx)
             _finish(finished, use, output.content, output.is_error)
         yield _finished_event(use, finished, time.monotonic() - started)
         i += 1
@@ -304,21 +304,22 @@ def _problem(use: dict[str, Any], config: LoopConfig) -> str | None:
     return validate_input(tool, use.get("input"))
 
 
-def _auto_parallel(use: dict[str, Any], config: LoopConfig, ctx: ToolContext) -> bool:
+def _auto_parallel(use: dict[str, Any], problem: str | None, config: LoopConfig, ctx: ToolContext) -> bool:
+    """A valid, concurrency-safe call the permission gate allows without asking."""
     tool = config.tools.get(use.get("name", ""))
-    if tool is None or not isinstance(use.get("input"), dict):
+    if tool is None or problem is not None:
         return False
     tool_input = use["input"]
-    if _problem(use, config) is not None or not tool.is_concurrency_safe(tool_input):
+    if not tool.is_concurrency_safe(tool_input):
         return False
     return config.permissions.decide(tool, tool_input, ctx).behavior == "allow"
 
 
-async def _execute(use: dict[str, Any], config: LoopConfig, ctx: ToolContext) -> ToolOutput:
-    """Validate and call one tool; every failure becomes an error output, never an exception."""
+async def _execute(use: dict[str, Any], problem: str | None, config: LoopConfig, ctx: ToolContext) -> ToolOutput:
+    """Call one already-validated tool (`problem` is its validation error, if any); every failure becomes
+    an error output, never an exception."""
     name = use.get("name", "")
     trace.trace("tool.start", name=name, id=use.get("id"))
-    problem = _problem(use, config)
     if problem is not None:
         output = ToolOutput(problem, True)
     else:

@@ -112,9 +112,11 @@ def validate_input(tool: Tool, tool_input: Any) -> str | None:
     """None when `tool_input` fits the tool's schema, else a message that names the field."""
     if not isinstance(tool_input, dict):
         return f"Invalid input for {tool.name}: expected an object, got {type(tool_input).__name__}"
-    import jsonschema  # lazy: only paid when a tool actually runs
+    validator = tool.__dict__.get("_validator")
+    if validator is None:  # built once per tool instance; schemas do not change after construction
+        import jsonschema  # lazy: only paid when a tool actually runs
 
-    validator = jsonschema.Draft202012Validator(tool.input_schema)
+        validator = tool.__dict__["_validator"] = jsonschema.Draft202012Validator(tool.input_schema)
     errors = sorted(validator.iter_errors(tool_input), key=lambda e: list(e.path))
     if not errors:
         return None
