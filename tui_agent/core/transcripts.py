@@ -26,6 +26,9 @@ class TranscriptLoad:
     compaction_summaries: list[int] = field(default_factory=list)  # history indices of summary messages
     usage: list[dict[str, int]] = field(default_factory=list)  # per API response, deduplicated
     models: set[str] = field(default_factory=set)
+    # (history index of an assistant message, the logged usage of the API call that began it): the real
+    # prompt size of each recorded call, for the economics replay and the estimator's error.
+    call_usage: list[tuple[int, dict[str, int]]] = field(default_factory=list)
 
 
 def _content_blocks(content: Any) -> list[dict[str, Any]]:
@@ -66,6 +69,7 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
         records = _records(handle, load)
     history = load.history
     seen_usage: set[str] = set()
+    started: list[tuple[Message, dict[str, int]]] = []  # assistant message → usage of the call that began it
     for record in records:
         message = record["message"]
         role = "assistant" if record["type"] == "assistant" else "user"
@@ -81,15 +85,19 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
             if model:
                 load.models.add(model)
             key = f"{message.get('id')}:{record.get('requestId')}"
+            usage = None
             if isinstance(message.get("usage"), dict) and key not in seen_usage:
                 seen_usage.add(key)
-                load.usage.append({k: v for k, v in message["usage"].items() if isinstance(v, int)})
+                usage = {k: v for k, v in message["usage"].items() if isinstance(v, int)}
+                load.usage.append(usage)
             # One API response is logged as one line per block; consecutive assistant lines (same
             # response or not) form one assistant message, as the API would see them.
             if history and history[-1]["role"] == "assistant":
                 history[-1]["content"].extend(blocks)
             else:
                 history.append({"role": "assistant", "content": list(blocks)})
+                if usage is not None:
+                    started.append((history[-1], usage))
             continue
         is_results = any(b.get("type") == "tool_result" for b in blocks)
         text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
@@ -113,6 +121,8 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     if history and history[0]["role"] != "user":
         history.insert(0, {"role": "user", "content": [{"type": "text", "text": "[transcript starts here]"}]})
     _pair(history)
+    where = {id(message): i for i, message in enumerate(history)}
+    load.call_usage = [(where[id(message)], usage) for message, usage in started if id(message) in where]
     return load
 
 

@@ -1,0 +1,99 @@
+"""Benchmark: the price of each compaction strategy on real Claude Code sessions, side by side.
+
+Run: `.venv/bin/python bench/economics.py [FILE.jsonl ...]` (default: the files in ../shared/transcripts/).
+Replays each session call by call through `none` (the append-only conversation), `seed-v1`, `v1` and `v2`
+and prints, per session and in total: calls over the window, peak, average prompt, price per prompt token
+and its ratio to the append-only price, total cost ratio, cache hit share, newest round intact, user
+prompts and touched file paths missing from the request, invalid requests, events, compaction time per
+call; then the estimator's error against the logged real usage, and compaction time at 1,000 vs 10,000
+messages. The same code serves `tui-agent replay FILE --report`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tui_agent.core.compaction import Compactor, CompactPolicy  # noqa: E402
+from tui_agent.core.economics import format_report, session_report  # noqa: E402
+from tui_agent.core.messages import tool_result_block, user_text  # noqa: E402
+
+DEFAULT_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "transcripts"
+
+
+def synthetic(n: int) -> list[dict]:
+    """One long agentic turn: a prompt, then tool rounds with large results (no user text to cut at)."""
+    out: list[dict] = [user_text("port the project " + "words " * 20)]
+    i = 0
+    while len(out) < n:
+        out.append({"role": "assistant", "content": [
+            {"type": "text", "text": "Reading the next file."},
+            {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"file_path": f"src/f{i}.py"}}]})
+        out.append({"role": "user", "content": [tool_result_block(f"t{i}", "x" * (2000 + (i * 37) % 9000))]})
+        i += 1
+    return out
+
+
+def time_growth() -> str:
+    """Per-call compaction time with no event at 1,000 and 10,000 messages, and one event at 10,000."""
+    lines = []
+    medians = {}
+    for n in (1_000, 10_000):
+        history = synthetic(n + 40)
+        compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True),
+                              baseline_tokens=5_000)
+        compactor.compact(history[:n])
+        samples, events = [], []
+        for k in range(n, n + 40, 2):
+            started = time.perf_counter()
+            result = compactor.compact(history[: k + 2])
+            took = time.perf_counter() - started
+            (events if result.plan.event is not None and result.plan.event.major else samples).append(took)
+        medians[n] = statistics.median(samples)
+        lines.append(f"  {n:>6} messages: median {medians[n] * 1e6:8.1f} µs per call with no event "
+                     f"({len(samples)} calls, {len(events)} with an event)")
+    history = synthetic(10_000)
+    compactor = Compactor(CompactPolicy(context_window=2_000_000, max_output_tokens=32_000, enabled=True),
+                          baseline_tokens=5_000)
+    compactor.compact(history)
+    compactor.request_event("drop")
+    started = time.perf_counter()
+    compactor.compact(history)
+    event_ms = (time.perf_counter() - started) * 1000
+    lines.append(f"  ratio 10,000 / 1,000 = {medians[10_000] / medians[1_000]:.2f} (target ≤ 1.5); "
+                 f"an event at 10,000 messages: {event_ms:.1f} ms (target ≤ 50)")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--strategies", default="none,seed-v1,v1,v2")
+    parser.add_argument("--high", type=float, default=None)
+    parser.add_argument("--low", type=float, default=None)
+    parser.add_argument("--no-memory", action="store_true", help="skip the prompts/paths check (faster)")
+    args = parser.parse_args()
+    files = args.files or sorted(DEFAULT_DIR.glob("*.jsonl"))
+    if not files:
+        print(f"no sessions found in {DEFAULT_DIR}", file=sys.stderr)
+        return 1
+    kwargs = {}
+    if args.high is not None:
+        kwargs["high_water"] = args.high
+    if args.low is not None:
+        kwargs["low_water"] = args.low
+    policy = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True, **kwargs)
+    reports = [session_report(f, args.strategies.split(","), policy, not args.no_memory) for f in files]
+    print(format_report(reports))
+    print("\ncompaction time (v2):")
+    print(time_growth())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

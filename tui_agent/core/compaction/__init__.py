@@ -1,0 +1,39 @@
+"""Compaction: what each model call sends of the append-only history.
+
+- `Compactor` (v2, the default): tiered and sticky; returns `CompactResult(messages, plan)`.
+- `SeedCompactor`: the first landing's v1 (`mode="v1"`) or the seed article's exact behaviour
+  (`mode="seed"`) behind the same interface, so every face draws one kind of plan.
+- `compact_messages(messages, options)`: the legacy pure function, kept as it was.
+"""
+
+from tui_agent.core.compaction.compactor import Compactor, newest_round_start
+from tui_agent.core.compaction.legacy import (
+    HARD_TOOL_RESULT_CHARS,
+    TRUNCATION_NOTE,
+    CompactOptions,
+    CompactReport,
+    TruncatedBlock,
+    compact_messages,
+    with_budget,
+)
+from tui_agent.core.compaction.plan import (
+    LEDGER_INDEX,
+    BlockCut,
+    BlockMask,
+    CompactEvent,
+    CompactPlan,
+    CompactResult,
+    Ledger,
+    LossReport,
+    MessageOp,
+)
+from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.render import render
+from tui_agent.core.compaction.seed import SeedCompactor
+
+__all__ = [
+    "HARD_TOOL_RESULT_CHARS", "TRUNCATION_NOTE", "CompactOptions", "CompactReport", "TruncatedBlock",
+    "compact_messages", "with_budget", "Compactor", "CompactPolicy", "CompactPlan", "CompactResult",
+    "CompactEvent", "BlockCut", "BlockMask", "Ledger", "LossReport", "MessageOp", "LEDGER_INDEX", "render",
+    "SeedCompactor", "newest_round_start",
+]

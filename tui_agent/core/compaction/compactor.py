@@ -1,0 +1,715 @@
+"""The tiered, sticky compactor: one per session, called once per model call with the whole history.
+
+Between compaction *events* it only appends: the request of call k+1 starts with the exact messages of
+call k, so the provider's prompt cache reads the whole previous request at a tenth of the price. Decisions
+(cuts, masks, the dropped span and its ledger, pins, excludes) are kept here and change only at an event,
+which is reported in the plan with its reason. The tiers, cheapest first:
+
+1. append-only while the estimate is under the high-water mark;
+2. cut on read: a long result the model has already read is cut once (a routine, tail-only change);
+3. mask: at an event, old results of re-runnable tools beyond a protected recent budget → placeholder;
+4. drop: at an event, whole old messages down to the low-water mark, cut at an assistant message so
+   every tool_result keeps its tool_use, with a deterministic ledger in their place;
+5. summary (optional): the model summarises the dropped span into the ledger (`attach_summary`).
+
+History is never mutated; `render.render_message` builds each outbound message, the same way every time.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from tui_agent.core import tokens as tk
+from tui_agent.core.compaction.cut import cut_block
+from tui_agent.core.compaction.estimator import TokenLedger
+from tui_agent.core.compaction.ledger import build_ledger, missing_from, request_text
+from tui_agent.core.compaction.mask import key_input, placeholder_text
+from tui_agent.core.compaction.plan import (
+    LEDGER_INDEX,
+    BlockCut,
+    BlockMask,
+    CompactEvent,
+    CompactPlan,
+    CompactResult,
+    EventKind,
+    Ledger,
+    LossReport,
+    fmt_tokens,
+)
+from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.render import first_message_fix, ledger_message, render_message
+from tui_agent.core.messages import Message, blocks, is_user_text, result_text, tool_results, tool_uses
+
+HARD_KEEP_CHARS = 1000  # what the newest round is cut to when it alone does not fit the window
+
+
+@dataclass
+class _Facts:
+    """What is known of the history, computed once per message (history is append-only)."""
+
+    estimates: list[int] = field(default_factory=list)
+    total: int = 0
+    calls: dict[str, tuple[str, Any]] = field(default_factory=dict)  # tool_use id → (name, input)
+    first: object = None  # identity of history[0], to notice a replaced history (/clear)
+
+
+class Compactor:
+    """`compact(history)` → `CompactResult(messages, plan)`; `observe_usage(real_input_tokens)` after a call."""
+
+    def __init__(self, policy: CompactPolicy | None = None, baseline_tokens: int = 0) -> None:
+        self.policy = policy or CompactPolicy()
+        self.enabled = self.policy.is_enabled()
+        self.tokens = TokenLedger(baseline_tokens)
+        self.calls = 0
+        self.summary_failures = 0
+        self.pins: set[int] = set()
+        self.excluded: set[int] = set()
+        self.expanded: set[tuple[int, int]] = set()
+        self._reset()
+
+    # -- state ----------------------------------------------------------------------------------
+    def _reset(self) -> None:
+        self._facts = _Facts()
+        self._cuts: dict[int, dict[int, BlockCut]] = {}
+        self._masks: dict[int, dict[int, BlockMask]] = {}
+        self._variant: dict[int, int] = {}
+        self._rendered: dict[int, Message] = {}
+        self._drop_from = 0
+        self._drop_until = 0
+        self._ledger: Ledger | None = None
+        self._ledger_message: Message | None = None
+        self._kept_in_drop: frozenset[int] = frozenset()
+        self._cut_scan = 0
+        self._out: list[Message] = []
+        self._out_idx: list[int] = []
+        self._pos: dict[int, int] = {}
+        self._units: list[object] = []
+        self._sent_est = 0
+        self._dirty = False
+        self._pending: list[EventKind] = []
+        self._last_event: CompactEvent | None = None
+        self._dropped_reason = ""
+        self.tokens.clear()
+        self._n = 0
+
+    def set_baseline(self, baseline_tokens: int) -> None:
+        """System prompt + tool definitions (chars/4); they may change between calls (MCP tools arrive)."""
+        self.tokens.set_baseline(baseline_tokens)
+
+    def observe_usage(self, input_tokens_total: int) -> None:
+        """The real input size (input + cache write + cache read) of the request `compact` returned last."""
+        self.tokens.observe(input_tokens_total)
+
+    # -- user actions (outbound only: the history never changes) -------------------------------
+    def pin(self, index: int, on: bool = True) -> None:
+        (self.pins.add if on else self.pins.discard)(index)
+        if on:
+            self.excluded.discard(index)
+        self._user_change("pin")
+
+    def exclude(self, index: int, on: bool = True) -> None:
+        (self.excluded.add if on else self.excluded.discard)(index)
+        if on:
+            self.pins.discard(index)
+        self._user_change("exclude")
+
+    def expand(self, index: int, on: bool = True) -> None:
+        """Send message `index`'s cut or masked results whole in the next request."""
+        for j in range(64):
+            (self.expanded.add if on else self.expanded.discard)((index, j))
+        if on:
+            self._cuts.pop(index, None)
+            self._masks.pop(index, None)
+            self._rendered.pop(index, None)
+            self._variant[index] = self._variant.get(index, 0) + 1
+        self._user_change("expand")
+
+    def _user_change(self, kind: EventKind) -> None:
+        self._pending.append(kind)
+        self._dirty = True
+
+    def request_event(self, kind: EventKind = "drop") -> None:
+        """`/compact`: run an event at the next call even under the high-water mark."""
+        self._pending.append(kind)
+
+    # -- the call -------------------------------------------------------------------------------
+    def compact(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
+        """Plan the request for a call with `history` as it is now; never mutates `history`."""
+        self.calls += 1
+        call = call if call is not None else self.calls
+        kinds: list[EventKind] = []
+        if self._replaced(history):
+            self._reset()
+            kinds.append("reset")
+        prev_out = len(self._out)
+        first_change = prev_out
+        self._sync(history)
+        n = len(history)
+        if not self.enabled:
+            return self._result(history, call, None, first_change, mode="off")
+        newest = newest_round_start(history)
+        kinds += self._pending
+        forced = "drop" in self._pending or "summary" in self._pending
+        self._pending = []
+        # new messages join the request
+        for i in range(self._n, n):
+            self._append(history, i)
+        self._n = n
+        # tier 2: cut what the model has read
+        if self.policy.cut_on_read:
+            changed = self._cut_read(history, newest, call)
+            if changed is not None:
+                kinds.append("cut")
+                first_change = min(first_change, changed)
+        before = self.tokens.estimate()
+        event_reason = ""
+        if self._dirty:
+            event_reason = "your pins, excludes or expands"
+        if before > self.policy.high_tokens or forced:
+            event_reason = (f"over the {fmt_tokens(self.policy.high_tokens)} high-water mark" if not forced
+                            else "you asked to compact now")
+            kinds += self._event(history, newest, call, self.policy.low_tokens)
+        if self.tokens.estimate() > self.policy.effective_window:
+            kinds += self._emergency(history, newest, call)
+            event_reason = event_reason or f"over the {fmt_tokens(self.policy.effective_window)} window"
+        if self._dirty:
+            first_change = min(first_change, self._rebuild(history))
+        event = None
+        if kinds:
+            after = self.tokens.estimate()
+            event = self._make_event(history, call, kinds, event_reason or "already read", before, after)
+        return self._result(history, call, event, first_change)
+
+    def preview(self, history: Sequence[Message]) -> CompactResult:
+        """What `compact(history)` would send, without keeping any decision (the panel's next call)."""
+        twin = copy.copy(self)
+        twin.tokens = copy.deepcopy(self.tokens)
+        twin._cuts = {k: dict(v) for k, v in self._cuts.items()}
+        twin._masks = {k: dict(v) for k, v in self._masks.items()}
+        twin._variant, twin._rendered = dict(self._variant), dict(self._rendered)
+        twin._out, twin._out_idx, twin._pos = list(self._out), list(self._out_idx), dict(self._pos)
+        twin._units, twin._pending = list(self._units), list(self._pending)
+        twin._facts = _Facts(list(self._facts.estimates), self._facts.total, dict(self._facts.calls), self._facts.first)
+        twin.pins, twin.excluded, twin.expanded = set(self.pins), set(self.excluded), set(self.expanded)
+        return twin.compact(history, call=self.calls + 1)
+
+    def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
+        """The API said "prompt is too long": learn the real size, and compact to a lower mark next call."""
+        if real_tokens:
+            self.tokens.observe(real_tokens)
+        self._pending.append("reactive")
+        self._reactive_target = int(min(self.policy.low_tokens, (limit or self.policy.context_window) * 0.5))
+
+    # -- summary tier ---------------------------------------------------------------------------
+    def summary_span(self, history: Sequence[Message]) -> list[Message]:
+        """The dropped messages the summary should cover (empty when nothing is dropped)."""
+        return [history[i] for i in range(self._drop_from, self._drop_until) if i not in self._kept_in_drop]
+
+    def attach_summary(self, history: Sequence[Message], text: str | None, call: int | None = None) -> CompactResult:
+        """Put the model's summary of the dropped span into the ledger (None: the summary call failed)."""
+        call = call if call is not None else self.calls
+        if not text:
+            self.summary_failures += 1
+            return self._result(history, call, self._last_event, len(self._out))
+        self.summary_failures = 0
+        self._build_ledger(history, call, summary=text.strip())
+        first_change = self._rebuild(history)
+        before = self.tokens.estimate()
+        event = self._make_event(history, call, ["summary"], "summary of the dropped part", before, before)
+        return self._result(history, call, event, first_change)
+
+    @property
+    def summary_enabled(self) -> bool:
+        return self.policy.summary and self.summary_failures < self.policy.summary_max_failures
+
+    # -- internals: sync and render -------------------------------------------------------------
+    def _replaced(self, history: Sequence[Message]) -> bool:
+        if len(history) < self._n:
+            return True
+        return bool(history) and self._n > 0 and history[0] is not self._facts.first
+
+    def _sync(self, history: Sequence[Message]) -> None:
+        facts = self._facts
+        if history and facts.first is None:
+            facts.first = history[0]
+        for i in range(len(facts.estimates), len(history)):
+            message = history[i]
+            estimate = tk.message_tokens(message)
+            facts.estimates.append(estimate)
+            facts.total += estimate
+            for use in tool_uses(message):
+                facts.calls[use.get("id", "")] = (use.get("name", ""), use.get("input"))
+
+    def _render(self, history: Sequence[Message], i: int) -> Message:
+        return self._rendered.get(i) or history[i]
+
+    def _render_decided(self, history: Sequence[Message], i: int) -> Message:
+        cuts = self._cuts.get(i, {})
+        masks = self._masks.get(i, {})
+        return render_message(history[i], [cuts[j] for j in sorted(cuts)], [masks[j] for j in sorted(masks)])
+
+    def _unit(self, i: int) -> object:
+        return (i, self._variant.get(i, 0))
+
+    def _estimate_of(self, history: Sequence[Message], i: int) -> int:
+        rendered = self._rendered.get(i)
+        return tk.message_tokens(rendered) if rendered is not None else self._facts.estimates[i]
+
+    def _append(self, history: Sequence[Message], i: int) -> None:
+        if i in self.excluded:
+            return
+        self._pos[i] = len(self._out)
+        self._out.append(self._render(history, i))
+        self._out_idx.append(i)
+        unit = self._unit(i)
+        self._units.append(unit)
+        estimate = self._estimate_of(history, i)
+        self._sent_est += estimate
+        self.tokens.add(unit, estimate)
+
+    def _replace(self, history: Sequence[Message], i: int, rendered: Message) -> int | None:
+        """Swap message i's outbound form in place; its position, or None when it is not sent."""
+        old_unit = self._unit(i)
+        old_est = self._estimate_of(history, i)
+        self._rendered[i] = rendered
+        self._variant[i] = self._variant.get(i, 0) + 1
+        pos = self._pos.get(i)
+        if pos is None:
+            return None
+        self.tokens.remove(old_unit)
+        estimate = self._estimate_of(history, i)
+        self.tokens.add(self._unit(i), estimate)
+        self._sent_est += estimate - old_est
+        self._out[pos] = rendered
+        self._units[pos] = self._unit(i)
+        return pos
+
+    def _rebuild(self, history: Sequence[Message]) -> int:
+        """Lay out the request again after an event; returns the first position that differs."""
+        old = self._out
+        indices: list[int] = [i for i in range(min(self._drop_from, len(history))) if i not in self.excluded]
+        if self._drop_until > self._drop_from:
+            indices.append(LEDGER_INDEX)
+            indices.extend(i for i in sorted(self._kept_in_drop) if i not in self.excluded)
+        indices.extend(i for i in range(self._drop_until, len(history)) if i not in self.excluded)
+        out = [self._ledger_message if i == LEDGER_INDEX else self._render(history, i) for i in indices]
+        fixed = first_message_fix(out)
+        if fixed is not None:
+            out.insert(0, fixed)
+            indices.insert(0, LEDGER_INDEX - 1)
+        self.tokens.clear()
+        units: list[object] = []
+        self._sent_est = 0
+        for i, message in zip(indices, out):
+            if i < 0:
+                unit: object = ("ledger", id(message), i)
+                estimate = tk.message_tokens(message)
+            else:
+                unit = self._unit(i)
+                estimate = self._estimate_of(history, i)
+            units.append(unit)
+            self._sent_est += estimate
+            self.tokens.add(unit, estimate)
+        self._restore_measured(units)
+        first = 0
+        while first < min(len(old), len(out)) and old[first] is out[first]:
+            first += 1
+        self._out, self._out_idx, self._units = out, indices, units
+        self._pos = {i: p for p, i in enumerate(indices) if i >= 0}
+        self._dirty = False
+        return first
+
+    def _restore_measured(self, units: list[object]) -> None:
+        """Measured sizes survive a rebuild for units still sent (the ledger keeps them by unit)."""
+        saved = getattr(self, "_measured_backup", {})
+        for unit in units:
+            if unit in saved:
+                self.tokens._measured[unit] = saved[unit]
+                self.tokens._sum_measured += saved[unit]
+                est = self.tokens._units[unit]
+                self.tokens._pending.pop(unit, None)
+                self.tokens._sum_unmeasured -= est
+        self._measured_backup = {}
+
+    # -- internals: tiers -------------------------------------------------------------------------
+    def _cut_read(self, history: Sequence[Message], newest: int, call: int) -> int | None:
+        """Tier 2 over the messages that left the newest round since the last call."""
+        first: int | None = None
+        limit, keep = self.policy.cut_chars, self.policy.cut_keep_chars
+        for i in range(self._cut_scan, newest):
+            if i in self.pins or i in self._masks:
+                continue
+            message = history[i]
+            results = tool_results(message)
+            if not results:
+                continue
+            content = blocks(message)
+            new_content: bool | None = None
+            for j, block in enumerate(content):
+                if block.get("type") != "tool_result" or (i, j) in self.expanded or j in self._cuts.get(i, {}):
+                    continue
+                if len(result_text(block)) <= limit:
+                    continue
+                name = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))[0]
+                cut = cut_block(block, keep, name)
+                if cut is None:
+                    continue
+                _, original, kept = cut
+                self._cuts.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name, original, kept, call)
+                new_content = True
+            if new_content is not None:
+                pos = self._replace(history, i, self._render_decided(history, i))
+                if pos is not None:
+                    first = pos if first is None else min(first, pos)
+        self._cut_scan = max(self._cut_scan, newest)
+        return first
+
+    def _mask_old(self, history: Sequence[Message], call: int) -> int:
+        """Tier 3: results of re-runnable tools older than the protected recent budget become placeholders."""
+        protect = self.policy.mask_protect_tokens
+        seen = 0.0
+        masked = 0
+        for pos in range(len(self._out) - 1, -1, -1):
+            seen += self.tokens.size(self._units[pos])
+            if seen <= protect:
+                continue
+            i = self._out_idx[pos]
+            if i < 0 or i < self._drop_from:
+                break  # the head stays as it is (it is the cached start of every request)
+            if i in self.pins:
+                continue
+            message = history[i]
+            if not tool_results(message):
+                continue
+            current = blocks(self._render(history, i))
+            new_content: bool | None = None
+            for j, block in enumerate(blocks(message)):
+                if block.get("type") != "tool_result" or (i, j) in self.expanded or j in self._masks.get(i, {}):
+                    continue
+                name, tool_input = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))
+                if not self.policy.rerunnable(name, tool_input):
+                    continue
+                now = len(result_text(current[j]))
+                original = len(result_text(block))
+                text = placeholder_text(name, tool_input, original)
+                if now < max(self.policy.mask_min_chars, len(text) * 3):
+                    continue
+                self._masks.setdefault(i, {})[j] = BlockMask(i, j, block.get("tool_use_id", ""), name,
+                                                              key_input(tool_input), original, text, call)
+                masked += 1
+                new_content = True
+            if new_content is not None:
+                self._replace(history, i, self._render_decided(history, i))
+        return masked
+
+    def _event(self, history: Sequence[Message], newest: int, call: int, target: int) -> list[EventKind]:
+        """Tiers 3 and 4 at once (one cache break): mask old results, then drop down to `target`."""
+        reactive = getattr(self, "_reactive_target", None)
+        if reactive is not None:
+            target = min(target, reactive)
+            self._reactive_target = None
+        kinds: list[EventKind] = []
+        self._measured_backup = dict(self.tokens._measured)
+        if self.policy.drop and self._drop_until <= self._drop_from:
+            self._drop_from = self._choose_head(history, newest)
+        if self.policy.mask and self._mask_old(history, call):
+            kinds.append("mask")
+        if self.policy.drop and self.tokens.estimate() > target:
+            until = self._choose_drop(history, newest, target)
+            if until > max(self._drop_until, self._drop_from):
+                self._set_drop(history, until, call, f"over the {fmt_tokens(self.policy.high_tokens)} mark")
+                kinds.append("drop")
+        self._dirty = True
+        self._rebuild(history)
+        self._measured_backup = {}
+        return kinds
+
+    def _set_drop(self, history: Sequence[Message], until: int, call: int, why: str) -> None:
+        self._drop_until = until
+        self._dropped_reason = f"dropped at call {call} ({why})"
+        self._kept_in_drop = frozenset(k for i in self.pins if self._drop_from <= i < until
+                                       for k in exchange(history, i) if self._drop_from <= k < until)
+        self._build_ledger(history, call)
+        self._prune_dropped()
+
+    def _choose_head(self, history: Sequence[Message], newest: int) -> int:
+        """The start of the conversation that stays first in every request (and so in the cache): the
+        largest assistant-message boundary within `keep_head` tokens, never into the newest round."""
+        budget = self.policy.head_tokens
+        if budget <= 0:
+            return 0
+        total = 0
+        best = 0
+        for i in range(1, newest):
+            total += self._facts.estimates[i - 1]
+            if total > budget:
+                break
+            if history[i].get("role") == "assistant":
+                best = i
+        return best
+
+    def _head_size(self) -> float:
+        size = 0.0
+        for pos, i in enumerate(self._out_idx):
+            if i < 0 or i >= self._drop_from:
+                break
+            size += self.tokens.size(self._units[pos])
+        return size
+
+    def _choose_drop(self, history: Sequence[Message], newest: int, target: int) -> int:
+        """The earliest assistant message from which the head, the ledger, the kept tail and the base fit
+        `target`; at worst the newest round's own assistant message."""
+        floor = max(self._drop_until, self._drop_from)
+        fixed = self.tokens.baseline + self._head_size()
+        fixed += self.tokens.size_of(self._ledger.tokens if self._ledger else 300) + 300
+        suffix = 0.0
+        best = None
+        for pos in range(len(self._out) - 1, -1, -1):
+            i = self._out_idx[pos]
+            if i < 0 or i <= floor:
+                break
+            suffix += self.tokens.size(self._units[pos])
+            if i > newest or history[i].get("role") != "assistant":
+                continue
+            if fixed + suffix <= target:
+                best = i
+            else:
+                break
+        if best is None:
+            best = _last_assistant_before(history, newest + 1, floor)
+        return best
+
+    def _emergency(self, history: Sequence[Message], newest: int, call: int) -> list[EventKind]:
+        """Still over the window after an event: drop to the newest round, then cut the newest round."""
+        kinds: list[EventKind] = []
+        self._measured_backup = dict(self.tokens._measured)
+        floor = max(self._drop_until, self._drop_from)
+        until = _last_assistant_before(history, newest + 1, floor)
+        if until > floor:
+            self._set_drop(history, until, call, "the window was full")
+            kinds.append("drop")
+            self._rebuild(history)
+        if self.tokens.estimate() > self.policy.effective_window and self._drop_from:
+            self._drop_from = 0  # even the head must go
+            self._set_drop(history, until, call, "the window was full")
+            kinds.append("drop")
+            self._rebuild(history)
+        if self.tokens.estimate() > self.policy.effective_window:
+            for i in range(newest, len(history)):
+                touched = False
+                for j, block in enumerate(blocks(history[i])):
+                    if block.get("type") != "tool_result" or (i, j) in self.expanded:
+                        continue
+                    name = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))[0]
+                    cut = cut_block(block, HARD_KEEP_CHARS, name)
+                    if cut is None:
+                        continue
+                    _, original, kept = cut
+                    self._cuts.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name,
+                                                                original, kept, call, hard=True)
+                    touched = True
+                if touched:
+                    self._replace(history, i, self._render_decided(history, i))
+                    kinds.append("cut")
+        self._dirty = True
+        self._rebuild(history)
+        self._measured_backup = {}
+        return kinds
+
+    def _prune_dropped(self) -> None:
+        """Decisions about messages no longer sent stop mattering: keep the maps the size of the request."""
+        for decisions in (self._cuts, self._masks):
+            for i in [i for i in decisions if self._drop_from <= i < self._drop_until and i not in self._kept_in_drop]:
+                del decisions[i]
+        for i in [i for i in self._rendered if self._drop_from <= i < self._drop_until and i not in self._kept_in_drop]:
+            del self._rendered[i]
+
+    def _build_ledger(self, history: Sequence[Message], call: int, summary: str | None = None) -> None:
+        if summary is None and self._ledger is not None and self._ledger.covers == self._drop_until:
+            summary = self._ledger.summary
+        ledger, message = build_ledger(
+            history, self._drop_until, self._kept_in_drop, prompt_chars=self.policy.ledger_prompt_chars,
+            prompt_max_chars=self.policy.ledger_prompt_max_chars, call=call, summary=summary,
+            start=self._drop_from)
+        self._ledger, self._ledger_message = ledger, ledger_message(ledger.text)
+        self._dirty = True
+
+    # -- internals: the plan --------------------------------------------------------------------
+    def _make_event(self, history: Sequence[Message], call: int, kinds: list[EventKind], reason: str,
+                    before: int, after: int) -> CompactEvent:
+        unique = tuple(dict.fromkeys(kinds))
+        masked_now = sum(1 for per in self._masks.values() for m in per.values() if m.call == call)
+        cut_now = sum(1 for i in range(max(self._cut_scan - 8, 0), len(history))
+                      for c in self._cuts.get(i, {}).values() if c.call == call)
+        left: tuple[int, ...] = ()
+        loss = LossReport()
+        if "drop" in unique or "mask" in unique or "exclude" in unique:
+            previous = self._last_event
+            start = 0
+            if previous is not None and previous.loss.left_request:
+                start = previous.loss.left_request[-1] + 1
+            start = max(start, self._drop_from)
+            left = tuple(i for i in range(start, self._drop_until) if i not in self._kept_in_drop)
+            gone = [i for i in range(self._drop_from, self._drop_until) if i not in self._kept_in_drop]
+            gone += [i for i in self._masks if i >= self._drop_until]
+            gone += [i for i in self.excluded if i < len(history)]
+            text = request_text(self._out)
+            prompts, paths = missing_from(text, history, sorted(set(gone)), self.policy.ledger_prompt_max_chars)
+            masked_idx = tuple(sorted(i for i, per in self._masks.items() if any(m.call == call for m in per.values())))
+            loss = LossReport(left, masked_idx, prompts, paths)
+        ledger = self._ledger
+        event = CompactEvent(
+            call=call, kinds=unique, reason=reason, tokens_before=before, tokens_after=after,
+            dropped=len(left), masked=masked_now, cut=cut_now,
+            ledger_prompts=len(ledger.prompts) if ledger else 0, ledger_files=len(ledger.files) if ledger else 0,
+            loss=loss,
+        )
+        if event.major:
+            self._last_event = event
+        return event
+
+    def _result(self, history: Sequence[Message], call: int, event: CompactEvent | None, first_change: int,
+                mode: str = "v2") -> CompactResult:
+        n = len(history)
+        if mode == "off":
+            for i in range(self._n, n):
+                self._append(history, i)
+            self._n = n
+        est = self.tokens.estimate()
+        plan = CompactPlan(
+            mode=mode, enabled=mode != "off", call=call, history_len=n, drop_from=self._drop_from,
+            drop_until=max(self._drop_until, self._drop_from),
+            kept_in_drop=self._kept_in_drop, cuts=_Frozen(self._cuts, call), masks=_Frozen(self._masks, call),
+            pins=frozenset(self.pins), excluded=frozenset(self.excluded), expanded=frozenset(self.expanded),
+            protected_from=newest_round_start(history) if history else 0, ledger=self._ledger,
+            outbound_indices=tuple(i for i in self._out_idx if i >= 0),
+            ledger_position=self._out_idx.index(LEDGER_INDEX) if self._ledger is not None and self._drop_until > self._drop_from else None,
+            lead_placeholder=bool(self._out_idx) and self._out_idx[0] < LEDGER_INDEX, message_tokens_before=self._facts.total,
+            message_tokens_after=self._sent_est, baseline_tokens=round(self.tokens.baseline),
+            estimated_tokens=est, high_tokens=self.policy.high_tokens, low_tokens=self.policy.low_tokens,
+            budget_tokens=self.policy.effective_window, over_budget=est > self.policy.effective_window,
+            event=event, last_event=self._last_event, cached_messages=first_change,
+            dropped_reason=self._dropped_reason,
+            summary_requested=bool(event and "drop" in event.kinds and self.summary_enabled),
+        )
+        return CompactResult(list(self._out), plan)
+
+    # -- persistence ----------------------------------------------------------------------------
+    def export_state(self) -> dict:
+        """The sticky decisions as JSON-safe data (the journal stores it; `import_state` restores it)."""
+        return {
+            "version": 1,
+            "calls": self.calls,
+            "history_len": self._n,
+            "cuts": [[c.message_index, c.block_index, c.tool_use_id, c.tool_name, c.original_chars, c.kept_chars,
+                      c.call, c.hard] for per in self._cuts.values() for c in per.values()],
+            "masks": [[m.message_index, m.block_index, m.call] for per in self._masks.values() for m in per.values()],
+            "drop_from": self._drop_from,
+            "drop_until": self._drop_until,
+            "kept_in_drop": sorted(self._kept_in_drop),
+            "ledger_call": self._ledger.call if self._ledger else None,
+            "summary": self._ledger.summary if self._ledger else None,
+            "cut_scan": self._cut_scan,
+            "pins": sorted(self.pins), "excluded": sorted(self.excluded),
+            "expanded": sorted([list(x) for x in self.expanded]),
+            "dropped_reason": self._dropped_reason,
+            "summary_failures": self.summary_failures,
+            "tokens": self.tokens.export(),
+        }
+
+    def import_state(self, history: Sequence[Message], state: dict) -> None:
+        """Rebuild the decisions of `export_state` over the same history: the next request is the one the
+        old process would have sent (byte for byte)."""
+        self._reset()
+        self.calls = int(state.get("calls", 0))
+        self.pins = set(state.get("pins", []))
+        self.excluded = set(state.get("excluded", []))
+        self.expanded = {tuple(x) for x in state.get("expanded", [])}  # type: ignore[misc]
+        self.summary_failures = int(state.get("summary_failures", 0))
+        n = min(int(state.get("history_len", 0)), len(history))
+        self._sync(history[:n])
+        for i, j, tool_id, name, original, kept, call, hard in state.get("cuts", []):
+            if i >= n:
+                continue
+            self._cuts.setdefault(i, {})[j] = BlockCut(i, j, tool_id, name, original, kept, call, hard)
+            self._rendered[i] = self._render_decided(history, i)
+            self._variant[i] = self._variant.get(i, 0) + 1
+        for i, j, call in state.get("masks", []):
+            if i >= n:
+                continue
+            block = blocks(history[i])[j]
+            name, tool_input = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))
+            text = placeholder_text(name, tool_input, len(result_text(block)))
+            self._masks.setdefault(i, {})[j] = BlockMask(i, j, block.get("tool_use_id", ""), name,
+                                                          key_input(tool_input), len(result_text(block)), text, call)
+            self._rendered[i] = self._render_decided(history, i)
+            self._variant[i] = self._variant.get(i, 0) + 1
+        self._drop_from = min(int(state.get("drop_from", 0)), n)
+        self._drop_until = min(int(state.get("drop_until", 0)), n)
+        self._kept_in_drop = frozenset(state.get("kept_in_drop", []))
+        self._dropped_reason = state.get("dropped_reason", "")
+        if self._drop_until > self._drop_from:
+            self._build_ledger(history, state.get("ledger_call") or 0, summary=state.get("summary"))
+        self._cut_scan = int(state.get("cut_scan", 0))
+        self._n = n
+        self._rebuild(history[:n])
+        self.tokens.restore(state.get("tokens", {}))
+
+
+class _Frozen(Mapping):
+    """A read-only view of a decision map, without copying it per call (decisions are frozen once taken;
+    a plan sees those taken up to its own call)."""
+
+    def __init__(self, source: dict[int, dict[int, Any]], call: int = 1 << 60) -> None:
+        self._source = source
+        self._call = call
+
+    def __getitem__(self, index: int) -> tuple:
+        per = self._source.get(index)
+        found = tuple(per[j] for j in sorted(per) if per[j].call <= self._call) if per else ()
+        if not found:
+            raise KeyError(index)
+        return found
+
+    def __iter__(self):
+        return (i for i in self._source if i in self)
+
+    def __contains__(self, index: object) -> bool:
+        per = self._source.get(index)  # type: ignore[call-overload]
+        return bool(per) and any(d.call <= self._call for d in per.values())
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def newest_round_start(history: Sequence[Message]) -> int:
+    """Index where the round the model has not read yet begins (kept whole: never cut or dropped)."""
+    n = len(history)
+    if n == 0:
+        return 0
+    last = history[-1]
+    if last.get("role") == "user" and tool_results(last) and n >= 2:
+        return n - 2
+    return n - 1
+
+
+def exchange(history: Sequence[Message], i: int) -> set[int]:
+    """Message i and the partner it cannot be sent without (tool_use ↔ its tool_results)."""
+    out = {i}
+    message = history[i]
+    if tool_uses(message) and i + 1 < len(history):
+        out.add(i + 1)
+    elif message.get("role") == "user" and tool_results(message) and i > 0:
+        out.add(i - 1)
+    elif message.get("role") == "assistant" and i + 1 < len(history) and is_user_text(history[i + 1]):
+        out.add(i + 1)
+    return out
+
+
+def _last_assistant_before(history: Sequence[Message], end: int, floor: int) -> int:
+    for i in range(end - 1, floor, -1):
+        if history[i].get("role") == "assistant":
+            return i
+    return floor

@@ -1,0 +1,136 @@
+"""The token estimator: the last real count plus what changed since, measured per outbound message.
+
+chars/4 is a fine guess for one message and a poor one for a whole request (real tokens run 1.2–1.6×
+chars/4 on code and JSON). So the estimate is anchored on what the API reported: each call's real input
+size is split between the messages that were new in that request (in proportion to their chars/4), and
+those measured sizes are reused as long as the messages are sent unchanged. After a compaction event the
+estimate is the last real count, less the measured size of what left, plus the new parts at the learned
+ratio. The system+tools baseline is kept apart from the messages' share, so a ratio learned on a large
+request never rescales it.
+
+Every update is O(changed messages): a call with no event costs nothing per old message.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+MIN_RATIO, MAX_RATIO = 0.5, 3.0
+RATIO_MIN_EVIDENCE = 200  # estimated tokens of new content needed before a call's ratio is trusted
+RATIO_DECAY = 0.7  # weight of older evidence in the learned ratio (recent content counts more)
+
+
+class TokenLedger:
+    """Sizes of the units (outbound messages) of the current request; `estimate()` of the whole request."""
+
+    def __init__(self, baseline_tokens: int) -> None:
+        self.baseline_estimate = max(int(baseline_tokens), 0)  # chars/4 of system + tools
+        self.baseline = float(self.baseline_estimate)  # in real tokens once calibrated
+        self.ratio = 1.0  # real tokens per estimated token, learned from usage
+        self.observed = False
+        self.last_real: int | None = None
+        self._units: dict[Hashable, int] = {}  # unit → chars/4 estimate, for the units in the request
+        self._pending: dict[Hashable, int] = {}  # the units not measured yet (new since the last usage)
+        self._measured: dict[Hashable, float] = {}  # unit → real tokens (measured units only)
+        self._sum_measured = 0.0
+        self._sum_unmeasured = 0  # chars/4 of the units not measured yet
+        self._num = 0.0
+        self._den = 0.0
+
+    # -- the request's composition ------------------------------------------------------------
+    def add(self, unit: Hashable, estimate: int) -> None:
+        if unit in self._units:
+            self.remove(unit)
+        self._units[unit] = estimate
+        self._pending[unit] = estimate
+        self._sum_unmeasured += estimate
+
+    def remove(self, unit: Hashable) -> None:
+        estimate = self._units.pop(unit, None)
+        if estimate is None:
+            return
+        measured = self._measured.pop(unit, None)
+        if measured is None:
+            self._pending.pop(unit, None)
+            self._sum_unmeasured -= estimate
+        else:
+            self._sum_measured -= measured
+
+    def clear(self) -> None:
+        self._units.clear()
+        self._pending.clear()
+        self._measured.clear()
+        self._sum_measured = 0.0
+        self._sum_unmeasured = 0
+
+    def set_baseline(self, baseline_tokens: int) -> None:
+        """The system prompt or tools changed: move the baseline by the difference (scaled)."""
+        delta = max(int(baseline_tokens), 0) - self.baseline_estimate
+        self.baseline_estimate += delta
+        self.baseline += delta * self.ratio
+
+    # -- estimates ----------------------------------------------------------------------------
+    def size(self, unit: Hashable) -> float:
+        measured = self._measured.get(unit)
+        return measured if measured is not None else self._units.get(unit, 0) * self.ratio
+
+    def size_of(self, estimate: int) -> float:
+        """Real tokens of new content with this chars/4 estimate, at the learned ratio."""
+        return estimate * self.ratio
+
+    def messages_estimate(self) -> float:
+        return self._sum_measured + self._sum_unmeasured * self.ratio
+
+    def estimate(self) -> int:
+        return round(self.baseline + self.messages_estimate())
+
+    # -- learning from the API ----------------------------------------------------------------
+    def observe(self, real_tokens: int) -> None:
+        """The API's input size (input + cache write + cache read) of the request as it stands now."""
+        if real_tokens <= 0:
+            return
+        pending, self._pending = self._pending, {}
+        new_est = sum(pending.values())
+        if not self.observed:
+            # One number, two unknowns (baseline, messages): assume they tokenize alike.
+            total_est = self.baseline_estimate + new_est
+            self.ratio = _clamp(real_tokens / total_est) if total_est else 1.0
+            self.baseline = self.baseline_estimate * self.ratio
+            leftover = real_tokens - self.baseline - self._sum_measured
+        else:
+            leftover = real_tokens - self.baseline - self._sum_measured
+            if new_est >= RATIO_MIN_EVIDENCE and leftover > 0:
+                self._num = self._num * RATIO_DECAY + leftover
+                self._den = self._den * RATIO_DECAY + new_est
+                self.ratio = _clamp(self._num / self._den)
+        self.observed = True
+        self.last_real = real_tokens
+        if new_est > 0:
+            share = max(leftover, 0.0) / new_est
+            for unit, est in pending.items():
+                self._measured[unit] = est * share
+                self._sum_measured += est * share
+            self._sum_unmeasured -= new_est
+        else:
+            self._pending.update(pending)
+        # Whatever the units do not explain (rounding, a changed system prompt) belongs to the baseline,
+        # so the estimate of this very request equals the real count.
+        self.baseline += real_tokens - self.estimate()
+
+    # -- persistence --------------------------------------------------------------------------
+    def export(self) -> dict:
+        return {"baseline": self.baseline, "baseline_estimate": self.baseline_estimate, "ratio": self.ratio,
+                "observed": self.observed, "last_real": self.last_real, "num": self._num, "den": self._den}
+
+    def restore(self, data: dict) -> None:
+        self.baseline = float(data.get("baseline", self.baseline))
+        self.baseline_estimate = int(data.get("baseline_estimate", self.baseline_estimate))
+        self.ratio = _clamp(float(data.get("ratio", 1.0)))
+        self.observed = bool(data.get("observed", False))
+        self.last_real = data.get("last_real")
+        self._num = float(data.get("num", 0.0))
+        self._den = float(data.get("den", 0.0))
+
+
+def _clamp(ratio: float) -> float:
+    return min(max(ratio, MIN_RATIO), MAX_RATIO)

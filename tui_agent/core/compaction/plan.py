@@ -1,0 +1,285 @@
+"""The plan: what one model call sends of the history, message by message, and why.
+
+A plan is the only description of compaction that leaves the engine. The panel marks its rows from it,
+the message view shows `CompactResult.messages` (the request itself) beside the history, the trace
+prints `summary()`, the journal stores `digest`. Nothing outside the engine recomputes a decision.
+
+It stays small at 10,000 messages: the dropped span is one range, cuts and masks are sparse maps, and
+`op(i)` describes a single message on demand instead of a list built for every call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from typing import Literal, Mapping
+
+from tui_agent.core.messages import Message
+
+OpKind = Literal["kept", "cut", "masked", "dropped", "summarised", "pinned", "excluded", "new"]
+EventKind = Literal["cut", "mask", "drop", "summary", "pin", "exclude", "expand", "reactive", "reset"]
+LEDGER_INDEX = -1  # the ledger's mark among the compactor's outbound indices
+
+
+def fmt_tokens(n: int) -> str:
+    """812, 1.2k, 12.4k, 124k, 1.2M: the sizes people read in reasons and event lines."""
+    if n < 1000:
+        return str(n)
+    if n < 100_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+@dataclass(frozen=True)
+class BlockCut:
+    """A tool_result cut to its head once the model had read it; frozen from `call` on."""
+
+    message_index: int
+    block_index: int
+    tool_use_id: str
+    tool_name: str
+    original_chars: int
+    kept_chars: int
+    call: int
+    hard: bool = False  # cut to fit the window (the newest round alone was too big)
+
+    @property
+    def reason(self) -> str:
+        if self.hard:
+            return (f"cut to fit the window: {fmt_tokens(self.kept_chars)} of "
+                    f"{fmt_tokens(self.original_chars)} chars kept")
+        return f"already read, {fmt_tokens(self.kept_chars)} of {fmt_tokens(self.original_chars)} chars kept"
+
+
+@dataclass(frozen=True)
+class BlockMask:
+    """An old result of a re-runnable tool replaced by a placeholder that says how to get it back."""
+
+    message_index: int
+    block_index: int
+    tool_use_id: str
+    tool_name: str
+    key_input: str
+    original_chars: int
+    placeholder: str
+    call: int
+
+    @property
+    def reason(self) -> str:
+        return (f"{self.tool_name} result cleared at call {self.call} ({fmt_tokens(self.original_chars)} chars); "
+                f"a placeholder says how to fetch it again")
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """The message that stands in for the dropped span: built from it deterministically."""
+
+    covers: int  # messages [start, covers) are behind it (less pinned ones, which are still sent)
+    text: str
+    prompts: tuple[str, ...]
+    files: tuple[str, ...]
+    commands: int
+    tokens: int
+    summary: str | None = None
+    call: int = 0
+    start: int = 0
+
+
+@dataclass(frozen=True)
+class LossReport:
+    """What an event took out of the request, and what of it no longer appears anywhere in it."""
+
+    left_request: tuple[int, ...] = ()  # history indices no longer sent (dropped at this event)
+    masked: tuple[int, ...] = ()  # history indices whose results were masked at this event
+    missing_prompts: tuple[str, ...] = ()  # user prompts in neither the request nor the ledger
+    missing_paths: tuple[str, ...] = ()  # touched file paths in neither the request nor the ledger
+
+    @property
+    def clean(self) -> bool:
+        return not self.missing_prompts and not self.missing_paths
+
+
+@dataclass(frozen=True)
+class CompactEvent:
+    """A deliberate change of the sticky decisions: the only time the cached prefix may move."""
+
+    call: int
+    kinds: tuple[EventKind, ...]
+    reason: str
+    tokens_before: int
+    tokens_after: int
+    dropped: int = 0
+    masked: int = 0
+    cut: int = 0
+    ledger_prompts: int = 0
+    ledger_files: int = 0
+    loss: LossReport = field(default_factory=LossReport)
+
+    @property
+    def major(self) -> bool:
+        """Worth a line in the chat: something left the request or was replaced (not a routine cut)."""
+        return any(kind != "cut" for kind in self.kinds)
+
+    def line(self) -> str:
+        """One plain-words line: "call 21 · over 120k: dropped 14 old messages, masked 6 results,
+        ledger keeps 3 prompts and 9 files · 121k → 47k tok"."""
+        parts: list[str] = []
+        if self.dropped:
+            parts.append(f"dropped {self.dropped} old message{'s' * (self.dropped != 1)}")
+        if self.masked:
+            parts.append(f"masked {self.masked} old result{'s' * (self.masked != 1)}")
+        if self.cut:
+            parts.append(f"cut {self.cut} read result{'s' * (self.cut != 1)}")
+        if self.dropped:
+            parts.append(f"ledger keeps {self.ledger_prompts} prompt{'s' * (self.ledger_prompts != 1)} "
+                         f"and {self.ledger_files} file{'s' * (self.ledger_files != 1)}")
+        for kind in self.kinds:
+            if kind in ("pin", "exclude", "expand", "summary", "reset") and kind not in " ".join(parts):
+                parts.append({"pin": "pins changed", "exclude": "excludes changed", "expand": "expanded a block",
+                              "summary": "summary written", "reset": "history replaced"}[kind])
+        what = ", ".join(parts) or "no change"
+        return (f"call {self.call} · {self.reason}: {what} · "
+                f"{fmt_tokens(self.tokens_before)} → {fmt_tokens(self.tokens_after)} tok")
+
+
+@dataclass(frozen=True)
+class MessageOp:
+    """What the plan does with one history message, in words a user understands."""
+
+    index: int
+    kind: OpKind
+    reason: str
+
+
+@dataclass(frozen=True)
+class CompactPlan:
+    """Per-message operations of one call, the sizes before and after, and the event that changed them.
+
+    `outbound_indices` lists the history index of each outbound message in order; the ledger stands at
+    `ledger_position`, so `position(i)` finds message i in `CompactResult.messages`.
+    """
+
+    mode: str
+    enabled: bool
+    call: int
+    history_len: int
+    drop_from: int = 0  # messages [drop_from, drop_until) are dropped: the head before it stays (cached)
+    drop_until: int = 0
+    kept_in_drop: frozenset[int] = frozenset()
+    cuts: Mapping[int, tuple[BlockCut, ...]] = field(default_factory=dict)
+    masks: Mapping[int, tuple[BlockMask, ...]] = field(default_factory=dict)
+    pins: frozenset[int] = frozenset()
+    excluded: frozenset[int] = frozenset()
+    expanded: frozenset[tuple[int, int]] = frozenset()
+    protected_from: int = 0
+    ledger: Ledger | None = None
+    outbound_indices: tuple[int, ...] = ()  # history indices sent, in order (ascending)
+    ledger_position: int | None = None  # where the ledger stands among the outbound messages
+    lead_placeholder: bool = False  # a stand-in user message opens the request
+    message_tokens_before: int = 0
+    message_tokens_after: int = 0
+    baseline_tokens: int = 0
+    estimated_tokens: int = 0
+    high_tokens: int = 0
+    low_tokens: int = 0
+    budget_tokens: int = 0
+    over_budget: bool = False
+    event: CompactEvent | None = None
+    last_event: CompactEvent | None = None  # the newest event up to this call (this one's, or earlier)
+    cached_messages: int = 0  # leading outbound messages identical to the previous request's
+    dropped_reason: str = ""
+    summary_requested: bool = False
+
+    # -- per message --------------------------------------------------------------------------
+    def position(self, index: int) -> int | None:
+        """Where history message `index` stands in the outbound messages (None: not sent)."""
+        pos = bisect_left(self.outbound_indices, index)
+        if pos >= len(self.outbound_indices) or self.outbound_indices[pos] != index:
+            return None
+        pos += self.lead_placeholder
+        if self.ledger_position is not None and pos >= self.ledger_position:
+            pos += 1
+        return pos
+
+    def is_sent(self, index: int) -> bool:
+        if index >= self.history_len or index in self.excluded:
+            return False
+        return index < self.drop_from or index >= self.drop_until or index in self.kept_in_drop
+
+    def op(self, index: int) -> MessageOp:
+        if index >= self.history_len:
+            return MessageOp(index, "new", "added after this call was planned; the next call sends it")
+        if index in self.excluded:
+            return MessageOp(index, "excluded", "excluded by you: never sent (the history keeps it)")
+        if index in self.pins:
+            return MessageOp(index, "pinned", "pinned by you: always sent verbatim")
+        if not self.is_sent(index):
+            if self.ledger is not None and self.ledger.summary:
+                return MessageOp(index, "summarised", f"{self.dropped_reason}; the summary in the ledger covers it")
+            return MessageOp(index, "dropped", f"{self.dropped_reason}; the ledger keeps its prompts and file paths")
+        if index in self.masks:
+            return MessageOp(index, "masked", self.masks[index][0].reason)
+        if index in self.cuts:
+            return MessageOp(index, "cut", self.cuts[index][0].reason)
+        if index >= self.protected_from:
+            return MessageOp(index, "kept", "newest round: sent whole (the model has not read it yet)")
+        return MessageOp(index, "kept", "sent whole")
+
+    # -- totals ---------------------------------------------------------------------------------
+    @property
+    def dropped_count(self) -> int:
+        return (self.drop_until - self.drop_from - len(self.kept_in_drop)
+                + sum(1 for i in self.excluded if i < self.history_len))
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.drop_until > self.drop_from or self.cuts or self.masks or self.excluded)
+
+    @property
+    def sent_count(self) -> int:
+        return len(self.outbound_indices) + (self.ledger_position is not None) + self.lead_placeholder
+
+    def trace_fields(self) -> dict[str, int]:
+        """The `compact.run` trace fields, in the seed's exact key order."""
+        return {
+            "before": self.history_len,
+            "after": self.sent_count,
+            "droppedMessages": self.dropped_count,
+            "truncatedBlocks": sum(len(v) for v in self.cuts.values()),
+        }
+
+    def summary(self) -> str:
+        """One line with the trace's numbers (the seed's `compact.run` format, plus tokens)."""
+        fields = self.trace_fields()
+        masked = sum(len(v) for v in self.masks.values())
+        extra = f" maskedBlocks={masked}" if masked else ""
+        return (f"compact.run before={fields['before']} after={fields['after']} "
+                f"droppedMessages={fields['droppedMessages']} truncatedBlocks={fields['truncatedBlocks']}{extra} "
+                f"tokens≈{self.message_tokens_before:,}→{self.message_tokens_after:,}")
+
+    @property
+    def digest(self) -> str:
+        """A stable fingerprint of the decisions (not of the text): equal digests send equal requests."""
+        h = hashlib.sha1()
+        h.update(f"{self.mode}|{self.history_len}|{self.drop_from}|{self.drop_until}|{sorted(self.kept_in_drop)}|".encode())
+        for index in sorted(self.cuts):
+            h.update(";".join(f"{c.block_index}:{c.kept_chars}" for c in self.cuts[index]).encode() + b"c%d" % index)
+        for index in sorted(self.masks):
+            h.update(b"m%d" % index)
+        h.update(f"|{sorted(self.excluded)}|{self.ledger.text if self.ledger else ''}".encode())
+        return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class CompactResult:
+    """The outbound messages of one call and the plan that describes them."""
+
+    messages: list[Message]
+    plan: CompactPlan
+
+    @property
+    def report(self) -> CompactPlan:  # the name the first landing used
+        return self.plan

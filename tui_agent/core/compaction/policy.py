@@ -1,0 +1,108 @@
+"""What the compactor aims for: the window, the water marks and each tier's switch.
+
+One frozen value, so a plan can say which policy made it and a test can build any corner case. The
+defaults are the app's defaults; they were picked with `bench/economics.py` on real Claude Code sessions
+(the marks trade total cost against the price per prompt token and against how much context is kept).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+# Tools whose results can be fetched again by calling them again: masking their old output loses
+# nothing the model cannot get back (the placeholder says how).
+RERUNNABLE_TOOLS = frozenset({
+    "Read", "Grep", "Glob", "LS", "NotebookRead", "WebFetch", "WebSearch", "ToolSearch",
+})
+# First words of Bash commands that only look at things (a transcript's Bash calls carry no read-only
+# flag; our own Bash tool answers for itself through `CompactPolicy.rerunnable`).
+READ_ONLY_COMMANDS = frozenset({
+    "ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "pwd", "tree", "file", "stat", "du", "df",
+    "which", "echo", "sed", "awk", "sort", "uniq", "diff", "cut", "jq", "printenv", "date",
+})
+READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "branch", "blame", "ls-files", "grep", "rev-parse"})
+
+
+def _fraction_or_tokens(value: float, room: int) -> int:
+    """A mark given as a fraction of the effective window (≤ 1) or as tokens (> 1)."""
+    return int(room * value) if value <= 1 else int(value)
+
+
+@dataclass(frozen=True)
+class CompactPolicy:
+    """Knobs of the tiered compactor. Marks ≤ 1 are fractions of the effective window
+    (context window less the output reserve); larger values are tokens.
+
+    `enabled=None` means on unless the environment says `COMPACT=0` (read when the compactor is built).
+    """
+
+    context_window: int = 200_000
+    max_output_tokens: int = 32_000
+    enabled: bool | None = None
+    high_water: float = 0.60
+    low_water: float = 0.30
+    # Cut on read: a tool result longer than `cut_chars` that the model has already seen is cut once to
+    # its first `cut_keep_chars` and frozen that way.
+    cut_on_read: bool = True
+    cut_chars: int = 4000
+    cut_keep_chars: int = 2000
+    # Mask: at an event, results of re-runnable tools older than the newest `mask_protect_tokens` become a
+    # placeholder (only when the placeholder is much smaller than what it replaces).
+    mask: bool = True
+    mask_protect_tokens: int = 20_000
+    mask_min_chars: int = 1200
+    # Drop: whole old messages leave at an event, replaced by a deterministic ledger. The first
+    # `keep_head` of the conversation (the task as first stated) stays in front: it is never rewritten,
+    # so it is read from the cache at every call.
+    drop: bool = True
+    keep_head: float = 0.15
+    ledger_prompt_chars: int = 80_000  # the user's own prompts kept verbatim, newest first
+    ledger_prompt_max_chars: int = 2_000  # a longer prompt is kept as its head
+    # Summary (optional): the model summarises the dropped span into the ledger.
+    summary: bool = False
+    summary_max_failures: int = 3
+    extra_rerunnable: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def effective_window(self) -> int:
+        return max(self.context_window - self.max_output_tokens, 1)
+
+    @property
+    def high_tokens(self) -> int:
+        return max(_fraction_or_tokens(self.high_water, self.effective_window), 1)
+
+    @property
+    def head_tokens(self) -> int:
+        return _fraction_or_tokens(self.keep_head, self.effective_window) if self.keep_head > 0 else 0
+
+    @property
+    def low_tokens(self) -> int:
+        return min(max(_fraction_or_tokens(self.low_water, self.effective_window), 1), self.high_tokens)
+
+    def is_enabled(self) -> bool:
+        if self.enabled is not None:
+            return self.enabled
+        return os.environ.get("COMPACT") != "0"
+
+    def rerunnable(self, name: str, tool_input: object) -> bool:
+        """Can this call's result be had again by running it again (so masking it loses nothing)?"""
+        if name in RERUNNABLE_TOOLS or name in self.extra_rerunnable:
+            return True
+        if name == "Bash" and isinstance(tool_input, dict):
+            return is_read_only_command(tool_input.get("command"))
+        return name.startswith("mcp__") and name.rsplit("__", 1)[-1].startswith(("get", "list", "read", "search"))
+
+
+def is_read_only_command(command: object) -> bool:
+    """A conservative check: one simple command whose program only looks at things."""
+    if not isinstance(command, str) or not command.strip():
+        return False
+    if any(mark in command for mark in (">", ";", "&", "|", "`", "$(")):
+        return False
+    words = command.split()
+    if words[0] == "git":
+        return len(words) > 1 and words[1] in READ_ONLY_GIT
+    if words[0] == "sed":
+        return not any(w.startswith("-i") or w == "--in-place" for w in words)
+    return words[0] in READ_ONLY_COMMANDS

@@ -1,0 +1,92 @@
+"""The first landing's v1 and the seed article's compaction behind the `Compactor` interface.
+
+`--compact v1` keeps the first landing's behaviour (truncation, a 40-message window, the token budget);
+`--compact seed` the seed article's exact `compactMessages()` (no protected round, no budget). Both are
+the legacy pure function `compact_messages`; this adapter only describes its report as a `CompactPlan`,
+so the panel, the trace and the benchmark read one kind of plan whatever the strategy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from tui_agent.core.compaction.legacy import CompactOptions, compact_messages
+from tui_agent.core.compaction.plan import BlockCut, CompactPlan, CompactResult
+from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.messages import Message
+
+
+class SeedCompactor:
+    """Stateless v1/seed compaction with the calibration v1 had (one ratio for the whole request)."""
+
+    def __init__(self, policy: CompactPolicy | None = None, baseline_tokens: int = 0, mode: str = "v1",
+                 options: CompactOptions | None = None) -> None:
+        self.policy = policy or CompactPolicy()
+        self.mode = mode
+        self.options = options or (CompactOptions(protect_recent_rounds=0) if mode == "seed" else CompactOptions())
+        if self.policy.enabled is not None:
+            self.options = replace(self.options, enabled=self.policy.enabled)
+        self.baseline = baseline_tokens
+        self.calls = 0
+        self.calibration = 1.0
+        self._last_estimate = 0
+        self._override: int | None = None
+        self.summary_enabled = False
+
+    def set_baseline(self, baseline_tokens: int) -> None:
+        self.baseline = baseline_tokens
+
+    def _budget(self) -> int | None:
+        if self.mode == "seed":
+            return None
+        if self._override is not None:
+            return self._override
+        room = self.policy.effective_window - self.baseline
+        return max(int(room / max(self.calibration, 0.1)), 1000)
+
+    def compact(self, history: Sequence[Message], call: int | None = None, *, count: bool = True) -> CompactResult:
+        if count:
+            self.calls += 1
+        call = call if call is not None else self.calls
+        options = self.options if self.options.max_tokens is not None else replace(self.options, max_tokens=self._budget())
+        result = compact_messages(list(history), options)
+        report = result.report
+        self._override = None
+        cuts: dict[int, tuple[BlockCut, ...]] = {}
+        for cut in report.truncated:
+            cuts[cut.message_index] = cuts.get(cut.message_index, ()) + (BlockCut(
+                cut.message_index, cut.block_index, cut.tool_use_id, "", cut.original_chars, cut.kept_chars, call),)
+        estimate = round((report.tokens_after + self.baseline) * self.calibration)
+        if count:
+            self._last_estimate = report.tokens_after + self.baseline
+        plan = CompactPlan(
+            mode=self.mode, enabled=report.enabled, call=call, history_len=len(history),
+            drop_until=report.first_kept, cuts=cuts, protected_from=min(report.protected, default=len(history)),
+            outbound_indices=tuple(range(report.first_kept, len(history))),
+            message_tokens_before=report.tokens_before, message_tokens_after=report.tokens_after,
+            baseline_tokens=self.baseline, estimated_tokens=estimate, high_tokens=self.policy.effective_window,
+            low_tokens=self.policy.effective_window, budget_tokens=self.policy.effective_window,
+            over_budget=report.over_budget, dropped_reason=f"outside the last {self.options.max_messages} messages",
+        )
+        return CompactResult(result.messages, plan)
+
+    def preview(self, history: Sequence[Message]) -> CompactResult:
+        return self.compact(history, self.calls + 1, count=False)
+
+    def observe_usage(self, input_tokens_total: int) -> None:
+        if input_tokens_total > 0 and self._last_estimate > 0:
+            self.calibration = min(max(input_tokens_total / self._last_estimate, 0.5), 3.0)
+
+    def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
+        self._override = max(int(self.policy.context_window * 0.5) - self.baseline, 1000)
+
+    def request_event(self, kind: str = "drop") -> None:  # nothing is sticky: every call decides anew
+        pass
+
+    def export_state(self) -> dict:
+        return {"version": 1, "mode": self.mode, "calls": self.calls, "calibration": self.calibration}
+
+    def import_state(self, history: Sequence[Message], state: dict) -> None:
+        self.calls = int(state.get("calls", 0))
+        self.calibration = float(state.get("calibration", 1.0))

@@ -1,0 +1,361 @@
+"""Replay a recorded session call by call through compaction strategies and price each request.
+
+Used by `bench/economics.py` and `tui-agent replay FILE --report`. For every recorded model call (an
+assistant message in the loaded transcript), each strategy is asked for the request it would send with
+the history before that message. A request is priced with Anthropic's caching prices in units of one
+uncached input token: the longest message prefix identical to the strategy's previous request is read
+from the cache (0.1), the rest is written (1.25); the first call is all written. The append-only
+conversation (`none`) never changes its prefix: it is the physical limit of the price per prompt token.
+
+Token counts come from one linear model per session, fitted to the recorded real usage
+(real ≈ baseline + ratio × chars/4), so every strategy is measured with the same ruler.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from tui_agent.core import tokens as tk
+from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
+from tui_agent.core.compaction.estimator import TokenLedger
+from tui_agent.core.compaction.ledger import request_text
+from tui_agent.core.messages import Message, is_user_text, protocol_errors, text_of, to_json, tool_results, tool_uses
+from tui_agent.core.transcripts import TranscriptLoad, load_transcript
+
+WRITE, READ = 1.25, 0.1
+PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
+PATH_KEYS = ("file_path", "path", "notebook_path")
+STRATEGIES = ("none", "seed-v1", "v1", "v2")
+
+
+@dataclass(frozen=True)
+class TokenModel:
+    """real tokens ≈ baseline + ratio × chars/4 estimate, fitted on one session's recorded calls."""
+
+    baseline: float
+    ratio: float
+
+    def request(self, message_estimate: int) -> float:
+        return self.baseline + self.ratio * message_estimate
+
+
+@dataclass
+class Recorded:
+    """One session ready to replay: its history, the calls, and the real usage of each call."""
+
+    name: str
+    history: list[Message]
+    calls: list[int]  # history index of each call's reply (the request is history[:index])
+    real: list[int]  # recorded real input size of each call
+    segment_start: list[int]  # where the recorded agent's own request began (after its compactions)
+    model: TokenModel
+    estimates: list[int] = field(default_factory=list)  # chars/4 of each history message
+    skipped_lines: int = 0
+
+
+@dataclass
+class StrategyResult:
+    strategy: str
+    calls: int = 0
+    over_window: int = 0
+    peak: float = 0.0
+    tokens: float = 0.0
+    cost: float = 0.0
+    cached: float = 0.0
+    newest_intact: int = 0
+    prompts_missing: int = 0
+    paths_missing: int = 0
+    invalid: int = 0
+    events: int = 0
+    times: list[float] = field(default_factory=list)
+
+    @property
+    def price(self) -> float:
+        return self.cost / self.tokens if self.tokens else 0.0
+
+    @property
+    def average(self) -> float:
+        return self.tokens / self.calls if self.calls else 0.0
+
+    @property
+    def hit_share(self) -> float:
+        return self.cached / self.tokens if self.tokens else 0.0
+
+
+@dataclass
+class EstimateError:
+    median: float
+    p90: float
+    after_event: float  # the worst relative error on the first call after a recorded compaction
+    after_event_calls: int
+
+
+@dataclass
+class SessionReport:
+    name: str
+    calls: int
+    messages: int
+    model: TokenModel
+    results: dict[str, StrategyResult]
+    estimate: EstimateError
+    estimate_v1: EstimateError
+
+
+def load_recorded(path: str | Path) -> Recorded:
+    load: TranscriptLoad = load_transcript(path)
+    history = load.history
+    estimates = [tk.message_tokens(m) for m in history]
+    cumulative = [0]
+    for e in estimates:
+        cumulative.append(cumulative[-1] + e)
+    summaries = sorted(load.compaction_summaries)
+    calls, real, starts = [], [], []
+    for index, usage in load.call_usage:
+        total = usage.get("input_tokens", 0) + usage.get("cache_creation_input_tokens", 0) + usage.get(
+            "cache_read_input_tokens", 0)
+        if total <= 0 or index == 0:
+            continue
+        start = max((s for s in summaries if s < index), default=0)
+        calls.append(index)
+        real.append(total)
+        starts.append(start)
+    model = _fit([cumulative[i] - cumulative[s] for i, s in zip(calls, starts)], real)
+    return Recorded(Path(path).name, history, calls, real, starts, model, estimates, load.skipped_lines)
+
+
+def _fit(xs: Sequence[int], ys: Sequence[int]) -> TokenModel:
+    if len(xs) < 2:
+        return TokenModel(float(ys[0]) * 0.5 if ys else 0.0, 1.0)
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    var = sum((x - mx) ** 2 for x in xs)
+    ratio = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / var if var else 1.0
+    ratio = min(max(ratio, 0.5), 3.0)
+    return TokenModel(max(my - ratio * mx, 0.0), ratio)
+
+
+def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int):
+    if name == "none":
+        return None
+    if name == "seed-v1":
+        return SeedCompactor(policy, baseline_estimate, mode="seed")
+    if name == "v1":
+        return SeedCompactor(policy, baseline_estimate, mode="v1")
+    return Compactor(policy, baseline_tokens=baseline_estimate)
+
+
+def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
+           *, check_memory: bool = True, factories: dict[str, Callable[[], object]] | None = None
+           ) -> dict[str, StrategyResult]:
+    """Run each strategy over the recorded calls; `check_memory` counts prompts/paths missing (slower)."""
+    policy = policy or CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
+    history = recorded.history
+    model = recorded.model
+    baseline_estimate = round(model.baseline / model.ratio)
+    out: dict[str, StrategyResult] = {}
+    required = _required(recorded) if check_memory else None
+    for name in strategies:
+        compactor = factories[name]() if factories and name in factories else make_strategy(
+            name, policy, baseline_estimate)
+        result = StrategyResult(name)
+        previous: list[Message] = []
+        previous_keys: list[str] = []
+        for k, index in enumerate(recorded.calls):
+            prefix = history[:index]
+            started = time.perf_counter()
+            if compactor is None:
+                messages = prefix
+                plan = None
+            else:
+                compacted = compactor.compact(prefix)
+                messages, plan = compacted.messages, compacted.plan
+            result.times.append(time.perf_counter() - started)
+            if plan is not None and plan.event is not None and plan.event.major:
+                result.events += 1
+            sizes = [_estimate(m, recorded, prefix) for m in messages]
+            total = model.request(sum(sizes))
+            if compactor is not None:
+                compactor.observe_usage(round(total))
+            cached_n = _common_prefix(previous, messages, previous_keys)
+            previous_keys = previous_keys[:cached_n] + [to_json(m) for m in messages[cached_n:]]
+            previous = messages
+            if k == 0:
+                cost = WRITE * total
+                cached = 0.0
+            else:
+                cached = model.baseline + model.ratio * sum(sizes[:cached_n])
+                cost = READ * cached + WRITE * (total - cached)
+            result.calls += 1
+            result.tokens += total
+            result.cost += cost
+            result.cached += cached
+            result.peak = max(result.peak, total)
+            result.over_window += total > policy.context_window
+            result.invalid += bool(protocol_errors(messages))
+            result.newest_intact += _newest_intact(prefix, messages)
+            if required is not None:
+                text = request_text(messages)
+                prompts, paths = required[k]
+                result.prompts_missing += sum(1 for p in prompts if p not in text)
+                result.paths_missing += sum(1 for p in paths if p not in text)
+        out[name] = result
+    return out
+
+
+def _estimate(message: Message, recorded: Recorded, prefix: list[Message]) -> int:
+    return tk.message_tokens(message)
+
+
+def _common_prefix(previous: list[Message], current: list[Message], previous_keys: list[str]) -> int:
+    n = 0
+    for old, new in zip(previous, current):
+        if old is not new and previous_keys[n] != to_json(new):
+            break
+        n += 1
+    return n
+
+
+def _newest_intact(prefix: list[Message], messages: list[Message]) -> bool:
+    if not prefix or not messages:
+        return False
+    last = prefix[-1]
+    if to_json(messages[-1]) != to_json(last):
+        return False
+    if tool_results(last) and len(prefix) >= 2:
+        return len(messages) >= 2 and to_json(messages[-2]) == to_json(prefix[-2])
+    return True
+
+
+def _required(recorded: Recorded) -> list[tuple[list[str], list[str]]]:
+    """Per call: the user prompts (text-only, ≤ 2,000 chars, newest first within 80k chars) and the touched
+    file paths of earlier tool calls, which must appear somewhere in the request."""
+    history = recorded.history
+    prompts_so_far: list[str] = []
+    paths_so_far: list[str] = []
+    seen_paths: set[str] = set()
+    out = []
+    scanned = 0
+    for index in recorded.calls:
+        for i in range(scanned, index):
+            message = history[i]
+            if is_user_text(message):
+                text = text_of(message)
+                if text.strip() and len(text) <= PROMPT_MAX_CHARS:
+                    prompts_so_far.append(text)
+            for use in tool_uses(message):
+                tool_input = use.get("input")
+                if isinstance(tool_input, dict):
+                    for key in PATH_KEYS:
+                        value = tool_input.get(key)
+                        if isinstance(value, str) and value and value not in seen_paths:
+                            seen_paths.add(value)
+                            paths_so_far.append(value)
+        scanned = index
+        chosen, used = [], 0
+        for text in reversed(prompts_so_far):
+            if used + len(text) > PROMPTS_BUDGET:
+                break
+            chosen.append(text)
+            used += len(text)
+        out.append((chosen, list(paths_so_far)))
+    return out
+
+
+def estimator_error(recorded: Recorded, baseline_estimate: int | None = None) -> tuple[EstimateError, EstimateError]:
+    """The estimator on the requests the recorded agent really sent, against their logged real size:
+    ours (`TokenLedger`) and v1's (one calibration ratio for the whole request)."""
+    history = recorded.history
+    est = recorded.estimates
+    if baseline_estimate is None:
+        baseline_estimate = round(recorded.model.baseline / recorded.model.ratio)
+    ledger = TokenLedger(baseline_estimate)
+    errors, errors_v1, after, after_v1 = [], [], [], []
+    current_start, current_end = 0, 0
+    calibration, last_v1 = 1.0, 0
+    for k, (index, start) in enumerate(zip(recorded.calls, recorded.segment_start)):
+        event = start != current_start
+        if event:
+            for i in range(current_start, current_end):
+                ledger.remove(i)
+            current_start, current_end = start, start
+        for i in range(current_end, index):
+            ledger.add(i, est[i])
+        current_end = index
+        real = recorded.real[k]
+        v1_estimate = (baseline_estimate + sum(est[start:index])) * calibration
+        if k > 0:
+            error = abs(ledger.estimate() - real) / real
+            error_v1 = abs(v1_estimate - real) / real
+            (after if event else errors).append(error)
+            (after_v1 if event else errors_v1).append(error_v1)
+        ledger.observe(real)
+        last_v1 = baseline_estimate + sum(est[start:index])
+        calibration = real / last_v1 if last_v1 else 1.0
+    return _summary(errors, after), _summary(errors_v1, after_v1)
+
+
+def _summary(errors: list[float], after: list[float]) -> EstimateError:
+    if not errors:
+        return EstimateError(0.0, 0.0, max(after, default=0.0), len(after))
+    ordered = sorted(errors)
+    return EstimateError(statistics.median(ordered), ordered[min(int(len(ordered) * 0.9), len(ordered) - 1)],
+                         max(after, default=0.0), len(after))
+
+
+def session_report(path: str | Path, strategies: Sequence[str] = STRATEGIES,
+                   policy: CompactPolicy | None = None, check_memory: bool = True) -> SessionReport:
+    recorded = load_recorded(path)
+    results = replay(recorded, strategies, policy, check_memory=check_memory)
+    ours, v1 = estimator_error(recorded)
+    return SessionReport(recorded.name, len(recorded.calls), len(recorded.history), recorded.model, results, ours, v1)
+
+
+def format_report(reports: Sequence[SessionReport]) -> str:
+    """The economics table: per session and in total, each strategy beside the append-only conversation."""
+    lines: list[str] = []
+    head = (f"{'strategy':<8} {'calls':>5} {'over':>4} {'peak':>7} {'avg':>7} {'price':>7} {'÷none':>6} "
+            f"{'cost÷none':>9} {'hit%':>5} {'newest':>7} {'prompts✗':>8} {'paths✗':>6} {'bad':>4} {'events':>6} "
+            f"{'t med':>7} {'t max':>7}")
+    totals: dict[str, StrategyResult] = {}
+    for report in reports:
+        lines.append(f"== {report.name}: {report.messages} messages, {report.calls} calls; tokens ≈ "
+                     f"{report.model.baseline:,.0f} + {report.model.ratio:.2f} × chars/4")
+        lines.append(head)
+        base = report.results.get("none")
+        for name, r in report.results.items():
+            lines.append(_row(r, base))
+            t = totals.setdefault(name, StrategyResult(name))
+            for attr in ("calls", "over_window", "tokens", "cost", "cached", "newest_intact", "prompts_missing",
+                         "paths_missing", "invalid", "events"):
+                setattr(t, attr, getattr(t, attr) + getattr(r, attr))
+            t.peak = max(t.peak, r.peak)
+            t.times += r.times
+        e, v = report.estimate, report.estimate_v1
+        lines.append(f"estimate error vs logged usage: ours median {e.median:.2%} p90 {e.p90:.2%} first-after-event "
+                     f"{e.after_event:.2%} ({e.after_event_calls} events) | v1 median {v.median:.2%} p90 {v.p90:.2%} "
+                     f"first-after-event {v.after_event:.2%}")
+        lines.append("")
+    if len(reports) > 1:
+        lines.append("== total")
+        lines.append(head)
+        for name, r in totals.items():
+            lines.append(_row(r, totals.get("none")))
+        prices = {name: [rep.results[name].price / rep.results["none"].price for rep in reports
+                         if "none" in rep.results and rep.results["none"].price] for name in totals}
+        lines.append("mean price ÷ none per session: " + ", ".join(
+            f"{name} {statistics.fmean(v):.3f}" for name, v in prices.items() if v))
+    return "\n".join(lines)
+
+
+def _row(r: StrategyResult, base: StrategyResult | None) -> str:
+    price_ratio = r.price / base.price if base and base.price else 0.0
+    cost_ratio = r.cost / base.cost if base and base.cost else 0.0
+    t_med = statistics.median(r.times) * 1000 if r.times else 0.0
+    t_max = max(r.times) * 1000 if r.times else 0.0
+    return (f"{r.strategy:<8} {r.calls:>5} {r.over_window:>4} {r.peak / 1000:>6.1f}k {r.average / 1000:>6.1f}k "
+            f"{r.price:>7.4f} {price_ratio:>6.3f} {cost_ratio:>9.3f} {r.hit_share * 100:>5.1f} "
+            f"{r.newest_intact:>3}/{r.calls:<3} {r.prompts_missing:>8} {r.paths_missing:>6} {r.invalid:>4} "
+            f"{r.events:>6} {t_med:>6.2f}ms {t_max:>6.1f}ms")
