@@ -11,7 +11,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
-from tui_agent.core.compaction import CompactReport
+from tui_agent.core.compaction import CompactPlan
 from tui_agent.core.messages import Message
 
 TurnEndReason = Literal["completed", "max_turns", "cancelled", "error", "denied"]
@@ -36,21 +36,26 @@ class ModelCallStarted:
 
 @dataclass(frozen=True)
 class CompactionReported:
-    """What compaction did to the outbound copy of this call (sent on every call, changed or not).
+    """The plan of this call's request (sent on every call, changed or not) and the request's messages.
 
-    `history_len` is the length of the full history at the time; `outbound_tokens` includes the system
-    prompt and tool definitions (the baseline every call pays).
+    `history_len` is the length of the full history at the time; `outbound_tokens` is the estimate of the
+    whole request, system prompt and tool definitions included (calibrated on real usage when known).
     """
 
     call: int
-    report: CompactReport
+    plan: CompactPlan
     history_len: int
     system_tokens: int
     tools_tokens: int
+    messages: list[Message] = field(default_factory=list, repr=False)
+
+    @property
+    def report(self) -> CompactPlan:  # the first landing's name
+        return self.plan
 
     @property
     def outbound_tokens(self) -> int:
-        return self.report.tokens_after + self.system_tokens + self.tools_tokens
+        return self.plan.estimated_tokens
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,14 @@ message, and no half-built tool_use is ever appended.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
-from tui_agent.core.compaction import CompactOptions, CompactReport, compact_messages, with_budget
+from tui_agent.core.compaction import CompactPlan, Compactor
 from tui_agent.core.messages import Message, clean_message, text_of, tool_result_block, tool_uses, user_text
 from tui_agent.core.permissions import (
     REJECT_MESSAGE,
@@ -46,7 +47,7 @@ class LoopConfig:
     provider: Provider
     tools: ToolRegistry
     system_prompt: str | Callable[[], str] = ""
-    compact: CompactOptions = field(default_factory=CompactOptions)
+    compactor: Any = field(default_factory=Compactor)  # Compactor, or SeedCompactor for --compact v1/seed
     max_turns: int = DEFAULT_MAX_TURNS
     permissions: PermissionPolicy = field(default_factory=PermissionPolicy)
 
@@ -59,25 +60,18 @@ class LoopState:
     """Counters that live across turns (owned by the Session)."""
 
     calls: int = 0
-    last_report: CompactReport | None = None
-    # real tokens / estimated tokens of the last call that reported usage: the estimate for the next
-    # call (and the compaction budget) is scaled by it, so "≈" numbers converge on the API's count.
-    calibration: float = 1.0
-    last_outbound_estimate: int = 0
+    last_plan: CompactPlan | None = None
 
 
-def _budget_for(config: LoopConfig, system_tokens: int, tool_tokens: int, calibration: float = 1.0) -> int:
-    """Message tokens (in estimate units) that fit: the window less the output reserve and the
-    system + tools baseline, scaled back by how much the estimates undercount real tokens."""
-    provider = config.provider
-    room = provider.context_window - provider.max_output_tokens - system_tokens - tool_tokens
-    return max(int(room / max(calibration, 0.1)), 1000)
+_TOO_LONG = re.compile(r"(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)")
 
 
-def calibrate(state: LoopState, real_context_tokens: int) -> None:
-    """Learn the ratio between the API's count and our estimate (bounded, to ignore outliers)."""
-    if real_context_tokens > 0 and state.last_outbound_estimate > 0:
-        state.calibration = min(max(real_context_tokens / state.last_outbound_estimate, 0.5), 3.0)
+def too_long_numbers(message: str) -> tuple[int | None, int | None]:
+    """(real tokens, limit) from "prompt is too long: 210,345 tokens > 200000 maximum", when present."""
+    match = _TOO_LONG.search(message or "")
+    if not match:
+        return None, None
+    return int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))
 
 
 async def _stream_call(provider: Provider, request: ModelRequest, partial: list[str]) -> AsyncIterator[Any]:
@@ -100,31 +94,35 @@ async def run_turn(
         history.append(user_text(prompt))
         yield ev.TurnStarted(prompt, len(history) - 1)
     turn_calls = 0
-    budget_override: int | None = None
     retried_too_long = False
+    retrying = False
     partial: list[str] = []
     pending_uses: list[dict[str, Any]] = []
     finished: dict[str, dict[str, Any]] = {}
     try:
         while True:
-            turn_calls += 1
-            state.calls += 1
-            trace.trace("query.turn_start", turn=turn_calls)
-            yield ev.ModelCallStarted(state.calls, turn_calls, config.provider.model)
+            if not retrying:  # a retry after "prompt is too long" is the same call, not a new one
+                turn_calls += 1
+                state.calls += 1
+                trace.trace("query.turn_start", turn=turn_calls)
+                yield ev.ModelCallStarted(state.calls, turn_calls, config.provider.model)
+            retrying = False
             system = config.system()
             schemas = config.tools.schemas()
             system_tokens, tool_tokens = text_tokens(system), tools_tokens(schemas)
-            options = config.compact
-            if options.max_tokens is None:
-                options = with_budget(options, budget_override or _budget_for(
-                    config, system_tokens, tool_tokens, state.calibration))
-            result = compact_messages(history, options)
-            state.last_report = result.report
-            if result.report.changed:
-                trace.trace("compact.run", **result.report.trace_fields())
-            reported = ev.CompactionReported(state.calls, result.report, len(history), system_tokens, tool_tokens)
-            state.last_outbound_estimate = reported.outbound_tokens
-            yield reported
+            compactor = config.compactor
+            compactor.set_baseline(system_tokens + tool_tokens)
+            result = compactor.compact(history, call=state.calls)
+            plan = result.plan
+            state.last_plan = plan
+            if plan.changed:
+                trace.trace("compact.run", **plan.trace_fields())
+            if plan.event is not None:
+                trace.trace("compact.event", call=state.calls, kinds=",".join(plan.event.kinds),
+                            reason=plan.event.reason, tokens=f"{plan.event.tokens_before}->{plan.event.tokens_after}")
+            yield ev.CompactionReported(state.calls, plan, len(history), system_tokens, tool_tokens, result.messages)
+            if plan.event is not None and plan.event.major:
+                yield ev.Notice(event_notice(plan), "info")
 
             request = ModelRequest(
                 model=config.provider.model,
@@ -148,12 +146,13 @@ async def run_turn(
                 if retried_too_long or partial:
                     raise
                 retried_too_long = True
-                budget_override = max(int(config.provider.context_window * 0.5) - system_tokens - tool_tokens, 1000)
+                real, limit = too_long_numbers(str(error))
+                compactor.too_long(history, real, limit)
                 yield ev.Notice(
                     f"The model said the prompt is too long ({error}); compacting harder and retrying once.",
                     "warning",
                 )
-                turn_calls -= 1
+                retrying = True
                 continue
             if done is None:
                 raise ProviderError("The model's stream ended without a complete message.", partial_text="".join(partial))
@@ -168,7 +167,7 @@ async def run_turn(
             yield ev.AssistantMessage(message, len(history) - 1, done.stop_reason)
             if done.usage is not None:
                 u = done.usage
-                calibrate(state, u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+                compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
                 yield ev.Usage(state.calls, u.input_tokens, u.output_tokens,
                                u.cache_creation_input_tokens, u.cache_read_input_tokens)
             if not uses:
@@ -208,6 +207,22 @@ async def run_turn(
         if not isinstance(error, ProviderError):
             message = f"{type(error).__name__}: {message}"
         yield ev.TurnEnded("error", turn_calls, message)
+
+
+def event_notice(plan: CompactPlan) -> str:
+    """The chat's line for a compaction event, so a user with the panel folded is never surprised."""
+    event = plan.event
+    assert event is not None
+    what = []
+    if event.dropped:
+        what.append(f"{event.dropped} older messages are no longer sent (a ledger keeps "
+                    f"{event.ledger_prompts} of your prompts and {event.ledger_files} file paths)")
+    if event.masked:
+        what.append(f"{event.masked} old tool results were replaced by placeholders")
+    if not what:
+        what.append(event.line())
+    tail = " F2 shows what is sent; /compact summarises." if event.dropped else " F2 shows what is sent."
+    return "Older turns are no longer sent in full: " + "; ".join(what) + f" ({event.reason})." + tail
 
 
 def _repair_after_interrupt(

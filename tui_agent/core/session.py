@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core.commands import CommandRegistry
-from tui_agent.core.compaction import CompactOptions, CompactReport, CompactResult, compact_messages, with_budget
+from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, CompactResult, make_compactor
 from tui_agent.core.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
 from tui_agent.core.messages import Message
 from tui_agent.core.permissions import PermissionPolicy
@@ -34,7 +34,10 @@ class Session:
     provider: Provider
     tools: ToolRegistry
     workspace: Path
-    compact: CompactOptions = field(default_factory=CompactOptions)
+    # None: the tiered v2 compactor with `compact_policy`; CompactOptions: the first landing's v1 with them.
+    compact: CompactOptions | None = None
+    compact_mode: str = "v2"  # v2 | v1 | seed | off
+    compact_policy: CompactPolicy | None = None
     max_turns: int = DEFAULT_MAX_TURNS
     permissions: PermissionPolicy = field(default_factory=PermissionPolicy)
     system_prompt_builder: Callable[["Session"], str] | None = None
@@ -56,6 +59,12 @@ class Session:
         self.ctx.state["permissions"] = self.permissions
         self.state = LoopState()
         self.running = False
+        self.compactor = self._make_compactor()
+
+    def _make_compactor(self):
+        mode = "v1" if self.compact is not None and self.compact_mode == "v2" else self.compact_mode
+        return make_compactor(mode, self.provider.context_window, self.provider.max_output_tokens,
+                              policy=self.compact_policy, options=self.compact)
 
     # -- configuration -------------------------------------------------------------------------
     def system_prompt(self) -> str:
@@ -68,7 +77,7 @@ class Session:
             provider=self.provider,
             tools=self.tools,
             system_prompt=self.system_prompt,
-            compact=self.compact,
+            compactor=self.compactor,
             max_turns=self.max_turns,
             permissions=self.permissions,
         )
@@ -94,7 +103,7 @@ class Session:
         self.history = []
         self.usage_history = []
         self.ctx.read_files.clear()
-        self.state.last_report = None
+        self.state.last_plan = None
 
     async def start_background(self) -> list[ev.Notice]:
         """Run the background start-up work once; a failing task becomes a warning, never a crash."""
@@ -119,38 +128,66 @@ class Session:
 
     # -- budget views --------------------------------------------------------------------------
     @property
-    def last_report(self) -> CompactReport | None:
-        return self.state.last_report
+    def last_plan(self) -> CompactPlan | None:
+        return self.state.last_plan
+
+    last_report = last_plan  # the first landing's name
 
     def baseline_tokens(self) -> tuple[int, int]:
         """(system prompt, tool definitions) token estimates: what every call pays before any message."""
         return text_tokens(self.system_prompt()), tools_tokens(self.tools.schemas())
 
-    def preview_compaction(self) -> CompactResult:
-        """What the next call would send, without calling anything (the panel's "next call" view)."""
+    def plan_call(self) -> CompactResult:
+        """What the next call would send, without calling anything or keeping a decision. The loop and the
+        panel's "next call" preview use the same compactor, so the two cannot drift."""
         system, tools = self.baseline_tokens()
-        options = self.compact
-        if options.max_tokens is None:
-            from tui_agent.core.loop import _budget_for
+        self.compactor.set_baseline(system + tools)
+        return self.compactor.preview(self.history)
 
-            options = with_budget(options, _budget_for(self.loop_config(), system, tools, self.state.calibration))
-        return compact_messages(self.history, options)
+    preview_compaction = plan_call  # the first landing's name
+
+    def switch_compaction(self, mode: str) -> None:
+        """Another strategy (v2, v1, seed, off) from the next call on."""
+        self.compact_mode = mode
+        self.compact = None
+        self.compactor = self._make_compactor()
+
+    # -- outbound-only steering (the history never changes) --------------------------------------
+    def pin(self, index: int, on: bool = True) -> None:
+        """Always send message `index` verbatim (never cut, masked, dropped or summarised)."""
+        if hasattr(self.compactor, "pin"):
+            self.compactor.pin(index, on)
+
+    def exclude(self, index: int, on: bool = True) -> None:
+        """Never send message `index` (with its tool_use/tool_result partner)."""
+        if hasattr(self.compactor, "exclude"):
+            self.compactor.exclude(index, on)
+
+    def expand(self, index: int, on: bool = True) -> None:
+        """Send message `index`'s cut or masked results whole in the next request."""
+        if hasattr(self.compactor, "expand"):
+            self.compactor.expand(index, on)
+
+    def compact_now(self) -> None:
+        """`/compact`: run a compaction event at the next call."""
+        self.compactor.request_event("summary" if getattr(self.compactor, "summary_enabled", False) else "drop")
 
     @property
     def calibration(self) -> float:
-        """Real tokens per estimated token, learned from the last call that reported usage (1.0 before)."""
-        return self.state.calibration
+        """Real tokens per estimated token, learned from usage (1.0 before any)."""
+        tokens = getattr(self.compactor, "tokens", None)
+        return tokens.ratio if tokens is not None else getattr(self.compactor, "calibration", 1.0)
 
     def calibrated(self, estimated_tokens: int) -> int:
-        """An estimate scaled by what the API reported last time (still an estimate: show it with ≈)."""
-        return round(estimated_tokens * self.state.calibration)
+        """An estimate scaled by what the API reported (still an estimate: show it with ≈)."""
+        return round(estimated_tokens * self.calibration)
 
     def next_request(self) -> "ModelRequest":
         """The request the next call would send (compacted), e.g. for an exact `count_tokens`."""
         from tui_agent.core.messages import clean_message
         from tui_agent.core.providers.base import ModelRequest
 
-        result = self.preview_compaction()
+        result = self.plan_call()
         return ModelRequest(
             model=self.provider.model,
             system=self.system_prompt(),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
-from tui_agent.core.compaction import CompactReport, TruncatedBlock
+from tui_agent.core.compaction import BlockCut, CompactPlan
 from tui_agent.core.messages import Message, blocks, result_text
 from tui_agent.core.tokens import message_chars, message_tokens
 
@@ -119,35 +119,49 @@ class HistoryIndex:
 
 @dataclass(frozen=True)
 class OutboundView:
-    """Which rows one call sent: `[first_kept, history_len)`, minus any later-tier drops."""
+    """Which rows one call sent, read from the engine's plan (never recomputed here).
+
+    `messages` is the request the plan describes, so the message view shows exactly what went out.
+    """
 
     label: str
-    first_kept: int
+    plan: CompactPlan
     history_len: int
-    truncated: dict[int, tuple[TruncatedBlock, ...]]
-    protected: frozenset[int]
-    extra_dropped: frozenset[int]
-    report: CompactReport
+    truncated: dict[int, tuple[BlockCut, ...]]
+    messages: Sequence[Message] = ()
 
     @classmethod
-    def from_report(cls, report: CompactReport, history_len: int, label: str) -> "OutboundView":
-        truncated: dict[int, list[TruncatedBlock]] = {}
-        for cut in report.truncated:
-            truncated.setdefault(cut.message_index, []).append(cut)
-        dropped: Sequence[int] = report.dropped
-        # v1 drops exactly range(first_kept); only scan when a later tier drops something else.
-        extra = frozenset()
-        if dropped and dropped[-1] >= report.first_kept:
-            extra = frozenset(i for i in dropped if i >= report.first_kept)
-        return cls(label, report.first_kept, history_len, {k: tuple(v) for k, v in truncated.items()},
-                   frozenset(report.protected), extra, report)
+    def from_report(cls, plan: CompactPlan, history_len: int, label: str,
+                    messages: Sequence[Message] = ()) -> "OutboundView":
+        truncated = {i: tuple(plan.cuts[i]) for i in plan.cuts if plan.is_sent(i)}
+        return cls(label, plan, history_len, truncated, messages)
+
+    @property
+    def report(self) -> CompactPlan:
+        return self.plan
+
+    @property
+    def first_kept(self) -> int:
+        return self.plan.drop_until
+
+    @property
+    def protected(self) -> frozenset[int]:
+        return frozenset(self.plan.protected)
+
+    @property
+    def sent_count(self) -> int:
+        return sum(1 for i in self.plan.outbound_indices if i < self.history_len)
 
     def state(self, index: int) -> RowState:
-        if index < self.first_kept or index in self.extra_dropped:
-            return "dropped"
         if index >= self.history_len:
             return "new"
-        return "sent"
+        return "sent" if self.plan.is_sent(index) else "dropped"
+
+    def sent_message(self, index: int) -> Message | None:
+        pos = self.plan.position(index)
+        if pos is None or pos >= len(self.messages):
+            return None
+        return self.messages[pos]
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,27 @@ from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.render import render
 from tui_agent.core.compaction.seed import SeedCompactor
 
+MODES = ("v2", "v1", "seed", "off")
+
+
+def make_compactor(mode: str, context_window: int, max_output_tokens: int, *,
+                   policy: CompactPolicy | None = None, options: CompactOptions | None = None):
+    """The compactor for a strategy name: v2 (default), v1 (first landing), seed (the article), off."""
+    from dataclasses import replace
+
+    base = policy or CompactPolicy()
+    base = replace(base, context_window=context_window, max_output_tokens=max_output_tokens)
+    if mode == "off":
+        return Compactor(replace(base, enabled=False))
+    if mode in ("v1", "seed"):
+        return SeedCompactor(base, mode=mode, options=options)
+    if mode != "v2":
+        raise ValueError(f"unknown compaction mode {mode!r} (choose {', '.join(MODES)})")
+    return Compactor(base)
+
+
 __all__ = [
+    "MODES", "make_compactor",
     "HARD_TOOL_RESULT_CHARS", "TRUNCATION_NOTE", "CompactOptions", "CompactReport", "TruncatedBlock",
     "compact_messages", "with_budget", "Compactor", "CompactPolicy", "CompactPlan", "CompactResult",
     "CompactEvent", "BlockCut", "BlockMask", "Ledger", "LossReport", "MessageOp", "LEDGER_INDEX", "render",

@@ -18,7 +18,7 @@ History is never mutated; `render.render_message` builds each outbound message, 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from tui_agent.core import tokens as tk
@@ -151,7 +151,7 @@ class Compactor:
             return self._result(history, call, None, first_change, mode="off")
         newest = newest_round_start(history)
         kinds += self._pending
-        forced = "drop" in self._pending or "summary" in self._pending
+        forced = any(kind in self._pending for kind in ("drop", "summary", "reactive"))
         self._pending = []
         # new messages join the request
         for i in range(self._n, n):
@@ -199,6 +199,9 @@ class Compactor:
         """The API said "prompt is too long": learn the real size, and compact to a lower mark next call."""
         if real_tokens:
             self.tokens.observe(real_tokens)
+        if limit and limit < self.policy.context_window:
+            # the model's real window is smaller than we were told: the marks follow it from now on
+            self.policy = replace(self.policy, context_window=limit)
         self._pending.append("reactive")
         self._reactive_target = int(min(self.policy.low_tokens, (limit or self.policy.context_window) * 0.5))
 

@@ -52,7 +52,6 @@ class SeedCompactor:
         options = self.options if self.options.max_tokens is not None else replace(self.options, max_tokens=self._budget())
         result = compact_messages(list(history), options)
         report = result.report
-        self._override = None
         cuts: dict[int, tuple[BlockCut, ...]] = {}
         for cut in report.truncated:
             cuts[cut.message_index] = cuts.get(cut.message_index, ()) + (BlockCut(
@@ -63,6 +62,7 @@ class SeedCompactor:
         plan = CompactPlan(
             mode=self.mode, enabled=report.enabled, call=call, history_len=len(history),
             drop_until=report.first_kept, cuts=cuts, protected_from=min(report.protected, default=len(history)),
+            protected_indices=tuple(report.protected),
             outbound_indices=tuple(range(report.first_kept, len(history))),
             message_tokens_before=report.tokens_before, message_tokens_after=report.tokens_after,
             baseline_tokens=self.baseline, estimated_tokens=estimate, high_tokens=self.policy.effective_window,
@@ -79,6 +79,7 @@ class SeedCompactor:
             self.calibration = min(max(input_tokens_total / self._last_estimate, 0.5), 3.0)
 
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
+        """From now on compact to half the window (v1's answer to "prompt is too long")."""
         self._override = max(int(self.policy.context_window * 0.5) - self.baseline, 1000)
 
     def request_event(self, kind: str = "drop") -> None:  # nothing is sticky: every call decides anew

@@ -1,8 +1,8 @@
 """One history message in full, beside the form the selected call actually sent.
 
 This is where a user sees what compaction did to a message: the whole tool result on the left, the
-cut copy (or "dropped: not sent") on the right. The outbound form is recomputed from the call's own
-report options, which reproduces the call exactly because compaction is a pure function.
+cut copy (or "dropped: not sent") on the right. The outbound form is the call's own request, as the
+engine built it (the plan says where each message stands in it); nothing is compacted again here.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui_agent.core.compaction import compact_messages
 from tui_agent.core.messages import Message, blocks, result_text
 from tui_agent.ui.budget_model import fmt_k
 from tui_agent.ui.themes import MUTED
@@ -54,21 +53,24 @@ def outbound_form(history: list[Message], index: int, view: "OutboundView | None
     if view is None:
         return "not sent yet", "No model call has been made since this message was added."
     state = view.state(index)
+    op = view.plan.op(index)
     if state == "dropped":
-        return f"{view.label}: dropped", (
-            f"Not sent. Compaction dropped the oldest messages: the outbound copy of {view.label} "
-            f"starts at #{view.first_kept}. It stays in the history (left) and on screen.")
+        return f"{view.label}: {op.kind}", (
+            f"Not sent: {op.reason}. It stays in the history (left) and on screen.")
     if state == "new":
         return f"{view.label}: not sent yet", f"Appended after {view.label} went out; the next call sends it."
-    result = compact_messages(history[: view.report.before], view.report.options)
-    sent = result.messages[index - view.first_kept]
+    sent = view.sent_message(index)
+    if sent is None:
+        return f"{view.label}", "The request of this call is not available."
+    if op.kind == "masked":
+        return f"{view.label} (masked)", f"{op.reason}.\n\n" + format_message(sent)
     cuts = view.truncated.get(index, ())
     if not cuts:
         return f"{view.label} (sent whole)", format_message(sent)
     original = sum(c.original_chars for c in cuts)
     kept = sum(c.kept_chars for c in cuts)
-    lead = (f"✂ Compaction kept the first {fmt_k(kept)} of {fmt_k(original)} chars "
-            f"({fmt_k(original - kept)} not sent); the copy ends with a truncation note.\n\n")
+    reason = op.reason[:1].upper() + op.reason[1:]
+    lead = f"✂ {reason} ({fmt_k(original - kept)} chars not sent); the copy ends with a note.\n\n"
     return f"{view.label} (✂ cut)", lead + format_message(sent)
 
 

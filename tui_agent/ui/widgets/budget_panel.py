@@ -121,12 +121,14 @@ class BudgetPanel(Vertical):
         """A model call is about to go out: show exactly what it sends."""
         self.sync_history()
         report = event.report
-        view = OutboundView.from_report(report, event.history_len, f"call #{event.call}")
+        view = OutboundView.from_report(report, event.history_len, f"call #{event.call}", event.messages)
         self.rows.show_view(view)
         self._meter_call = event.call
         self.meter.meter = self._meter(f"Call #{event.call}", report, event.system_tokens, event.tools_tokens)
         self.calls[event.call] = event.outbound_tokens
-        if report.changed:
+        if report.event is not None and report.event.major:
+            self._last_compaction = report.event.line()
+        elif report.changed:
             self._last_compaction = f"call #{event.call}: {report.summary()}"
         self._update_sizes()
         self._render_spark()
@@ -193,9 +195,10 @@ class BudgetPanel(Vertical):
         self.sync_history()
         if not self.session.history:
             return
-        result = self.session.preview_compaction()
+        result = self.session.plan_call()
         system, tools = self.session.baseline_tokens()
-        self.rows.show_view(OutboundView.from_report(result.report, len(self.session.history), "next call"))
+        self.rows.show_view(OutboundView.from_report(result.plan, len(self.session.history), "next call",
+                                                     result.messages))
         self._meter_call = None
         self.meter.meter = self._meter("Next call", result.report, system, tools)
         self._update_sizes()
@@ -203,7 +206,9 @@ class BudgetPanel(Vertical):
     # -- helpers ---------------------------------------------------------------------------------
     def _meter(self, label: str, report: "CompactReport", system: int, tools: int) -> Meter:
         provider = self.session.provider
-        calibration = self.session.calibration if provider.reports_usage else 1.0
+        raw = system + tools + report.tokens_after
+        # the engine's estimate is already calibrated on real usage: the meter shows it as the total
+        calibration = report.estimated_tokens / raw if provider.reports_usage and raw else 1.0
         return Meter(label, provider.context_window, provider.max_output_tokens, system, tools, report.tokens_after,
                      calibration=calibration)
 
@@ -216,7 +221,7 @@ class BudgetPanel(Vertical):
 
     def _update_sizes(self) -> None:
         view = self.rows.view
-        sent = view.history_len - view.first_kept - len(view.extra_dropped) if view is not None else 0
+        sent = view.sent_count if view is not None else 0
         self.meter.history = (self.index.total_tokens, len(self.index.rows), sent)
 
     def _render_columns(self) -> None:
