@@ -92,6 +92,7 @@ class EstimateError:
     p90: float
     after_event: float  # the worst relative error on the first call after a recorded compaction
     after_event_calls: int
+    after_events: tuple[float, ...] = ()
 
 
 @dataclass
@@ -299,10 +300,10 @@ def estimator_error(recorded: Recorded, baseline_estimate: int | None = None) ->
 
 def _summary(errors: list[float], after: list[float]) -> EstimateError:
     if not errors:
-        return EstimateError(0.0, 0.0, max(after, default=0.0), len(after))
+        return EstimateError(0.0, 0.0, max(after, default=0.0), len(after), tuple(after))
     ordered = sorted(errors)
     return EstimateError(statistics.median(ordered), ordered[min(int(len(ordered) * 0.9), len(ordered) - 1)],
-                         max(after, default=0.0), len(after))
+                         max(after, default=0.0), len(after), tuple(after))
 
 
 def session_report(path: str | Path, strategies: Sequence[str] = STRATEGIES,
@@ -335,8 +336,8 @@ def format_report(reports: Sequence[SessionReport]) -> str:
             t.times += r.times
         e, v = report.estimate, report.estimate_v1
         lines.append(f"estimate error vs logged usage: ours median {e.median:.2%} p90 {e.p90:.2%} first-after-event "
-                     f"{e.after_event:.2%} ({e.after_event_calls} events) | v1 median {v.median:.2%} p90 {v.p90:.2%} "
-                     f"first-after-event {v.after_event:.2%}")
+                     f"{_each(e.after_events)} | v1 median {v.median:.2%} p90 {v.p90:.2%} "
+                     f"first-after-event {_each(v.after_events)}")
         lines.append("")
     if len(reports) > 1:
         lines.append("== total")
@@ -348,6 +349,10 @@ def format_report(reports: Sequence[SessionReport]) -> str:
         lines.append("mean price ÷ none per session: " + ", ".join(
             f"{name} {statistics.fmean(v):.3f}" for name, v in prices.items() if v))
     return "\n".join(lines)
+
+
+def _each(values: Sequence[float]) -> str:
+    return ", ".join(f"{v:.2%}" for v in values) if values else "no recorded compaction"
 
 
 def _row(r: StrategyResult, base: StrategyResult | None) -> str:

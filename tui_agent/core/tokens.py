@@ -8,6 +8,7 @@ with the API's reported usage; `/context` can ask the API for an exact count.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Iterable
 
 from tui_agent.core.messages import Block, Message, blocks, result_text, to_json
@@ -17,21 +18,33 @@ IMAGE_TOKENS = 1600  # Anthropic's rough cost of one image block (a ~1.15 megapi
 MESSAGE_OVERHEAD_TOKENS = 4  # role markers and separators
 
 
+_SPACE_RUN = re.compile(r"[ \t]{2,}")
+
+
+def _countable(text: str) -> int:
+    """Characters that cost tokens: a run of spaces or tabs is about one token however long it is
+    (BPE vocabularies merge them), so it counts as one character. Column-aligned tool output
+    (PowerShell tables, `ls -l`, padded logs) is otherwise overestimated by a third."""
+    if "  " not in text and "\t\t" not in text and " \t" not in text and "\t " not in text:
+        return len(text)
+    return len(text) - sum(len(m.group()) - 1 for m in _SPACE_RUN.finditer(text))
+
+
 def tokens_for_chars(chars: int) -> int:
     return math.ceil(chars / CHARS_PER_TOKEN) if chars > 0 else 0
 
 
-def block_chars(block: Block) -> int:
+def block_chars(block: Block, measure=len) -> int:
     """Characters that a block sends to the model (images count as 0 chars; see `block_tokens`)."""
     kind = block.get("type")
     if kind == "text":
-        return len(block.get("text", ""))
+        return measure(block.get("text", ""))
     if kind == "tool_use":
-        return len(block.get("name", "")) + len(to_json(block.get("input", {})))
+        return len(block.get("name", "")) + measure(to_json(block.get("input", {})))
     if kind == "tool_result":
-        return len(result_text(block))
+        return measure(result_text(block))
     if kind == "thinking":
-        return len(block.get("thinking", ""))
+        return measure(block.get("thinking", ""))
     if kind in ("image", "document", "redacted_thinking"):
         return 0
     return len(to_json(block))
@@ -44,7 +57,7 @@ def block_tokens(block: Block) -> int:
         extra = IMAGE_TOKENS
     elif kind == "tool_result" and isinstance(block.get("content"), list):
         extra = sum(IMAGE_TOKENS for b in block["content"] if isinstance(b, dict) and b.get("type") == "image")
-    return tokens_for_chars(block_chars(block)) + extra
+    return tokens_for_chars(block_chars(block, _countable)) + extra
 
 
 def message_chars(message: Message) -> int:

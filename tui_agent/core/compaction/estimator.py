@@ -17,7 +17,6 @@ from typing import Hashable
 
 MIN_RATIO, MAX_RATIO = 0.5, 3.0
 RATIO_MIN_EVIDENCE = 200  # estimated tokens of new content needed before a call's ratio is trusted
-RATIO_DECAY = 0.7  # weight of older evidence in the learned ratio (recent content counts more)
 
 
 class TokenLedger:
@@ -34,6 +33,8 @@ class TokenLedger:
         self._measured: dict[Hashable, float] = {}  # unit → real tokens (measured units only)
         self._sum_measured = 0.0
         self._sum_unmeasured = 0  # chars/4 of the units not measured yet
+        # real tokens and chars/4 of all new content measured so far: messages tokenize like the messages
+        # before them (better than one call's ratio, which swings with the kind of content)
         self._num = 0.0
         self._den = 0.0
 
@@ -92,30 +93,36 @@ class TokenLedger:
         pending, self._pending = self._pending, {}
         new_est = sum(pending.values())
         if not self.observed:
-            # One number, two unknowns (baseline, messages): assume they tokenize alike.
+            # One number, two unknowns (baseline, messages): assume they tokenize alike, once.
             total_est = self.baseline_estimate + new_est
             self.ratio = _clamp(real_tokens / total_est) if total_est else 1.0
             self.baseline = self.baseline_estimate * self.ratio
-            leftover = real_tokens - self.baseline - self._sum_measured
-        else:
-            leftover = real_tokens - self.baseline - self._sum_measured
-            if new_est >= RATIO_MIN_EVIDENCE and leftover > 0:
-                self._num = self._num * RATIO_DECAY + leftover
-                self._den = self._den * RATIO_DECAY + new_est
+        leftover = real_tokens - self.baseline - self._sum_measured
+        if new_est > 0 and leftover > 0:
+            if self.observed and new_est >= RATIO_MIN_EVIDENCE:
+                # an odd call (content the log does not show) counts as a bounded one
+                self._num += min(max(leftover, MIN_RATIO * new_est), MAX_RATIO * new_est)
+                self._den += new_est
                 self.ratio = _clamp(self._num / self._den)
-        self.observed = True
-        self.last_real = real_tokens
-        if new_est > 0:
-            share = max(leftover, 0.0) / new_est
+            share = leftover / new_est
             for unit, est in pending.items():
                 self._measured[unit] = est * share
-                self._sum_measured += est * share
+            self._sum_measured += leftover
             self._sum_unmeasured -= new_est
         else:
-            self._pending.update(pending)
-        # Whatever the units do not explain (rounding, a changed system prompt) belongs to the baseline,
-        # so the estimate of this very request equals the real count.
-        self.baseline += real_tokens - self.estimate()
+            # The API counted no more than we already knew (a changed request, stripped thinking):
+            # the messages we measured were smaller than we thought; the baseline stays as it is.
+            for unit, est in pending.items():
+                self._measured[unit] = 0.0
+            self._sum_unmeasured -= new_est
+            room = real_tokens - self.baseline
+            if self._sum_measured > 0 and room > 0:
+                factor = room / self._sum_measured
+                for unit in self._measured:
+                    self._measured[unit] *= factor
+                self._sum_measured = room
+        self.observed = True
+        self.last_real = real_tokens
 
     # -- persistence --------------------------------------------------------------------------
     def export(self) -> dict:
