@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.cut import cut_block
 from tui_agent.core.compaction.estimator import TokenLedger
-from tui_agent.core.compaction.ledger import build_ledger, missing_from, request_text
+from tui_agent.core.compaction.ledger import MessageFacts, build_ledger, facts_of, missing_from, request_text
 from tui_agent.core.compaction.mask import key_input, placeholder_text
 from tui_agent.core.compaction.plan import (
     LEDGER_INDEX,
@@ -50,6 +50,7 @@ class _Facts:
     """What is known of the history, computed once per message (history is append-only)."""
 
     estimates: list[int] = field(default_factory=list)
+    messages: list[MessageFacts] = field(default_factory=list)  # prompts, paths, commands (ledger inputs)
     total: int = 0
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)  # tool_use id → (name, input)
     first: object = None  # identity of history[0], to notice a replaced history (/clear)
@@ -76,6 +77,8 @@ class Compactor:
         self._masks: dict[int, dict[int, BlockMask]] = {}
         self._variant: dict[int, int] = {}
         self._rendered: dict[int, Message] = {}
+        self._rendered_est: dict[int, int] = {}  # chars/4 of each rendered message, computed once
+        self._snapshot: tuple[dict, dict] | None = None  # the cuts and masks as the last plan saw them
         self._drop_from = 0
         self._drop_until = 0
         self._ledger: Ledger | None = None
@@ -89,6 +92,7 @@ class Compactor:
         self._sent_est = 0
         self._dirty = False
         self._pending: list[EventKind] = []
+        self._skip: set[int] = set()  # excluded messages and their partners (what is really left out)
         self._last_event: CompactEvent | None = None
         self._dropped_reason = ""
         self.tokens.clear()
@@ -107,6 +111,7 @@ class Compactor:
         (self.pins.add if on else self.pins.discard)(index)
         if on:
             self.excluded.discard(index)
+            self._uncut(index)
         self._user_change("pin")
 
     def exclude(self, index: int, on: bool = True) -> None:
@@ -120,11 +125,31 @@ class Compactor:
         for j in range(64):
             (self.expanded.add if on else self.expanded.discard)((index, j))
         if on:
-            self._cuts.pop(index, None)
-            self._masks.pop(index, None)
-            self._rendered.pop(index, None)
-            self._variant[index] = self._variant.get(index, 0) + 1
+            self._uncut(index)
         self._user_change("expand")
+
+    def _uncut(self, index: int) -> None:
+        """Message `index` goes out as it is in the history again (its cuts and masks are undone)."""
+        had = index in self._rendered
+        self._snapshot = None
+        self._cuts.pop(index, None)
+        self._masks.pop(index, None)
+        self._rendered.pop(index, None)
+        self._rendered_est.pop(index, None)
+        if had:
+            self._variant[index] = self._variant.get(index, 0) + 1
+
+    def _effective_excludes(self, history: Sequence[Message], newest: int) -> set[int]:
+        """What the user excluded, with the tool_use/tool_result partners it cannot be sent without; the
+        newest round is always sent (a request must end with what the model is to answer)."""
+        skip: set[int] = set()
+        for i in sorted(self.excluded):
+            members = exchange(history, i) if i < len(history) else {i}
+            if max(members) < newest:
+                skip.update(members)
+            else:
+                self.excluded.discard(i)  # the newest round is what the model must answer: not excludable
+        return skip
 
     def _user_change(self, kind: EventKind) -> None:
         self._pending.append(kind)
@@ -150,6 +175,11 @@ class Compactor:
         if not self.enabled:
             return self._result(history, call, None, first_change, mode="off")
         newest = newest_round_start(history)
+        if self._dirty:
+            self._skip = self._effective_excludes(history, newest)
+            if self._drop_until > self._drop_from:  # pins bring messages back, excludes leave the ledger
+                self._kept_in_drop = self._islands(history, self._drop_until)
+                self._build_ledger(history, call)
         kinds += self._pending
         forced = any(kind in self._pending for kind in ("drop", "summary", "reactive"))
         self._pending = []
@@ -189,10 +219,13 @@ class Compactor:
         twin._cuts = {k: dict(v) for k, v in self._cuts.items()}
         twin._masks = {k: dict(v) for k, v in self._masks.items()}
         twin._variant, twin._rendered = dict(self._variant), dict(self._rendered)
+        twin._rendered_est = dict(self._rendered_est)
         twin._out, twin._out_idx, twin._pos = list(self._out), list(self._out_idx), dict(self._pos)
         twin._units, twin._pending = list(self._units), list(self._pending)
-        twin._facts = _Facts(list(self._facts.estimates), self._facts.total, dict(self._facts.calls), self._facts.first)
+        twin._facts = _Facts(list(self._facts.estimates), list(self._facts.messages), self._facts.total,
+                             dict(self._facts.calls), self._facts.first)
         twin.pins, twin.excluded, twin.expanded = set(self.pins), set(self.excluded), set(self.expanded)
+        twin._skip = set(self._skip)
         return twin.compact(history, call=self.calls + 1)
 
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
@@ -241,6 +274,7 @@ class Compactor:
             message = history[i]
             estimate = tk.message_tokens(message)
             facts.estimates.append(estimate)
+            facts.messages.append(facts_of(message))
             facts.total += estimate
             for use in tool_uses(message):
                 facts.calls[use.get("id", "")] = (use.get("name", ""), use.get("input"))
@@ -257,11 +291,15 @@ class Compactor:
         return (i, self._variant.get(i, 0))
 
     def _estimate_of(self, history: Sequence[Message], i: int) -> int:
-        rendered = self._rendered.get(i)
-        return tk.message_tokens(rendered) if rendered is not None else self._facts.estimates[i]
+        if i not in self._rendered:
+            return self._facts.estimates[i]
+        estimate = self._rendered_est.get(i)
+        if estimate is None:
+            estimate = self._rendered_est[i] = tk.message_tokens(self._rendered[i])
+        return estimate
 
     def _append(self, history: Sequence[Message], i: int) -> None:
-        if i in self.excluded:
+        if i in self._skip:
             return
         self._pos[i] = len(self._out)
         self._out.append(self._render(history, i))
@@ -277,6 +315,7 @@ class Compactor:
         old_unit = self._unit(i)
         old_est = self._estimate_of(history, i)
         self._rendered[i] = rendered
+        self._rendered_est.pop(i, None)
         self._variant[i] = self._variant.get(i, 0) + 1
         pos = self._pos.get(i)
         if pos is None:
@@ -292,11 +331,12 @@ class Compactor:
     def _rebuild(self, history: Sequence[Message]) -> int:
         """Lay out the request again after an event; returns the first position that differs."""
         old = self._out
-        indices: list[int] = [i for i in range(min(self._drop_from, len(history))) if i not in self.excluded]
+        skip = self._skip
+        indices: list[int] = [i for i in range(min(self._drop_from, len(history))) if i not in skip]
         if self._drop_until > self._drop_from:
             indices.append(LEDGER_INDEX)
-            indices.extend(i for i in sorted(self._kept_in_drop) if i not in self.excluded)
-        indices.extend(i for i in range(self._drop_until, len(history)) if i not in self.excluded)
+            indices.extend(i for i in sorted(self._kept_in_drop) if i not in skip)
+        indices.extend(i for i in range(self._drop_until, len(history)) if i not in skip)
         out = [self._ledger_message if i == LEDGER_INDEX else self._render(history, i) for i in indices]
         fixed = first_message_fix(out)
         if fixed is not None:
@@ -360,6 +400,7 @@ class Compactor:
                 if cut is None:
                     continue
                 _, original, kept = cut
+                self._snapshot = None
                 self._cuts.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name, original, kept, call)
                 new_content = True
             if new_content is not None:
@@ -369,7 +410,7 @@ class Compactor:
         self._cut_scan = max(self._cut_scan, newest)
         return first
 
-    def _mask_old(self, history: Sequence[Message], call: int) -> int:
+    def _mask_old(self, history: Sequence[Message], call: int, newest: int) -> int:
         """Tier 3: results of re-runnable tools older than the protected recent budget become placeholders."""
         protect = self.policy.mask_protect_tokens
         seen = 0.0
@@ -381,7 +422,7 @@ class Compactor:
             i = self._out_idx[pos]
             if i < 0 or i < self._drop_from:
                 break  # the head stays as it is (it is the cached start of every request)
-            if i in self.pins:
+            if i in self.pins or i >= newest:
                 continue
             message = history[i]
             if not tool_results(message):
@@ -399,6 +440,7 @@ class Compactor:
                 text = placeholder_text(name, tool_input, original)
                 if now < max(self.policy.mask_min_chars, len(text) * 3):
                     continue
+                self._snapshot = None
                 self._masks.setdefault(i, {})[j] = BlockMask(i, j, block.get("tool_use_id", ""), name,
                                                               key_input(tool_input), original, text, call)
                 masked += 1
@@ -417,7 +459,7 @@ class Compactor:
         self._measured_backup = dict(self.tokens._measured)
         if self.policy.drop and self._drop_until <= self._drop_from:
             self._drop_from = self._choose_head(history, newest)
-        if self.policy.mask and self._mask_old(history, call):
+        if self.policy.mask and self._mask_old(history, call, newest):
             kinds.append("mask")
         if self.policy.drop and self.tokens.estimate() > target:
             until = self._choose_drop(history, newest, target)
@@ -432,10 +474,14 @@ class Compactor:
     def _set_drop(self, history: Sequence[Message], until: int, call: int, why: str) -> None:
         self._drop_until = until
         self._dropped_reason = f"dropped at call {call} ({why})"
-        self._kept_in_drop = frozenset(k for i in self.pins if self._drop_from <= i < until
-                                       for k in exchange(history, i) if self._drop_from <= k < until)
+        self._kept_in_drop = self._islands(history, until)
         self._build_ledger(history, call)
         self._prune_dropped()
+
+    def _islands(self, history: Sequence[Message], until: int) -> frozenset[int]:
+        """Pinned messages in the dropped span, with the partners they cannot be sent without."""
+        return frozenset(k for i in self.pins if self._drop_from <= i < until
+                         for k in exchange(history, i) if self._drop_from <= k < until)
 
     def _choose_head(self, history: Sequence[Message], newest: int) -> int:
         """The start of the conversation that stays first in every request (and so in the cache): the
@@ -510,6 +556,7 @@ class Compactor:
                     if cut is None:
                         continue
                     _, original, kept = cut
+                    self._snapshot = None
                     self._cuts.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name,
                                                                 original, kept, call, hard=True)
                     touched = True
@@ -526,16 +573,18 @@ class Compactor:
         for decisions in (self._cuts, self._masks):
             for i in [i for i in decisions if self._drop_from <= i < self._drop_until and i not in self._kept_in_drop]:
                 del decisions[i]
+                self._snapshot = None
         for i in [i for i in self._rendered if self._drop_from <= i < self._drop_until and i not in self._kept_in_drop]:
             del self._rendered[i]
+            self._rendered_est.pop(i, None)
 
     def _build_ledger(self, history: Sequence[Message], call: int, summary: str | None = None) -> None:
         if summary is None and self._ledger is not None and self._ledger.covers == self._drop_until:
             summary = self._ledger.summary
         ledger, message = build_ledger(
-            history, self._drop_until, self._kept_in_drop, prompt_chars=self.policy.ledger_prompt_chars,
+            self._facts.messages, self._drop_until, self._kept_in_drop, prompt_chars=self.policy.ledger_prompt_chars,
             prompt_max_chars=self.policy.ledger_prompt_max_chars, call=call, summary=summary,
-            start=self._drop_from)
+            start=self._drop_from, excluded=frozenset(self._skip))
         self._ledger, self._ledger_message = ledger, ledger_message(ledger.text)
         self._dirty = True
 
@@ -557,9 +606,9 @@ class Compactor:
             left = tuple(i for i in range(start, self._drop_until) if i not in self._kept_in_drop)
             gone = [i for i in range(self._drop_from, self._drop_until) if i not in self._kept_in_drop]
             gone += [i for i in self._masks if i >= self._drop_until]
-            gone += [i for i in self.excluded if i < len(history)]
-            text = request_text(self._out)
-            prompts, paths = missing_from(text, history, sorted(set(gone)), self.policy.ledger_prompt_max_chars)
+            gone += [i for i in self._skip if i < len(history)]
+            prompts, paths = missing_from(lambda: request_text(self._out), self._facts.messages, sorted(set(gone)),
+                                          self.policy.ledger_prompt_max_chars, self._ledger)
             masked_idx = tuple(sorted(i for i, per in self._masks.items() if any(m.call == call for m in per.values())))
             loss = LossReport(left, masked_idx, prompts, paths)
         ledger = self._ledger
@@ -581,11 +630,15 @@ class Compactor:
                 self._append(history, i)
             self._n = n
         est = self.tokens.estimate()
+        if self._snapshot is None:  # plans are immutable: a new map only when a decision changed
+            self._snapshot = ({i: tuple(per[j] for j in sorted(per)) for i, per in self._cuts.items() if per},
+                              {i: tuple(per[j] for j in sorted(per)) for i, per in self._masks.items() if per})
+        cuts, masks = self._snapshot
         plan = CompactPlan(
             mode=mode, enabled=mode != "off", call=call, history_len=n, drop_from=self._drop_from,
             drop_until=max(self._drop_until, self._drop_from),
-            kept_in_drop=self._kept_in_drop, cuts=_Frozen(self._cuts, call), masks=_Frozen(self._masks, call),
-            pins=frozenset(self.pins), excluded=frozenset(self.excluded), expanded=frozenset(self.expanded),
+            kept_in_drop=self._kept_in_drop, cuts=cuts, masks=masks,
+            pins=frozenset(self.pins), excluded=frozenset(self._skip), expanded=frozenset(self.expanded),
             protected_from=newest_round_start(history) if history else 0, ledger=self._ledger,
             outbound_indices=tuple(i for i in self._out_idx if i >= 0),
             ledger_position=self._out_idx.index(LEDGER_INDEX) if self._ledger is not None and self._drop_until > self._drop_from else None,
@@ -615,7 +668,7 @@ class Compactor:
             "ledger_call": self._ledger.call if self._ledger else None,
             "summary": self._ledger.summary if self._ledger else None,
             "cut_scan": self._cut_scan,
-            "pins": sorted(self.pins), "excluded": sorted(self.excluded),
+            "pins": sorted(self.pins), "excluded": sorted(self.excluded), "skip": sorted(self._skip),
             "expanded": sorted([list(x) for x in self.expanded]),
             "dropped_reason": self._dropped_reason,
             "summary_failures": self.summary_failures,
@@ -630,14 +683,17 @@ class Compactor:
         self.pins = set(state.get("pins", []))
         self.excluded = set(state.get("excluded", []))
         self.expanded = {tuple(x) for x in state.get("expanded", [])}  # type: ignore[misc]
+        self._skip = set(state.get("skip", []))
         self.summary_failures = int(state.get("summary_failures", 0))
         n = min(int(state.get("history_len", 0)), len(history))
         self._sync(history[:n])
         for i, j, tool_id, name, original, kept, call, hard in state.get("cuts", []):
             if i >= n:
                 continue
+            self._snapshot = None
             self._cuts.setdefault(i, {})[j] = BlockCut(i, j, tool_id, name, original, kept, call, hard)
             self._rendered[i] = self._render_decided(history, i)
+            self._rendered_est.pop(i, None)
             self._variant[i] = self._variant.get(i, 0) + 1
         for i, j, call in state.get("masks", []):
             if i >= n:
@@ -645,9 +701,11 @@ class Compactor:
             block = blocks(history[i])[j]
             name, tool_input = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))
             text = placeholder_text(name, tool_input, len(result_text(block)))
+            self._snapshot = None
             self._masks.setdefault(i, {})[j] = BlockMask(i, j, block.get("tool_use_id", ""), name,
                                                           key_input(tool_input), len(result_text(block)), text, call)
             self._rendered[i] = self._render_decided(history, i)
+            self._rendered_est.pop(i, None)
             self._variant[i] = self._variant.get(i, 0) + 1
         self._drop_from = min(int(state.get("drop_from", 0)), n)
         self._drop_until = min(int(state.get("drop_until", 0)), n)
@@ -659,32 +717,6 @@ class Compactor:
         self._n = n
         self._rebuild(history[:n])
         self.tokens.restore(state.get("tokens", {}))
-
-
-class _Frozen(Mapping):
-    """A read-only view of a decision map, without copying it per call (decisions are frozen once taken;
-    a plan sees those taken up to its own call)."""
-
-    def __init__(self, source: dict[int, dict[int, Any]], call: int = 1 << 60) -> None:
-        self._source = source
-        self._call = call
-
-    def __getitem__(self, index: int) -> tuple:
-        per = self._source.get(index)
-        found = tuple(per[j] for j in sorted(per) if per[j].call <= self._call) if per else ()
-        if not found:
-            raise KeyError(index)
-        return found
-
-    def __iter__(self):
-        return (i for i in self._source if i in self)
-
-    def __contains__(self, index: object) -> bool:
-        per = self._source.get(index)  # type: ignore[call-overload]
-        return bool(per) and any(d.call <= self._call for d in per.values())
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 def newest_round_start(history: Sequence[Message]) -> int:

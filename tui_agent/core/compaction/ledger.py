@@ -8,8 +8,8 @@ path the agent read, wrote or edited, the commands it ran with their outcome, an
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Any, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.plan import Ledger, fmt_tokens
@@ -64,8 +64,41 @@ def choose_prompts(prompts: list[tuple[int, str]], budget_chars: int, max_chars:
     return chosen
 
 
+@dataclass(frozen=True)
+class MessageFacts:
+    """What the ledger and the loss report need of one message, taken once (history is append-only)."""
+
+    prompt: str | None = None
+    paths: tuple[tuple[str, str], ...] = ()
+    commands: tuple[tuple[str, str], ...] = ()  # (command, tool_use id)
+    tools: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()  # tool_use ids answered with an error
+    chars: int = 0
+
+
+NO_FACTS = MessageFacts()
+
+
+def facts_of(message: Message) -> MessageFacts:
+    prompt = None
+    if is_user_text(message):
+        text = text_of(message)
+        prompt = text if text.strip() else None
+    uses = tool_uses(message)
+    commands = tuple(
+        (" ".join(use["input"]["command"].split()), use.get("id", ""))
+        for use in uses
+        if use.get("name") == "Bash" and isinstance(use.get("input"), dict)
+        and isinstance(use["input"].get("command"), str)
+    )
+    failed = tuple(b.get("tool_use_id", "") for b in tool_results(message) if b.get("is_error"))
+    facts = MessageFacts(prompt, tuple(touched_paths(message)), commands, tuple(u.get("name", "?") for u in uses),
+                         failed, tk.message_chars(message))
+    return facts if facts != MessageFacts(chars=facts.chars) else MessageFacts(chars=facts.chars)
+
+
 def build_ledger(
-    history: Sequence[Message],
+    facts: Sequence[MessageFacts],
     until: int,
     kept: frozenset[int],
     *,
@@ -74,36 +107,35 @@ def build_ledger(
     call: int,
     summary: str | None = None,
     start: int = 0,
+    excluded: frozenset[int] | set[int] = frozenset(),
 ) -> tuple[Ledger, Message]:
-    """The ledger for history[start:until] less the `kept` (pinned) messages, and the user message carrying it."""
-    dropped = [i for i in range(start, until) if i not in kept]
-    prompts = choose_prompts(user_prompts(history, dropped), prompt_chars, prompt_max_chars)
+    """The ledger for messages [start, until) less the `kept` (pinned) ones, from their facts."""
+    dropped = [i for i in range(start, until) if i not in kept and i not in excluded]
+    prompts = choose_prompts([(i, facts[i].prompt) for i in dropped if facts[i].prompt],  # type: ignore[misc]
+                             prompt_chars, prompt_max_chars)
     files: dict[str, str] = {}
-    commands: list[tuple[str, bool]] = []
-    tools: Counter[str] = Counter()
-    results_by_id: dict[str, bool] = {}
+    commands: list[tuple[str, str]] = []
+    tools: dict[str, int] = {}
+    failed: set[str] = set()
     chars = 0
-    for i in dropped:
-        message = history[i]
-        chars += tk.message_chars(message)
-        for block in tool_results(message):
-            results_by_id[block.get("tool_use_id", "")] = bool(block.get("is_error"))
-    for i in dropped:
-        message = history[i]
-        for path, how in touched_paths(message):
+    for i in dropped:  # one pass, touching only what a message has (most have no paths or commands)
+        fact = facts[i]
+        chars += fact.chars
+        if fact.failed:
+            failed.update(fact.failed)
+        for path, how in fact.paths:
             # a write or edit outranks a read of the same file
             if files.get(path) not in ("written", "edited") or how in ("written", "edited"):
                 files.pop(path, None)
                 files[path] = how
-        for use in tool_uses(message):
-            tools[use.get("name", "?")] += 1
-            command = use.get("input", {}).get("command") if isinstance(use.get("input"), dict) else None
-            if use.get("name") == "Bash" and isinstance(command, str):
-                failed = results_by_id.get(use.get("id", ""), False)
-                commands.append((" ".join(command.split()), failed))
-    where = "earlier messages" if not start else f"messages after the first {start}"
-    lines = [f"[Context ledger: {len(dropped)} {where} ({fmt_tokens(chars)} chars) of this conversation "
-             "are no longer sent in full. This is what they held; the full history is kept by the app.]"]
+        for name in fact.tools:
+            tools[name] = tools.get(name, 0) + 1
+        if fact.commands:
+            commands.extend(fact.commands)
+    lines = [f"[Context ledger: {len(dropped)} "
+             f"{'earlier messages' if not start else f'messages after the first {start}'} ({fmt_tokens(chars)} chars) "
+             "of this conversation are no longer sent in full. This is what they held; the full history is kept "
+             "by the app.]"]
     if prompts:
         lines.append("")
         lines.append("The user's prompts in that part, oldest first (verbatim):")
@@ -120,9 +152,9 @@ def build_ledger(
         lines.append("")
         head = f"Commands run (last {len(shown)} of {len(commands)})" if len(commands) > len(shown) else "Commands run"
         lines.append(head + ":")
-        for command, failed in shown:
+        for command, tool_id in shown:
             text = command if len(command) <= COMMAND_CHARS else command[: COMMAND_CHARS - 1] + "…"
-            lines.append(f"- `{text}` ({'failed' if failed else 'ok'})")
+            lines.append(f"- `{text}` ({'failed' if tool_id in failed else 'ok'})")
     if tools:
         lines.append("")
         lines.append("Tool calls in that part: " + ", ".join(f"{name} ×{n}" for name, n in sorted(
@@ -140,20 +172,26 @@ def build_ledger(
     return ledger, message
 
 
-def missing_from(request_text: str, history: Sequence[Message], indices: Iterable[int],
-                 prompt_max_chars: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Prompts (≤ `prompt_max_chars`) and touched paths of `indices` that appear nowhere in the request."""
-    prompts: list[str] = []
-    paths: list[str] = []
+def missing_from(request: Callable[[], str], facts: Sequence[MessageFacts], indices: Iterable[int], prompt_max_chars: int,
+                 ledger: Ledger | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Prompts (≤ `prompt_max_chars`) and touched paths of `indices` that appear nowhere in the request.
+
+    What the ledger lists is in the request by construction; only the rest is searched for."""
+    in_ledger_prompts = set(ledger.prompts) if ledger else set()
+    in_ledger_files = set(ledger.files) if ledger else set()
+    prompts: dict[str, None] = {}
+    paths: dict[str, None] = {}
     for i in indices:
-        message = history[i]
-        for _, text in user_prompts(history, [i]):
-            if len(text) <= prompt_max_chars and text not in request_text:
-                prompts.append(text)
-        for path, _ in touched_paths(message):
-            if path not in request_text and path not in paths:
-                paths.append(path)
-    return tuple(prompts), tuple(paths)
+        fact = facts[i]
+        if fact.prompt and len(fact.prompt) <= prompt_max_chars and fact.prompt not in in_ledger_prompts:
+            prompts[fact.prompt] = None
+        for path, _ in fact.paths:
+            if path not in in_ledger_files:
+                paths[path] = None
+    if not prompts and not paths:
+        return (), ()
+    text = request()  # built only when something is not in the ledger (joining a large request costs)
+    return tuple(p for p in prompts if p not in text), tuple(p for p in paths if p not in text)
 
 
 def request_text(messages: Iterable[Message]) -> str:
