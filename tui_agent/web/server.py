@@ -1,0 +1,98 @@
+"""textual-serve's Server with tui-agent's offline page and a same-origin guard on the app socket.
+
+Why a guard: a WebSocket is not bound by the browser's same-origin policy, so without a check any web
+page the user visits could open `ws://127.0.0.1:8000/ws` and type into the agent (and approve its tool
+calls). Two checks stop that: the request's Host must be a name this server is reached by (a DNS-rebinding
+page sends its own name; only checked when listening on loopback, since on a public address the user has
+accepted that anyone who reaches the port can use it), and a browser's Origin must be this very server.
+Clients that are not browsers send no Origin; they can reach the port anyway, which is what the warning
+for non-loopback hosts is about.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp_jinja2
+from aiohttp import web
+from textual_serve.server import Server, to_int
+
+TEMPLATES = Path(__file__).parent / "templates"
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def is_loopback(host: str) -> bool:
+    """True for `localhost` and loopback addresses (127.0.0.0/8, ::1); False for names and other addresses."""
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def url_host(host: str) -> str:
+    """A host as it is written in a URL (IPv6 addresses in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def _hostname(netloc: str) -> str | None:
+    try:
+        return urlsplit(f"//{netloc}").hostname
+    except ValueError:
+        return None
+
+
+class AgentServer(Server):
+    """One tui-agent app process per browser tab, for one workspace."""
+
+    def __init__(self, command: str, *, host: str, port: int, title: str, workspace: Path) -> None:
+        super().__init__(command, host=host, port=port, title=title, templates_path=TEMPLATES)
+        self.workspace = workspace
+        self.loopback = is_loopback(host)
+        self.allowed_hosts = LOOPBACK_NAMES | {host.strip("[]").lower()}
+
+    def refusal(self, request: web.Request) -> str | None:
+        """Why this request may not use the app (None when it may)."""
+        host = _hostname(request.host)
+        if host is None:
+            return "bad Host header"
+        if self.loopback and host not in self.allowed_hosts:
+            return f"Host {request.host!r} is not this server"
+        origin = request.headers.get("Origin")
+        if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != request.host.lower()):
+            return f"Origin {origin!r} is another site"
+        return None
+
+    def _refuse(self, request: web.Request, reason: str) -> web.HTTPForbidden:
+        print(f"tui-agent serve: refused {request.path} from {request.remote}: {reason}", file=sys.stderr, flush=True)
+        return web.HTTPForbidden(text=f"tui-agent serve: {reason}\n")
+
+    async def on_startup(self, app: web.Application) -> None:
+        print(f"tui-agent serving {self.workspace} at http://{url_host(self.host)}:{self.port}/ "
+              "(each browser tab is its own session; Ctrl+C stops)", flush=True)
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        """The page, with its static and socket URLs on the origin the browser used (so a server
+        listening on 0.0.0.0 works from another machine)."""
+        if (reason := self.refusal(request)) is not None:
+            raise self._refuse(request, reason)
+        origin = f"{request.scheme}://{request.host}"
+        socket = ("wss:" if request.scheme == "https" else "ws:") + f"//{request.host}/ws"
+        context: dict[str, Any] = {
+            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "app_websocket_url": socket,
+            "config": {"static": {"url": f"{origin}/static/"}},
+            "application": {"name": self.title},
+        }
+        return aiohttp_jinja2.render_template("app_index.html", request, context)
+
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        if (reason := self.refusal(request)) is not None:
+            raise self._refuse(request, reason)
+        return await super().handle_websocket(request)
