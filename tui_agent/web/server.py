@@ -11,6 +11,7 @@ for non-loopback hosts is about.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import sys
 from pathlib import Path
@@ -56,6 +57,7 @@ class AgentServer(Server):
         self.workspace = workspace
         self.loopback = is_loopback(host)
         self.allowed_hosts = LOOPBACK_NAMES | {host.strip("[]").lower()}
+        self._tabs: set[asyncio.Task] = set()
 
     def refusal(self, request: web.Request) -> str | None:
         """Why this request may not use the app (None when it may)."""
@@ -95,4 +97,20 @@ class AgentServer(Server):
     async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
         if (reason := self.refusal(request)) is not None:
             raise self._refuse(request, reason)
-        return await super().handle_websocket(request)
+        tab = asyncio.current_task()
+        if tab is not None:
+            self._tabs.add(tab)
+        try:
+            return await super().handle_websocket(request)
+        finally:
+            self._tabs.discard(tab)
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """Stop every open tab's app now. aiohttp waits for running handlers on shutdown (up to a minute),
+        and a tab's socket never ends by itself; cancelled, textual-serve's handler tells the app to quit
+        and waits for it, so no app process outlives the server."""
+        tabs = [tab for tab in self._tabs if not tab.done()]
+        for tab in tabs:
+            tab.cancel()
+        if tabs:
+            await asyncio.wait(tabs, timeout=15)
