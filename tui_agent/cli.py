@@ -81,20 +81,20 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None) 
                         help="workspace (default: current directory)")
 
 
-def headless_prompt(prompt: str | None, stdin: TextIO | None, stdout: TextIO | None,
-                    environ: Mapping[str, str]) -> str | None:
+def headless_prompt(prompt: str | None, stdin: TextIO | None, environ: Mapping[str, str]) -> str | None:
     """The prompt to answer headless ('-': read it from stdin), or None to open the app.
 
-    `-p` always means headless. Without it, a process with no terminal at all (stdin and stdout both
-    piped, `echo … | tui-agent > answer.md`) answers headless too, since there is nobody to show a TUI to.
-    Except under a Textual driver host: textual-serve starts the app with both pipes and sets
-    TEXTUAL_DRIVER, and its pipes carry the driver's packets, not a prompt.
+    `-p` always means headless. Without it, the TUI needs a keyboard: when stdin is not a terminal
+    (`echo … | tui-agent`, `tui-agent < prompt.txt`) the prompt is read from it and answered headless;
+    Textual would otherwise draw a TUI that cannot read a key. Except under a Textual driver host:
+    textual-serve starts the app with stdin and stdout piped and sets TEXTUAL_DRIVER, and those pipes
+    carry the driver's packets, not a prompt. stdout does not matter (a TTY or `> answer.md`).
     """
     if prompt is not None:
         return prompt
     if environ.get("TEXTUAL_DRIVER"):
         return None
-    if stdin is not None and not stdin.isatty() and stdout is not None and not stdout.isatty():
+    if stdin is None or not stdin.isatty():
         return "-"
     return None
 
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                      session_flags={name: getattr(args, name) for name in SERVE_PASSTHROUGH
                                     if getattr(args, name) is not None})
 
-    prompt = headless_prompt(args.prompt, sys.stdin, sys.stdout, os.environ)
+    prompt = headless_prompt(args.prompt, sys.stdin, os.environ)
     if prompt is not None:
         if prompt == "-":
             prompt = _read_stdin_prompt()

@@ -43,18 +43,19 @@ def next_within(items: queue.Queue, timeout: float, what: str):
 
 
 def test_headless_prompt_rules(tmp_path):
-    """-p always; no -p: headless only with no terminal at all, and never under a Textual driver."""
+    """-p always; no -p: headless when stdin is not a terminal, and never under a Textual driver."""
     master, slave = os.openpty()
     read_end, write_end = os.pipe()
-    with open(slave, "w") as tty, open(read_end) as pipe_in, open(write_end, "w") as pipe_out:
+    os.close(write_end)
+    with open(slave, "w") as tty, open(read_end) as pipe_in:
         assert tty.isatty() and not pipe_in.isatty()
-        assert headless_prompt("hi", tty, tty, {}) == "hi"
-        assert headless_prompt("-", pipe_in, pipe_out, {"TEXTUAL_DRIVER": WEB_DRIVER}) == "-"
-        assert headless_prompt(None, pipe_in, pipe_out, {}) == "-"
-        assert headless_prompt(None, pipe_in, pipe_out, {"TEXTUAL_DRIVER": WEB_DRIVER}) is None
-        assert headless_prompt(None, tty, tty, {}) is None
-        assert headless_prompt(None, pipe_in, tty, {}) is None  # Textual reads keys from the terminal
-        assert headless_prompt(None, None, pipe_out, {}) is None
+        assert headless_prompt("hi", tty, {}) == "hi"
+        assert headless_prompt("-", pipe_in, {"TEXTUAL_DRIVER": WEB_DRIVER}) == "-"
+        assert headless_prompt(None, pipe_in, {}) == "-"
+        assert headless_prompt(None, None, {}) == "-"  # stdin closed: nothing to read keys from either
+        assert headless_prompt(None, pipe_in, {"TEXTUAL_DRIVER": WEB_DRIVER}) is None
+        assert headless_prompt(None, tty, {}) is None
+        assert headless_prompt(None, tty, {"TEXTUAL_DRIVER": ""}) is None
     os.close(master)
 
 
@@ -90,3 +91,38 @@ def test_piped_in_and_out_without_a_driver_is_still_headless(tmp_path):
     out = cli([], repo, env_extra={"TEXTUAL_DRIVER": ""}, stdin="what is in this repo?\n")
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("*Demo model (offline)") and "Here is what I found." in out.stdout
+
+
+def test_piped_stdin_with_a_terminal_for_output_answers_headless(tmp_path):
+    """`echo … | tui-agent` in a terminal: the TUI could read no key (stdin is the pipe), so the piped
+    text is the prompt and the answer is printed. (Before, a dead TUI was drawn and nothing answered.)"""
+    repo = make_repo(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TEXTUAL_DRIVER"}
+    env["TUI_AGENT_CONFIG_DIR"] = str(tmp_path / "cfg")
+    master, slave = os.openpty()
+    screen = bytearray()
+
+    def drain() -> None:  # keep the pty from filling up; EIO once the child closes its end
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            screen.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        done = subprocess.run([sys.executable, "-m", "tui_agent", "-C", str(repo), "--model", "demo"],
+                              input=b"what is in this repo?\n", stdout=slave, stderr=subprocess.PIPE, env=env,
+                              timeout=60)
+        os.close(slave)
+        reader.join(timeout=10)
+    finally:
+        os.close(master)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    text = screen.decode(errors="replace")
+    assert "Demo model (offline)" in text and "Here is what I found." in text
+    assert "[tool] Read: README.md" in done.stderr.decode()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -76,8 +77,26 @@ class AgentServer(Server):
         return web.HTTPForbidden(text=f"tui-agent serve: {reason}\n")
 
     async def on_startup(self, app: web.Application) -> None:
+        """Quiet: textual-serve prints its logo here, before the port is even bound."""
+
+    def announce(self, _message: str = "") -> None:
+        """The URL line, printed once the port accepts connections (scripts and tests wait for it)."""
         print(f"tui-agent serving {self.workspace} at http://{url_host(self.host)}:{self.port}/ "
               "(each browser tab is its own session; Ctrl+C stops)", flush=True)
+
+    def serve(self, debug: bool = False) -> None:
+        """textual-serve's `serve`, announcing the URL after the bind rather than before it."""
+        self.debug = debug
+        self.initialize_logging()
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            loop.add_signal_handler(signal.SIGINT, self.request_exit)
+            loop.add_signal_handler(signal.SIGTERM, self.request_exit)
+        except NotImplementedError:  # Windows: Ctrl+C arrives as KeyboardInterrupt instead
+            pass
+        web.run_app(self._make_app(), host=self.host, port=self.port, handle_signals=False, loop=loop,
+                    print=self.announce)
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         """The page, with its static and socket URLs on the origin the browser used (so a server
