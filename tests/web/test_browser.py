@@ -47,6 +47,9 @@ SCREEN_TEXT = """() => {
   return rows.join("\\n");
 }"""
 
+FONT_LOADED = """() => [...document.fonts].some(
+  face => face.family.replace(/["']/g, "") === "Roboto Mono" && face.status === "loaded")"""
+
 
 def on_loopback(url: str) -> bool:
     if url.startswith(("data:", "about:", "blob:")):
@@ -100,7 +103,8 @@ def test_serve_in_a_real_browser(tmp_path):
 
                 first = wait_for_screen(page, "Context budget", 30)
                 assert "No model call yet" in first and "tool_use" not in first
-                assert page.evaluate("document.fonts.check('16px \"Roboto Mono\"')"), "the shipped font did not load"
+                assert not off_loopback, f"the page fetched from off loopback: {off_loopback}"
+                assert page.evaluate(FONT_LOADED), "the shipped Roboto Mono did not load"
                 page.focus("textarea.xterm-helper-textarea")
                 page.keyboard.type("what does the handler do?")
                 page.keyboard.press("Enter")
