@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import signal
 import sys
 from pathlib import Path
@@ -75,6 +76,11 @@ class AgentServer(Server):
     def _refuse(self, request: web.Request, reason: str) -> web.HTTPForbidden:
         print(f"tui-agent serve: refused {request.path} from {request.remote}: {reason}", file=sys.stderr, flush=True)
         return web.HTTPForbidden(text=f"tui-agent serve: {reason}\n")
+
+    def initialize_logging(self) -> None:
+        """textual-serve's log, without a line per request (the URL and refusals are what a user needs)."""
+        super().initialize_logging()
+        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
 
     async def on_startup(self, app: web.Application) -> None:
         """Quiet: textual-serve prints its logo here, before the port is even bound."""
