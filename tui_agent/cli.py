@@ -1,4 +1,5 @@
-"""Command line: `tui-agent` opens the TUI; `tui-agent -p PROMPT` runs one request headless.
+"""Command line: `tui-agent` opens the TUI; `tui-agent -p PROMPT` runs one request headless;
+`tui-agent serve` serves the TUI to browser tabs.
 
 Start-up cost matters (`--version` and `--help` must answer in well under 0.15 s), so this module imports
 only the standard library at the top; the core, Textual and the SDKs load when a mode needs them.
@@ -8,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from pathlib import Path
+from typing import Mapping, TextIO
 
 from tui_agent import __version__
 
@@ -23,36 +26,77 @@ ENV_HELP = """environment:
   TRACE=1                 print [trace] lines (stderr headless; a log file in the TUI)
   ALLOW_WRITE=1           allow Write/Edit/Bash in headless mode (same as --allow-write)
   MCP_CONFIG              comma-separated MCP config files (default: .mcp.json)
+  TEXTUAL_DRIVER          set by a Textual driver host (tui-agent serve): always open the app, never headless
 """
+
+# The session flags `serve` passes on to the app it starts for each browser tab.
+SERVE_PASSTHROUGH = ("model", "provider", "max_turns", "context_window", "max_output_tokens", "transcript")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-agent",
         description="A terminal coding agent with a live context-budget panel. "
-        "With no arguments it opens the TUI; with -p it answers one request headless.",
+        "With no arguments it opens the TUI; with -p it answers one request headless; "
+        "`tui-agent serve` serves the TUI in a browser.",
         epilog=ENV_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", default=None, metavar="PROMPT",
                         help="run PROMPT headless: the answer streams to stdout, tool activity to stderr "
                         "('-' or no value: read the prompt from stdin)")
-    parser.add_argument("--model", help="model id, or 'demo' for the offline demo model")
-    parser.add_argument("--provider", choices=["anthropic", "openai", "demo"], help="force a provider")
-    parser.add_argument("--max-turns", type=int, default=None, metavar="N",
-                        help="stop after N model calls in one request (default 20)")
+    _add_session_flags(parser)
     parser.add_argument("--allow-write", action="store_true",
                         help="headless: allow tools that change things (Write, Edit, Bash, MCP)")
-    parser.add_argument("--context-window", type=int, metavar="TOKENS",
+    parser.add_argument("--version", action="version", version=f"tui-agent {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="serve", title="commands")
+    serve = commands.add_parser(
+        "serve", help="serve the TUI in a browser (each tab is its own session in the workspace)",
+        description="Serve the TUI to web browsers through textual-serve: each tab runs its own session "
+        "in the workspace. Anyone who can reach the port can run tools there, so it listens on "
+        "loopback unless --host says otherwise.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1; anything else exposes the workspace)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    # SUPPRESS: a flag given before `serve` (`tui-agent --model demo serve`) is not reset by the subcommand.
+    _add_session_flags(serve, default=argparse.SUPPRESS)
+    return parser
+
+
+def _add_session_flags(parser: argparse.ArgumentParser, default: object = None) -> None:
+    """The flags that shape a session, shared by the TUI, -p and `serve`."""
+    parser.add_argument("--model", default=default, help="model id, or 'demo' for the offline demo model")
+    parser.add_argument("--provider", choices=["anthropic", "openai", "demo"], default=default,
+                        help="force a provider")
+    parser.add_argument("--max-turns", type=int, default=default, metavar="N",
+                        help="stop after N model calls in one request (default 20)")
+    parser.add_argument("--context-window", type=int, default=default, metavar="TOKENS",
                         help="override the model's context window (same as CONTEXT_WINDOW_TOKENS)")
-    parser.add_argument("--max-output-tokens", type=int, metavar="TOKENS",
+    parser.add_argument("--max-output-tokens", type=int, default=default, metavar="TOKENS",
                         help="max output tokens per call (same as MAX_OUTPUT_TOKENS)")
-    parser.add_argument("--transcript", type=Path, metavar="FILE",
+    parser.add_argument("--transcript", type=Path, default=default, metavar="FILE",
                         help="load a Claude Code session log (.jsonl) into the history, to see what compaction "
                         "would send and continue from it")
-    parser.add_argument("-C", "--cwd", type=Path, default=None, metavar="DIR", help="workspace (default: current directory)")
-    parser.add_argument("--version", action="version", version=f"tui-agent {__version__}")
-    return parser
+    parser.add_argument("-C", "--cwd", type=Path, default=default, metavar="DIR",
+                        help="workspace (default: current directory)")
+
+
+def headless_prompt(prompt: str | None, stdin: TextIO | None, environ: Mapping[str, str]) -> str | None:
+    """The prompt to answer headless ('-': read it from stdin), or None to open the app.
+
+    `-p` always means headless. Without it, the TUI needs a keyboard: when stdin is not a terminal
+    (`echo … | tui-agent`, `tui-agent < prompt.txt`) the prompt is read from it and answered headless;
+    Textual would otherwise draw a TUI that cannot read a key. Except under a Textual driver host:
+    textual-serve starts the app with stdin and stdout piped and sets TEXTUAL_DRIVER, and those pipes
+    carry the driver's packets, not a prompt. stdout does not matter (a TTY or `> answer.md`).
+    """
+    if prompt is not None:
+        return prompt
+    if environ.get("TEXTUAL_DRIVER"):
+        return None
+    if stdin is None or not stdin.isatty():
+        return "-"
+    return None
 
 
 def _read_stdin_prompt() -> str:
@@ -94,9 +138,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: workspace {workspace} is not a directory", file=sys.stderr)
         return 2
 
-    prompt = args.prompt
-    if prompt is None and sys.stdin is not None and not sys.stdin.isatty() and not sys.stdout.isatty():
-        prompt = "-"  # piped in and out: behave like -p
+    if args.command == "serve":
+        if args.prompt is not None or args.allow_write:
+            print("error: serve opens the TUI for each browser tab; -p and --allow-write do not apply",
+                  file=sys.stderr)
+            return 2
+        if args.transcript is not None:
+            if _load_transcript(args.transcript) is None:  # fail here once, not in every tab
+                return 2
+            args.transcript = args.transcript.resolve()
+        from tui_agent.web.launch import serve
+
+        return serve(workspace, host=args.host, port=args.port,
+                     session_flags={name: getattr(args, name) for name in SERVE_PASSTHROUGH
+                                    if getattr(args, name) is not None})
+
+    prompt = headless_prompt(args.prompt, sys.stdin, os.environ)
     if prompt is not None:
         if prompt == "-":
             prompt = _read_stdin_prompt()

@@ -147,7 +147,8 @@ def test_version_and_help(tmp_path):
 def test_version_does_not_import_heavy_modules():
     code = ("import sys\nfrom tui_agent import cli\n"
             "try:\n    cli.main(['--version'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual','rich','anthropic','openai','mcp'}))")
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual','rich','anthropic','openai','mcp',"
+            "'aiohttp','textual_serve','jinja2'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().endswith("[]")
 
