@@ -22,7 +22,10 @@ ENV_HELP = """environment:
   ANTHROPIC_MODEL         default Claude model
   OPENAI_API_KEY          use an OpenAI-compatible endpoint (with OPENAI_BASE_URL, OPENAI_MODEL)
   CONTEXT_WINDOW_TOKENS   override the model's context window
-  COMPACT=0               turn compaction off
+  COMPACT                 compaction strategy: v2 (default), v1, seed, or 0/off (same as --compact)
+  COMPACT_HIGH_WATER      compact when a request would exceed this (fraction of the window, or tokens)
+  COMPACT_LOW_WATER       compact down to this (fraction of the window, or tokens)
+  COMPACT_SUMMARY=1       let the model summarise what compaction drops (same as --compact-summary)
   TRACE=1                 print [trace] lines (stderr headless; a log file in the TUI)
   ALLOW_WRITE=1           allow Write/Edit/Bash in headless mode (same as --allow-write)
   MCP_CONFIG              comma-separated MCP config files (default: .mcp.json)
@@ -30,7 +33,8 @@ ENV_HELP = """environment:
 """
 
 # The session flags `serve` passes on to the app it starts for each browser tab.
-SERVE_PASSTHROUGH = ("model", "provider", "max_turns", "context_window", "max_output_tokens", "transcript")
+SERVE_PASSTHROUGH = ("model", "provider", "max_turns", "context_window", "max_output_tokens", "transcript",
+                     "compact", "compact_high", "compact_low")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,6 +81,16 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None) 
     parser.add_argument("--transcript", type=Path, default=default, metavar="FILE",
                         help="load a Claude Code session log (.jsonl) into the history, to see what compaction "
                         "would send and continue from it")
+    parser.add_argument("--compact", default=default, metavar="MODE",
+                        help="compaction strategy: v2 (default: tiered, cache-aware), v1 (first landing), "
+                        "seed (the seed article), off")
+    parser.add_argument("--compact-high", default=default, metavar="MARK",
+                        help="compact when a request would exceed MARK (fraction of the window, e.g. 0.6, "
+                        "or tokens; default 0.6)")
+    parser.add_argument("--compact-low", default=default, metavar="MARK",
+                        help="compact down to MARK (fraction of the window or tokens; default 0.3)")
+    parser.add_argument("--compact-summary", action="store_true", default=default,
+                        help="let the model summarise what compaction drops (one extra call per event)")
     parser.add_argument("-C", "--cwd", type=Path, default=default, metavar="DIR",
                         help="workspace (default: current directory)")
 
@@ -133,6 +147,16 @@ def main(argv: list[str] | None = None) -> int:
         if value is not None and value < 1:
             print(f"error: {flag} must be a positive number of tokens", file=sys.stderr)
             return 2
+    from tui_agent.core.compaction.settings import CompactSettingsError, settings_from
+
+    try:
+        compact = settings_from(os.environ, mode=getattr(args, "compact", None),
+                                high=getattr(args, "compact_high", None), low=getattr(args, "compact_low", None),
+                                summary=getattr(args, "compact_summary", None))
+        compact.policy()
+    except CompactSettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     workspace = (args.cwd or Path.cwd()).resolve()
     if not workspace.is_dir():
         print(f"error: workspace {workspace} is not a directory", file=sys.stderr)
@@ -171,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_headless(prompt, workspace=workspace, model=args.model, provider=args.provider,
                             max_turns=args.max_turns, allow_write=True if args.allow_write else None,
                             history=history, context_window=args.context_window,
-                            max_output_tokens=args.max_output_tokens)
+                            max_output_tokens=args.max_output_tokens, compact=compact)
 
     # Start-up allocates hundreds of thousands of objects that all live on; pausing the cyclic GC until
     # the first frame (the app re-enables it) saves about a tenth of the time to the first frame.
@@ -184,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     trace.trace("cli.start", mode="tui")
     session, notices = build_session(workspace, model=args.model, provider=args.provider,
                                      max_turns=args.max_turns, demo_delay=0.01,
-                                     context_window=args.context_window, max_output_tokens=args.max_output_tokens)
+                                     context_window=args.context_window, max_output_tokens=args.max_output_tokens,
+                                     compact=compact)
     if args.transcript is not None:
         loaded = _load_transcript(args.transcript)
         if loaded is None:

@@ -73,13 +73,15 @@ def run_headless(
     history: list | None = None,
     context_window: int | None = None,
     max_output_tokens: int | None = None,
+    compact=None,
 ) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     trace.trace("cli.start", mode="headless")
     session, notices = build_session(workspace, model=model, provider=provider, headless=True,
                                      allow_write=allow_write, max_turns=max_turns,
-                                     context_window=context_window, max_output_tokens=max_output_tokens)
+                                     context_window=context_window, max_output_tokens=max_output_tokens,
+                                     compact=compact)
     for notice in notices:
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
     if history:

@@ -175,8 +175,11 @@ def test_drop_works_inside_one_long_agentic_turn_and_leaves_a_ledger():
     assert last.plan.estimated_tokens <= 60_000 - 8_000
     assert len(last.messages) < len(history)
     ledger = last.messages[last.plan.ledger_position]["content"][0]["text"]
-    assert "port the whole project" in json.dumps(last.messages)  # the prompt (in the head or the ledger)
-    assert "src/f5.py" in ledger  # every dropped file read is named
+    request = json.dumps(last.messages)
+    assert "port the whole project" in request  # the prompt (in the head or the ledger)
+    assert all(f"src/f{i}.py" in request for i in range(60))  # every file read is named somewhere
+    dropped = [i for i in range(len(history)) if not last.plan.is_sent(i) and history[i]["role"] == "assistant"]
+    assert dropped and all(history[i]["content"][1]["input"]["file_path"] in ledger for i in dropped)
     assert protocol_errors(last.messages) == []
     event = drops[0].plan.event
     assert event.loss.clean and event.dropped > 0 and "high-water" in event.reason

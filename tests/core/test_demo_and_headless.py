@@ -68,7 +68,7 @@ async def test_a_few_prompts_drop_old_turns(tmp_path):
         dropped += [e.report.dropped_messages for e in events if isinstance(e, ev.CompactionReported)]
         reads.append([e.input["file_path"] for e in events if isinstance(e, ev.ToolStarted) and e.name == "Read"])
     assert max(dropped) > 0
-    assert len(session.history) > 40
+    assert len(session.history) >= 3 * 13  # each prompt: at least six tool rounds and an answer
     assert protocol_errors(session.history) == []
     # The second prompt reads files the first did not.
     assert not set(reads[1][:2]) & set(reads[0])

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Mapping
 
 from tui_agent.core.builtin_commands import register_builtin_commands, sync_skill_commands
-from tui_agent.core.compaction import CompactOptions
+from tui_agent.core.compaction.settings import CompactSettings, settings_from
 from tui_agent.core.events import Notice
 from tui_agent.core.mcp import install_mcp
 from tui_agent.core.permissions import PermissionPolicy
@@ -68,9 +68,11 @@ def build_session(
     demo_delay: float = 0.0,
     context_window: int | None = None,
     max_output_tokens: int | None = None,
+    compact: CompactSettings | None = None,
 ) -> tuple[Session, list[Notice]]:
     """A Session for `workspace` with the built-in tools, project context, skills, settings and MCP."""
     workspace = Path(workspace).resolve()
+    compact = compact or settings_from(env)
     chosen, notices = provider_for_model(model, env, provider=provider, workspace=workspace, demo_delay=demo_delay,
                                          context_window=context_window, max_output_tokens=max_output_tokens)
     permissions = PermissionPolicy.headless(allow_write) if headless else PermissionPolicy()
@@ -78,7 +80,8 @@ def build_session(
         provider=chosen,
         tools=ToolRegistry(builtin_tools()),
         workspace=workspace,
-        compact=CompactOptions(),
+        compact_mode=compact.mode,
+        compact_policy=compact.policy(),
         permissions=permissions,
     )
     if max_turns is not None:

@@ -22,6 +22,9 @@ FLAG_NAMES = {
     "context_window": "--context-window",
     "max_output_tokens": "--max-output-tokens",
     "transcript": "--transcript",
+    "compact": "--compact",
+    "compact_high": "--compact-high",
+    "compact_low": "--compact-low",
 }
 
 

@@ -43,6 +43,7 @@ from tui_agent.core.compaction.render import first_message_fix, ledger_message, 
 from tui_agent.core.messages import Message, blocks, is_user_text, result_text, tool_results, tool_uses
 
 HARD_KEEP_CHARS = 1000  # what the newest round is cut to when it alone does not fit the window
+MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and 5% of the request) to be worth its rewrite
 
 
 @dataclass
@@ -187,17 +188,17 @@ class Compactor:
         for i in range(self._n, n):
             self._append(history, i)
         self._n = n
+        before = self.tokens.estimate()
         # tier 2: cut what the model has read
         if self.policy.cut_on_read:
             changed = self._cut_read(history, newest, call)
             if changed is not None:
                 kinds.append("cut")
                 first_change = min(first_change, changed)
-        before = self.tokens.estimate()
         event_reason = ""
         if self._dirty:
             event_reason = "your pins, excludes or expands"
-        if before > self.policy.high_tokens or forced:
+        if self.tokens.estimate() - self._transient(history, newest) > self.policy.high_tokens or forced:
             event_reason = (f"over the {fmt_tokens(self.policy.high_tokens)} high-water mark" if not forced
                             else "you asked to compact now")
             kinds += self._event(history, newest, call, self.policy.low_tokens)
@@ -458,18 +459,44 @@ class Compactor:
         kinds: list[EventKind] = []
         self._measured_backup = dict(self.tokens._measured)
         if self.policy.drop and self._drop_until <= self._drop_from:
-            self._drop_from = self._choose_head(history, newest)
+            self._drop_from = self._choose_head(history, newest, target)
         if self.policy.mask and self._mask_old(history, call, newest):
             kinds.append("mask")
-        if self.policy.drop and self.tokens.estimate() > target:
+        if self.policy.drop and self.tokens.estimate() - self._transient(history, newest) > target:
             until = self._choose_drop(history, newest, target)
-            if until > max(self._drop_until, self._drop_from):
+            if until > max(self._drop_until, self._drop_from) and self._worth_dropping(history, until):
                 self._set_drop(history, until, call, f"over the {fmt_tokens(self.policy.high_tokens)} mark")
                 kinds.append("drop")
         self._dirty = True
         self._rebuild(history)
         self._measured_backup = {}
         return kinds
+
+    def _transient(self, history: Sequence[Message], newest: int) -> float:
+        """Tokens the newest round will give back by itself once it is read (cut on read): a spike that
+        passes is no reason to rewrite the whole request, as long as the request still fits the window."""
+        if not self.policy.cut_on_read or newest in self.pins:
+            return 0.0
+        chars = 0
+        for i in range(newest, len(history)):
+            for j, block in enumerate(blocks(history[i])):
+                if block.get("type") == "tool_result" and (i, j) not in self.expanded:
+                    size = len(result_text(block))
+                    if size > self.policy.cut_chars:
+                        chars += size - self.policy.cut_keep_chars
+        return self.tokens.size_of(tk.tokens_for_chars(chars))
+
+    def _worth_dropping(self, history: Sequence[Message], until: int) -> bool:
+        """A drop rewrites the whole request after it: only worth it when it frees more than the ledger
+        that replaces the dropped messages takes (a drop that grows the request is no drop)."""
+        floor = max(self._drop_until, self._drop_from)
+        freed = sum(self.tokens.size(self._units[pos]) for pos, i in enumerate(self._out_idx) if floor <= i < until)
+        ledger, _ = build_ledger(self._facts.messages, until, self._islands(history, until),
+                                 prompt_chars=self.policy.ledger_prompt_chars,
+                                 prompt_max_chars=self.policy.ledger_prompt_max_chars, call=0,
+                                 start=self._drop_from, excluded=frozenset(self._skip))
+        grows = self.tokens.size_of(ledger.tokens) - (self.tokens.size_of(self._ledger.tokens) if self._ledger else 0)
+        return freed - grows > max(MIN_GAIN_TOKENS, 0.05 * self.tokens.estimate())
 
     def _set_drop(self, history: Sequence[Message], until: int, call: int, why: str) -> None:
         self._drop_until = until
@@ -483,16 +510,18 @@ class Compactor:
         return frozenset(k for i in self.pins if self._drop_from <= i < until
                          for k in exchange(history, i) if self._drop_from <= k < until)
 
-    def _choose_head(self, history: Sequence[Message], newest: int) -> int:
+    def _choose_head(self, history: Sequence[Message], newest: int, target: int) -> int:
         """The start of the conversation that stays first in every request (and so in the cache): the
-        largest assistant-message boundary within `keep_head` tokens, never into the newest round."""
-        budget = self.policy.head_tokens
+        largest assistant-message boundary within `keep_head` tokens, and within half of what the
+        low-water mark leaves after the baseline (the rest is for the ledger and the recent tail), never
+        into the newest round."""
+        budget = min(float(self.policy.head_tokens), 0.5 * (target - self.tokens.baseline))
         if budget <= 0:
             return 0
-        total = 0
+        total = 0.0
         best = 0
         for i in range(1, newest):
-            total += self._facts.estimates[i - 1]
+            total += self.tokens.size(self._units[self._pos[i - 1]]) if (i - 1) in self._pos else 0.0
             if total > budget:
                 break
             if history[i].get("role") == "assistant":
@@ -511,7 +540,7 @@ class Compactor:
         """The earliest assistant message from which the head, the ledger, the kept tail and the base fit
         `target`; at worst the newest round's own assistant message."""
         floor = max(self._drop_until, self._drop_from)
-        fixed = self.tokens.baseline + self._head_size()
+        fixed = self.tokens.baseline + self._head_size() - self._transient(history, newest)
         fixed += self.tokens.size_of(self._ledger.tokens if self._ledger else 300) + 300
         suffix = 0.0
         best = None

@@ -52,7 +52,7 @@ class _Turn:
 class DemoProvider(Provider):
     model: str = "demo"
     name: str = "demo"
-    context_window: int = 32_000  # small on purpose: the budget meter visibly moves in a demo
+    context_window: int = 16_000  # small on purpose: the meter moves and compaction shows in a demo
     max_output_tokens: int = 4_096
     workspace: Path | None = None
     delay: float = 0.0  # seconds between streamed words (the TUI uses a little, tests none)
