@@ -166,7 +166,7 @@ def test_cut_on_read_cuts_once_and_freezes_the_copy():
 
 
 def test_drop_works_inside_one_long_agentic_turn_and_leaves_a_ledger():
-    history = long_turn(60)
+    history = long_turn(100)
     compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
     results = run_calls(compactor, history, start=3)
     drops = [r for r in results if r.plan.event is not None and "drop" in r.plan.event.kinds]
@@ -177,7 +177,7 @@ def test_drop_works_inside_one_long_agentic_turn_and_leaves_a_ledger():
     ledger = last.messages[last.plan.ledger_position]["content"][0]["text"]
     request = json.dumps(last.messages)
     assert "port the whole project" in request  # the prompt (in the head or the ledger)
-    assert all(f"src/f{i}.py" in request for i in range(60))  # every file read is named somewhere
+    assert all(f"src/f{i}.py" in request for i in range(100))  # every file read is named somewhere
     dropped = [i for i in range(len(history)) if not last.plan.is_sent(i) and history[i]["role"] == "assistant"]
     assert dropped and all(history[i]["content"][1]["input"]["file_path"] in ledger for i in dropped)
     assert protocol_errors(last.messages) == []
@@ -237,7 +237,7 @@ def test_user_prompts_and_paths_are_never_lost():
 
 
 def test_pin_brings_a_dropped_message_back_verbatim_and_exclude_leaves_it_out():
-    history = long_turn(40, size=8_000)
+    history = long_turn(90, size=8_000)
     compactor = Compactor(CompactPolicy(context_window=40_000, max_output_tokens=4_000, enabled=True, keep_head=0))
     results = run_calls(compactor, history, start=3)
     plan = results[-1].plan
@@ -296,3 +296,64 @@ def test_off_sends_everything():
     compactor = Compactor(CompactPolicy(context_window=20_000, max_output_tokens=2_000, enabled=False))
     result_ = compactor.compact(history)
     assert result_.messages == history and result_.plan.mode == "off" and not result_.plan.changed
+
+
+async def test_summary_tier_writes_the_summary_into_the_ledger_with_the_demo_model(tmp_path):
+    from tui_agent.core import events as ev
+    from tui_agent.core.compaction import CompactPolicy as Policy
+    from tui_agent.core.providers.demo import DemoProvider
+    from tui_agent.core.session import Session
+    from tui_agent.core.tools import ToolRegistry
+    from tui_agent.core.tools.glob import GlobTool
+    from tui_agent.core.tools.read import ReadTool
+
+    for i in range(6):
+        (tmp_path / f"big_{i}.py").write_text("\n".join(f"x_{n} = {n}  # " + "pad " * 20 for n in range(400)))
+    session = Session(DemoProvider(workspace=tmp_path), ToolRegistry([GlobTool(), ReadTool()]), tmp_path,
+                      compact_policy=Policy(summary=True, enabled=True))
+    events = []
+    for prompt in ("what is in this repo?", "tell me about big_3.py", "and big_5.py?", "what about the rest?"):
+        events += [e async for e in session.run_turn(prompt)]
+    written = [e for e in events if isinstance(e, ev.SummaryWritten)]
+    assert written and written[0].summary and written[0].summary.startswith("Summary (extractive")
+    reported = [e for e in events if isinstance(e, ev.CompactionReported) and e.plan.event is not None
+                and "summary" in e.plan.event.kinds]
+    assert reported, "the event that dropped messages carries its summary"
+    plan = reported[0].plan
+    ledger = reported[0].messages[plan.ledger_position]["content"][0]["text"]
+    assert "Summary of that part:" in ledger and "what is in this repo?" in ledger
+    assert plan.op(0 if plan.drop_from == 0 else plan.drop_from).kind == "summarised"
+    assert protocol_errors(session.history) == []
+
+
+async def test_compact_command_runs_the_summary_now_and_the_breaker_stops_after_three_failures(tmp_path):
+    from tui_agent.core.compaction import CompactPolicy as Policy
+    from tui_agent.core.providers.scripted import ScriptedProvider
+    from tui_agent.core.session import Session
+    from tui_agent.core.tools import ToolRegistry
+
+    history = long_turn(12, size=3_000)
+    history.append({"role": "assistant", "content": [{"type": "text", "text": "all read"}]})
+    from tui_agent.core.providers.base import ProviderError
+    from tui_agent.core.providers.scripted import text_reply, tool_reply
+
+    provider = ScriptedProvider(replies=[text_reply("The user asked to port the project; src/f0..f11 were read."),
+                                 ProviderError("overloaded"), tool_reply("Read", {"file_path": "x"}, "t"),
+                                 text_reply("   ")])
+    session = Session(provider, ToolRegistry([]), tmp_path, compact_policy=Policy(summary=True, enabled=True))
+    session.history.extend(history)
+    text = await session.compact_now("the port")
+    assert text.startswith("Compacted now, with a summary") and "dropped" in text
+    request = provider.requests[0]
+    assert request.messages[-1]["content"][0]["text"].endswith("Focus on: the port")
+    assert request.messages[:-1] == [m for m in history]  # the summary call repeats the cached prefix
+    assert "Summary of that part:\nThe user asked to port" in session.next_request().messages[
+        session.plan_call().plan.ledger_position]["content"][0]["text"]
+    # three failures in a row (an error, a tool call instead of a summary, an empty reply) stop the tier
+    for k in range(3):
+        session.history.append(user_text(f"next task {k}"))
+        for i in range(12):
+            session.history += [use(f"k{k}_{i}", path=f"lib/g{k}_{i}.py"), result(f"k{k}_{i}", "z" * 3_000)]
+        assert "without a summary" in await session.compact_now()
+    assert session.compactor.summary_failures == 3
+    assert not session.compactor.summary_enabled  # the breaker: events no longer ask for a summary

@@ -57,6 +57,8 @@ def register_builtin_commands(session: "Session") -> None:
         "[allow|deny|remove <rule>]",
     ))
     session.commands.register(Command("skills", "List the available skills", _skills))
+    session.commands.register(Command("compact", "Compact now: drop older turns with a summary in their place",
+                                      _compact, "[focus]"))
     session.commands.register(Command("init", "Ask the model to write an AGENTS.md for this project", _init))
     session.extensions.setdefault(SKILL_COMMANDS_KEY, {"version": None, "names": set()})
     # `/<skill>` commands are registered by `sync_skill_commands`, which the factory's background start
@@ -145,6 +147,10 @@ def describe_permissions(session: "Session") -> str:
         pass
     lines += ["", PERMISSIONS_USAGE]
     return "\n".join(lines)
+
+
+async def _compact(session: "Session", args: str) -> CommandResult:
+    return CommandResult(await session.compact_now(args))
 
 
 def _skills(session: "Session", args: str) -> CommandResult:

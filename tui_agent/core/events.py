@@ -59,6 +59,16 @@ class CompactionReported:
 
 
 @dataclass(frozen=True)
+class SummaryWritten:
+    """The summary tier's own model call for call `call`'s event: the summary, or why there is none."""
+
+    call: int
+    summary: str | None
+    error: str | None = None
+    covered: int = 0  # messages the summary stands for
+
+
+@dataclass(frozen=True)
 class TextDelta:
     text: str
 
@@ -81,6 +91,7 @@ class Usage:
     output_tokens: int
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+    purpose: Literal["call", "summary"] = "call"  # a summary call's usage counts in cost, not as a call
 
     @property
     def context_tokens(self) -> int:
@@ -144,6 +155,7 @@ EngineEvent = Union[
     TurnStarted,
     ModelCallStarted,
     CompactionReported,
+    SummaryWritten,
     TextDelta,
     AssistantMessage,
     Usage,

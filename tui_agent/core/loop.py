@@ -17,7 +17,8 @@ from typing import Any, AsyncIterator, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
-from tui_agent.core.compaction import CompactPlan, Compactor
+from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
+from tui_agent.core.compaction.summary import run_summary, summary_messages
 from tui_agent.core.messages import Message, clean_message, text_of, tool_result_block, tool_uses, user_text
 from tui_agent.core.permissions import (
     REJECT_MESSAGE,
@@ -113,6 +114,12 @@ async def run_turn(
             compactor = config.compactor
             compactor.set_baseline(system_tokens + tool_tokens)
             result = compactor.compact(history, call=state.calls)
+            if result.plan.summary_requested:
+                async for event in summarise(compactor, config, system, schemas, state.calls, history):
+                    if isinstance(event, CompactResult):
+                        result = event
+                    else:
+                        yield event
             plan = result.plan
             state.last_plan = plan
             if plan.changed:
@@ -207,6 +214,25 @@ async def run_turn(
         if not isinstance(error, ProviderError):
             message = f"{type(error).__name__}: {message}"
         yield ev.TurnEnded("error", turn_calls, message)
+
+
+async def summarise(compactor: Any, config: LoopConfig, system: str, schemas: list[dict[str, Any]], call: int,
+                    history: list[Message], focus: str = "") -> AsyncIterator[Any]:
+    """The summary tier's call for this event: its events, then the plan with the summary in its ledger."""
+    before, dropped = compactor.summary_context()
+    yield ev.Notice(f"Summarising the {dropped} messages compaction drops (one extra model call)…", "info")
+    outcome = await run_summary(config.provider, system, schemas, summary_messages(before, dropped, focus))
+    if outcome.usage is not None:
+        u = outcome.usage
+        yield ev.Usage(call, u.input_tokens, u.output_tokens, u.cache_creation_input_tokens,
+                       u.cache_read_input_tokens, purpose="summary")
+    yield ev.SummaryWritten(call, outcome.text, outcome.error, dropped)
+    if outcome.error:
+        trace.trace("compact.summary", call=call, ok="false", error=outcome.error)
+        yield ev.Notice(f"No summary: {outcome.error}. The ledger still keeps the prompts and files.", "warning")
+    else:
+        trace.trace("compact.summary", call=call, ok="true", chars=len(outcome.text or ""))
+    yield compactor.attach_summary(history, outcome.text, call)
 
 
 def event_notice(plan: CompactPlan) -> str:

@@ -168,9 +168,36 @@ class Session:
         if hasattr(self.compactor, "expand"):
             self.compactor.expand(index, on)
 
-    def compact_now(self) -> None:
-        """`/compact`: run a compaction event at the next call."""
-        self.compactor.request_event("summary" if getattr(self.compactor, "summary_enabled", False) else "drop")
+    async def compact_now(self, focus: str = "") -> str:
+        """`/compact [focus]`: a compaction event now, with the model's summary of what it drops (the
+        summary tier, whatever the setting); the next call sends the result. Returns what happened."""
+        from tui_agent.core.compaction import Compactor
+        from tui_agent.core.loop import summarise
+
+        if self.running:
+            return "A turn is running: /compact can run once it ends."
+        if not self.history:
+            return "Nothing to compact yet."
+        if not isinstance(self.compactor, Compactor):
+            return f"/compact needs the tiered compactor; this session uses --compact {self.compact_mode}."
+        system, tools = self.baseline_tokens()
+        self.compactor.set_baseline(system + tools)
+        self.compactor.request_event("summary")
+        result = self.compactor.compact(self.history, call=self.state.calls + 1)
+        event = result.plan.event
+        if event is None or "drop" not in event.kinds:
+            self.compactor.calls -= 1
+            return "Nothing to compact: the request holds only the newest round."
+        summary: str | None = None
+        async for item in summarise(self.compactor, self.loop_config(), self.system_prompt(), self.tools.schemas(),
+                                    self.state.calls + 1, self.history, focus):
+            if isinstance(item, ev.Usage):
+                self.usage_history.append(item)
+            elif isinstance(item, ev.SummaryWritten):
+                summary = item.summary
+        self.state.last_plan = None
+        told = "with a summary in the ledger" if summary else "without a summary (the summary call failed)"
+        return f"Compacted now, {told}: {event.line()}."
 
     @property
     def calibration(self) -> float:

@@ -201,7 +201,10 @@ class Compactor:
         if self.tokens.estimate() - self._transient(history, newest) > self.policy.high_tokens or forced:
             event_reason = (f"over the {fmt_tokens(self.policy.high_tokens)} high-water mark" if not forced
                             else "you asked to compact now")
-            kinds += self._event(history, newest, call, self.policy.low_tokens)
+            target = self.policy.low_tokens
+            if forced:  # asked for now: even a small request gives up its older half
+                target = min(target, int(self.tokens.estimate() / 2))
+            kinds += self._event(history, newest, call, target)
         if self.tokens.estimate() > self.policy.effective_window:
             kinds += self._emergency(history, newest, call)
             event_reason = event_reason or f"over the {fmt_tokens(self.policy.effective_window)} window"
@@ -247,15 +250,26 @@ class Compactor:
     def attach_summary(self, history: Sequence[Message], text: str | None, call: int | None = None) -> CompactResult:
         """Put the model's summary of the dropped span into the ledger (None: the summary call failed)."""
         call = call if call is not None else self.calls
+        previous = self._last_event
+        cached = getattr(self, "_last_cached", len(self._out))
         if not text:
             self.summary_failures += 1
-            return self._result(history, call, self._last_event, len(self._out))
+            return self._result(history, call, previous, cached)
         self.summary_failures = 0
         self._build_ledger(history, call, summary=text.strip())
-        first_change = self._rebuild(history)
-        before = self.tokens.estimate()
-        event = self._make_event(history, call, ["summary"], "summary of the dropped part", before, before)
+        first_change = min(self._rebuild(history), cached)
+        after = self.tokens.estimate()
+        if previous is not None and previous.call == call:  # the same event, now with its summary
+            event = replace(previous, kinds=tuple(dict.fromkeys(previous.kinds + ("summary",))), tokens_after=after)
+            self._last_event = event
+        else:
+            event = self._make_event(history, call, ["summary"], "summary of the dropped part", after, after)
         return self._result(history, call, event, first_change)
+
+    def summary_context(self) -> tuple[list[Message], int]:
+        """(the request as it stood before the last event, how many messages that event dropped)."""
+        dropped = self._last_event.dropped if self._last_event is not None else 0
+        return list(getattr(self, "_before_event", None) or self._out), dropped
 
     @property
     def summary_enabled(self) -> bool:
@@ -458,6 +472,7 @@ class Compactor:
             self._reactive_target = None
         kinds: list[EventKind] = []
         self._measured_backup = dict(self.tokens._measured)
+        self._before_event = list(self._out)  # what the summary call sends (the previous call's prefix)
         if self.policy.drop and self._drop_until <= self._drop_from:
             self._drop_from = self._choose_head(history, newest, target)
         if self.policy.mask and self._mask_old(history, call, newest):
@@ -663,6 +678,7 @@ class Compactor:
             self._snapshot = ({i: tuple(per[j] for j in sorted(per)) for i, per in self._cuts.items() if per},
                               {i: tuple(per[j] for j in sorted(per)) for i, per in self._masks.items() if per})
         cuts, masks = self._snapshot
+        self._last_cached = first_change
         plan = CompactPlan(
             mode=mode, enabled=mode != "off", call=call, history_len=n, drop_from=self._drop_from,
             drop_until=max(self._drop_until, self._drop_from),
@@ -677,7 +693,8 @@ class Compactor:
             budget_tokens=self.policy.effective_window, over_budget=est > self.policy.effective_window,
             event=event, last_event=self._last_event, cached_messages=first_change,
             dropped_reason=self._dropped_reason,
-            summary_requested=bool(event and "drop" in event.kinds and self.summary_enabled),
+            summary_requested=bool(event and "drop" in event.kinds
+                                   and (self.summary_enabled or "summary" in event.kinds)),
         )
         return CompactResult(list(self._out), plan)
 

@@ -40,7 +40,7 @@ class CompactPolicy:
     context_window: int = 200_000
     max_output_tokens: int = 32_000
     enabled: bool | None = None
-    high_water: float = 0.60
+    high_water: float = 0.65
     low_water: float = 0.30
     # Cut on read: a tool result longer than `cut_chars` that the model has already seen is cut once to
     # its first `cut_keep_chars` and frozen that way.
@@ -56,7 +56,7 @@ class CompactPolicy:
     # `keep_head` of the conversation (the task as first stated) stays in front: it is never rewritten,
     # so it is read from the cache at every call.
     drop: bool = True
-    keep_head: float = 0.15
+    keep_head: float = 0.20
     ledger_prompt_chars: int = 80_000  # the user's own prompts kept verbatim, newest first
     ledger_prompt_max_chars: int = 2_000  # a longer prompt is kept as its head
     # Summary (optional): the model summarises the dropped span into the ledger.

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+from tui_agent.core.compaction.summary import extractive_summary, is_summary_request
 from tui_agent.core.messages import Message, is_user_text, result_text, text_of, tool_results, tool_uses
 from tui_agent.core.providers.base import ModelRequest, Provider, ProviderEvent, StreamDone, StreamText
 from tui_agent.core.providers.scripted import words
@@ -61,6 +62,10 @@ class DemoProvider(Provider):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         self._calls += 1
+        if is_summary_request(request.messages):  # compaction's summary tier: an extractive summary
+            summary = extractive_summary(request.messages)
+            yield StreamDone({"role": "assistant", "content": [{"type": "text", "text": summary}]}, "end_turn", None)
+            return
         turn = _current_turn(request.messages)
         available = {tool["name"] for tool in request.tools}
         text, uses = self._decide(turn, request, available)

@@ -135,13 +135,20 @@ class BudgetPanel(Vertical):
         self._render_compaction()
 
     def on_usage(self, usage: ev.Usage) -> None:
-        """The API's own count replaces the estimate for that call."""
+        """The API's own count replaces the estimate for that call (a summary call only adds its cost)."""
+        if usage.purpose == "summary":
+            self._add_cost(usage)
+            return
         self.calls[usage.call] = usage.context_tokens
         self.exact_calls.add(usage.call)
         meter = self.meter.meter
         if meter is not None and usage.call == self._meter_call:
             self.meter.meter = replace(meter, exact_total=usage.context_tokens, cache_read=usage.cache_read_input_tokens)
         self.meter.usage = usage
+        self._add_cost(usage)
+        self._render_spark()
+
+    def _add_cost(self, usage: ev.Usage) -> None:
         cost = cost_usd(self.session.provider.model, UsageInfo(
             usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens))
         if cost is None:
@@ -150,7 +157,6 @@ class BudgetPanel(Vertical):
             self.cost += cost
         self._render_title()
         self.post_message(self.CostChanged())
-        self._render_spark()
 
     @property
     def cost_text(self) -> str:

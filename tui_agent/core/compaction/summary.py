@@ -1,0 +1,96 @@
+"""Tier 5, summary (optional): the model summarises what an event drops, into the ledger.
+
+The summary call sends the request as it stood before the event (so it reads the prompt cache written
+by the previous call) and one more user message asking for the summary; the tools stay in the request for
+the same reason, and a reply that calls a tool instead of answering counts as a failure. The summary is
+an overlay on the ledger (the history is untouched), reused until the next event; after
+`CompactPolicy.summary_max_failures` failures in a row the tier stops asking (a circuit breaker).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tui_agent.core.messages import Message, text_of, tool_uses, user_text
+
+SUMMARY_MARK = "[tui-agent: summary request]"
+MAX_SUMMARY_TOKENS = 2_000
+
+
+def summary_instruction(dropped: int, focus: str = "") -> str:
+    lines = [
+        f"{SUMMARY_MARK} The oldest {dropped} messages of this conversation are about to leave the context. "
+        "Write a summary of the conversation so far that lets you continue the work without them: the user's "
+        "goals and requests, decisions taken, files read and changed (with paths), commands run and their "
+        "results, errors met and how they were solved, and what is still to do.",
+        "Reply with the summary only, in at most 500 words; do not call any tool.",
+    ]
+    if focus.strip():
+        lines.append(f"Focus on: {focus.strip()}")
+    return "\n".join(lines)
+
+
+def summary_messages(before_event: list[Message], dropped: int, focus: str = "") -> list[Message]:
+    """The summary call's messages: the pre-event request (a cached prefix), then the instruction."""
+    return list(before_event) + [user_text(summary_instruction(dropped, focus))]
+
+
+def is_summary_request(messages: list[Message]) -> bool:
+    return bool(messages) and messages[-1].get("role") == "user" and text_of(messages[-1]).startswith(SUMMARY_MARK)
+
+
+@dataclass(frozen=True)
+class SummaryOutcome:
+    text: str | None
+    error: str | None = None
+    usage: Any = None  # the provider's UsageInfo for the summary call, when it reports one
+
+
+async def run_summary(provider: Any, system: str, tools: list[dict[str, Any]], messages: list[Message]) -> SummaryOutcome:
+    """One summary call through the provider; every failure is an outcome, never an exception."""
+    from tui_agent.core.messages import clean_message
+    from tui_agent.core.providers.base import ModelRequest, StreamDone
+
+    request = ModelRequest(model=provider.model, system=system, messages=[clean_message(m) for m in messages],
+                           tools=tools, max_tokens=min(provider.max_output_tokens, MAX_SUMMARY_TOKENS))
+    done = None
+    try:
+        async for item in provider.stream(request):
+            if isinstance(item, StreamDone):
+                done = item
+    except Exception as error:  # noqa: BLE001 - a failed summary only counts towards the breaker
+        return SummaryOutcome(None, str(error) or type(error).__name__)
+    if done is None:
+        return SummaryOutcome(None, "the summary call ended without a reply")
+    if tool_uses(done.message):
+        return SummaryOutcome(None, "the model called a tool instead of writing the summary", done.usage)
+    text = text_of(done.message).strip()
+    if not text:
+        return SummaryOutcome(None, "the model's summary was empty", done.usage)
+    return SummaryOutcome(text, None, done.usage)
+
+
+def extractive_summary(messages: list[Message]) -> str:
+    """The demo model's summary: what the user asked, what was read or changed, and the answers' first lines
+    (no model needed, so the tier is visible offline)."""
+    prompts, files, answers = [], [], []
+    for message in messages[:-1]:
+        text = text_of(message).strip()
+        if message.get("role") == "user" and text and not text.startswith("[Context ledger"):
+            prompts.append(" ".join(text.split())[:160])
+        for use in tool_uses(message):
+            tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
+            path = tool_input.get("file_path") or tool_input.get("path")
+            if isinstance(path, str) and path not in files:
+                files.append(path)
+        if message.get("role") == "assistant" and text and not tool_uses(message):
+            answers.append(" ".join(text.split())[:160])
+    parts = ["Summary (extractive, written by the offline demo model):"]
+    if prompts:
+        parts.append("Asked: " + " | ".join(prompts[-8:]))
+    if files:
+        parts.append("Files looked at: " + ", ".join(files[-20:]))
+    if answers:
+        parts.append("Answered: " + " | ".join(answers[-5:]))
+    return "\n".join(parts)
