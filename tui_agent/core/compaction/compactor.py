@@ -353,6 +353,7 @@ class Compactor:
             indices.extend(i for i in sorted(self._kept_in_drop) if i not in skip)
         indices.extend(i for i in range(self._drop_until, len(history)) if i not in skip)
         out = [self._ledger_message if i == LEDGER_INDEX else self._render(history, i) for i in indices]
+        saved = dict(self.tokens._measured)  # measured sizes survive for the units still sent
         fixed = first_message_fix(out)
         if fixed is not None:
             out.insert(0, fixed)
@@ -361,8 +362,9 @@ class Compactor:
         units: list[object] = []
         self._sent_est = 0
         for i, message in zip(indices, out):
-            if i < 0:
-                unit: object = ("ledger", id(message), i)
+            if i < 0:  # stable across processes (export/import), new with every ledger
+                unit: object = ("ledger", self._ledger.call if self._ledger else 0, i,
+                                self._ledger.covers if self._ledger else 0)
                 estimate = tk.message_tokens(message)
             else:
                 unit = self._unit(i)
@@ -370,7 +372,7 @@ class Compactor:
             units.append(unit)
             self._sent_est += estimate
             self.tokens.add(unit, estimate)
-        self._restore_measured(units)
+        self._restore_measured(units, saved)
         first = 0
         while first < min(len(old), len(out)) and old[first] is out[first]:
             first += 1
@@ -379,17 +381,13 @@ class Compactor:
         self._dirty = False
         return first
 
-    def _restore_measured(self, units: list[object]) -> None:
-        """Measured sizes survive a rebuild for units still sent (the ledger keeps them by unit)."""
-        saved = getattr(self, "_measured_backup", {})
+    def _restore_measured(self, units: list[object], saved: dict) -> None:
+        tokens = self.tokens
         for unit in units:
-            if unit in saved:
-                self.tokens._measured[unit] = saved[unit]
-                self.tokens._sum_measured += saved[unit]
-                est = self.tokens._units[unit]
-                self.tokens._pending.pop(unit, None)
-                self.tokens._sum_unmeasured -= est
-        self._measured_backup = {}
+            if unit in saved and unit in tokens._pending:
+                tokens._measured[unit] = saved[unit]
+                tokens._sum_measured += saved[unit]
+                tokens._sum_unmeasured -= tokens._pending.pop(unit)
 
     # -- internals: tiers -------------------------------------------------------------------------
     def _cut_read(self, history: Sequence[Message], newest: int, call: int) -> int | None:
@@ -471,7 +469,6 @@ class Compactor:
             target = min(target, reactive)
             self._reactive_target = None
         kinds: list[EventKind] = []
-        self._measured_backup = dict(self.tokens._measured)
         self._before_event = list(self._out)  # what the summary call sends (the previous call's prefix)
         if self.policy.drop and self._drop_until <= self._drop_from:
             self._drop_from = self._choose_head(history, newest, target)
@@ -484,7 +481,6 @@ class Compactor:
                 kinds.append("drop")
         self._dirty = True
         self._rebuild(history)
-        self._measured_backup = {}
         return kinds
 
     def _transient(self, history: Sequence[Message], newest: int) -> float:
@@ -577,7 +573,6 @@ class Compactor:
     def _emergency(self, history: Sequence[Message], newest: int, call: int) -> list[EventKind]:
         """Still over the window after an event: drop to the newest round, then cut the newest round."""
         kinds: list[EventKind] = []
-        self._measured_backup = dict(self.tokens._measured)
         floor = max(self._drop_until, self._drop_from)
         until = _last_assistant_before(history, newest + 1, floor)
         if until > floor:
@@ -609,7 +604,6 @@ class Compactor:
                     kinds.append("cut")
         self._dirty = True
         self._rebuild(history)
-        self._measured_backup = {}
         return kinds
 
     def _prune_dropped(self) -> None:
@@ -719,6 +713,7 @@ class Compactor:
             "dropped_reason": self._dropped_reason,
             "summary_failures": self.summary_failures,
             "tokens": self.tokens.export(),
+            "variant": [[i, v] for i, v in sorted(self._variant.items())],
         }
 
     def import_state(self, history: Sequence[Message], state: dict) -> None:
@@ -761,6 +756,7 @@ class Compactor:
             self._build_ledger(history, state.get("ledger_call") or 0, summary=state.get("summary"))
         self._cut_scan = int(state.get("cut_scan", 0))
         self._n = n
+        self._variant = {int(i): int(v) for i, v in state.get("variant", [])}
         self._rebuild(history[:n])
         self.tokens.restore(state.get("tokens", {}))
 

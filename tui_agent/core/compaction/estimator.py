@@ -126,8 +126,11 @@ class TokenLedger:
 
     # -- persistence --------------------------------------------------------------------------
     def export(self) -> dict:
+        """JSON-safe state, with the measured size of each unit of the request (units are tuples)."""
         return {"baseline": self.baseline, "baseline_estimate": self.baseline_estimate, "ratio": self.ratio,
-                "observed": self.observed, "last_real": self.last_real, "num": self._num, "den": self._den}
+                "observed": self.observed, "last_real": self.last_real, "num": self._num, "den": self._den,
+                "measured": [[list(unit) if isinstance(unit, tuple) else unit, size]
+                             for unit, size in self._measured.items()]}
 
     def restore(self, data: dict) -> None:
         self.baseline = float(data.get("baseline", self.baseline))
@@ -137,6 +140,14 @@ class TokenLedger:
         self.last_real = data.get("last_real")
         self._num = float(data.get("num", 0.0))
         self._den = float(data.get("den", 0.0))
+        for unit, size in data.get("measured", []):
+            key = tuple(unit) if isinstance(unit, list) else unit
+            estimate = self._pending.pop(key, None)
+            if estimate is None:
+                continue  # not in the request any more
+            self._measured[key] = float(size)
+            self._sum_measured += float(size)
+            self._sum_unmeasured -= estimate
 
 
 def _clamp(ratio: float) -> float:
