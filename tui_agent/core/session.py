@@ -50,6 +50,11 @@ class Session:
     background_start: list[Callable[["Session"], Awaitable[list[ev.Notice]]]] = field(default_factory=list)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     extensions: dict[str, Any] = field(default_factory=dict)
+    # Set when the session is journaled (`journal.start_journal`): the id `--resume ID` takes.
+    session_id: str | None = None
+    # Called with every engine event of a turn and every session event (model switch, /clear, turn
+    # closed), in order, before any face sees it: the journal is one. A listener must not raise.
+    listeners: list[Callable[[Any], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).resolve()
@@ -94,16 +99,46 @@ class Session:
             async for event in run_turn(self.history, prompt, self.loop_config(), self.ctx, self.state):
                 if isinstance(event, ev.Usage):
                     self.usage_history.append(event)
+                self.emit(event)
                 yield event
         finally:
             self.running = False
+            self.emit(ev.TurnClosed(len(self.history)))
+
+    def emit(self, event: Any) -> None:
+        """Hand `event` to every listener; a failing listener is dropped from this call, never fatal."""
+        for listener in list(self.listeners):
+            try:
+                listener(event)
+            except Exception:  # noqa: BLE001 - a journal failure must not end the user's turn
+                pass
 
     def clear(self) -> None:
         """`/clear`: a new, empty history; the system prompt, tools and permissions stay."""
+        dropped = len(self.history)
         self.history = []
         self.usage_history = []
         self.ctx.read_files.clear()
         self.state.last_plan = None
+        self.emit(ev.SessionCleared(dropped))
+
+    async def switch_model(self, provider: Provider) -> ev.ModelSwitched:
+        """Send the next calls to `provider` (closing the old one) and tell the listeners.
+
+        The one way to change the model mid-session, so the journal records it and a resumed session
+        continues with the model it last used.
+        """
+        if self.running:
+            raise RuntimeError("a turn is running; cancel it before switching the model")
+        old, self.provider = self.provider, provider
+        if old is not provider:
+            try:
+                await old.aclose()
+            except Exception:  # noqa: BLE001 - closing the old client must not block the switch
+                pass
+        event = ev.ModelSwitched(old.model, provider.model, provider.name)
+        self.emit(event)
+        return event
 
     async def start_background(self) -> list[ev.Notice]:
         """Run the background start-up work once; a failing task becomes a warning, never a crash."""

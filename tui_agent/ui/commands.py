@@ -111,11 +111,7 @@ async def _switch_model(screen: "MainScreen", name: str) -> None:
     except Exception as error:  # noqa: BLE001 - a bad model name is a message, not a crash
         await chat.add_notice(f"Could not switch to {name}: {error}", "error")
         return
-    old, session.provider = session.provider, provider
-    try:
-        await old.aclose()
-    except Exception:  # noqa: BLE001
-        pass
+    await session.switch_model(provider)
     screen.update_title()
     screen.panel.show_next_call()
     for notice in notices:

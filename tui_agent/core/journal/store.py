@@ -1,0 +1,86 @@
+"""The sessions on disk: list them (newest activity first), find one by id or prefix, pick the latest
+of a workspace (`--continue`). Each entry is summarised from its journal: first prompt, last activity,
+messages, tokens of the last call, model."""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from tui_agent.core.journal.paths import SUFFIX, sessions_dir
+from tui_agent.core.journal.reader import JournalLoad, read_journal
+from tui_agent.core.journal.records import JournalError
+from tui_agent.core.messages import is_user_text, text_of
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    session_id: str
+    path: Path
+    workspace: str
+    model: str
+    started: str
+    last_activity: str
+    messages: int
+    tokens: int  # context tokens of the last call (real when the API reported them, else ≈)
+    first_prompt: str
+    parent: str | None = None
+    cleared_to: str | None = None
+
+    @classmethod
+    def of(cls, load: JournalLoad) -> "SessionInfo":
+        first = next((text_of(m) for m in load.history if is_user_text(m) and text_of(m).strip()), "")
+        tokens = load.usage[-1].context_tokens if load.usage else (load.calls[-1].estimated_tokens if load.calls else 0)
+        return cls(load.session_id, load.path, load.header.workspace, load.model, load.header.started,
+                   load.last_activity, len(load.history), tokens, " ".join(first.split()), load.header.parent,
+                   load.cleared_to)
+
+    def line(self) -> str:
+        prompt = self.first_prompt[:60] + ("…" if len(self.first_prompt) > 60 else "")
+        return (f"{self.session_id}  {self.last_activity.replace('T', ' ').rstrip('Z')}  "
+                f"{self.messages:>4} msgs  {self.tokens:>7,} tok  {self.model:<18}  {prompt}")
+
+
+def list_sessions(workspace: Path | None = None, environ: Mapping[str, str] | None = None) -> list[SessionInfo]:
+    """Readable sessions (of `workspace` when given), newest activity first; unreadable files are left out."""
+    folder = sessions_dir(environ)
+    if not folder.is_dir():
+        return []
+    infos = []
+    wanted = str(Path(workspace).resolve()) if workspace is not None else None
+    for path in folder.glob(f"*{SUFFIX}"):
+        try:
+            load = read_journal(path)
+        except JournalError:
+            continue
+        if wanted is not None and load.header.workspace != wanted:
+            continue
+        if not load.history:
+            continue
+        infos.append(SessionInfo.of(load))
+    infos.sort(key=lambda i: (i.last_activity, i.started, i.session_id), reverse=True)
+    return infos
+
+
+def find_session(key: str, environ: Mapping[str, str] | None = None) -> Path:
+    """The journal for an id, a unique id prefix or a path; `JournalError` says why none fits."""
+    candidate = Path(key).expanduser()
+    if candidate.suffix == SUFFIX and candidate.is_file():
+        return candidate
+    folder = sessions_dir(environ)
+    exact = folder / f"{key}{SUFFIX}"
+    if exact.is_file():
+        return exact
+    matches = sorted(folder.glob(f"{glob.escape(key)}*{SUFFIX}")) if key and folder.is_dir() else []
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise JournalError(f"no session {key!r} in {folder} (`tui-agent sessions` lists them)")
+    raise JournalError(f"{key!r} matches {len(matches)} sessions; give more of the id")
+
+
+def latest_session(workspace: Path, environ: Mapping[str, str] | None = None) -> SessionInfo | None:
+    sessions = list_sessions(workspace, environ)
+    return sessions[0] if sessions else None

@@ -1,0 +1,230 @@
+"""The journal writer: a `Session` listener that appends one fsynced JSON line per record.
+
+It follows the history by index rather than by event: on every event it first writes the history
+entries it has not written yet. The loop's own repairs after a cancel or an error (a partial reply marked
+interrupted, synthetic tool_results) are appended without an event of their own; `TurnClosed` picks them
+up. So a `kill -9` loses at most what was not yet in the history: the message in flight.
+
+Secrets: the journal never sees request headers or the environment. As a second line of defence the
+values of key-like environment variables (`*_API_KEY`, `*_TOKEN`, `*_SECRET`) are replaced by
+`[redacted]` in every line before it is written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Mapping
+
+from tui_agent import __version__
+from tui_agent.core import events as ev
+from tui_agent.core.journal import records as rec
+from tui_agent.core.journal.compaction_glue import call_fields, export_compaction_state
+from tui_agent.core.journal.paths import ensure_dir, journal_path
+
+if TYPE_CHECKING:
+    from tui_agent.core.session import Session
+
+_SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET|PASSWORD)$", re.I)
+REDACTED = "[redacted]"
+
+
+def secret_values(environ: Mapping[str, str]) -> list[str]:
+    """Values of key-like variables long enough to be a real secret, longest first."""
+    values = {v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= 8}
+    return sorted(values, key=len, reverse=True)
+
+
+class JournalFile:
+    """One append-only journal file: 0600, each line flushed and fsynced before `append` returns."""
+
+    def __init__(self, path: Path, secrets: list[str] | None = None) -> None:
+        self.path = path
+        self.secrets = secrets or []
+        ensure_dir(path.parent)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.fchmod(fd, 0o600)  # also when the file existed with looser permissions
+        self._file: IO[bytes] | None = os.fdopen(fd, "ab")
+        if path.stat().st_size and not _ends_with_newline(path):
+            self._write(b"\n")  # a line cut short by a kill: start the next record on its own line
+
+    def append(self, record: dict[str, Any]) -> None:
+        line = rec.dumps(record)
+        for secret in self.secrets:
+            line = line.replace(secret, REDACTED)
+        self._write(line.encode("utf-8") + b"\n")
+
+    def _write(self, data: bytes) -> None:
+        if self._file is None:
+            return
+        self._file.write(data)
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
+
+
+@dataclass
+class Journal:
+    """Keeps `session`'s journal: install with `start_journal`, which also writes the header."""
+
+    session: "Session"
+    file: JournalFile
+    written: int = 0  # history entries already in the file
+    secrets: list[str] = field(default_factory=list)
+    problem: str | None = None  # set when a write failed (disk full...): journaling stopped
+    _compaction_state: str | None = None
+    _prefix: list[str] = field(default_factory=list)
+
+    @property
+    def path(self) -> Path:
+        return self.file.path
+
+    def __call__(self, event: Any) -> None:
+        if self.problem is not None:
+            return
+        try:
+            self._record(event)
+        except OSError as error:
+            self.problem = f"The session journal {self.path} could not be written ({error}); journaling stopped."
+            self.file.close()
+
+    def _record(self, event: Any) -> None:
+        if isinstance(event, ev.SessionCleared):
+            self._start_next_file()
+            return
+        self.sync_messages()
+        match event:
+            case ev.CompactionReported():
+                self._append(rec.CALL, call=event.call, model=self.session.model, history_len=event.history_len,
+                             system_tokens=event.system_tokens, tools_tokens=event.tools_tokens,
+                             **call_fields(event))
+                self.sync_compaction_state()
+            case ev.AssistantMessage():
+                self.sync_cache_prefix()
+            case ev.Usage():
+                self._append(rec.USAGE, call=event.call, input_tokens=event.input_tokens,
+                             output_tokens=event.output_tokens,
+                             cache_creation_input_tokens=event.cache_creation_input_tokens,
+                             cache_read_input_tokens=event.cache_read_input_tokens,
+                             cost_usd=_cost(self.session.model, event),
+                             calibration=self.session.state.calibration, calls=self.session.state.calls)
+            case ev.PermissionAnswered():
+                self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
+            case ev.ModelSwitched():
+                self._append(rec.MODEL, old=event.old_model, model=event.model, provider=event.provider)
+            case ev.TurnClosed():
+                self.sync_compaction_state()
+
+    # -- pieces ------------------------------------------------------------------------------
+    def _append(self, kind: str, **fields: Any) -> None:
+        self.file.append({"type": kind, "at": rec.now_iso(), **fields})
+
+    def sync_messages(self) -> None:
+        history = self.session.history
+        while self.written < len(history):
+            self._append(rec.MESSAGE, index=self.written, message=history[self.written])
+            self.written += 1
+
+    def sync_compaction_state(self) -> None:
+        state = export_compaction_state(self.session)
+        if state is None:
+            return
+        key = rec.dumps(state)
+        if key != self._compaction_state:
+            self._append(rec.COMPACTION_STATE, state=state)
+            self._compaction_state = key
+
+    def sync_cache_prefix(self) -> None:
+        """The provider's remembered outbound prefix, as a delta against the last one written (most calls
+        keep everything and add two messages, so the file stays small)."""
+        getter = getattr(self.session.provider, "cache_prefix", None)
+        if not callable(getter):
+            return
+        prefix = list(getter())
+        kept = 0
+        for old, new in zip(self._prefix, prefix):
+            if old != new:
+                break
+            kept += 1
+        if kept == len(prefix) == len(self._prefix):
+            return
+        self._append(rec.CACHE_PREFIX, kept=kept, add=prefix[kept:])
+        self._prefix = prefix
+
+    def _start_next_file(self) -> None:
+        """`/clear`: close this file with a link to the next session, which links back as its parent."""
+        old_id = self.session.session_id or ""
+        new_id = rec.new_session_id()
+        self._append(rec.CLEARED, next=new_id)
+        self.file.close()
+        self.file = JournalFile(journal_path(new_id), self.secrets)
+        self.written = 0
+        self._compaction_state = None
+        self._prefix = []
+        self.session.session_id = new_id
+        write_header(self, parent=old_id)
+
+
+def _cost(model: str, usage: ev.Usage) -> float | None:
+    from tui_agent.core.providers.base import UsageInfo
+    from tui_agent.core.providers.models import cost_usd
+
+    return cost_usd(model, UsageInfo(usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens,
+                                     usage.cache_read_input_tokens))
+
+
+def write_header(journal: Journal, *, parent: str | None = None, source: str | None = None) -> None:
+    session = journal.session
+    header = rec.Header(
+        session_id=session.session_id or "",
+        workspace=str(session.workspace),
+        model=session.model,
+        provider=session.provider.name,
+        started=rec.now_iso(),
+        tui_agent_version=__version__,
+        parent=parent,
+        source=source,
+    )
+    journal.file.append(header.record())
+
+
+def start_journal(
+    session: "Session",
+    *,
+    session_id: str | None = None,
+    source: str | None = None,
+    resumed_written: int | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Journal:
+    """Journal `session` from now on. A new session gets a new file and a header, and any history it
+    already holds (a loaded transcript) is written at once. With `resumed_written` the session was
+    read back from its existing file (`session_id`): records are appended after a `resumed` marker.
+    Raises OSError when the file cannot be opened (the caller shows it and runs without a journal)."""
+    environ = os.environ if environ is None else environ
+    secrets = secret_values(environ)
+    session.session_id = session_id or session.session_id or rec.new_session_id()
+    journal = Journal(session, JournalFile(journal_path(session.session_id, environ), secrets), secrets=secrets)
+    if resumed_written is None:
+        write_header(journal, source=source)
+    else:
+        journal.written = resumed_written
+        journal._append(rec.RESUMED, version=__version__, model=session.model, messages=resumed_written)
+        journal._compaction_state = rec.dumps(s) if (s := export_compaction_state(session)) is not None else None
+        getter = getattr(session.provider, "cache_prefix", None)
+        journal._prefix = list(getter()) if callable(getter) else []
+    journal.sync_messages()
+    journal.sync_compaction_state()
+    session.listeners.append(journal)
+    return journal
