@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
@@ -73,7 +73,9 @@ def run_headless(
     history: list | None = None,
     context_window: int | None = None,
     max_output_tokens: int | None = None,
+    prepare: Callable[[Session], list[ev.Notice]] | None = None,
 ) -> int:
+    """`prepare` runs once the session is built (the CLI's journal: resume it, or start saving it)."""
     out = out or sys.stdout
     err = err or sys.stderr
     trace.trace("cli.start", mode="headless")
@@ -84,6 +86,8 @@ def run_headless(
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
     if history:
         session.history.extend(history)
+    for notice in prepare(session) if prepare is not None else []:
+        print(f"[{notice.level}] {notice.text}", file=err, flush=True)
 
     async def run() -> ev.TurnEnded | None:
         try:

@@ -23,6 +23,8 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/context", "Focus the budget panel and count the next call exactly"),
     ("/theme NAME", "Switch theme (no name lists them)"),
     ("/model NAME", "Switch the model for the next calls"),
+    ("/resume", "Continue a saved session of this workspace (a picker; type to filter)"),
+    ("/export [FILE]", "Save the whole session as Markdown (or our JSONL for a .jsonl FILE)"),
     ("/exit", "Quit tui-agent"),
     ("/quit", "Quit tui-agent"),
 ]
@@ -83,6 +85,14 @@ async def run_command(screen: "MainScreen", line: str) -> None:
             await chat.add_notice(f"Theme: {args} (remembered for next time)")
     elif name == "/model":
         await _switch_model(screen, args)
+    elif name == "/resume":
+        from tui_agent.ui.session_actions import open_resume_picker
+
+        await open_resume_picker(screen)
+    elif name == "/export":
+        from tui_agent.ui.session_actions import export_session
+
+        await export_session(screen, args)
     elif name in ("/exit", "/quit"):
         await app.action_quit()
     else:

@@ -96,3 +96,17 @@ def resume_journaled(session: "Session", load: JournalLoad,
     if load.model and load.model != session.model:
         journal(ev.ModelSwitched(load.model, session.model, session.provider.name))
     return journal, restored.notices
+
+
+def reopen(session: "Session", load: JournalLoad,
+           environ: Mapping[str, str] | None = None) -> tuple[Journal, list[ev.Notice]]:
+    """Replace what `session` holds with the journaled session `load` (the TUI's `/resume`): the current
+    journal is closed as it is (nothing is lost: it is already on disk), the session emptied, then
+    restored and journaled into `load`'s file."""
+    from tui_agent.core.journal.writer import stop_journal
+
+    stop_journal(session)
+    session.clear()  # no journal listens now: this starts no new file
+    session.state.calls = 0
+    session.state.calibration = 1.0
+    return resume_journaled(session, load, environ)

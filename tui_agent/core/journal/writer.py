@@ -77,19 +77,19 @@ def _ends_with_newline(path: Path) -> bool:
 
 @dataclass
 class Journal:
-    """Keeps `session`'s journal: install with `start_journal`, which also writes the header."""
+    """Keeps `session`'s journal: install with `start_journal`. The file (and its header) is created with
+    the first record, so a TUI opened and closed without a prompt leaves no empty session behind."""
 
     session: "Session"
-    file: JournalFile
-    written: int = 0  # history entries already in the file
+    path: Path
     secrets: list[str] = field(default_factory=list)
+    written: int = 0  # history entries already in the file
+    parent: str | None = None  # header fields of a file not created yet
+    source: str | None = None
     problem: str | None = None  # set when a write failed (disk full...): journaling stopped
+    file: JournalFile | None = None
     _compaction_state: str | None = None
     _prefix: list[str] = field(default_factory=list)
-
-    @property
-    def path(self) -> Path:
-        return self.file.path
 
     def __call__(self, event: Any) -> None:
         if self.problem is not None:
@@ -98,7 +98,12 @@ class Journal:
             self._record(event)
         except OSError as error:
             self.problem = f"The session journal {self.path} could not be written ({error}); journaling stopped."
+            self.close()
+
+    def close(self) -> None:
+        if self.file is not None:
             self.file.close()
+            self.file = None
 
     def _record(self, event: Any) -> None:
         if isinstance(event, ev.SessionCleared):
@@ -129,7 +134,16 @@ class Journal:
 
     # -- pieces ------------------------------------------------------------------------------
     def _append(self, kind: str, **fields: Any) -> None:
-        self.file.append({"type": kind, "at": rec.now_iso(), **fields})
+        self.open().append({"type": kind, "at": rec.now_iso(), **fields})
+
+    def open(self) -> JournalFile:
+        """The file, created with its header on first use (existing files are appended to)."""
+        if self.file is None:
+            existed = self.path.exists() and self.path.stat().st_size > 0
+            self.file = JournalFile(self.path, self.secrets)
+            if not existed:
+                self.file.append(_header(self.session, self.parent, self.source).record())
+        return self.file
 
     def sync_messages(self) -> None:
         history = self.session.history
@@ -165,16 +179,18 @@ class Journal:
 
     def _start_next_file(self) -> None:
         """`/clear`: close this file with a link to the next session, which links back as its parent."""
-        old_id = self.session.session_id or ""
+        old_id = self.session.session_id
         new_id = rec.new_session_id()
-        self._append(rec.CLEARED, next=new_id)
-        self.file.close()
-        self.file = JournalFile(journal_path(new_id), self.secrets)
+        if self.file is not None:  # nothing was said in this session yet: no link to leave
+            self._append(rec.CLEARED, next=new_id)
+            self.close()
+            self.parent = old_id
+        self.path = self.path.with_name(f"{new_id}{self.path.suffix}")
+        self.source = None
         self.written = 0
         self._compaction_state = None
         self._prefix = []
         self.session.session_id = new_id
-        write_header(self, parent=old_id)
 
 
 def _cost(model: str, usage: ev.Usage) -> float | None:
@@ -185,9 +201,8 @@ def _cost(model: str, usage: ev.Usage) -> float | None:
                                      usage.cache_read_input_tokens))
 
 
-def write_header(journal: Journal, *, parent: str | None = None, source: str | None = None) -> None:
-    session = journal.session
-    header = rec.Header(
+def _header(session: "Session", parent: str | None, source: str | None) -> rec.Header:
+    return rec.Header(
         session_id=session.session_id or "",
         workspace=str(session.workspace),
         model=session.model,
@@ -197,7 +212,6 @@ def write_header(journal: Journal, *, parent: str | None = None, source: str | N
         parent=parent,
         source=source,
     )
-    journal.file.append(header.record())
 
 
 def start_journal(
@@ -211,20 +225,32 @@ def start_journal(
     """Journal `session` from now on. A new session gets a new file and a header, and any history it
     already holds (a loaded transcript) is written at once. With `resumed_written` the session was
     read back from its existing file (`session_id`): records are appended after a `resumed` marker.
-    Raises OSError when the file cannot be opened (the caller shows it and runs without a journal)."""
+    Raises OSError when a file that must be written now cannot be opened."""
     environ = os.environ if environ is None else environ
     secrets = secret_values(environ)
     session.session_id = session_id or session.session_id or rec.new_session_id()
-    journal = Journal(session, JournalFile(journal_path(session.session_id, environ), secrets), secrets=secrets)
-    if resumed_written is None:
-        write_header(journal, source=source)
-    else:
+    journal = Journal(session, journal_path(session.session_id, environ), secrets, source=source)
+    if resumed_written is not None:
         journal.written = resumed_written
         journal._append(rec.RESUMED, version=__version__, model=session.model, messages=resumed_written)
-        journal._compaction_state = rec.dumps(s) if (s := export_compaction_state(session)) is not None else None
+        state = export_compaction_state(session)
+        journal._compaction_state = rec.dumps(state) if state is not None else None
         getter = getattr(session.provider, "cache_prefix", None)
         journal._prefix = list(getter()) if callable(getter) else []
     journal.sync_messages()
-    journal.sync_compaction_state()
+    if session.history:
+        journal.sync_compaction_state()
     session.listeners.append(journal)
     return journal
+
+
+def stop_journal(session: "Session") -> None:
+    """Detach and close `session`'s journal (before the TUI resumes another session into it)."""
+    for listener in list(session.listeners):
+        if isinstance(listener, Journal):
+            session.listeners.remove(listener)
+            listener.close()
+
+
+def journal_of(session: "Session") -> Journal | None:
+    return next((x for x in session.listeners if isinstance(x, Journal)), None)
