@@ -23,10 +23,10 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/context", "Focus the budget panel and count the next call exactly"),
     ("/theme NAME", "Switch theme (no name lists them)"),
     ("/model NAME", "Switch the model for the next calls"),
-    ("/resume", "Continue a saved session of this workspace (a picker; type to filter)"),
-    ("/export [FILE]", "Save the whole session as Markdown (or our JSONL for a .jsonl FILE)"),
     ("/exit", "Quit tui-agent"),
     ("/quit", "Quit tui-agent"),
+    ("/export [FILE]", "Save the whole session as Markdown (or our JSONL for a .jsonl FILE)"),
+    ("/resume", "Continue a saved session of this workspace (a picker; type to filter)"),
 ]
 KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history (or choose a /command) · "
              "Tab complete /command · Esc cancel the turn · F2 budget panel (in it: Enter open a row, c exact "

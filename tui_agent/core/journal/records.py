@@ -66,8 +66,10 @@ class Header:
 
 
 def now_iso() -> str:
-    """UTC, second precision: what `sessions` shows and sorts by."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    """UTC with milliseconds: what `sessions` sorts by (`--continue` takes the newest), so two sessions
+    active in the same second still sort in order."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
 
 
 def new_session_id() -> str:

@@ -39,8 +39,13 @@ class SessionInfo:
 
     def line(self) -> str:
         prompt = self.first_prompt[:60] + ("…" if len(self.first_prompt) > 60 else "")
-        return (f"{self.session_id}  {self.last_activity.replace('T', ' ').rstrip('Z')}  "
+        return (f"{self.session_id}  {short_time(self.last_activity)}  "
                 f"{self.messages:>4} msgs  {self.tokens:>7,} tok  {self.model:<18}  {prompt}")
+
+
+def short_time(stamp: str) -> str:
+    """`2026-12-01T09:26:24.123Z` → `2026-12-01 09:26` (UTC)."""
+    return stamp[:16].replace("T", " ")
 
 
 def list_sessions(workspace: Path | None = None, environ: Mapping[str, str] | None = None) -> list[SessionInfo]:

@@ -129,6 +129,7 @@ class Journal:
                 self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
             case ev.ModelSwitched():
                 self._append(rec.MODEL, old=event.old_model, model=event.model, provider=event.provider)
+                self.sync_cache_prefix()  # a new provider starts with no remembered prefix
             case ev.TurnClosed():
                 self.sync_compaction_state()
 

@@ -16,14 +16,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui_agent.core.journal.store import SessionInfo
+from tui_agent.core.journal.store import SessionInfo, short_time
 
 
 def row_text(info: SessionInfo, width: int = 60) -> str:
     prompt = info.first_prompt or "(no prompt)"
     if len(prompt) > width:
         prompt = prompt[: width - 1] + "…"
-    when = info.last_activity.replace("T", " ").rstrip("Z")
+    when = short_time(info.last_activity)
     return f"{prompt:<{width}}  {when}  {info.messages:>4} msgs  {info.tokens:>8,} tok  {info.model}"
 
 
