@@ -100,6 +100,11 @@ def run_headless(
     except KeyboardInterrupt:
         print("\ninterrupted", file=err, flush=True)
         return 130
+    from tui_agent.core.journal.writer import journal_problem
+
+    problem = journal_problem(session)
+    if problem:
+        print(f"[warning] {problem}", file=err, flush=True)
     if ended is None:
         print("error: the turn ended without a result", file=err)
         return 1

@@ -225,3 +225,21 @@ async def test_unwritable_journal_stops_quietly_and_says_why(workspace) -> None:
     await run(session, "hello")
     assert journal.problem and "could not be written" in journal.problem
     assert session.history[-1]["content"][0]["text"] == "one"  # the turn itself was not disturbed
+
+
+def test_headless_says_when_the_journal_could_not_be_written(tmp_path, monkeypatch) -> None:
+    import io
+
+    from tui_agent.headless import run_headless
+    from tui_agent.session_cli import journal_hook
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "sessions").write_text("a file where the folder should be")
+    monkeypatch.setenv("TUI_AGENT_DATA_DIR", str(data))
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    out, err = io.StringIO(), io.StringIO()
+    code = run_headless("hello", workspace=workspace, model="demo", out=out, err=err, prepare=journal_hook(None))
+    assert code == 0 and out.getvalue()  # the answer still comes
+    assert "could not be written" in err.getvalue() and "journaling stopped" in err.getvalue()

@@ -87,6 +87,7 @@ class Journal:
     parent: str | None = None  # header fields of a file not created yet
     source: str | None = None
     problem: str | None = None  # set when a write failed (disk full...): journaling stopped
+    problem_shown: bool = False
     file: JournalFile | None = None
     _compaction_state: str | None = None
     _prefix: list[str] = field(default_factory=list)
@@ -255,3 +256,12 @@ def stop_journal(session: "Session") -> None:
 
 def journal_of(session: "Session") -> Journal | None:
     return next((x for x in session.listeners if isinstance(x, Journal)), None)
+
+
+def journal_problem(session: "Session") -> str | None:
+    """A write failure of the session's journal, reported once (the face shows it as a warning)."""
+    journal = journal_of(session)
+    if journal is None or journal.problem is None or journal.problem_shown:
+        return None
+    journal.problem_shown = True
+    return journal.problem

@@ -199,6 +199,11 @@ class MainScreen(Screen):
             raise
         finally:
             await renderer.close()
+            from tui_agent.core.journal.writer import journal_problem
+
+            problem = journal_problem(self.session)
+            if problem:
+                chat.add_notice_nowait(problem, "warning")
         return reason
 
     def session_rule(self, tool_name: str, tool_input: dict) -> str:
