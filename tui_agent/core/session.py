@@ -22,6 +22,8 @@ from tui_agent.core.tokens import text_tokens, tools_tokens
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
+    from tui_agent.core.builtin_commands import SkillCommandState
+    from tui_agent.core.mcp.install import McpState
     from tui_agent.core.providers.base import ModelRequest
 
 BASE_SYSTEM_PROMPT = """You are tui-agent, a coding agent working in the user's repository at {workspace}.
@@ -49,7 +51,9 @@ class Session:
     # notices (warnings such as a skipped MCP server) to show.
     background_start: list[Callable[["Session"], Awaitable[list[ev.Notice]]]] = field(default_factory=list)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    extensions: dict[str, Any] = field(default_factory=dict)
+    # Engine-owned state of the optional parts, in typed fields (set by their installers).
+    mcp: "McpState | None" = None
+    skill_commands: "SkillCommandState | None" = None
     # Set when the session is journaled (`journal.start_journal`): the id `--resume ID` takes.
     session_id: str | None = None
     # Called with every engine event of a turn and every session event (model switch, /clear, turn
@@ -61,7 +65,7 @@ class Session:
         self.ctx = ToolContext(workspace=self.workspace)
         # Tools that read many files at once (Grep) consult the policy to leave out what a deny rule
         # forbids reading; the loop's gate only sees the paths a call names.
-        self.ctx.state["permissions"] = self.permissions
+        self.ctx.permissions = self.permissions
         self.state = LoopState()
         self.running = False
         self.compactor = self._make_compactor()
