@@ -24,6 +24,7 @@ ENV_HELP = """environment:
   TRACE=1                 print [trace] lines (stderr headless; a log file in the TUI)
   ALLOW_WRITE=1           allow Write/Edit/Bash in headless mode (same as --allow-write)
   MCP_CONFIG              comma-separated MCP config files (default: .mcp.json)
+  TUI_AGENT_DATA_DIR      where sessions are saved (default: the platform's user data dir)
 """
 
 

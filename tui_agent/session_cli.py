@@ -2,19 +2,19 @@
 `tui-agent sessions` / `tui-agent export` subcommands.
 
 Kept apart from `cli.py` so the argument parser there stays a list of flags; like it, this module
-imports only the standard library at the top (the journal code loads when a session flag is used).
+imports only cheap standard-library modules at the top (`--version` must stay fast); the journal code
+loads when a session flag is used.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
-
+TYPE_CHECKING = False  # (not `typing`: its import costs start-up time, and annotations are strings here)
 if TYPE_CHECKING:
+    from typing import Callable
+
     from tui_agent.core.events import Notice
     from tui_agent.core.journal.reader import JournalLoad
     from tui_agent.core.session import Session
@@ -33,10 +33,12 @@ def add_session_flags(parser: argparse.ArgumentParser) -> None:
 
 
 # -- resume ------------------------------------------------------------------------------------
-@dataclass
 class Resume:
-    load: "JournalLoad | None" = None  # None: a new session
-    pick: bool = False  # bare --resume in the TUI: show the picker
+    """What the session flags ask for (a plain class: `dataclasses` costs start-up time here)."""
+
+    def __init__(self, load: "JournalLoad | None" = None, pick: bool = False) -> None:
+        self.load = load  # None: a new session
+        self.pick = pick  # bare --resume in the TUI: show the picker
 
 
 def resolve_resume(args: argparse.Namespace, workspace: Path, headless: bool) -> Resume | None:
@@ -105,6 +107,8 @@ def journal_hook(load: "JournalLoad | None", source: str | None = None) -> Calla
 # -- print-outbound ----------------------------------------------------------------------------
 def print_outbound(session: "Session", prompt: str | None, out=None) -> int:
     """Start the session's tools (MCP servers add theirs), print the next body, shut down."""
+    import asyncio
+
     from tui_agent.core.outbound import format_body, next_outbound_body
 
     out = out or sys.stdout
