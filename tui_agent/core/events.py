@@ -179,7 +179,17 @@ class TurnClosed:
     history_len: int
 
 
-SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed]
+@dataclass(frozen=True)
+class CompactionChanged:
+    """The user changed a compaction decision between calls (`pin`, `exclude`, `expand` of message
+    `index`, `on` or off): the journal records it with the compactor's new state."""
+
+    action: str
+    index: int | None = None
+    on: bool = True
+
+
+SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed, CompactionChanged]
 
 
 EngineEvent = Union[

@@ -64,7 +64,12 @@ def import_compaction_state(session: "Session", state: dict[str, Any] | None) ->
     if not callable(restore):
         return "The journal has compaction decisions but this session has no compactor; they were not restored."
     try:
-        restore(state)
+        import inspect
+
+        if len(inspect.signature(restore).parameters) >= 2:
+            restore(session.history, state)  # the Compactor rebuilds its decisions over the history
+        else:
+            restore(state)
     except Exception as error:  # noqa: BLE001 - a bad snapshot must not stop the resume
         return f"The saved compaction decisions could not be restored ({error}); the plan is recomputed."
     return None

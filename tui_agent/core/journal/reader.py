@@ -144,7 +144,7 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         load.model, load.provider = str(record["model"]), str(record.get("provider", load.provider))
     elif kind == rec.CLEARED:
         load.cleared_to = str(record["next"])
-    elif kind == rec.RESUMED:
-        pass
+    elif kind in (rec.RESUMED, rec.COMPACTION_CHANGE):
+        pass  # markers for people and replay; the state that matters is in compaction_state
     else:
         raise ValueError(f"unknown record type {kind!r}")

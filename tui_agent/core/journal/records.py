@@ -21,6 +21,7 @@ MESSAGE = "message"  # {"index": i, "message": {...}}: one finalized history ent
 CALL = "call"  # one model call: model, plan digest, estimate, history length
 USAGE = "usage"  # the API's usage for a call, its price, the calibration learned from it
 COMPACTION_STATE = "compaction_state"  # the compactor's sticky decisions, when they changed
+COMPACTION_CHANGE = "compaction_change"  # a pin / exclude / expand by the user (state follows)
 CACHE_PREFIX = "cache_prefix"  # digests of the messages the provider last sent (cache breakpoints)
 PERMISSION = "permission"  # a permission answer, by request id
 MODEL = "model"  # a model switch

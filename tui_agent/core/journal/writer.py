@@ -131,6 +131,9 @@ class Journal:
             case ev.ModelSwitched():
                 self._append(rec.MODEL, old=event.old_model, model=event.model, provider=event.provider)
                 self.sync_cache_prefix()  # a new provider starts with no remembered prefix
+            case ev.CompactionChanged():
+                self._append(rec.COMPACTION_CHANGE, action=event.action, index=event.index, on=event.on)
+                self.sync_compaction_state()
             case ev.TurnClosed():
                 self.sync_compaction_state()
 
