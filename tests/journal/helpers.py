@@ -44,8 +44,9 @@ def tools() -> ToolRegistry:
 
 
 def session_on(workspace: Path, provider: Any = None, *, compact: CompactOptions | None = None) -> Session:
+    """The default (v2, sticky) compactor unless `compact` asks for the v1 one."""
     return Session(provider if provider is not None else ScriptedProvider(), tools(), workspace,
-                   compact=compact or CompactOptions(), system_prompt_builder=lambda s: "You are a test agent.")
+                   compact=compact, system_prompt_builder=lambda s: "You are a test agent.")
 
 
 async def run(session: Session, prompt: str, answers: dict[str, Any] | None = None) -> list[Any]:

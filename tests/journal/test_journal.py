@@ -245,45 +245,33 @@ def test_headless_says_when_the_journal_could_not_be_written(tmp_path, monkeypat
     assert "could not be written" in err.getvalue() and "journaling stopped" in err.getvalue()
 
 
-class StickyCompactor:
-    """Stands in for the session's sticky Compactor: the journal only uses its export/import contract."""
-
-    def __init__(self) -> None:
-        self.pins: list[int] = []
-        self.imported: list[tuple[int, dict]] = []
-
-    def export_state(self) -> dict:
-        return {"version": 1, "pins": list(self.pins)}
-
-    def import_state(self, history, state: dict) -> None:
-        self.imported.append((len(history), state))
-        self.pins = list(state["pins"])
-
-
 async def test_compaction_state_is_journaled_and_restored(workspace) -> None:
-    session = session_on(workspace, ScriptedProvider(replies=[text_reply("one"), text_reply("two")]))
-    session.compactor = StickyCompactor()
+    session = session_on(workspace, ScriptedProvider(replies=[
+        tool_reply("Read", {"file_path": "notes.txt"}, "t1"), text_reply("one"), text_reply("two")]))
     journal = start_journal(session)
     await run(session, "first")
-    session.compactor.pins.append(0)
-    session.emit(ev.CompactionChanged("pin", 0, True))
+    session.pin(2)
+    session.exclude(1, True)
+    session.exclude(1, False)
     await run(session, "second")
-    on_disk = [r for r in records(journal.path) if r["type"] in ("compaction_state", "compaction_change")]
-    assert [r["type"] for r in on_disk] == ["compaction_state", "compaction_change", "compaction_state"]
-    assert on_disk[-1]["state"] == {"version": 1, "pins": [0]}
+    kinds = [r["type"] for r in records(journal.path) if r["type"].startswith("compaction")]
+    assert kinds.count("compaction_change") == 3 and "compaction_state" in kinds
+    changes = [(r["action"], r["index"], r["on"]) for r in records(journal.path) if r["type"] == "compaction_change"]
+    assert changes == [("pin", 2, True), ("exclude", 1, True), ("exclude", 1, False)]
     fresh = session_on(workspace, ScriptedProvider())
-    fresh.compactor = StickyCompactor()
     resume_journaled(fresh, read_journal(journal.path))
-    assert fresh.compactor.imported == [(4, {"version": 1, "pins": [0]})]  # imported over the full history
     assert fresh.compactor.export_state() == session.compactor.export_state()
+    assert 2 in fresh.compactor.pins
+    assert fresh.next_request() == session.next_request()
 
 
 async def test_a_journal_with_compaction_state_resumes_into_a_session_without_a_compactor(workspace) -> None:
     session = session_on(workspace, ScriptedProvider(replies=[text_reply("one")]))
-    session.compactor = StickyCompactor()
     journal = start_journal(session)
     await run(session, "first")
+    assert read_journal(journal.path).compaction_state is not None
     fresh = session_on(workspace, ScriptedProvider())
+    fresh.compactor = None  # a face that runs without compaction state: the history still comes back
     _, notices = resume_journaled(fresh, read_journal(journal.path))
     assert fresh.history == session.history
     assert any("no compactor" in n.text for n in notices)

@@ -196,16 +196,19 @@ class Session:
         """Always send message `index` verbatim (never cut, masked, dropped or summarised)."""
         if hasattr(self.compactor, "pin"):
             self.compactor.pin(index, on)
+            self.emit(ev.CompactionChanged("pin", index, on))
 
     def exclude(self, index: int, on: bool = True) -> None:
         """Never send message `index` (with its tool_use/tool_result partner)."""
         if hasattr(self.compactor, "exclude"):
             self.compactor.exclude(index, on)
+            self.emit(ev.CompactionChanged("exclude", index, on))
 
     def expand(self, index: int, on: bool = True) -> None:
         """Send message `index`'s cut or masked results whole in the next request."""
         if hasattr(self.compactor, "expand"):
             self.compactor.expand(index, on)
+            self.emit(ev.CompactionChanged("expand", index, on))
 
     def compact_now(self) -> None:
         """`/compact`: run a compaction event at the next call."""

@@ -3,8 +3,7 @@ compactor's sticky state saved and restored.
 
 Compaction is being reshaped (a sticky `Compactor` per session, `CompactionReported.plan`), so this
 module reads both shapes defensively and nothing else in the journal knows either. A Session without a
-`compactor` has no sticky state: its outbound copy is a pure function of the history and the budget,
-and the budget's one learned input (the calibration) is journaled with each usage record.
+`compactor` (or with one that has no `export_state`) has no sticky state to save.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Put a read journal back into a Session and keep journaling it.
 
-The restored session continues exactly where the old one was: the same history, usage, call counter and
-calibration (the compaction budget depends on it), the compactor's sticky decisions and the provider's
+The restored session continues exactly where the old one was: the same history, usage and call counter,
+the compactor's sticky decisions (with its calibration of estimates to real tokens) and the provider's
 remembered cache prefix, so the first request after a resume is the request the old process would have
 sent next.
 
@@ -57,8 +57,7 @@ def restore(session: "Session", load: JournalLoad) -> Restored:
     result.fork = len(kept) < len(load.history)
     session.history.extend(kept + repairs)
     session.usage_history.extend(load.usage)
-    session.state.calls = load.calls_made
-    session.state.calibration = load.calibration
+    session.state.calls = load.calls_made  # (the calibration is part of the compactor's state)
     warning = import_compaction_state(session, load.compaction_state)
     if warning:
         result.notices.append(ev.Notice(warning, "warning"))
@@ -108,5 +107,4 @@ def reopen(session: "Session", load: JournalLoad,
     stop_journal(session)
     session.clear()  # no journal listens now: this starts no new file
     session.state.calls = 0
-    session.state.calibration = 1.0
     return resume_journaled(session, load, environ)

@@ -97,8 +97,9 @@ class Journal:
             return
         try:
             self._record(event)
-        except OSError as error:
-            self.problem = f"The session journal {self.path} could not be written ({error}); journaling stopped."
+        except Exception as error:  # noqa: BLE001 - disk full, or a bug: say so once, never break the turn
+            what = str(error) if isinstance(error, OSError) else f"{type(error).__name__}: {error}"
+            self.problem = f"The session journal {self.path} could not be written ({what}); journaling stopped."
             self.close()
 
     def close(self) -> None:
@@ -125,7 +126,7 @@ class Journal:
                              cache_creation_input_tokens=event.cache_creation_input_tokens,
                              cache_read_input_tokens=event.cache_read_input_tokens,
                              cost_usd=_cost(self.session.model, event),
-                             calibration=self.session.state.calibration, calls=self.session.state.calls)
+                             calibration=self.session.calibration, calls=self.session.state.calls)
             case ev.PermissionAnswered():
                 self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
             case ev.ModelSwitched():
