@@ -74,7 +74,8 @@ def model_for(args: argparse.Namespace, load: "JournalLoad | None") -> tuple[str
         return args.model, args.provider
     if load.provider == "demo" or load.model == "demo":
         return "demo", None
-    return (load.model or None), None
+    # the same endpoint too: with both keys set, a DeepSeek session must not resume on Claude
+    return (load.model or None), (load.provider if load.provider in ("anthropic", "openai") else None)
 
 
 def workspace_for(args: argparse.Namespace, load: "JournalLoad | None", default: Path) -> Path:

@@ -275,3 +275,31 @@ async def test_a_journal_with_compaction_state_resumes_into_a_session_without_a_
     _, notices = resume_journaled(fresh, read_journal(journal.path))
     assert fresh.history == session.history
     assert any("no compactor" in n.text for n in notices)
+
+
+async def test_markdown_export_marks_each_call_and_its_compaction_event(workspace) -> None:
+    from tui_agent.core.journal.export import markdown_of
+
+    (workspace / "big.txt").write_text("".join(f"line {n}: " + "y" * 80 + "\n" for n in range(400)))
+    replies = []
+    for n in range(6):
+        replies += [tool_reply("Read", {"file_path": "big.txt"}, f"toolu_{n}", f"Reading again ({n})."),
+                    text_reply(f"Answer {n}.")]
+    provider = ScriptedProvider(replies=replies)
+    provider.context_window, provider.max_output_tokens = 20_000, 1_000
+    session = session_on(workspace, provider)
+    journal = start_journal(session)
+    for n in range(6):
+        await run(session, f"question {n}")
+    load = read_journal(journal.path)
+    events = [c for c in load.calls if c.event]
+    assert events, "the small window should have made the compactor act"
+    text = markdown_of(load)
+    assert text.count("> ▶ **call ") == len(load.calls) == 12
+    assert text.count("> ⟲ **compaction** · ") == len(events)
+    assert f"> ⟲ **compaction** · {events[0].event}" in text
+    first = events[0]
+    assert f"{first.sent} of {first.history_len} messages" in text
+    # in place: the marker sits just before the reply of the call that compacted
+    marker = text.index(f"> ▶ **call {first.call}**")
+    assert text.index(f"## {first.history_len + 1}. assistant") > marker > text.index(f"## {first.history_len}. ")

@@ -27,9 +27,16 @@ def call_fields(event: "ev.CompactionReported") -> dict[str, Any]:
         summary = getattr(plan, "summary", None)
         if callable(summary):
             fields["plan"] = _json_safe(summary())
-        estimated = getattr(plan, "estimated_tokens", None)
-        if isinstance(estimated, int):
-            fields["plan_estimated_tokens"] = estimated
+        for name in ("sent_count", "dropped_count"):
+            value = getattr(plan, name, None)
+            if isinstance(value, int):
+                fields[name.replace("_count", "")] = value
+        compaction = getattr(plan, "event", None)  # a compaction event happened at this call
+        if compaction is not None and callable(getattr(compaction, "line", None)):
+            fields["event"] = str(compaction.line())
+            ledger = getattr(plan, "ledger", None)
+            if ledger is not None and getattr(ledger, "summary", None) and "summary" in compaction.kinds:
+                fields["summary"] = str(ledger.summary)
         return fields
     report = getattr(event, "report", None)
     if report is not None:

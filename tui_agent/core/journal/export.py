@@ -35,11 +35,11 @@ def export_markdown(history: list[Message], calls: Iterable[CallRecord] = (), *,
         by_position.setdefault(call.history_len, []).append(call)
     for index, message in enumerate(history):
         for call in by_position.pop(index, []):
-            out += [_call_line(call), ""]
+            out += _call(call)
         out += _message(index, message)
     for pending in by_position.values():  # a call whose reply never arrived (stopped mid-stream)
         for call in pending:
-            out += [_call_line(call) + " — no reply recorded", ""]
+            out += _call(call, " — no reply recorded")
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -52,9 +52,24 @@ def markdown_of(load: JournalLoad) -> str:
     return export_markdown(load.history, load.calls, title=f"tui-agent session {header.session_id}", meta=meta)
 
 
+def _call(call: CallRecord, tail: str = "") -> list[str]:
+    """The marker before a reply: what its call sent, and the compaction event (and summary) of that call."""
+    lines = [_call_line(call) + tail, ""]
+    if call.event:
+        lines += [f"> ⟲ **compaction** · {call.event}", ""]
+    if call.summary:
+        lines += _folded(f"summary written at call {call.call} (sent instead of the dropped messages)", call.summary, "")
+    return lines
+
+
 def _call_line(call: CallRecord) -> str:
     text = f"> ▶ **call {call.call}** · {call.model} · sent ≈{call.estimated_tokens:,} tokens"
-    text += f" of a {call.history_len}-message history"
+    if call.sent is not None:
+        text += f": {call.sent} of {call.history_len} messages"
+        if call.dropped:
+            text += f" ({call.dropped} left out)"
+    else:
+        text += f" of a {call.history_len}-message history"
     if call.usage is not None:
         u = call.usage
         text += (f" · real {u.context_tokens:,} in (cache read {u.cache_read_input_tokens:,}, "

@@ -25,6 +25,11 @@ class CallRecord:
     estimated_tokens: int
     history_len: int
     plan_digest: str | None = None
+    plan: str | None = None  # the plan's one-line summary
+    sent: int | None = None  # history messages sent / left out by this call
+    dropped: int | None = None
+    event: str | None = None  # the compaction event of this call, in words
+    summary: str | None = None  # the summary the summary tier wrote at this call
     usage: ev.Usage | None = None
     cost_usd: float | None = None
 
@@ -114,9 +119,12 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
             load.warnings.append(f"{load.path.name}: messages {len(load.history)}–{index - 1} are missing")
         load.history.append(message)
     elif kind == rec.CALL:
+        plan = record.get("plan")
         load.calls.append(CallRecord(int(record["call"]), str(record.get("model", load.model)),
                                      int(record.get("estimated_tokens", 0)), int(record.get("history_len", 0)),
-                                     record.get("plan_digest")))
+                                     record.get("plan_digest"), plan if isinstance(plan, str) else None,
+                                     record.get("sent"), record.get("dropped"), record.get("event"),
+                                     record.get("summary")))
         load.calls_made = max(load.calls_made, int(record["call"]))
     elif kind == rec.USAGE:
         usage = ev.Usage(int(record["call"]), int(record["input_tokens"]), int(record["output_tokens"]),

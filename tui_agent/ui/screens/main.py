@@ -237,6 +237,7 @@ class MainScreen(Screen):
     async def clear_conversation(self) -> None:
         await self.stop_turn()
         self.session.clear()
+        self.update_title()  # a journaled session continues under a new id
         await self.chat.clear_all()
         self.panel.sync_history()
         await self.chat.add_notice("Cleared: a new conversation (history, chat and panel are empty).")
