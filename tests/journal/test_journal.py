@@ -303,3 +303,28 @@ async def test_markdown_export_marks_each_call_and_its_compaction_event(workspac
     # in place: the marker sits just before the reply of the call that compacted
     marker = text.index(f"> ▶ **call {first.call}**")
     assert text.index(f"## {first.history_len + 1}. assistant") > marker > text.index(f"## {first.history_len}. ")
+
+
+async def test_the_fast_session_summary_agrees_with_a_full_read(workspace) -> None:
+    from tui_agent.core.journal.store import SessionInfo, list_sessions, summarize
+
+    session = session_on(workspace, ScriptedProvider(replies=[
+        tool_reply("Read", {"file_path": "notes.txt"}, "t1"), text_reply("one"), text_reply("two"),
+        text_reply("three")]))
+    first = start_journal(session)
+    await run(session, "   ")  # a blank prompt is not the session's "first prompt"
+    await run(session, "the real question")
+    await session.switch_model(ScriptedProvider(replies=[text_reply("four")], model="scripted-2"))
+    await run(session, "after the switch")
+    first_path = first.path
+    session.clear()
+    await run(session, "after the clear")
+    with first_path.open("a") as handle:
+        handle.write('{"type":"message","at":"2027-01-01T00:00:00.000Z","index":9,"mess')  # cut by a kill
+    paths = sorted(sessions_dir().glob("*.jsonl"))
+    assert len(paths) == 2
+    for path in paths:
+        assert summarize(path) == SessionInfo.of(read_journal(path))
+    infos = list_sessions(workspace)
+    assert [i.first_prompt for i in infos] == ["after the clear", "the real question"]
+    assert infos[1].model == "scripted-2" and infos[1].cleared_to == infos[0].session_id

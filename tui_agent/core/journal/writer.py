@@ -50,18 +50,25 @@ class JournalFile:
         if path.stat().st_size and not _ends_with_newline(path):
             self._write(b"\n")  # a line cut short by a kill: start the next record on its own line
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: dict[str, Any], sync: bool = True) -> None:
+        """Write one record; `sync=False` leaves the flush + fsync to the next synced write or `sync()`
+        (a batch, such as a loaded transcript's hundreds of messages, pays for one fsync, not one each)."""
         line = rec.dumps(record)
         for secret in self.secrets:
             line = line.replace(secret, REDACTED)
-        self._write(line.encode("utf-8") + b"\n")
+        self._write(line.encode("utf-8") + b"\n", sync)
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes, sync: bool = True) -> None:
         if self._file is None:
             return
         self._file.write(data)
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        if sync:
+            self.sync()
+
+    def sync(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+            os.fsync(self._file.fileno())
 
     def close(self) -> None:
         if self._file is not None:
@@ -139,8 +146,8 @@ class Journal:
                 self.sync_compaction_state()
 
     # -- pieces ------------------------------------------------------------------------------
-    def _append(self, kind: str, **fields: Any) -> None:
-        self.open().append({"type": kind, "at": rec.now_iso(), **fields})
+    def _append(self, kind: str, sync: bool = True, **fields: Any) -> None:
+        self.open().append({"type": kind, "at": rec.now_iso(), **fields}, sync)
 
     def open(self) -> JournalFile:
         """The file, created with its header on first use (existing files are appended to)."""
@@ -153,9 +160,12 @@ class Journal:
 
     def sync_messages(self) -> None:
         history = self.session.history
+        if self.written >= len(history):
+            return
         while self.written < len(history):
-            self._append(rec.MESSAGE, index=self.written, message=history[self.written])
+            self._append(rec.MESSAGE, sync=False, index=self.written, message=history[self.written])
             self.written += 1
+        self.open().sync()  # one fsync for the batch (usually a single message)
 
     def sync_compaction_state(self) -> None:
         state = export_compaction_state(self.session)
