@@ -75,7 +75,8 @@ def restore(session: "Session", load: JournalLoad) -> Restored:
     if repairs:
         result.notices.append(ev.Notice(
             "The last tool call was cut off when the session stopped; it is marked as not finished.", "warning"))
-    note = f"Resumed session {load.session_id}: {len(kept)} messages, {load.calls_made} model calls"
+    calls = f"{load.calls_made} model call{'s' if load.calls_made != 1 else ''}"
+    note = f"Resumed session {load.session_id}: {len(kept)} message{'s' if len(kept) != 1 else ''}, {calls}"
     if load.model and load.model != session.model:
         note += f" (was {load.model}, now {session.model})"
     result.notices.insert(0, ev.Notice(note + ".", "info"))

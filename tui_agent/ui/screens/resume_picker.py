@@ -19,12 +19,15 @@ from textual.widgets.option_list import Option
 from tui_agent.core.journal.store import SessionInfo, short_time
 
 
-def row_text(info: SessionInfo, width: int = 60) -> str:
-    prompt = info.first_prompt or "(no prompt)"
-    if len(prompt) > width:
-        prompt = prompt[: width - 1] + "…"
-    when = short_time(info.last_activity)
-    return f"{prompt:<{width}}  {when}  {info.messages:>4} msgs  {info.tokens:>8,} tok  {info.model}"
+def row_text(info: SessionInfo, width: int = 100) -> str:
+    """One line of `width` cells: the first prompt, cut to fit, then when, size and model."""
+    tokens = f"{info.tokens / 1000:.1f}k" if info.tokens >= 1000 else str(info.tokens)
+    tail = f"  {short_time(info.last_activity)}  {info.messages:>4} msgs  {tokens:>6} tok  {info.model[:24]}"
+    room = max(width - len(tail), 12)
+    prompt = " ".join((info.first_prompt or "(no prompt)").split())
+    if len(prompt) > room:
+        prompt = prompt[: room - 1] + "…"
+    return f"{prompt:<{room}}{tail}"
 
 
 def matches(info: SessionInfo, query: str) -> bool:
@@ -57,21 +60,26 @@ class ResumePicker(ModalScreen["SessionInfo | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="resume-dialog"):
-            yield Static(f"Resume a session ({len(self.sessions)} saved in this workspace)", id="resume-title",
-                         markup=False)
+            yield Static(f"Resume a session ({len(self.sessions)} saved in this workspace) · ↑/↓ choose · "
+                         "Enter resume · Esc back", id="resume-title", markup=False)
             yield Input(placeholder="type to filter: prompt, id or model", id="resume-filter")
             yield OptionList(*self._options(), id="resume-list")
             yield Static("No saved session matches." if self.sessions else "No saved sessions in this workspace yet.",
                          id="resume-empty", markup=False)
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self._refill)  # rows fitted to the dialog's real width
         self._refresh_empty()
         self.query_one(Input).focus()
         if self.shown:
             self.query_one(OptionList).highlighted = 0
 
     def _options(self) -> list[Option]:
-        return [Option(row_text(info), id=info.session_id) for info in self.shown]
+        width = self.query_one("#resume-dialog").content_region.width - 4 if self.is_mounted else 100
+        return [Option(row_text(info, max(width, 40)), id=info.session_id) for info in self.shown]
+
+    def on_resize(self) -> None:
+        self._refill()
 
     def _refresh_empty(self) -> None:
         self.query_one("#resume-empty").display = not self.shown
@@ -79,6 +87,9 @@ class ResumePicker(ModalScreen["SessionInfo | None"]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.shown = [info for info in self.sessions if matches(info, event.value)]
+        self._refill()
+
+    def _refill(self) -> None:
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options(self._options())
