@@ -328,3 +328,19 @@ async def test_the_fast_session_summary_agrees_with_a_full_read(workspace) -> No
     infos = list_sessions(workspace)
     assert [i.first_prompt for i in infos] == ["after the clear", "the real question"]
     assert infos[1].model == "scripted-2" and infos[1].cleared_to == infos[0].session_id
+
+
+async def test_the_compaction_strategy_comes_back_with_its_state(workspace) -> None:
+    session = session_on(workspace, ScriptedProvider(replies=[text_reply("one"), text_reply("two")]))
+    journal = start_journal(session)
+    await run(session, "first")
+    session.switch_compaction("v1")
+    await run(session, "second")
+    load = read_journal(journal.path)
+    assert load.compaction_mode == "v1"
+    fresh = session_on(workspace, ScriptedProvider())
+    assert fresh.compact_mode == "v2"
+    _, notices = resume_journaled(fresh, load)
+    assert fresh.compact_mode == "v1" and type(fresh.compactor) is type(session.compactor)
+    assert fresh.compactor.export_state() == session.compactor.export_state()
+    assert not [n for n in notices if n.level == "warning"]

@@ -60,11 +60,23 @@ def export_compaction_state(session: "Session") -> dict[str, Any] | None:
     return _json_safe(export())
 
 
-def import_compaction_state(session: "Session", state: dict[str, Any] | None) -> str | None:
-    """Restore what `export_compaction_state` saved; returns a warning when it could not be restored
-    (the session then recomputes its plan from the history, which is still complete)."""
+def compaction_mode(session: "Session") -> str | None:
+    """The strategy (v2, v1, seed, off) whose state is saved: a resume must restore it into the same kind."""
+    mode = getattr(session, "compact_mode", None)
+    return str(mode) if mode is not None else None
+
+
+def import_compaction_state(session: "Session", state: dict[str, Any] | None, mode: str | None = None) -> str | None:
+    """Restore what `export_compaction_state` saved (switching to its strategy first); returns a warning
+    when it could not be restored (the session then plans from the history, which is still complete)."""
     if state is None:
         return None
+    switch = getattr(session, "switch_compaction", None)
+    if mode and compaction_mode(session) not in (None, mode) and callable(switch):
+        try:
+            switch(mode)
+        except Exception as error:  # noqa: BLE001
+            return f"The saved compaction strategy {mode!r} is not available ({error}); the plan is recomputed."
     compactor = getattr(session, "compactor", None)
     restore = getattr(compactor, "import_state", None)
     if not callable(restore):

@@ -47,6 +47,7 @@ class JournalLoad:
     calls_made: int = 0
     calibration: float = 1.0
     compaction_state: dict[str, Any] | None = None
+    compaction_mode: str | None = None
     cache_prefix: list[str] = field(default_factory=list)
     cleared_to: str | None = None  # /clear continued the conversation in this session
     last_activity: str = ""
@@ -140,6 +141,7 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         if not isinstance(record["state"], dict):
             raise ValueError("state is not an object")
         load.compaction_state = record["state"]
+        load.compaction_mode = record.get("mode")
     elif kind == rec.CACHE_PREFIX:
         kept, add = int(record["kept"]), record["add"]
         if not isinstance(add, list):

@@ -58,7 +58,7 @@ def restore(session: "Session", load: JournalLoad) -> Restored:
     session.history.extend(kept + repairs)
     session.usage_history.extend(load.usage)
     session.state.calls = load.calls_made  # (the calibration is part of the compactor's state)
-    warning = import_compaction_state(session, load.compaction_state)
+    warning = import_compaction_state(session, load.compaction_state, load.compaction_mode)
     if warning:
         result.notices.append(ev.Notice(warning, "warning"))
     restore_prefix = getattr(session.provider, "restore_cache_prefix", None)

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, Mapping
 from tui_agent import __version__
 from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
-from tui_agent.core.journal.compaction_glue import call_fields, export_compaction_state
+from tui_agent.core.journal.compaction_glue import call_fields, compaction_mode, export_compaction_state
 from tui_agent.core.journal.paths import ensure_dir, journal_path
 
 if TYPE_CHECKING:
@@ -173,7 +173,7 @@ class Journal:
             return
         key = rec.dumps(state)
         if key != self._compaction_state:
-            self._append(rec.COMPACTION_STATE, state=state)
+            self._append(rec.COMPACTION_STATE, state=state, mode=compaction_mode(self.session))
             self._compaction_state = key
 
     def sync_cache_prefix(self) -> None:
