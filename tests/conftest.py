@@ -1,4 +1,4 @@
-"""Determinism for every test: colour on, UTC, no blinking cursors, no real config dir.
+"""Determinism for every test: colour on, UTC, no blinking cursors, no real config or data dir.
 
 Snapshot SVGs must be byte-identical across runs and machines (textual-style pitfall P9): NO_COLOR
 switches Textual to monochrome, a blinking cursor is a wall-clock timer, and the UI persists the theme
@@ -21,6 +21,7 @@ def _deterministic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     monkeypatch.setenv("TUI_AGENT_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.setenv("TUI_AGENT_DATA_DIR", str(tmp_path_factory.mktemp("data")))  # session journals
     monkeypatch.delenv("TRACE", raising=False)
     try:
         from textual.widgets import Input, TextArea

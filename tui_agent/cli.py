@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Mapping, TextIO
 
 from tui_agent import __version__
+from tui_agent.session_cli import SUBCOMMANDS, add_session_flags, journal_hook, model_for, resolve_resume, workspace_for
 
 ENV_HELP = """environment:
   ANTHROPIC_API_KEY       use Claude (default model: see --model); without any key the offline demo model runs
@@ -30,6 +31,7 @@ ENV_HELP = """environment:
   ALLOW_WRITE=1           allow Write/Edit/Bash in headless mode (same as --allow-write)
   MCP_CONFIG              comma-separated MCP config files (default: .mcp.json)
   TEXTUAL_DRIVER          set by a Textual driver host (tui-agent serve): always open the app, never headless
+  TUI_AGENT_DATA_DIR      where sessions are saved (default: the platform's user data dir)
 """
 
 # The session flags `serve` passes on to the app it starts for each browser tab.
@@ -42,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tui-agent",
         description="A terminal coding agent with a live context-budget panel. "
         "With no arguments it opens the TUI; with -p it answers one request headless; "
-        "`tui-agent serve` serves the TUI in a browser.",
+        "`tui-agent serve` serves the TUI in a browser; `tui-agent sessions` lists saved sessions, "
+        "`tui-agent export ID` prints one.",
         epilog=ENV_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -52,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_session_flags(parser)
     parser.add_argument("--allow-write", action="store_true",
                         help="headless: allow tools that change things (Write, Edit, Bash, MCP)")
+    add_session_flags(parser)
     parser.add_argument("--version", action="version", version=f"tui-agent {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="serve", title="commands")
     serve = commands.add_parser(
@@ -139,6 +143,11 @@ def _load_transcript(path: Path):
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in SUBCOMMANDS:
+        from tui_agent.session_cli import run_subcommand
+
+        return run_subcommand(argv)
     args = build_parser().parse_args(argv)
     if args.max_turns is not None and args.max_turns < 1:
         print("error: --max-turns must be at least 1", file=sys.stderr)
@@ -178,24 +187,36 @@ def main(argv: list[str] | None = None) -> int:
                                     if getattr(args, name) is not None})
 
     prompt = headless_prompt(args.prompt, sys.stdin, os.environ)
+    if prompt == "-":
+        prompt = _read_stdin_prompt()
+        if not prompt.strip() and not args.print_outbound:
+            print("error: no prompt given (use -p \"PROMPT\" or pipe the prompt on stdin)", file=sys.stderr)
+            return 2
+    resume = resolve_resume(args, workspace, headless=prompt is not None or args.print_outbound)
+    if resume is None:
+        return 2
+    workspace = workspace_for(args, resume.load, workspace)
+    model, provider = model_for(args, resume.load)
+    transcript = None
+    if args.transcript is not None:
+        transcript = _load_transcript(args.transcript)
+        if transcript is None:
+            return 2
+    source = f"transcript {args.transcript}" if args.transcript is not None else None
+
+    if args.print_outbound:
+        return _print_outbound(args, workspace, model, provider, prompt or None, resume.load, transcript, compact)
     if prompt is not None:
-        if prompt == "-":
-            prompt = _read_stdin_prompt()
         if not prompt.strip():
             print("error: no prompt given (use -p \"PROMPT\" or pipe the prompt on stdin)", file=sys.stderr)
             return 2
         from tui_agent.headless import run_headless
 
-        history = None
-        if args.transcript is not None:
-            loaded = _load_transcript(args.transcript)
-            if loaded is None:
-                return 2
-            history = loaded[0]
-        return run_headless(prompt, workspace=workspace, model=args.model, provider=args.provider,
+        return run_headless(prompt, workspace=workspace, model=model, provider=provider,
                             max_turns=args.max_turns, allow_write=True if args.allow_write else None,
-                            history=history, context_window=args.context_window,
-                            max_output_tokens=args.max_output_tokens, compact=compact)
+                            history=transcript[0] if transcript else None, context_window=args.context_window,
+                            max_output_tokens=args.max_output_tokens, compact=compact,
+                            prepare=journal_hook(resume.load, source))
 
     # Start-up allocates hundreds of thousands of objects that all live on; pausing the cyclic GC until
     # the first frame (the app re-enables it) saves about a tenth of the time to the first frame.
@@ -206,20 +227,37 @@ def main(argv: list[str] | None = None) -> int:
 
     trace_notice = setup_trace_log()  # before any trace line: on the TUI they go to a log file
     trace.trace("cli.start", mode="tui")
-    session, notices = build_session(workspace, model=args.model, provider=args.provider,
+    session, notices = build_session(workspace, model=model, provider=provider,
                                      max_turns=args.max_turns, demo_delay=0.01,
                                      context_window=args.context_window, max_output_tokens=args.max_output_tokens,
                                      compact=compact)
-    if args.transcript is not None:
-        loaded = _load_transcript(args.transcript)
-        if loaded is None:
-            return 2
-        history, notice = loaded
+    if transcript is not None:
+        history, notice = transcript
         session.history.extend(history)
         notices.append(notice)
+    notices += journal_hook(resume.load, source)(session)
     if trace_notice is not None:
         notices.insert(0, trace_notice)
-    return run_app(session, startup_notices=notices)
+    return run_app(session, startup_notices=notices, resumed=resume.load is not None, pick_session=resume.pick)
+
+
+def _print_outbound(args, workspace: Path, model, provider, prompt, load, transcript, compact) -> int:
+    """`--print-outbound`: the session as it would be (new, resumed or a transcript), never journaled."""
+    from tui_agent.core.factory import build_session
+    from tui_agent.core.journal.resume import restore
+    from tui_agent.session_cli import print_outbound
+
+    session, notices = build_session(workspace, model=model, provider=provider, headless=True,
+                                     allow_write=True if args.allow_write else None,
+                                     context_window=args.context_window, max_output_tokens=args.max_output_tokens,
+                                     compact=compact)
+    if transcript is not None:
+        session.history.extend(transcript[0])
+    if load is not None:
+        notices += restore(session, load).notices
+    for notice in notices:
+        print(f"[{notice.level}] {notice.text}", file=sys.stderr)
+    return print_outbound(session, prompt)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
@@ -74,7 +74,9 @@ def run_headless(
     context_window: int | None = None,
     max_output_tokens: int | None = None,
     compact=None,
+    prepare: Callable[[Session], list[ev.Notice]] | None = None,
 ) -> int:
+    """`prepare` runs once the session is built (the CLI's journal: resume it, or start saving it)."""
     out = out or sys.stdout
     err = err or sys.stderr
     trace.trace("cli.start", mode="headless")
@@ -86,6 +88,8 @@ def run_headless(
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
     if history:
         session.history.extend(history)
+    for notice in prepare(session) if prepare is not None else []:
+        print(f"[{notice.level}] {notice.text}", file=err, flush=True)
 
     async def run() -> ev.TurnEnded | None:
         try:
@@ -98,6 +102,11 @@ def run_headless(
     except KeyboardInterrupt:
         print("\ninterrupted", file=err, flush=True)
         return 130
+    from tui_agent.core.journal.writer import journal_problem
+
+    problem = journal_problem(session)
+    if problem:
+        print(f"[warning] {problem}", file=err, flush=True)
     if ended is None:
         print("error: the turn ended without a result", file=err)
         return 1

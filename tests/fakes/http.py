@@ -19,7 +19,9 @@ class Reply:
     """One scripted HTTP answer.
 
     `chunks` is a streaming body (each chunk written and flushed on its own); `drop_after` closes the
-    socket after that many chunks without finishing the chunked body (a connection dropped mid-stream).
+    socket after that many chunks without finishing the chunked body (a connection dropped mid-stream);
+    `stall_after` stops sending there until the test sets `release` (a model that hangs mid-reply, so a
+    test can kill the client at a known point of the stream).
     """
 
     status: int = 200
@@ -28,6 +30,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     drop_after: int | None = None
+    stall_after: int | None = None  # after that many chunks: set `server.stalled`, wait for `server.release`
 
 
 class FakeServer:
@@ -38,6 +41,8 @@ class FakeServer:
         self.violations: list[str] = []
         self.lock = threading.Lock()
         self.open_streams = 0
+        self.stalled = threading.Event()
+        self.release = threading.Event()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -81,6 +86,9 @@ class FakeServer:
                     fake.open_streams += 1
                 try:
                     for n, chunk in enumerate(reply.chunks):
+                        if reply.stall_after is not None and n == reply.stall_after:
+                            fake.stalled.set()
+                            fake.release.wait(60)
                         if reply.drop_after is not None and n >= reply.drop_after:
                             self.wfile.flush()
                             self.close_connection = True
@@ -121,6 +129,7 @@ class FakeServer:
         return self
 
     def stop(self) -> None:
+        self.release.set()  # let a stalled stream finish, so its thread ends
         self.server.shutdown()
         self.server.server_close()
 

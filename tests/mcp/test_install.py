@@ -108,7 +108,7 @@ async def test_headless_turn_read_only_runs_and_writing_tool_is_denied(tmp_path)
         assert target.read_text() == "written"
     finally:
         await asyncio.create_task(session.aclose())
-    assert session.extensions["mcp"].manager.connections["demo"].status == "stopped"
+    assert session.mcp.manager.connections["demo"].status == "stopped"
 
 
 def test_installing_does_not_import_the_sdk(tmp_path):

@@ -90,13 +90,18 @@ async def test_context_focuses_the_panel(tmp_path) -> None:
 
 
 async def test_model_switch_to_demo(tmp_path) -> None:
+    from tui_agent.core.events import ModelSwitched
+
     session = scripted_session(make_repo(tmp_path), [])
+    seen: list = []
+    session.listeners.append(seen.append)
     app = make_app(session)
     async with app.run_test(size=(120, 36)) as pilot:
         await send(pilot, "/model demo")
         assert session.provider.model == "demo"
         assert "demo" in app.screen.sub_title
         assert "Model: demo" in notices(app)[-1].text
+        assert seen == [ModelSwitched("scripted", "demo", "demo")]  # through Session.switch_model
 
 
 async def test_completion_hints_and_tab(tmp_path) -> None:

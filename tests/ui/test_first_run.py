@@ -24,16 +24,16 @@ async def test_arrows_choose_a_completion_and_enter_runs_it(tmp_path) -> None:
         hints = app.screen.query_one(CommandHints)
         prompt.focus()
         await pilot.press("/", "e")
-        assert hints.matches[:3] == ["/exit", "/exec-plan", "/explain"]
+        assert hints.matches[:4] == ["/exit", "/export", "/exec-plan", "/explain"]
         assert "▸ /exit" in str(hints.render())
-        await pilot.press("down", "down")
+        await pilot.press("down", "down", "down")
         assert "▸ /explain" in str(hints.render())
         await pilot.press("up")
         await pilot.press("tab")  # Tab completes the selected one, not the first
         assert prompt.text == "/exec-plan "
         prompt.load_text("/e")
         await pilot.pause()
-        await pilot.press("down", "down", "enter")  # Enter on a partial word runs the selection
+        await pilot.press("down", "down", "down", "enter")  # Enter on a partial word runs the selection
         await pilot.pause()
         await app.workers.wait_for_complete()
         assert ran == ["explain"] and prompt.text == ""

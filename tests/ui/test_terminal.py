@@ -39,7 +39,8 @@ def wait_for(socket: str, needle: str, timeout: float) -> str:
 def test_tui_agent_in_tmux(tmp_path) -> None:
     repo = make_repo(tmp_path)
     socket = f"tui-agent-test-{os.getpid()}"
-    env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color"}
+    env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config"), "TUI_AGENT_DATA_DIR": str(tmp_path / "data"),
+           "TERM": "xterm-256color"}
     # COLUMNS/LINES inherited from a CI shell would override the real size (shutil.get_terminal_size)
     command = "env -u COLUMNS -u LINES " + " ".join(f"{k}={v}" for k, v in env.items()) + f" {CLI} --model demo"
     started = time.monotonic()

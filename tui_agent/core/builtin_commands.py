@@ -8,6 +8,7 @@ on disk, `sync_skill_commands` (run by the system prompt builder and by `/skills
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tui_agent.core.commands import Command, CommandResult
@@ -17,7 +18,6 @@ from tui_agent.core.skills import catalog_for
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
 
-SKILL_COMMANDS_KEY = "skill_commands"
 _COMMAND_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 
 # Claude Code's (old) /init prompt, aimed at AGENTS.md, the file every agent reads.
@@ -50,6 +50,14 @@ PERMISSIONS_USAGE = (
 )
 
 
+@dataclass
+class SkillCommandState:
+    """Which `/<skill>` commands are registered, for which catalog version (re-synced when it changes)."""
+
+    version: object = None
+    names: set[str] = field(default_factory=set)
+
+
 def register_builtin_commands(session: "Session") -> None:
     """Add `/permissions`, `/skills`, `/init` and the skill commands to `session.commands`."""
     session.commands.register(Command(
@@ -60,7 +68,8 @@ def register_builtin_commands(session: "Session") -> None:
     session.commands.register(Command("compact", "Compact now: drop older turns with a summary in their place",
                                       _compact, "[focus]"))
     session.commands.register(Command("init", "Ask the model to write an AGENTS.md for this project", _init))
-    session.extensions.setdefault(SKILL_COMMANDS_KEY, {"version": None, "names": set()})
+    if session.skill_commands is None:
+        session.skill_commands = SkillCommandState()
     # `/<skill>` commands are registered by `sync_skill_commands`, which the factory's background start
     # runs (scanning skills imports YAML: not on the path to the first frame).
 
@@ -68,10 +77,12 @@ def register_builtin_commands(session: "Session") -> None:
 def sync_skill_commands(session: "Session") -> None:
     """Register `/<id>` for each skill (once per catalog version); ids that clash with a command are left out."""
     catalog = catalog_for(session.ctx)
-    state = session.extensions.setdefault(SKILL_COMMANDS_KEY, {"version": None, "names": set()})
-    if state["version"] == catalog.version:
+    if session.skill_commands is None:
+        session.skill_commands = SkillCommandState()
+    state = session.skill_commands
+    if state.version == catalog.version:
         return
-    for name in state["names"]:
+    for name in state.names:
         session.commands.unregister(name)
     names: set[str] = set()
     for skill in catalog.skills:
@@ -80,7 +91,7 @@ def sync_skill_commands(session: "Session") -> None:
         description = skill.description or f"Run the {skill.id} skill"
         session.commands.register(Command(skill.id, f"{description} (skill)", _skill_handler(skill.id), "[args]"))
         names.add(skill.id)
-    state["version"], state["names"] = catalog.version, names
+    state.version, state.names = catalog.version, names
 
 
 def _skill_handler(skill_id: str):

@@ -127,13 +127,27 @@ class ToolResultsAppended:
 
 @dataclass
 class PermissionRequested:
-    """A tool needs the user's consent; the face sets `decision` to a `PermissionDecision`."""
+    """A tool needs the user's consent; the face sets `decision` to a `PermissionDecision`.
+
+    `id` is the tool_use id the request is about: stable and unique within a session, so the answer
+    (`PermissionAnswered`) can be journaled and matched to its request when a session is replayed.
+    """
 
     tool_name: str
     input: dict[str, Any]
     summary: str
     preview: str
     decision: asyncio.Future = field(repr=False)
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class PermissionAnswered:
+    """The answer to the `PermissionRequested` with the same `id` (a `PermissionDecision` value)."""
+
+    id: str
+    tool_name: str
+    decision: str
 
 
 @dataclass(frozen=True)
@@ -151,6 +165,44 @@ class TurnEnded:
     error: str | None = None
 
 
+# -- session events: changes made outside a turn, delivered to `Session.listeners` (the journal) --------
+@dataclass(frozen=True)
+class ModelSwitched:
+    """`Session.switch_model()` replaced the provider; the next call goes to `model`."""
+
+    old_model: str
+    model: str
+    provider: str
+
+
+@dataclass(frozen=True)
+class SessionCleared:
+    """`/clear`: the history was replaced by an empty one (the journal starts a new file)."""
+
+    dropped_messages: int
+
+
+@dataclass(frozen=True)
+class TurnClosed:
+    """`Session.run_turn` returned, however it ended (also on cancel, where no `TurnEnded` is yielded):
+    listeners can pick up messages the loop appended while repairing the history."""
+
+    history_len: int
+
+
+@dataclass(frozen=True)
+class CompactionChanged:
+    """The user changed a compaction decision between calls (`pin`, `exclude`, `expand` of message
+    `index`, `on` or off): the journal records it with the compactor's new state."""
+
+    action: str
+    index: int | None = None
+    on: bool = True
+
+
+SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed, CompactionChanged]
+
+
 EngineEvent = Union[
     TurnStarted,
     ModelCallStarted,
@@ -163,6 +215,7 @@ EngineEvent = Union[
     ToolFinished,
     ToolResultsAppended,
     PermissionRequested,
+    PermissionAnswered,
     Notice,
     TurnEnded,
 ]

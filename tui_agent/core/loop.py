@@ -320,8 +320,9 @@ async def _run_tools(
             if decision.behavior == "ask":
                 future: asyncio.Future = asyncio.get_running_loop().create_future()
                 yield ev.PermissionRequested(tool.name, tool_input, tool.summary(tool_input),
-                                             tool.permission_preview(tool_input, ctx), future)
+                                             tool.permission_preview(tool_input, ctx), future, id=use["id"])
                 answer = await future
+                yield ev.PermissionAnswered(use["id"], tool.name, str(getattr(answer, "value", answer)))
                 if answer == PermissionDecision.ALLOW_SESSION:
                     config.permissions.remember(tool, tool_input)
                 decision_ok = answer in (PermissionDecision.ALLOW_ONCE, PermissionDecision.ALLOW_SESSION)

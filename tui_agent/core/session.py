@@ -22,6 +22,8 @@ from tui_agent.core.tokens import text_tokens, tools_tokens
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
+    from tui_agent.core.builtin_commands import SkillCommandState
+    from tui_agent.core.mcp.install import McpState
     from tui_agent.core.providers.base import ModelRequest
 
 BASE_SYSTEM_PROMPT = """You are tui-agent, a coding agent working in the user's repository at {workspace}.
@@ -49,14 +51,21 @@ class Session:
     # notices (warnings such as a skipped MCP server) to show.
     background_start: list[Callable[["Session"], Awaitable[list[ev.Notice]]]] = field(default_factory=list)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    extensions: dict[str, Any] = field(default_factory=dict)
+    # Engine-owned state of the optional parts, in typed fields (set by their installers).
+    mcp: "McpState | None" = None
+    skill_commands: "SkillCommandState | None" = None
+    # Set when the session is journaled (`journal.start_journal`): the id `--resume ID` takes.
+    session_id: str | None = None
+    # Called with every engine event of a turn and every session event (model switch, /clear, turn
+    # closed), in order, before any face sees it: the journal is one. A listener must not raise.
+    listeners: list[Callable[[Any], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).resolve()
         self.ctx = ToolContext(workspace=self.workspace)
         # Tools that read many files at once (Grep) consult the policy to leave out what a deny rule
         # forbids reading; the loop's gate only sees the paths a call names.
-        self.ctx.state["permissions"] = self.permissions
+        self.ctx.permissions = self.permissions
         self.state = LoopState()
         self.running = False
         self.compactor = self._make_compactor()
@@ -94,16 +103,46 @@ class Session:
             async for event in run_turn(self.history, prompt, self.loop_config(), self.ctx, self.state):
                 if isinstance(event, ev.Usage):
                     self.usage_history.append(event)
+                self.emit(event)
                 yield event
         finally:
             self.running = False
+            self.emit(ev.TurnClosed(len(self.history)))
+
+    def emit(self, event: Any) -> None:
+        """Hand `event` to every listener; a failing listener is dropped from this call, never fatal."""
+        for listener in list(self.listeners):
+            try:
+                listener(event)
+            except Exception:  # noqa: BLE001 - a journal failure must not end the user's turn
+                pass
 
     def clear(self) -> None:
         """`/clear`: a new, empty history; the system prompt, tools and permissions stay."""
+        dropped = len(self.history)
         self.history = []
         self.usage_history = []
         self.ctx.read_files.clear()
         self.state.last_plan = None
+        self.emit(ev.SessionCleared(dropped))
+
+    async def switch_model(self, provider: Provider) -> ev.ModelSwitched:
+        """Send the next calls to `provider` (closing the old one) and tell the listeners.
+
+        The one way to change the model mid-session, so the journal records it and a resumed session
+        continues with the model it last used.
+        """
+        if self.running:
+            raise RuntimeError("a turn is running; cancel it before switching the model")
+        old, self.provider = self.provider, provider
+        if old is not provider:
+            try:
+                await old.aclose()
+            except Exception:  # noqa: BLE001 - closing the old client must not block the switch
+                pass
+        event = ev.ModelSwitched(old.model, provider.model, provider.name)
+        self.emit(event)
+        return event
 
     async def start_background(self) -> list[ev.Notice]:
         """Run the background start-up work once; a failing task becomes a warning, never a crash."""
@@ -157,16 +196,19 @@ class Session:
         """Always send message `index` verbatim (never cut, masked, dropped or summarised)."""
         if hasattr(self.compactor, "pin"):
             self.compactor.pin(index, on)
+            self.emit(ev.CompactionChanged("pin", index, on))
 
     def exclude(self, index: int, on: bool = True) -> None:
         """Never send message `index` (with its tool_use/tool_result partner)."""
         if hasattr(self.compactor, "exclude"):
             self.compactor.exclude(index, on)
+            self.emit(ev.CompactionChanged("exclude", index, on))
 
     def expand(self, index: int, on: bool = True) -> None:
         """Send message `index`'s cut or masked results whole in the next request."""
         if hasattr(self.compactor, "expand"):
             self.compactor.expand(index, on)
+            self.emit(ev.CompactionChanged("expand", index, on))
 
     async def compact_now(self, focus: str = "") -> str:
         """`/compact [focus]`: a compaction event now, with the model's summary of what it drops (the

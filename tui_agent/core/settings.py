@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from tui_agent.core.permissions import PermissionPolicy, Rule
 
 CONFIG_ENV = "TUI_AGENT_CONFIG_DIR"
+DATA_ENV = "TUI_AGENT_DATA_DIR"
 SETTINGS_NAME = "settings.json"
 PROJECT_DIR = ".tui-agent"
 
@@ -45,6 +46,18 @@ def log_dir(environ: Mapping[str, str] | None = None) -> Path:
     import platformdirs
 
     return Path(platformdirs.user_log_path("tui-agent"))
+
+
+def data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where session journals live: `$TUI_AGENT_DATA_DIR` or the platform's user data dir
+    (`platformdirs.user_data_path("tui-agent")`, e.g. `~/.local/share/tui-agent`). Data, not config:
+    a user may sync or wipe their config folder without losing their sessions, and vice versa."""
+    override = (os.environ if environ is None else environ).get(DATA_ENV, "").strip()
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_path("tui-agent"))
 
 
 def settings_files(workspace: Path) -> list[Path]:

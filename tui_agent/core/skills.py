@@ -28,7 +28,6 @@ SKILL_FILE = "SKILL.md"
 MAX_BODY_BYTES = 32 * 1024
 TRUNCATED_NOTE = "\n\n[skill truncated at 32KB]"
 MAX_FILE_BYTES = 1024 * 1024  # read no more than this of a SKILL.md (the body is cut at 32 KB anyway)
-STATE_KEY = "skills"
 CATALOG_HEADER = (
     "## Available Skills\nUse the Skill tool with a skill name to load its instructions. When the user's "
     "message starts with /<skill-name>, load that skill first (the rest of the message is its args)."
@@ -212,11 +211,10 @@ class SkillCatalog:
 
 
 def catalog_for(ctx: "ToolContext") -> SkillCatalog:
-    """The session's catalog, kept in `ctx.state` so the Skill tool, the system prompt and `/skills` share it."""
-    catalog = ctx.state.get(STATE_KEY)
-    if not isinstance(catalog, SkillCatalog):
-        catalog = SkillCatalog(Path(ctx.workspace), default_user_dir())
-        ctx.state[STATE_KEY] = catalog
+    """The session's catalog, kept in `ctx.skills` so the Skill tool, the system prompt and `/skills` share it."""
+    catalog = ctx.skills
+    if catalog is None:
+        catalog = ctx.skills = SkillCatalog(Path(ctx.workspace), default_user_dir())
     catalog.refresh()
     return catalog
 

@@ -2,7 +2,7 @@
 
 `build_system_prompt(session)` is a `Session.system_prompt_builder`: the loop calls it before every
 model call, so a changed AGENTS.md or a new skill applies to the next call. Both are cached on
-`session.ctx.state` and only re-read when their files' mtimes change. `/clear` keeps them, because
+`session.ctx.project_context` and only re-read when their files' mtimes change. `/clear` keeps them, because
 `Session.clear()` only empties the history and the read-file record.
 """
 
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from tui_agent.core.session import Session
     from tui_agent.core.tools.base import ToolContext
 
-CONTEXT_KEY = "project_context"
 
 TOOLS_GUIDANCE = """To change files, use Edit for changes to an existing file (Read it first: Edit refuses files you have not read) and Write for new files or complete rewrites. Never write inside .git/.
 Use Bash to run commands (tests, builds, git) in the workspace root; prefer the file tools over cat, sed or echo.
@@ -26,12 +25,10 @@ Tools that change things may need the user's permission. If the user denies a to
 
 
 def project_context_for(ctx: "ToolContext") -> ProjectContext:
-    """The session's cached project context (kept in `ctx.state`, which `/clear` does not touch)."""
-    loader = ctx.state.get(CONTEXT_KEY)
-    if not isinstance(loader, ProjectContext):
-        loader = ProjectContext(ctx.workspace)
-        ctx.state[CONTEXT_KEY] = loader
-    return loader
+    """The session's cached project context (kept in `ctx.project_context`, which `/clear` does not touch)."""
+    if ctx.project_context is None:
+        ctx.project_context = ProjectContext(ctx.workspace)
+    return ctx.project_context
 
 
 def build_system_prompt(session: "Session") -> str:
@@ -76,7 +73,7 @@ def _shown(path, session: "Session") -> str:
 
 def _sync_skill_commands(session: "Session") -> None:
     """Keep `/<skill-id>` commands in step with the catalog, once builtin commands are registered."""
-    if "skill_commands" not in session.extensions:
+    if session.skill_commands is None:
         return
     from tui_agent.core.builtin_commands import sync_skill_commands
 

@@ -46,10 +46,14 @@ class AgentApp(App[int]):
         config_base: Path | None = None,
         show_durations: bool = True,
         run_background: bool = True,
+        resumed: bool = False,
+        pick_session: bool = False,
     ) -> None:
         super().__init__()  # first: it creates the theme registry (pitfall P11)
         self.session = session
-        label = session_label or session.extensions.get("session_id")
+        self.resumed = resumed
+        self.pick_session = pick_session
+        label = session_label or session.session_id
         self.session_label = str(label) if label else uuid.uuid4().hex[:6]
         self.workspace_label = session.workspace.name or str(session.workspace)
         self.config_base = config_base
@@ -74,7 +78,8 @@ class AgentApp(App[int]):
         return dict(VARIABLE_DEFAULTS)  # literal values only (pitfall P10)
 
     def get_default_screen(self) -> Screen:
-        return MainScreen(self.session, self.startup_notices, self.show_durations)
+        return MainScreen(self.session, self.startup_notices, self.show_durations, resumed=self.resumed,
+                          pick_session=self.pick_session)
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._remember_theme)
@@ -154,12 +159,13 @@ def setup_trace_log() -> ev.Notice | None:
     return ev.Notice(f"Tracing to {path} (tail -f it in another terminal).")
 
 
-def run_app(session: "Session", startup_notices: Sequence[ev.Notice] | None = None) -> int:
+def run_app(session: "Session", startup_notices: Sequence[ev.Notice] | None = None, *, resumed: bool = False,
+            pick_session: bool = False) -> int:
     """Run the TUI until the user quits; returns the process exit code."""
     notices = list(startup_notices or [])
     trace_notice = setup_trace_log()
     if trace_notice is not None:
         notices.append(trace_notice)
-    app = AgentApp(session, startup_notices=notices)
+    app = AgentApp(session, startup_notices=notices, resumed=resumed, pick_session=pick_session)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -25,6 +25,8 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/model NAME", "Switch the model for the next calls"),
     ("/exit", "Quit tui-agent"),
     ("/quit", "Quit tui-agent"),
+    ("/export [FILE]", "Save the whole session as Markdown (or our JSONL for a .jsonl FILE)"),
+    ("/resume", "Continue a saved session of this workspace (a picker; type to filter)"),
 ]
 KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history (or choose a /command) · "
              "Tab complete /command · Esc cancel the turn · F2 budget panel (in it: Enter open a row, c exact "
@@ -83,6 +85,14 @@ async def run_command(screen: "MainScreen", line: str) -> None:
             await chat.add_notice(f"Theme: {args} (remembered for next time)")
     elif name == "/model":
         await _switch_model(screen, args)
+    elif name == "/resume":
+        from tui_agent.ui.session_actions import open_resume_picker
+
+        await open_resume_picker(screen)
+    elif name == "/export":
+        from tui_agent.ui.session_actions import export_session
+
+        await export_session(screen, args)
     elif name in ("/exit", "/quit"):
         await app.action_quit()
     else:
@@ -111,11 +121,7 @@ async def _switch_model(screen: "MainScreen", name: str) -> None:
     except Exception as error:  # noqa: BLE001 - a bad model name is a message, not a crash
         await chat.add_notice(f"Could not switch to {name}: {error}", "error")
         return
-    old, session.provider = session.provider, provider
-    try:
-        await old.aclose()
-    except Exception:  # noqa: BLE001
-        pass
+    await session.switch_model(provider)
     screen.update_title()
     screen.panel.show_next_call()
     for notice in notices:

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from tui_agent.core.mcp.manager import McpManager
     from tui_agent.core.session import Session
 
-EXTENSION_KEY = "mcp"
 NO_CONFIG_TEXT = (
     "No MCP servers configured. Add them to .mcp.json in the workspace, for example:\n"
     '  {{"mcpServers": {{"time": {{"command": "uvx", "args": ["mcp-server-time"]}}}}}}\n'
@@ -29,7 +28,7 @@ NO_CONFIG_TEXT = (
 
 @dataclass
 class McpState:
-    """What `/mcp` reports; kept in `session.extensions["mcp"]`."""
+    """What `/mcp` reports; kept in `session.mcp`."""
 
     phase: str = "waiting"  # waiting → starting → ready | none | error
     manager: "McpManager | None" = None
@@ -50,7 +49,7 @@ def install_mcp(
     The keyword arguments exist for tests; the app calls `install_mcp(session)`.
     """
     state = McpState()
-    session.extensions[EXTENSION_KEY] = state
+    session.mcp = state
 
     async def start(session: "Session") -> list[Notice]:
         from tui_agent.core.mcp.config import McpConfigError, config_paths, load_config, user_config_dir
@@ -95,7 +94,7 @@ def install_mcp(
 
 
 def mcp_command(session: "Session", args: str) -> CommandResult:
-    state: McpState | None = session.extensions.get(EXTENSION_KEY)
+    state = session.mcp
     if state is None or state.phase == "waiting":
         return CommandResult("MCP: not started yet.")
     if state.phase == "error":

@@ -18,6 +18,7 @@ Failure handling (each ends in a one-line `ProviderError` the loop can show):
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, ClassVar
@@ -60,12 +61,30 @@ class AnthropicProvider(SdkProvider):
     _previous: list[str] = field(default_factory=list, init=False, repr=False)
 
     # -- request building -------------------------------------------------------------------
+    def cache_prefix(self) -> list[str]:
+        """Digests of the messages the last call sent: where the stable-prefix breakpoint goes next.
+        Journaled, so a resumed session places its breakpoints exactly as the running one would have."""
+        return list(self._previous)
+
+    def restore_cache_prefix(self, digests: list[str]) -> None:
+        self._previous = [str(d) for d in digests]
+
+    def outbound_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The exact JSON body the next `stream(request)` would POST (the SDK adds `stream: true`), without
+        moving the remembered prefix: for `--print-outbound`."""
+        previous = list(self._previous)
+        try:
+            return {**self.build_params(request), "stream": True}
+        finally:
+            self._previous = previous
+
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `messages.stream` keyword arguments, with cache breakpoints; `request` is never mutated.
 
         Breakpoints (at most 4): the last tool definition, the system prompt, the end of the part of the
         messages unchanged since the previous call (the cache written last time can be read there even
         when compaction changed later messages), and the last message (written now, read next call).
+        The previous call is remembered as message digests, not copies.
         """
         params: dict[str, Any] = {
             "model": request.model or self.model,
@@ -83,7 +102,7 @@ class AnthropicProvider(SdkProvider):
             if cache:
                 tools[-1]["cache_control"] = dict(EPHEMERAL)
             params["tools"] = tools
-        keys = [to_json(m) for m in request.messages]
+        keys = [message_digest(m) for m in request.messages]
         stable = 0
         for old, new in zip(self._previous, keys):
             if old != new:
@@ -195,6 +214,11 @@ class AnthropicProvider(SdkProvider):
         if request.tools:
             params["tools"] = list(request.tools)
         return params
+
+
+def message_digest(message: Message) -> str:
+    """A short stable digest of one outbound message (what the cache keys on, minus breakpoints)."""
+    return hashlib.blake2b(to_json(message).encode(), digest_size=12).hexdigest()
 
 
 class _Dropped(Exception):

@@ -93,6 +93,17 @@ class Provider(ABC):
         from a thread after its first frame, so it must only import, never touch the event loop."""
         return None
 
+    def outbound_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The JSON body this provider would send for `request` (`--print-outbound`). Providers with a
+        wire format of their own override it; the default is the Messages API shape of the request."""
+        body: dict[str, Any] = {"model": request.model or self.model, "max_tokens": request.max_tokens,
+                                "messages": request.messages}
+        if request.system:
+            body["system"] = request.system
+        if request.tools:
+            body["tools"] = request.tools
+        return body
+
     async def count_tokens(self, request: ModelRequest) -> int | None:
         """Exact input tokens for `request` where the API can count them; None otherwise."""
         return None

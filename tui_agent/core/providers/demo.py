@@ -61,7 +61,9 @@ class DemoProvider(Provider):
     _announced: bool = field(default=False, repr=False)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        self._calls += 1
+        # Continue the numbering of the ids already in the conversation: a resumed session (a new
+        # process) must not repeat a tool_use id, which the API would reject.
+        self._calls = max(self._calls, _highest_demo_call(request.messages)) + 1
         if is_summary_request(request.messages):  # compaction's summary tier: an extractive summary
             summary = extractive_summary(request.messages)
             yield StreamDone({"role": "assistant", "content": [{"type": "text", "text": summary}]}, "end_turn", None)
@@ -253,3 +255,16 @@ def _answer(turn: _Turn, keyword: str) -> str:
     lines.append("")
     lines.append("Ask me about any of these files, or open the context panel to see what I still remember.")
     return "\n".join(lines)
+
+
+_DEMO_ID = re.compile(r"^toolu_demo_(\d+)_\d+$")
+
+
+def _highest_demo_call(messages: list[Message]) -> int:
+    highest = 0
+    for message in messages:
+        for block in message.get("content") if isinstance(message.get("content"), list) else []:
+            match = _DEMO_ID.match(str(block.get("id", ""))) if isinstance(block, dict) else None
+            if match:
+                highest = max(highest, int(match.group(1)))
+    return highest

@@ -224,6 +224,9 @@ class OpenAIProvider(SdkProvider):
             params["stream_options"] = {"include_usage": True}
         return params
 
+    def outbound_body(self, request: ModelRequest) -> dict[str, Any]:
+        return self.build_params(request)
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         params = self.build_params(request)
         async for item in with_retries(lambda: self._attempt(params), self.retry, f"Model endpoint ({self.base_url})"):

@@ -10,7 +10,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from tui_agent.core.permissions import PermissionPolicy
+    from tui_agent.core.project_context import ProjectContext
+    from tui_agent.core.skills import SkillCatalog
 
 ToolContent = str | list[dict[str, Any]]
 
@@ -30,12 +35,17 @@ class ToolContext:
     """What a tool may use: the workspace root and session-scoped state shared between tools.
 
     `read_files` maps a resolved path to the mtime seen by Read, so Edit can refuse files the agent has
-    not read or that changed on disk since (Claude Code's rule).
+    not read or that changed on disk since (Claude Code's rule). The rest are typed fields, not a bag:
+    `permissions` (tools that read many files, like Grep, leave out what a deny rule forbids),
+    `project_context` (AGENTS.md & co., cached by mtime) and `skills` (the catalog), both created on
+    first use and kept by `/clear`.
     """
 
     workspace: Path
     read_files: dict[str, float] = field(default_factory=dict)
-    state: dict[str, Any] = field(default_factory=dict)
+    permissions: "PermissionPolicy | None" = None
+    project_context: "ProjectContext | None" = None
+    skills: "SkillCatalog | None" = None
 
 
 class Tool(ABC):

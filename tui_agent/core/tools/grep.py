@@ -134,7 +134,7 @@ class GrepTool(Tool):
         head_limit = tool_input.get("head_limit")
         head_limit = DEFAULT_HEAD_LIMIT if head_limit is None else int(head_limit)
         offset = int(tool_input.get("offset") or 0)
-        policy = ctx.state.get("permissions")
+        policy = ctx.permissions
         excludes = policy.read_deny_globs() if policy is not None else []
         args = build_args(rg, tool_input, mode, shown, excludes)
         # Content arrives sorted by path, so we can stop rg once the page (plus one line) is in.

@@ -42,10 +42,13 @@ class MainScreen(Screen):
         Binding("f3", "focus_prompt", "Prompt", show=False),
     ]
 
-    def __init__(self, session: "Session", welcome: list[ev.Notice], show_durations: bool = True) -> None:
+    def __init__(self, session: "Session", welcome: list[ev.Notice], show_durations: bool = True,
+                 resumed: bool = False, pick_session: bool = False) -> None:
         super().__init__()
         self.session = session
         self.welcome = welcome
+        self.resumed = resumed  # the session was restored from its journal: redraw it
+        self.pick_session = pick_session  # a bare `--resume`: open the picker at once
         self.show_durations = show_durations
         self.turn: Worker | None = None
 
@@ -76,8 +79,17 @@ class MainScreen(Screen):
         await self.chat.add_notice(
             f"Ask about the code in {self.app.workspace_label}. The budget panel (F2) shows what each model call sends: "
             "highlighted rows go out, grey rows were dropped, ✂ marks cut tool results. /help lists commands.")
-        for notice in self.welcome:
-            await self.chat.add_notice(notice.text, notice.level)
+        if self.resumed:
+            from tui_agent.ui.session_actions import show_restored
+
+            await show_restored(self, self.welcome)
+        else:
+            for notice in self.welcome:
+                await self.chat.add_notice(notice.text, notice.level)
+        if self.pick_session:
+            from tui_agent.ui.session_actions import open_resume_picker
+
+            await open_resume_picker(self)
         self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self.prompt.focus()  # explicit: headless runs do not always honour AUTO_FOCUS
 
@@ -87,7 +99,8 @@ class MainScreen(Screen):
 
     def update_title(self) -> None:
         self.title = "tui-agent"
-        parts = [self.session.provider.model, self.app.workspace_label, f"session {self.app.session_label}"]
+        label = self.session.session_id or self.app.session_label
+        parts = [self.session.provider.model, self.app.workspace_label, f"session {label}"]
         cost = self.panel.cost_text if self.is_mounted else ""
         self.sub_title = " · ".join(parts + ([cost] if cost else []))
 
@@ -186,6 +199,11 @@ class MainScreen(Screen):
             raise
         finally:
             await renderer.close()
+            from tui_agent.core.journal.writer import journal_problem
+
+            problem = journal_problem(self.session)
+            if problem:
+                chat.add_notice_nowait(problem, "warning")
         return reason
 
     def session_rule(self, tool_name: str, tool_input: dict) -> str:
@@ -207,14 +225,19 @@ class MainScreen(Screen):
         if self.turn is not None and self.turn_running:
             self.turn.cancel()
 
-    async def clear_conversation(self) -> None:
+    async def stop_turn(self) -> None:
+        """Cancel the running turn, if any, and wait until the core has repaired the history."""
         if self.turn is not None and self.turn_running:
             self.turn.cancel()
             try:
                 await self.turn.wait()
             except Exception:  # noqa: BLE001 - WorkerCancelled is the expected outcome
                 pass
+
+    async def clear_conversation(self) -> None:
+        await self.stop_turn()
         self.session.clear()
+        self.update_title()  # a journaled session continues under a new id
         await self.chat.clear_all()
         self.panel.sync_history()
         await self.chat.add_notice("Cleared: a new conversation (history, chat and panel are empty).")

@@ -1,0 +1,160 @@
+"""Read a journal back: the header, the history and the state needed to continue exactly where it was.
+
+Robust to what a crash or a hand edit leaves: a line that is not JSON (a record cut short by `kill -9`,
+a stray edit) is skipped with a warning naming its line; so is a record of an unknown type or shape.
+A file with no header, or written by a newer format version, is refused with a `JournalError` that says
+what to do.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui_agent.core import events as ev
+from tui_agent.core.journal import records as rec
+from tui_agent.core.messages import Message
+
+
+@dataclass
+class CallRecord:
+    call: int
+    model: str
+    estimated_tokens: int
+    history_len: int
+    plan_digest: str | None = None
+    plan: str | None = None  # the plan's one-line summary
+    sent: int | None = None  # history messages sent / left out by this call
+    dropped: int | None = None
+    event: str | None = None  # the compaction event of this call, in words
+    summary: str | None = None  # the summary the summary tier wrote at this call
+    usage: ev.Usage | None = None
+    cost_usd: float | None = None
+
+
+@dataclass
+class JournalLoad:
+    path: Path
+    header: rec.Header
+    history: list[Message] = field(default_factory=list)
+    usage: list[ev.Usage] = field(default_factory=list)
+    calls: list[CallRecord] = field(default_factory=list)
+    permissions: list[dict[str, str]] = field(default_factory=list)
+    model: str = ""
+    provider: str = ""
+    calls_made: int = 0
+    calibration: float = 1.0
+    compaction_state: dict[str, Any] | None = None
+    compaction_mode: str | None = None
+    cache_prefix: list[str] = field(default_factory=list)
+    cleared_to: str | None = None  # /clear continued the conversation in this session
+    last_activity: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def session_id(self) -> str:
+        return self.header.session_id
+
+
+def read_journal(path: Path) -> JournalLoad:
+    """Parse `path`; raises `JournalError` (one line) when it is not a usable journal at all."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise rec.JournalError(f"cannot read session file {path}: {error.strerror or error}") from error
+    load: JournalLoad | None = None
+    early_warnings: list[str] = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"{Path(path).name} line {number}"
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            (load.warnings if load else early_warnings).append(f"{where}: not a complete JSON record (skipped)")
+            continue
+        if not isinstance(record, dict):
+            (load.warnings if load else early_warnings).append(f"{where}: not a JSON object (skipped)")
+            continue
+        if load is None:
+            if record.get("type") != rec.HEADER:
+                raise rec.JournalError(f"{path} is not a tui-agent session journal (no header record)")
+            load = _start(Path(path), record)
+            load.warnings += early_warnings
+            continue
+        try:
+            _apply(load, record)
+        except (KeyError, TypeError, ValueError) as error:
+            load.warnings.append(f"{where}: a {record.get('type', 'record')!r} record is malformed ({error}; skipped)")
+    if load is None:
+        raise rec.JournalError(f"{path} is empty or not a tui-agent session journal")
+    return load
+
+
+def _start(path: Path, record: dict[str, Any]) -> JournalLoad:
+    version = record.get("format")
+    if not isinstance(version, int):
+        raise rec.JournalError(f"{path}: the header has no format version")
+    if version > rec.FORMAT_VERSION:
+        raise rec.JournalError(
+            f"{path} was written by a newer tui-agent (journal format {version}; this version reads format "
+            f"{rec.FORMAT_VERSION} and older). Upgrade tui-agent to open it.")
+    header = rec.Header.from_record(record)
+    return JournalLoad(path=path, header=header, model=header.model, provider=header.provider,
+                       last_activity=header.started)
+
+
+def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
+    kind = record["type"]
+    if isinstance(record.get("at"), str):
+        load.last_activity = record["at"]
+    if kind == rec.MESSAGE:
+        index, message = int(record["index"]), record["message"]
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            raise ValueError("not a message")
+        if index < len(load.history):
+            raise ValueError(f"message {index} was already read")
+        if index > len(load.history):
+            load.warnings.append(f"{load.path.name}: messages {len(load.history)}–{index - 1} are missing")
+        load.history.append(message)
+    elif kind == rec.CALL:
+        plan = record.get("plan")
+        load.calls.append(CallRecord(int(record["call"]), str(record.get("model", load.model)),
+                                     int(record.get("estimated_tokens", 0)), int(record.get("history_len", 0)),
+                                     record.get("plan_digest"), plan if isinstance(plan, str) else None,
+                                     record.get("sent"), record.get("dropped"), record.get("event"),
+                                     record.get("summary")))
+        load.calls_made = max(load.calls_made, int(record["call"]))
+    elif kind == rec.USAGE:
+        usage = ev.Usage(int(record["call"]), int(record["input_tokens"]), int(record["output_tokens"]),
+                         int(record.get("cache_creation_input_tokens", 0)), int(record.get("cache_read_input_tokens", 0)))
+        load.usage.append(usage)
+        load.calibration = float(record.get("calibration", load.calibration))
+        load.calls_made = max(load.calls_made, int(record.get("calls", usage.call)))
+        for call in reversed(load.calls):
+            if call.call == usage.call:
+                call.usage, call.cost_usd = usage, record.get("cost_usd")
+                break
+    elif kind == rec.COMPACTION_STATE:
+        if not isinstance(record["state"], dict):
+            raise ValueError("state is not an object")
+        load.compaction_state = record["state"]
+        load.compaction_mode = record.get("mode")
+    elif kind == rec.CACHE_PREFIX:
+        kept, add = int(record["kept"]), record["add"]
+        if not isinstance(add, list):
+            raise ValueError("add is not a list")
+        load.cache_prefix = load.cache_prefix[:kept] + [str(d) for d in add]
+    elif kind == rec.PERMISSION:
+        load.permissions.append({"id": str(record["id"]), "tool": str(record["tool"]),
+                                 "decision": str(record["decision"])})
+    elif kind == rec.MODEL:
+        load.model, load.provider = str(record["model"]), str(record.get("provider", load.provider))
+    elif kind == rec.CLEARED:
+        load.cleared_to = str(record["next"])
+    elif kind in (rec.RESUMED, rec.COMPACTION_CHANGE):
+        pass  # markers for people and replay; the state that matters is in compaction_state
+    else:
+        raise ValueError(f"unknown record type {kind!r}")

@@ -1,0 +1,111 @@
+"""Put a read journal back into a Session and keep journaling it.
+
+The restored session continues exactly where the old one was: the same history, usage and call counter,
+the compactor's sticky decisions (with its calibration of estimates to real tokens) and the provider's
+remembered cache prefix, so the first request after a resume is the request the old process would have
+sent next.
+
+A crash can leave the history one message short of valid: a `kill -9` while a tool ran leaves a tool_use
+with no result. That call is answered with a synthetic error result (the in-flight message is the one
+thing lost), appended and journaled like any message. Damage in the middle of a file (a lost line) is
+not repaired in place, because the file must stay append-only: the valid part continues in a new
+session file that names the old one as its parent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping
+
+from tui_agent.core import events as ev
+from tui_agent.core.journal.compaction_glue import import_compaction_state
+from tui_agent.core.journal.reader import JournalLoad
+from tui_agent.core.journal.writer import Journal, start_journal
+from tui_agent.core.messages import Message, protocol_errors, tool_result_block, tool_uses
+
+if TYPE_CHECKING:
+    from tui_agent.core.session import Session
+
+INTERRUPTED_RESULT = "Not run to the end: tui-agent stopped before this tool finished (the session was resumed)."
+
+
+@dataclass
+class Restored:
+    notices: list[ev.Notice] = field(default_factory=list)
+    repaired: int = 0  # synthetic messages appended to make the history valid
+    kept: int = 0  # journaled messages kept (all of them unless the file was damaged in the middle)
+    fork: bool = False  # the history was cut: continue in a new file
+
+
+def valid_prefix(history: list[Message]) -> tuple[list[Message], list[Message]]:
+    """(the longest valid part of `history`, the repair messages to append after it)."""
+    kept = list(history)
+    while kept and protocol_errors(kept):  # a final unanswered tool_use is not an error here
+        kept.pop()
+    repairs: list[Message] = []
+    if kept and tool_uses(kept[-1]):
+        repairs.append({"role": "user", "content": [
+            tool_result_block(use["id"], INTERRUPTED_RESULT, True) for use in tool_uses(kept[-1])]})
+    return kept, repairs
+
+
+def restore(session: "Session", load: JournalLoad) -> Restored:
+    """Fill `session` (fresh, empty history) from `load`."""
+    result = Restored()
+    kept, repairs = valid_prefix(load.history)
+    result.kept, result.repaired = len(kept), len(repairs)
+    result.fork = len(kept) < len(load.history)
+    session.history.extend(kept + repairs)
+    session.usage_history.extend(load.usage)
+    session.state.calls = load.calls_made  # (the calibration is part of the compactor's state)
+    warning = import_compaction_state(session, load.compaction_state, load.compaction_mode)
+    if warning:
+        result.notices.append(ev.Notice(warning, "warning"))
+    restore_prefix = getattr(session.provider, "restore_cache_prefix", None)
+    if callable(restore_prefix) and session.model == load.model and not result.fork:
+        restore_prefix(load.cache_prefix)
+    for text in load.warnings[:5]:
+        result.notices.append(ev.Notice(text, "warning"))
+    if len(load.warnings) > 5:
+        result.notices.append(ev.Notice(f"… and {len(load.warnings) - 5} more unreadable lines.", "warning"))
+    if result.fork:
+        result.notices.append(ev.Notice(
+            f"The journal lost messages in the middle; kept the first {len(kept)} of {len(load.history)} "
+            "and continue in a new session file.", "warning"))
+    if repairs:
+        result.notices.append(ev.Notice(
+            "The last tool call was cut off when the session stopped; it is marked as not finished.", "warning"))
+    calls = f"{load.calls_made} model call{'s' if load.calls_made != 1 else ''}"
+    note = f"Resumed session {load.session_id}: {len(kept)} message{'s' if len(kept) != 1 else ''}, {calls}"
+    if load.model and load.model != session.model:
+        note += f" (was {load.model}, now {session.model})"
+    result.notices.insert(0, ev.Notice(note + ".", "info"))
+    return result
+
+
+def resume_journaled(session: "Session", load: JournalLoad,
+                     environ: Mapping[str, str] | None = None) -> tuple[Journal, list[ev.Notice]]:
+    """Restore `load` into `session` and keep journaling: in the same file, or in a new one that names
+    the old session as its parent when the history had to be cut."""
+    restored = restore(session, load)
+    if restored.fork:
+        journal = start_journal(session, source=f"session {load.session_id}", environ=environ)
+    else:
+        journal = start_journal(session, session_id=load.session_id, resumed_written=restored.kept,
+                                environ=environ)
+    if load.model and load.model != session.model:
+        journal(ev.ModelSwitched(load.model, session.model, session.provider.name))
+    return journal, restored.notices
+
+
+def reopen(session: "Session", load: JournalLoad,
+           environ: Mapping[str, str] | None = None) -> tuple[Journal, list[ev.Notice]]:
+    """Replace what `session` holds with the journaled session `load` (the TUI's `/resume`): the current
+    journal is closed as it is (nothing is lost: it is already on disk), the session emptied, then
+    restored and journaled into `load`'s file."""
+    from tui_agent.core.journal.writer import stop_journal
+
+    stop_journal(session)
+    session.clear()  # no journal listens now: this starts no new file
+    session.state.calls = 0
+    return resume_journaled(session, load, environ)

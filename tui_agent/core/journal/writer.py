@@ -1,0 +1,281 @@
+"""The journal writer: a `Session` listener that appends one fsynced JSON line per record.
+
+It follows the history by index rather than by event: on every event it first writes the history
+entries it has not written yet. The loop's own repairs after a cancel or an error (a partial reply marked
+interrupted, synthetic tool_results) are appended without an event of their own; `TurnClosed` picks them
+up. So a `kill -9` loses at most what was not yet in the history: the message in flight.
+
+Secrets: the journal never sees request headers or the environment. As a second line of defence the
+values of key-like environment variables (`*_API_KEY`, `*_TOKEN`, `*_SECRET`) are replaced by
+`[redacted]` in every line before it is written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Mapping
+
+from tui_agent import __version__
+from tui_agent.core import events as ev
+from tui_agent.core.journal import records as rec
+from tui_agent.core.journal.compaction_glue import call_fields, compaction_mode, export_compaction_state
+from tui_agent.core.journal.paths import ensure_dir, journal_path
+
+if TYPE_CHECKING:
+    from tui_agent.core.session import Session
+
+_SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET|PASSWORD)$", re.I)
+REDACTED = "[redacted]"
+
+
+def secret_values(environ: Mapping[str, str]) -> list[str]:
+    """Values of key-like variables long enough to be a real secret, longest first."""
+    values = {v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= 8}
+    return sorted(values, key=len, reverse=True)
+
+
+class JournalFile:
+    """One append-only journal file: 0600, each line flushed and fsynced before `append` returns."""
+
+    def __init__(self, path: Path, secrets: list[str] | None = None) -> None:
+        self.path = path
+        self.secrets = secrets or []
+        ensure_dir(path.parent)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.fchmod(fd, 0o600)  # also when the file existed with looser permissions
+        self._file: IO[bytes] | None = os.fdopen(fd, "ab")
+        if path.stat().st_size and not _ends_with_newline(path):
+            self._write(b"\n")  # a line cut short by a kill: start the next record on its own line
+
+    def append(self, record: dict[str, Any], sync: bool = True) -> None:
+        """Write one record; `sync=False` leaves the flush + fsync to the next synced write or `sync()`
+        (a batch, such as a loaded transcript's hundreds of messages, pays for one fsync, not one each)."""
+        line = rec.dumps(record)
+        for secret in self.secrets:
+            line = line.replace(secret, REDACTED)
+        self._write(line.encode("utf-8") + b"\n", sync)
+
+    def _write(self, data: bytes, sync: bool = True) -> None:
+        if self._file is None:
+            return
+        self._file.write(data)
+        if sync:
+            self.sync()
+
+    def sync(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
+
+
+@dataclass
+class Journal:
+    """Keeps `session`'s journal: install with `start_journal`. The file (and its header) is created with
+    the first record, so a TUI opened and closed without a prompt leaves no empty session behind."""
+
+    session: "Session"
+    path: Path
+    secrets: list[str] = field(default_factory=list)
+    written: int = 0  # history entries already in the file
+    parent: str | None = None  # header fields of a file not created yet
+    source: str | None = None
+    problem: str | None = None  # set when a write failed (disk full...): journaling stopped
+    problem_shown: bool = False
+    file: JournalFile | None = None
+    _compaction_state: str | None = None
+    _prefix: list[str] = field(default_factory=list)
+
+    def __call__(self, event: Any) -> None:
+        if self.problem is not None:
+            return
+        try:
+            self._record(event)
+        except Exception as error:  # noqa: BLE001 - disk full, or a bug: say so once, never break the turn
+            what = str(error) if isinstance(error, OSError) else f"{type(error).__name__}: {error}"
+            self.problem = f"The session journal {self.path} could not be written ({what}); journaling stopped."
+            self.close()
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+    def _record(self, event: Any) -> None:
+        if isinstance(event, ev.SessionCleared):
+            self._start_next_file()
+            return
+        self.sync_messages()
+        match event:
+            case ev.CompactionReported():
+                self._append(rec.CALL, call=event.call, model=self.session.model, history_len=event.history_len,
+                             system_tokens=event.system_tokens, tools_tokens=event.tools_tokens,
+                             **call_fields(event))
+                self.sync_compaction_state()
+            case ev.AssistantMessage():
+                self.sync_cache_prefix()
+            case ev.Usage():
+                self._append(rec.USAGE, call=event.call, input_tokens=event.input_tokens,
+                             output_tokens=event.output_tokens,
+                             cache_creation_input_tokens=event.cache_creation_input_tokens,
+                             cache_read_input_tokens=event.cache_read_input_tokens,
+                             cost_usd=_cost(self.session.model, event),
+                             calibration=self.session.calibration, calls=self.session.state.calls)
+            case ev.PermissionAnswered():
+                self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
+            case ev.ModelSwitched():
+                self._append(rec.MODEL, old=event.old_model, model=event.model, provider=event.provider)
+                self.sync_cache_prefix()  # a new provider starts with no remembered prefix
+            case ev.CompactionChanged():
+                self._append(rec.COMPACTION_CHANGE, action=event.action, index=event.index, on=event.on)
+                self.sync_compaction_state()
+            case ev.TurnClosed():
+                self.sync_compaction_state()
+
+    # -- pieces ------------------------------------------------------------------------------
+    def _append(self, kind: str, sync: bool = True, **fields: Any) -> None:
+        self.open().append({"type": kind, "at": rec.now_iso(), **fields}, sync)
+
+    def open(self) -> JournalFile:
+        """The file, created with its header on first use (existing files are appended to)."""
+        if self.file is None:
+            existed = self.path.exists() and self.path.stat().st_size > 0
+            self.file = JournalFile(self.path, self.secrets)
+            if not existed:
+                self.file.append(_header(self.session, self.parent, self.source).record())
+        return self.file
+
+    def sync_messages(self) -> None:
+        history = self.session.history
+        if self.written >= len(history):
+            return
+        while self.written < len(history):
+            self._append(rec.MESSAGE, sync=False, index=self.written, message=history[self.written])
+            self.written += 1
+        self.open().sync()  # one fsync for the batch (usually a single message)
+
+    def sync_compaction_state(self) -> None:
+        state = export_compaction_state(self.session)
+        if state is None:
+            return
+        key = rec.dumps(state)
+        if key != self._compaction_state:
+            self._append(rec.COMPACTION_STATE, state=state, mode=compaction_mode(self.session))
+            self._compaction_state = key
+
+    def sync_cache_prefix(self) -> None:
+        """The provider's remembered outbound prefix, as a delta against the last one written (most calls
+        keep everything and add two messages, so the file stays small)."""
+        getter = getattr(self.session.provider, "cache_prefix", None)
+        if not callable(getter):
+            return
+        prefix = list(getter())
+        kept = 0
+        for old, new in zip(self._prefix, prefix):
+            if old != new:
+                break
+            kept += 1
+        if kept == len(prefix) == len(self._prefix):
+            return
+        self._append(rec.CACHE_PREFIX, kept=kept, add=prefix[kept:])
+        self._prefix = prefix
+
+    def _start_next_file(self) -> None:
+        """`/clear`: close this file with a link to the next session, which links back as its parent."""
+        old_id = self.session.session_id
+        new_id = rec.new_session_id()
+        if self.file is not None:  # nothing was said in this session yet: no link to leave
+            self._append(rec.CLEARED, next=new_id)
+            self.close()
+            self.parent = old_id
+        self.path = self.path.with_name(f"{new_id}{self.path.suffix}")
+        self.source = None
+        self.written = 0
+        self._compaction_state = None
+        self._prefix = []
+        self.session.session_id = new_id
+
+
+def _cost(model: str, usage: ev.Usage) -> float | None:
+    from tui_agent.core.providers.base import UsageInfo
+    from tui_agent.core.providers.models import cost_usd
+
+    return cost_usd(model, UsageInfo(usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens,
+                                     usage.cache_read_input_tokens))
+
+
+def _header(session: "Session", parent: str | None, source: str | None) -> rec.Header:
+    return rec.Header(
+        session_id=session.session_id or "",
+        workspace=str(session.workspace),
+        model=session.model,
+        provider=session.provider.name,
+        started=rec.now_iso(),
+        tui_agent_version=__version__,
+        parent=parent,
+        source=source,
+    )
+
+
+def start_journal(
+    session: "Session",
+    *,
+    session_id: str | None = None,
+    source: str | None = None,
+    resumed_written: int | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Journal:
+    """Journal `session` from now on. A new session gets a new file and a header, and any history it
+    already holds (a loaded transcript) is written at once. With `resumed_written` the session was
+    read back from its existing file (`session_id`): records are appended after a `resumed` marker.
+    Raises OSError when a file that must be written now cannot be opened."""
+    environ = os.environ if environ is None else environ
+    secrets = secret_values(environ)
+    session.session_id = session_id or session.session_id or rec.new_session_id()
+    journal = Journal(session, journal_path(session.session_id, environ), secrets, source=source)
+    if resumed_written is not None:
+        journal.written = resumed_written
+        journal._append(rec.RESUMED, version=__version__, model=session.model, messages=resumed_written)
+        state = export_compaction_state(session)
+        journal._compaction_state = rec.dumps(state) if state is not None else None
+        getter = getattr(session.provider, "cache_prefix", None)
+        journal._prefix = list(getter()) if callable(getter) else []
+    journal.sync_messages()
+    if session.history:
+        journal.sync_compaction_state()
+    session.listeners.append(journal)
+    return journal
+
+
+def stop_journal(session: "Session") -> None:
+    """Detach and close `session`'s journal (before the TUI resumes another session into it)."""
+    for listener in list(session.listeners):
+        if isinstance(listener, Journal):
+            session.listeners.remove(listener)
+            listener.close()
+
+
+def journal_of(session: "Session") -> Journal | None:
+    return next((x for x in session.listeners if isinstance(x, Journal)), None)
+
+
+def journal_problem(session: "Session") -> str | None:
+    """A write failure of the session's journal, reported once (the face shows it as a warning)."""
+    journal = journal_of(session)
+    if journal is None or journal.problem is None or journal.problem_shown:
+        return None
+    journal.problem_shown = True
+    return journal.problem

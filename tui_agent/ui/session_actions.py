@@ -1,0 +1,133 @@
+"""The TUI's session commands: `/resume` (the picker, then the resumed conversation on screen) and
+`/export [FILE]`. The engine does the work (`core.journal`); this module only shows it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui_agent.core.messages import blocks, is_user_text, text_of
+
+if TYPE_CHECKING:
+    from tui_agent.core.journal.reader import JournalLoad
+    from tui_agent.ui.screens.main import MainScreen
+
+SHOW_LAST = 30  # messages of a resumed conversation redrawn in the chat (the panel lists them all)
+
+
+async def open_resume_picker(screen: "MainScreen") -> None:
+    from tui_agent.core.journal.store import list_sessions
+    from tui_agent.ui.screens.resume_picker import ResumePicker
+
+    sessions = [s for s in list_sessions(screen.session.workspace) if s.session_id != screen.session.session_id
+                or not screen.session.history]
+    screen.app.push_screen(ResumePicker(sessions), callback=lambda info: _picked(screen, info))
+
+
+def _picked(screen: "MainScreen", info) -> None:
+    if info is not None:
+        screen.run_worker(resume_path(screen, info.path), group="command")
+
+
+async def resume_path(screen: "MainScreen", path: Path) -> None:
+    from tui_agent.core.journal import JournalError
+    from tui_agent.core.journal.reader import read_journal
+
+    try:
+        load = read_journal(path)
+    except JournalError as error:
+        await screen.chat.add_notice(f"Cannot resume: {error}", "error")
+        return
+    await resume_load(screen, load)
+
+
+async def resume_load(screen: "MainScreen", load: "JournalLoad") -> None:
+    """Stop any turn, switch to the session's model, restore it, and redraw chat and panel."""
+    from tui_agent.core.journal.resume import reopen
+
+    session, chat = screen.session, screen.chat
+    await screen.stop_turn()
+    notices = []
+    if load.model and load.model != session.model:
+        try:
+            from tui_agent.core.factory import provider_for_model
+
+            name = "demo" if load.provider == "demo" else load.model
+            provider, notices = provider_for_model(name, os.environ, workspace=session.workspace)
+            await session.switch_model(provider)
+        except Exception as error:  # noqa: BLE001 - keep the current model, say why
+            await chat.add_notice(f"Could not switch to {load.model}: {error}", "warning")
+    _, restored = reopen(session, load)
+    await chat.clear_all()
+    await show_restored(screen, restored + notices)
+
+
+async def show_restored(screen: "MainScreen", notices) -> None:
+    """Draw the last messages of a restored history, replay its usage into the panel (cost, meter) and
+    show the plan of the next call at once."""
+    session, chat, panel = screen.session, screen.chat, screen.panel
+    history = session.history
+    start = max(0, len(history) - SHOW_LAST)
+    if start:
+        await chat.add_notice(f"{start} earlier messages are not redrawn here; the budget panel lists them all.")
+    tools = 0
+    for message in history[start:]:
+        if message.get("role") == "user" and is_user_text(message):
+            if tools:
+                await chat.add_notice(f"({tools} tool call{'s' if tools > 1 else ''})")
+                tools = 0
+            await chat.add_user(text_of(message))
+        elif message.get("role") == "assistant":
+            tools += sum(1 for b in blocks(message) if b.get("type") == "tool_use")
+            text = text_of(message)
+            if text.strip():
+                reply = await chat.add_reply()
+                reply.text = text
+                await reply.update(text)
+    if tools:
+        await chat.add_notice(f"({tools} tool call{'s' if tools > 1 else ''})")
+    for notice in notices:
+        await chat.add_notice(notice.text, notice.level)
+    panel.sync_history()
+    for usage in session.usage_history:
+        panel.on_usage(usage)
+    panel.show_next_call()
+    screen.update_title()
+
+
+async def export_session(screen: "MainScreen", target: str) -> None:
+    """`/export [FILE]`: Markdown (or our JSONL when FILE ends in .jsonl) of the whole session."""
+    from tui_agent.core.journal import JournalError
+    from tui_agent.core.journal.export import export_jsonl, export_markdown, markdown_of
+    from tui_agent.core.journal.reader import read_journal
+    from tui_agent.core.journal.writer import journal_of
+
+    session, chat = screen.session, screen.chat
+    if not session.history:
+        await chat.add_notice("Nothing to export yet: the conversation is empty.", "warning")
+        return
+    journal = journal_of(session)
+    name = target or f"tui-agent-{session.session_id or 'session'}.md"
+    path = Path(name).expanduser()
+    if not path.is_absolute():
+        path = session.workspace / path
+    load = None
+    if journal is not None and journal.path.is_file():
+        try:
+            load = read_journal(journal.path)
+        except JournalError:
+            load = None
+    if path.suffix == ".jsonl":
+        if load is None:
+            await chat.add_notice("This session has no journal to export as JSONL; use a .md file name.", "error")
+            return
+        text = export_jsonl(load)
+    else:
+        text = markdown_of(load) if load is not None else export_markdown(session.history, title="tui-agent session")
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        await chat.add_notice(f"Cannot write {path}: {error.strerror or error}", "error")
+        return
+    await chat.add_notice(f"Exported {len(session.history)} messages to {path}")
