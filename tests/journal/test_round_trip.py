@@ -9,7 +9,6 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
