@@ -162,6 +162,7 @@ def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: C
         compactor = factories[name]() if factories and name in factories else make_strategy(
             name, policy, baseline_estimate)
         result = StrategyResult(name)
+        sized: dict[int, tuple[Message, int]] = {}  # id → (message, chars/4): requests repeat their messages
         previous: list[Message] = []
         previous_keys: list[str] = []
         for k, index in enumerate(recorded.calls):
@@ -176,7 +177,7 @@ def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: C
             result.times.append(time.perf_counter() - started)
             if plan is not None and plan.event is not None and plan.event.major:
                 result.events += 1
-            sizes = [_estimate(m, recorded, prefix) for m in messages]
+            sizes = [_estimate(m, sized) for m in messages]
             total = model.request(sum(sizes))
             if compactor is not None:
                 compactor.observe_usage(round(total))
@@ -197,7 +198,7 @@ def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: C
             result.over_window += total > policy.context_window
             result.invalid += bool(protocol_errors(messages))
             result.newest_intact += _newest_intact(prefix, messages)
-            if required is not None:
+            if required is not None and compactor is not None:  # the whole history holds everything
                 text = request_text(messages)
                 prompts, paths = required[k]
                 result.prompts_missing += sum(1 for p in prompts if p not in text)
@@ -206,8 +207,13 @@ def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: C
     return out
 
 
-def _estimate(message: Message, recorded: Recorded, prefix: list[Message]) -> int:
-    return tk.message_tokens(message)
+def _estimate(message: Message, sized: dict[int, tuple[Message, int]]) -> int:
+    known = sized.get(id(message))
+    if known is not None and known[0] is message:
+        return known[1]
+    estimate = tk.message_tokens(message)
+    sized[id(message)] = (message, estimate)
+    return estimate
 
 
 def _common_prefix(previous: list[Message], current: list[Message], previous_keys: list[str]) -> int:
@@ -334,6 +340,11 @@ def format_report(reports: Sequence[SessionReport]) -> str:
                 setattr(t, attr, getattr(t, attr) + getattr(r, attr))
             t.peak = max(t.peak, r.peak)
             t.times += r.times
+        if base is not None and base.cost:
+            written = base.tokens - base.cached  # new content: every strategy writes it at least once
+            floor = WRITE * written + READ * max(50_000 * base.calls - written, 0)
+            lines.append(f"cost floor at an average request of 50k (new content written once, the rest read "
+                         f"from cache): {floor / base.cost:.3f} × append-only")
         e, v = report.estimate, report.estimate_v1
         lines.append(f"estimate error vs logged usage: ours median {e.median:.2%} p90 {e.p90:.2%} first-after-event "
                      f"{_each(e.after_events)} | v1 median {v.median:.2%} p90 {v.p90:.2%} "

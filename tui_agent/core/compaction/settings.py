@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Mapping
 
-from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.policy import CompactPolicy, _fraction_or_tokens
 
 MODES = ("v2", "v1", "seed", "off")
 _ALIASES = {"0": "off", "1": "v2", "on": "v2", "false": "off", "true": "v2", "": "v2"}
@@ -35,9 +35,11 @@ class CompactSettings:
             policy = replace(policy, low_water=self.low_water)
         if self.summary:
             policy = replace(policy, summary=True)
-        if policy.high_tokens < policy.low_tokens:
+        room = policy.effective_window
+        low = _fraction_or_tokens(policy.low_water, room)
+        if low > policy.high_tokens:
             raise CompactSettingsError(
-                f"the low-water mark ({policy.low_tokens:,} tokens) is above the high-water mark "
+                f"the low-water mark ({low:,} tokens) is above the high-water mark "
                 f"({policy.high_tokens:,}); set --compact-low below --compact-high")
         return policy
 

@@ -1,0 +1,51 @@
+"""Compaction 2.0 on the real shared Claude Code sessions: the acceptance checks of the economics replay.
+
+The sessions live in ../shared/transcripts (CI has them there); a fresh clone with ../shared must not skip.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui_agent.core.compaction import CompactPolicy
+from tui_agent.core.economics import estimator_error, format_report, load_recorded, replay, session_report
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts"
+SESSIONS = sorted(SHARED.glob("*.jsonl"))
+POLICY = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
+
+
+def test_the_shared_sessions_are_there():
+    assert len(SESSIONS) >= 3, f"expected the shared Claude Code sessions in {SHARED}"
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name[:30])
+def test_v2_on_a_real_session_fits_keeps_every_prompt_and_path_and_stays_valid(path):
+    recorded = load_recorded(path)
+    results = replay(recorded, ["none", "v2"], POLICY)
+    none, v2 = results["none"], results["v2"]
+    assert v2.over_window == 0, "no call over the 200k window"
+    assert v2.invalid == 0, "every request valid for the Messages API"
+    assert v2.newest_intact == v2.calls, "the newest round is always intact"
+    assert v2.prompts_missing == 0 and v2.paths_missing == 0, "nothing the user said or the agent touched vanishes"
+    assert v2.price / none.price <= 1.15, "price per prompt token within 1.15× the append-only conversation"
+    if none.average > 90_000:
+        assert v2.average >= 50_000, "compaction must not win by forgetting"
+        assert v2.cost < none.cost * 0.8
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name[:30])
+def test_estimator_against_the_logged_real_usage(path):
+    ours, v1 = estimator_error(load_recorded(path))
+    assert ours.median <= 0.005 and ours.p90 <= 0.015
+    assert ours.median <= v1.median * 1.5
+
+
+def test_report_prints_every_strategy_side_by_side():
+    report = session_report(SESSIONS[0], check_memory=False)
+    text = format_report([report])
+    for name in ("none", "seed-v1", "v1", "v2"):
+        assert f"\n{name} " in text
+    assert "estimate error vs logged usage" in text and "cost floor" in text
