@@ -37,6 +37,8 @@ class CompactSettings:
             policy = replace(policy, summary=True)
         room = policy.effective_window
         low = _fraction_or_tokens(policy.low_water, room)
+        if low > policy.high_tokens and self.low_water is None:  # only the high mark was set: follow it
+            return replace(policy, low_water=float(max(policy.high_tokens // 2, 2)))
         if low > policy.high_tokens:
             raise CompactSettingsError(
                 f"the low-water mark ({low:,} tokens) is above the high-water mark "
