@@ -248,3 +248,15 @@ def test_properties_pairing_identity_no_mutation(history, max_messages, max_char
 def test_empty_and_single(n):
     history = [user_text("x")][:n]
     assert compact_messages(history).messages is history
+
+
+def test_seed_mode_behind_the_compactor_interface_sends_exactly_the_seed_result():
+    """`--compact seed` is the seed article's compactMessages(): the same messages, described as a plan."""
+    from tui_agent.core.compaction import SeedCompactor
+
+    history = turns(14, result_chars=5000)
+    expected = compact_messages(history, SEED).messages
+    result = SeedCompactor(mode="seed").compact(history)
+    assert result.messages == expected
+    assert result.plan.mode == "seed" and result.plan.drop_until == len(history) - len(expected)
+    assert all(c.kept_chars == 4000 for c in result.plan.truncated)
