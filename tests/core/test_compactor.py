@@ -359,3 +359,16 @@ async def test_compact_command_runs_the_summary_now_and_the_breaker_stops_after_
         assert "without a summary" in await session.compact_now()
     assert session.compactor.summary_failures == 3
     assert not session.compactor.summary_enabled  # the breaker: events no longer ask for a summary
+
+
+def test_ledger_keeps_typed_prompts_verbatim_even_after_a_huge_paste():
+    from tui_agent.core.compaction.ledger import choose_prompts
+
+    prompts = [(0, "first question"), (1, "log: " + "e" * 90_000), (2, "second question"), (3, "x" * 1_999)]
+    chosen = dict(choose_prompts(prompts, budget_chars=80_000, max_chars=2_000))
+    assert chosen[0] == "first question" and chosen[2] == "second question" and chosen[3] == "x" * 1_999
+    assert chosen[1].startswith("log: eee") and len(chosen[1]) < 600 and "chars in all" in chosen[1]
+    # over the budget, the newest prompts win
+    many = [(i, f"prompt {i} " + "p" * 1_000) for i in range(100)]
+    kept = choose_prompts(many, budget_chars=20_000, max_chars=2_000)
+    assert [i for i, _ in kept] == list(range(100 - len(kept), 100)) and 15 <= len(kept) <= 20

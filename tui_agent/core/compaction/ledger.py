@@ -49,18 +49,28 @@ def touched_paths(message: Message) -> list[tuple[str, str]]:
     return out
 
 
+LONG_PROMPT_HEAD = 500  # a prompt over the verbatim limit (a pasted log, a summary) is kept as its head
+LONG_PROMPTS_BUDGET = 20_000
+
+
 def choose_prompts(prompts: list[tuple[int, str]], budget_chars: int, max_chars: int) -> list[tuple[int, str]]:
-    """Newest first while they fit the budget; a prompt over `max_chars` is kept as its head."""
+    """The user's prompts up to `max_chars` verbatim, newest first while they fit `budget_chars`; longer
+    ones as their head, within a budget of their own (so a pasted log never pushes a typed prompt out)."""
     chosen: list[tuple[int, str]] = []
-    used = 0
+    used = long_used = 0
+    full = False
     for index, text in reversed(prompts):
-        if len(text) > max_chars:
-            text = text[:max_chars] + f"… [{fmt_tokens(len(text))} chars in all]"
-        if used + len(text) > budget_chars:
-            break
-        chosen.append((index, text))
-        used += len(text)
-    chosen.reverse()
+        if len(text) <= max_chars:
+            if full or used + len(text) > budget_chars:
+                full = True
+                continue
+            chosen.append((index, text))
+            used += len(text)
+        elif long_used < LONG_PROMPTS_BUDGET:
+            head = text[:LONG_PROMPT_HEAD] + f"… [{fmt_tokens(len(text))} chars in all]"
+            chosen.append((index, head))
+            long_used += len(head)
+    chosen.sort()
     return chosen
 
 
