@@ -81,6 +81,7 @@ class Compactor:
         self._rendered_est: dict[int, int] = {}  # chars/4 of each rendered message, computed once
         self._snapshot: tuple[dict, dict] | None = None  # the cuts and masks as the last plan saw them
         self._touched: set[int] = set()  # messages with new decisions since that snapshot
+        self._touched_now: set[int] = set()  # messages with new decisions in this call (for the event line)
         self._drop_from = 0
         self._drop_until = 0
         self._ledger: Ledger | None = None
@@ -167,6 +168,7 @@ class Compactor:
         self.calls += 1
         call = call if call is not None else self.calls
         kinds: list[EventKind] = []
+        self._touched_now = set()
         if self._replaced(history):
             self._reset()
             kinds.append("reset")
@@ -416,6 +418,7 @@ class Compactor:
                     continue
                 _, original, kept = cut
                 self._touched.add(i)
+                self._touched_now.add(i)
                 self._cuts.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name, original, kept, call)
                 new_content = True
             if new_content is not None:
@@ -456,6 +459,7 @@ class Compactor:
                 if now < max(self.policy.mask_min_chars, len(text) * 3):
                     continue
                 self._touched.add(i)
+                self._touched_now.add(i)
                 self._masks.setdefault(i, {})[j] = BlockMask(i, j, block.get("tool_use_id", ""), name,
                                                               key_input(tool_input), original, text, call)
                 masked += 1
@@ -598,6 +602,7 @@ class Compactor:
                         continue
                     _, original, kept = cut
                     self._touched.add(i)
+                    self._touched_now.add(i)
                     self._cuts.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name,
                                                                 original, kept, call, hard=True)
                     touched = True
@@ -637,8 +642,7 @@ class Compactor:
                     before: int, after: int) -> CompactEvent:
         unique = tuple(dict.fromkeys(kinds))
         masked_now = sum(1 for per in self._masks.values() for m in per.values() if m.call == call)
-        cut_now = sum(1 for i in range(max(self._cut_scan - 8, 0), len(history))
-                      for c in self._cuts.get(i, {}).values() if c.call == call)
+        cut_now = sum(1 for i in self._touched_now for c in self._cuts.get(i, {}).values() if c.call == call)
         left: tuple[int, ...] = ()
         loss = LossReport()
         if "drop" in unique or "mask" in unique or "exclude" in unique:
