@@ -28,8 +28,12 @@ async def run_write(workspace: Path, allow_write: bool) -> tuple[ev.TurnEnded, S
 async def test_refused_without_allow_write(tmp_path: Path) -> None:
     ended, session = await run_write(tmp_path, allow_write=False)
     assert ended.reason == "denied" and not (tmp_path / "hello.txt").exists()
-    result = session.history[-1]["content"][0]
+    result = session.history[2]["content"][0]
     assert result["tool_use_id"] == "w1" and result["is_error"] and "ALLOW_WRITE=1" in result["content"]
+    # Headless has nobody to ask: the model is told about the denial and answers (issue 9, item 13).
+    assert len(session.provider.requests) == 2
+    assert session.provider.requests[1].messages[-1]["content"][0]["content"] == result["content"]
+    assert session.history[-1]["content"] == [{"type": "text", "text": "Wrote hello.txt."}]
 
 
 async def test_written_with_allow_write(tmp_path: Path) -> None:

@@ -136,17 +136,38 @@ async def test_ac_e2_clear_empties_history():
     assert session.history == []
 
 
-async def test_headless_denial_becomes_error_result_and_stops_the_turn():
+async def test_headless_denial_goes_back_to_the_model_which_answers():
+    """Headless has nobody to ask: the denial is the call's result, the model answers, the turn says
+    "denied" (so the exit code does). Before issue 9 the turn stopped without telling the model."""
     touch = WriteLikeTool()
     reply = [{"type": "tool_use", "id": "w1", "name": "Touch", "input": {"file_path": "a.txt"}},
              {"type": "tool_use", "id": "w2", "name": "Echo", "input": {"message": "after"}}]
-    session = session_with([reply, text_reply("never")], touch, EchoTool(),
+    session = session_with([reply, text_reply("I could not write a.txt.")], touch, EchoTool(),
                            permissions=PermissionPolicy.headless(allow_write=False))
     events = await collect(session, "write")
     assert events[-1].reason == "denied"
     assert touch.calls == 0
     results = results_of(session)
     assert results[0]["is_error"] and "ALLOW_WRITE" in results[0]["content"]
+    assert results[1] == {"type": "tool_result", "tool_use_id": "w2", "content": "after"}  # gated on its own
+    assert len(session.provider.requests) == 2
+    assert session.provider.requests[1].messages[-1]["content"][0] == results[0]
+    assert session.history[-1]["content"] == [{"type": "text", "text": "I could not write a.txt."}]
+    assert protocol_errors(session.history) == []
+
+
+async def test_interactive_denial_stops_the_round_and_skips_the_rest():
+    touch = WriteLikeTool()
+    reply = [{"type": "tool_use", "id": "w1", "name": "Touch", "input": {"file_path": "a.txt"}},
+             {"type": "tool_use", "id": "w2", "name": "Echo", "input": {"message": "after"}}]
+    session = session_with([reply, text_reply("never")], touch, EchoTool())
+    async for event in session.run_turn("write"):
+        if isinstance(event, ev.PermissionRequested):
+            event.decision.set_result(PermissionDecision.DENY)
+        ended = event
+    assert ended.reason == "denied" and touch.calls == 0
+    results = results_of(session)
+    assert results[0]["content"] == REJECT_MESSAGE
     assert results[1]["is_error"] and results[1]["content"] == SKIPPED_MESSAGE
     assert len(session.provider.requests) == 1
     assert protocol_errors(session.history) == []

@@ -19,7 +19,18 @@ from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
 from tui_agent.core.compaction.summary import run_summary, summary_messages
-from tui_agent.core.messages import Message, clean_message, text_of, tool_result_block, tool_uses, user_text
+from tui_agent.core.messages import (
+    Message,
+    answer_trailing_tool_uses,
+    assemble_content,
+    blocks,
+    clean_message,
+    text_of,
+    tool_result_block,
+    tool_use_ids,
+    tool_uses,
+    user_text,
+)
 from tui_agent.core.permissions import (
     REJECT_MESSAGE,
     SKIPPED_MESSAGE,
@@ -41,6 +52,8 @@ from tui_agent.core.tools.base import ToolContext, ToolOutput, ToolRegistry, val
 DEFAULT_MAX_TURNS = 20
 CANCELLED_MESSAGE = "Cancelled: the user interrupted the turn before this tool finished."
 INTERRUPTED_MARK = "\n\n[interrupted]"
+CUT_OFF_MESSAGE = ("Not run: the reply was cut off by the output limit before this call was complete; "
+                   "its input may be truncated. Send the call again, shorter if needed.")
 
 
 @dataclass
@@ -51,6 +64,9 @@ class LoopConfig:
     compactor: Any = field(default_factory=Compactor)  # Compactor, or SeedCompactor for --compact v1/seed
     max_turns: int = DEFAULT_MAX_TURNS
     permissions: PermissionPolicy = field(default_factory=PermissionPolicy)
+    # Headless has nobody to ask "what instead?": a denied call's result goes back to the model, which
+    # answers (the turn still ends "denied"). Interactive stops the round and waits for the user.
+    answer_denials: bool = False
 
     def system(self) -> str:
         return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
@@ -82,6 +98,48 @@ async def _stream_call(provider: Provider, request: ModelRequest, partial: list[
         yield item
 
 
+@dataclass
+class _Pending:
+    """What the turn has shown or started but not yet recorded in history.
+
+    The `finally` of `run_turn` answers it however the turn stops: an exception inside the loop, the
+    task cancelled while the loop awaits (CancelledError), or while the *consumer* awaits its own work
+    (the generator is then closed at a `yield`, with GeneratorExit). It is filled *before* each yield,
+    so no yield point can leave a tool_use without its result.
+
+    `anchor` is the history entry the repair must follow: when the generator is finalised late (closed
+    by the garbage collector after the next turn already answered the tool calls), history has moved
+    on and the repair must not append anything.
+    """
+
+    partial: list[str] = field(default_factory=list)
+    uses: list[dict[str, Any]] = field(default_factory=list)
+    finished: dict[str, dict[str, Any]] = field(default_factory=dict)
+    anchor: Message | None = None
+    anchor_len: int = 0
+
+    def watch(self, history: list[Message]) -> None:
+        self.anchor = history[-1] if history else None
+        self.anchor_len = len(history)
+
+    def clear(self) -> None:
+        self.partial = []
+        self.uses = []
+        self.finished = {}
+
+    def repair(self, history: list[Message], reason: str, partial_text: str | None = None) -> bool:
+        """Record what is pending (once); False when there was nothing to do or history moved on."""
+        text = "".join(self.partial) if partial_text is None else partial_text
+        uses, finished = self.uses, self.finished
+        self.clear()
+        if not uses and not text.strip():
+            return False
+        if len(history) != self.anchor_len or (history and history[-1] is not self.anchor):
+            return False
+        _repair_after_interrupt(history, text, uses, finished, reason)
+        return True
+
+
 async def run_turn(
     history: list[Message],
     prompt: str | None,
@@ -91,15 +149,18 @@ async def run_turn(
 ) -> AsyncIterator[ev.EngineEvent]:
     """Run one agentic turn for `prompt` (None: continue from the history as it is)."""
     state = state or LoopState()
+    # A turn interrupted earlier may have left tool calls without results (its generator closed late,
+    # or a history loaded from elsewhere): answer them first, or this request would be a 400.
+    if answer_trailing_tool_uses(history, CANCELLED_MESSAGE) is not None:
+        trace.trace("query.repaired", reason="unanswered_tool_use")
     if prompt is not None:
         history.append(user_text(prompt))
         yield ev.TurnStarted(prompt, len(history) - 1)
     turn_calls = 0
     retried_too_long = False
     retrying = False
-    partial: list[str] = []
-    pending_uses: list[dict[str, Any]] = []
-    finished: dict[str, dict[str, Any]] = {}
+    denied_in_turn = False
+    pending = _Pending()
     try:
         while True:
             if not retrying:  # a retry after "prompt is too long" is the same call, not a new one
@@ -139,10 +200,11 @@ async def run_turn(
                 max_tokens=config.provider.max_output_tokens,
             )
             trace.trace("api.request", messages=len(request.messages), tools=len(schemas), model=request.model)
-            partial = []
+            pending.clear()
+            pending.watch(history)
             done: StreamDone | None = None
             try:
-                async for item in _stream_call(config.provider, request, partial):
+                async for item in _stream_call(config.provider, request, pending.partial):
                     if isinstance(item, StreamText):
                         yield ev.TextDelta(item.text)
                     elif isinstance(item, StreamNotice):
@@ -150,9 +212,10 @@ async def run_turn(
                     elif isinstance(item, StreamDone):
                         done = item
             except PromptTooLongError as error:
-                if retried_too_long or partial:
+                if retried_too_long or "".join(pending.partial).strip():
                     raise
                 retried_too_long = True
+                pending.clear()
                 real, limit = too_long_numbers(str(error))
                 compactor.too_long(history, real, limit)
                 yield ev.Notice(
@@ -162,11 +225,15 @@ async def run_turn(
                 retrying = True
                 continue
             if done is None:
-                raise ProviderError("The model's stream ended without a complete message.", partial_text="".join(partial))
-            partial = []
-            message = done.message
+                raise ProviderError("The model's stream ended without a complete message.",
+                                    partial_text="".join(pending.partial))
+            # Any provider (scripted and demo included) gets the same guard: no blank text, unique ids.
+            message = {**done.message, "content": assemble_content(blocks(done.message), tool_use_ids(history))}
             history.append(message)
             uses = tool_uses(message)
+            pending.clear()
+            pending.watch(history)
+            pending.uses = uses  # before any yield: a close at the next yield answers them
             if uses:
                 trace.trace("api.assistant", kind="tool_use", tool_uses=len(uses))
             else:
@@ -178,42 +245,52 @@ async def run_turn(
                 yield ev.Usage(state.calls, u.input_tokens, u.output_tokens,
                                u.cache_creation_input_tokens, u.cache_read_input_tokens)
             if not uses:
+                pending.clear()
+                if denied_in_turn:
+                    trace.trace("query.turn_end", reason="denied", turn=turn_calls)
+                    yield ev.TurnEnded("denied", turn_calls)
+                    return
                 trace.trace("query.turn_end", reason="completed", turn=turn_calls)
                 yield ev.TurnEnded("completed", turn_calls)
                 return
 
-            pending_uses = uses
-            finished = {}
-            denied = False
-            async for event in _run_tools(uses, config, ctx, finished):
+            # A reply cut off by the output limit may end in a tool call whose input was never finished
+            # (half-parsed JSON: a timeout of 120000 read as 12). It is answered, never run.
+            cut_off = set()
+            if done.stop_reason == "max_tokens" and blocks(message)[-1].get("type") == "tool_use":
+                cut_off.add(uses[-1]["id"])
+            async for event in _run_tools(uses, config, ctx, pending.finished, cut_off):
                 yield event
+            finished = pending.finished
             denied = any(r.get("_denied") for r in finished.values())
             results = [
                 tool_result_block(u["id"], finished[u["id"]]["content"], finished[u["id"]]["is_error"]) for u in uses
             ]
-            pending_uses = []
             history.append({"role": "user", "content": results})
+            pending.clear()
             yield ev.ToolResultsAppended(history[-1], len(history) - 1)
-            if denied:
+            if denied and not config.answer_denials:
                 trace.trace("query.turn_end", reason="denied", turn=turn_calls)
                 yield ev.TurnEnded("denied", turn_calls)
                 return
+            denied_in_turn = denied_in_turn or denied
             if turn_calls >= config.max_turns:
                 trace.trace("query.turn_end", reason="max_turns", turn=turn_calls)
                 yield ev.TurnEnded("max_turns", turn_calls)
                 return
-    except asyncio.CancelledError:
-        _repair_after_interrupt(history, partial, pending_uses, finished, CANCELLED_MESSAGE)
-        trace.trace("query.turn_end", reason="cancelled", turn=turn_calls)
-        raise
     except Exception as error:  # noqa: BLE001 - every failure ends the turn with a clear message
-        partial_text = "".join(partial) or getattr(error, "partial_text", "")
-        _repair_after_interrupt(history, partial_text, pending_uses, finished, f"Not run: {error}")
+        partial_text = "".join(pending.partial) or getattr(error, "partial_text", "")
+        pending.repair(history, f"Not run: {error}", partial_text)
         trace.trace("query.turn_end", reason="error", turn=turn_calls)
         message = str(error) or type(error).__name__
         if not isinstance(error, ProviderError):
             message = f"{type(error).__name__}: {message}"
         yield ev.TurnEnded("error", turn_calls, message)
+    finally:
+        # Cancelled (Esc), closed at a yield (GeneratorExit), or anything else that is not an Exception:
+        # record what was shown and answer every tool call. No await and no yield here.
+        if pending.repair(history, CANCELLED_MESSAGE):
+            trace.trace("query.turn_end", reason="cancelled", turn=turn_calls)
 
 
 async def summarise(compactor: Any, config: LoopConfig, system: str, schemas: list[dict[str, Any]], call: int,
@@ -269,7 +346,7 @@ def _repair_after_interrupt(
             else:
                 results.append(tool_result_block(use["id"], reason, True))
         history.append({"role": "user", "content": results})
-    elif text:
+    elif text.strip():
         # The partial reply stays visible and in history, marked as interrupted; no half tool_use enters.
         history.append({"role": "assistant", "content": [{"type": "text", "text": text + INTERRUPTED_MARK}]})
 
@@ -279,13 +356,14 @@ async def _run_tools(
     config: LoopConfig,
     ctx: ToolContext,
     finished: dict[str, dict[str, Any]],
+    cut_off: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> AsyncIterator[ev.EngineEvent]:
     """Run this round's tools: consecutive auto-allowed read-only calls together, others in order.
 
     Fills `finished[tool_use_id]` as results arrive, so a cancel can answer the rest.
     """
     # Validate and classify each call once per round (not again per batch scan and per execution).
-    problems = [_problem(use, config) for use in uses]
+    problems = [CUT_OFF_MESSAGE if use["id"] in cut_off else _problem(use, config) for use in uses]
     parallel = [_auto_parallel(use, problem, config, ctx) for use, problem in zip(uses, problems)]
     stop = False
     i = 0
@@ -331,7 +409,7 @@ async def _run_tools(
                     stop = True
             elif decision.behavior == "deny":
                 _finish(finished, use, decision.message, True, denied=True)
-                stop = True
+                stop = not config.answer_denials
         if use["id"] not in finished:
             output = await _execute(use, problem, config, ctx)
             _finish(finished, use, output.content, output.is_error)

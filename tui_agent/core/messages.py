@@ -124,25 +124,75 @@ def unanswered_tool_uses(history: Iterable[Message]) -> list[str]:
     return list(pending)
 
 
-def protocol_errors(messages: list[Message]) -> list[str]:
+def is_blank_text(block: Block) -> bool:
+    """A text block with nothing but whitespace: the API refuses it ("text content blocks must contain
+    non-whitespace text"), so assembled messages never keep one."""
+    return block.get("type") == "text" and not str(block.get("text") or "").strip()
+
+
+def assemble_content(content: Iterable[Block], taken: set[str] | None = None) -> list[Block]:
+    """An assistant reply's blocks as history may keep them: blank text blocks dropped, and every
+    tool_use id unique and non-empty (a duplicate would lose a result and break the history for good).
+
+    `taken` holds ids already used earlier in the conversation; renamed ids are added to it.
+    Never returns an empty list (the API refuses an empty content).
+    """
+    seen = taken if taken is not None else set()
+    out: list[Block] = []
+    for block in content:
+        if is_blank_text(block):
+            continue
+        if block.get("type") == "tool_use":
+            tool_id = str(block.get("id") or "")
+            if not tool_id or tool_id in seen:
+                base = tool_id or "toolu_unnamed"
+                n = 2
+                while f"{base}_{n}" in seen:
+                    n += 1
+                block = {**block, "id": f"{base}_{n}"}
+            seen.add(block["id"])
+        out.append(block)
+    return out or [{"type": "text", "text": "(no content)"}]
+
+
+def tool_use_ids(history: Iterable[Message]) -> set[str]:
+    return {b.get("id", "") for m in history for b in tool_uses(m)}
+
+
+def protocol_errors(messages: list[Message], *, allow_pending: bool = False) -> list[str]:
     """What the Anthropic Messages API would reject in this list (empty when valid).
 
     Checks the rules compaction and the loop must never break: the list starts with a user message, every
-    tool_use is answered in the very next message (tool_results first), and no tool_result lacks its
-    tool_use in the message just before it. Used by tests, the fake servers and as a last-line guard.
+    tool_use is answered in the very next message (tool_results first), no tool_result lacks its
+    tool_use in the message just before it, tool_use ids are unique and no text block is blank. Used by
+    tests, the fake servers and as a last-line guard.
+
+    A trailing assistant message with unanswered tool_use blocks is an error: a history left like that
+    gets a 400 on the next prompt. `allow_pending=True` accepts it for a list still being built (the
+    loop between appending a reply and appending its results).
     """
     errors: list[str] = []
     if not messages:
         return ["no messages"]
     if messages[0].get("role") != "user":
         errors.append("first message is not from the user")
+    seen_ids: set[str] = set()
     for i, message in enumerate(messages):
         if message.get("role") not in ("user", "assistant"):
             errors.append(f"message {i}: bad role {message.get('role')!r}")
+        for block in blocks(message):
+            if is_blank_text(block):
+                errors.append(f"message {i}: text content blocks must contain non-whitespace text")
+        for block in tool_uses(message):
+            if not block.get("id"):
+                errors.append(f"message {i}: tool_use without an id")
+            elif block["id"] in seen_ids:
+                errors.append(f"message {i}: tool_use id {block['id']} is used twice")
+            seen_ids.add(block.get("id", ""))
         results = tool_results(message)
         if results:
             previous = messages[i - 1] if i > 0 else {}
-            asked = {b["id"] for b in tool_uses(previous)}
+            asked = {b.get("id") for b in tool_uses(previous)}
             for block in results:
                 if block.get("tool_use_id") not in asked:
                     errors.append(f"message {i}: tool_result {block.get('tool_use_id')} has no tool_use before it")
@@ -154,13 +204,33 @@ def protocol_errors(messages: list[Message]) -> list[str]:
         if uses:
             following = messages[i + 1] if i + 1 < len(messages) else None
             if following is None:
-                continue  # the final assistant message of a list being built is fine
+                if not allow_pending:
+                    errors.append(f"message {i}: tool_use {', '.join(str(b.get('id')) for b in uses)} has no tool_result "
+                                  "(the history ends with an unanswered tool call)")
+                continue
             answered = {b.get("tool_use_id") for b in tool_results(following)}
             for block in uses:
-                if block["id"] not in answered:
-                    errors.append(f"message {i}: tool_use {block['id']} is not answered in the next message")
+                if block.get("id") not in answered:
+                    errors.append(f"message {i}: tool_use {block.get('id')} is not answered in the next message")
     return errors
 
 
 def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def answer_trailing_tool_uses(history: list[Message], reason: str) -> Message | None:
+    """Append error results for the tool_use blocks of a trailing assistant message, if any.
+
+    A turn that was interrupted before its results were recorded (the task cancelled while the face was
+    busy, a crash) leaves such a message; without an answer every later request is a 400. Appending
+    keeps the history append-only. Returns the appended message (None when nothing was pending).
+    """
+    if not history:
+        return None
+    uses = tool_uses(history[-1])
+    if not uses:
+        return None
+    message: Message = {"role": "user", "content": [tool_result_block(u.get("id", ""), reason, True) for u in uses]}
+    history.append(message)
+    return message

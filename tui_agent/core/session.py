@@ -7,6 +7,7 @@ on outbound copies, so everything that was said can still be shown.
 
 from __future__ import annotations
 
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
@@ -89,6 +90,7 @@ class Session:
             compactor=self.compactor,
             max_turns=self.max_turns,
             permissions=self.permissions,
+            answer_denials=self.permissions.mode == "headless",
         )
 
     @property
@@ -99,12 +101,16 @@ class Session:
     async def run_turn(self, prompt: str) -> AsyncIterator[ev.EngineEvent]:
         """One user prompt → events until the turn ends (completed, max_turns, denied, error)."""
         self.running = True
+        # `aclosing`: when this generator is closed (the face's task cancelled while it was busy with an
+        # event), the loop's generator is closed right away too, so its repair runs now, not whenever
+        # the garbage collector gets to it.
         try:
-            async for event in run_turn(self.history, prompt, self.loop_config(), self.ctx, self.state):
-                if isinstance(event, ev.Usage):
-                    self.usage_history.append(event)
-                self.emit(event)
-                yield event
+            async with aclosing(run_turn(self.history, prompt, self.loop_config(), self.ctx, self.state)) as events:
+                async for event in events:
+                    if isinstance(event, ev.Usage):
+                        self.usage_history.append(event)
+                    self.emit(event)
+                    yield event
         finally:
             self.running = False
             self.emit(ev.TurnClosed(len(self.history)))
