@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
+from tests.waiting import wait_until
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.base import ProviderError
 from tui_agent.core.providers.scripted import text_reply, tool_reply
@@ -88,3 +91,53 @@ async def test_escape_cancels_the_turn_and_history_stays_valid(tmp_path) -> None
         session.provider.replies.append(text_reply("Still here."))
         await send(pilot, "are you there?")
         assert app.screen.query(AssistantReply).last().text == "Still here."
+
+
+ESC_ROUND = [
+    {"type": "text", "text": "Reading two files."},
+    {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "README.md"}},
+    {"type": "tool_use", "id": "r2", "name": "Read", "input": {"file_path": "pyproject.toml"}},
+]
+# (event type, how many of that type to let through first): moments across the whole turn, each one
+# where the screen is busy with an event when Esc arrives (issue 9 item 7: 8 of 30 presses broke it).
+ESC_MOMENTS = [("TextDelta", 0), ("AssistantMessage", 0), ("ToolStarted", 0), ("ToolStarted", 1),
+               ("ToolFinished", 0), ("ToolFinished", 1), ("ToolResultsAppended", 0), ("TextDelta", 4),
+               ("AssistantMessage", 1)]
+
+
+@pytest.mark.parametrize("kind,skip", ESC_MOMENTS, ids=[f"{k}{n}" for k, n in ESC_MOMENTS])
+async def test_escape_while_the_screen_renders_an_event_leaves_a_valid_history(tmp_path, monkeypatch, kind, skip):
+    from tui_agent.ui.turn import TurnRenderer
+
+    busy = asyncio.Event()
+    seen: dict[str, int] = {}
+    handle = TurnRenderer.handle
+
+    async def slow_handle(self, event) -> None:
+        name = type(event).__name__
+        seen[name] = seen.get(name, 0) + 1
+        if name == kind and seen[name] == skip + 1 and not busy.is_set():
+            busy.set()
+            await asyncio.Event().wait()  # the screen is still busy with this event when Esc comes
+        await handle(self, event)
+
+    monkeypatch.setattr(TurnRenderer, "handle", slow_handle)
+    session = scripted_session(make_repo(tmp_path), [ESC_ROUND, text_reply("Both files describe the demo repo.")])
+    app = make_app(session)
+    async with app.run_test(size=(120, 36)) as pilot:
+        prompt = app.screen.query_one("PromptArea")
+        prompt.load_text("read both")
+        await pilot.press("enter")
+        await wait_until(busy.is_set, what=f"the screen to handle {kind} #{skip + 1}")
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert protocol_errors(session.history) == [], session.history  # before any next prompt
+        assert not session.running
+        assert any("Cancelled" in n.text for n in app.screen.query(NoticeLine))
+        monkeypatch.setattr(TurnRenderer, "handle", handle)
+        session.provider.replies = [text_reply("Still here.")]
+        await send(pilot, "are you there?")
+        assert app.screen.query(AssistantReply).last().text == "Still here."
+        assert protocol_errors(session.provider.requests[-1].messages) == []
+        assert protocol_errors(session.history) == []

@@ -9,6 +9,7 @@ Under 100 columns the panel folds away behind F2 instead of squeezing the chat.
 from __future__ import annotations
 
 import asyncio
+from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from textual import events, work
@@ -181,17 +182,20 @@ class MainScreen(Screen):
         renderer = TurnRenderer(chat, self.panel, self.show_durations)
         reason = "error"
         try:
-            async for event in self.session.run_turn(prompt):
-                if isinstance(event, ev.PermissionRequested):
-                    screen = PermissionScreen(event.tool_name, event.input, event.summary, event.preview,
-                                              self.session_rule(event.tool_name, event.input))
-                    answer = await self.app.push_screen_wait(screen)
-                    if not event.decision.done():
-                        event.decision.set_result(answer or PermissionDecision.DENY)
-                    continue
-                if isinstance(event, ev.TurnEnded):
-                    reason = event.reason
-                await renderer.handle(event)
+            # aclosing: Esc cancels this worker while it awaits its own work (a render, the modal); closing
+            # the engine's generator here lets the core repair the history before anything else runs.
+            async with aclosing(self.session.run_turn(prompt)) as turn_events:
+                async for event in turn_events:
+                    if isinstance(event, ev.PermissionRequested):
+                        screen = PermissionScreen(event.tool_name, event.input, event.summary, event.preview,
+                                                  self.session_rule(event.tool_name, event.input))
+                        answer = await self.app.push_screen_wait(screen)
+                        if not event.decision.done():
+                            event.decision.set_result(answer or PermissionDecision.DENY)
+                        continue
+                    if isinstance(event, ev.TurnEnded):
+                        reason = event.reason
+                    await renderer.handle(event)
         except asyncio.CancelledError:
             await renderer.close()
             chat.add_notice_nowait("Cancelled. The history keeps what was said so far.", "warning")
