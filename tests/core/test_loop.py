@@ -14,6 +14,7 @@ from tui_agent.core.providers.base import ProviderError
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
 from tui_agent.core.session import Session
 from tests.core.helpers import BoomTool, EchoTool, SlowTool, WriteLikeTool, registry
+from tests.waiting import wait_until
 
 
 def session_with(replies, *tools, **kwargs) -> Session:
@@ -296,3 +297,30 @@ async def test_real_usage_calibrates_the_next_estimate():
     last = [e for e in events if isinstance(e, ev.CompactionReported)][-1]
     assert session.calibration == pytest.approx(2 * first.outbound_tokens / last.outbound_tokens)
     assert session.calibrated(100) == round(100 * session.calibration)
+
+
+async def test_blank_partial_text_is_not_kept_on_cancel():
+    """Only whitespace was streamed when Esc came: nothing enters history (a blank block is a 400)."""
+    provider = ScriptedProvider(replies=[text_reply("\n\n   then words that never come"), text_reply("fine")],
+                                delay=0.01)
+    session = Session(provider, registry(EchoTool()), Path("."))
+    seen: list[str] = []
+
+    async def run():
+        async for event in session.run_turn("go"):
+            if isinstance(event, ev.TextDelta):
+                seen.append(event.text)
+                asyncio.current_task().cancel()  # lands while the loop awaits the next chunk
+
+    task = asyncio.create_task(run())
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert seen == ["\n\n   "]
+    assert [m["role"] for m in session.history] == ["user"]
+    assert ended_reason(await collect(session, "again")) == "completed"
+    assert protocol_errors(session.provider.requests[-1].messages) == []
+
+
+def ended_reason(events: list) -> str:
+    assert isinstance(events[-1], ev.TurnEnded)
+    return events[-1].reason

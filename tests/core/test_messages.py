@@ -52,3 +52,28 @@ def test_protocol_errors_catches_what_the_api_rejects():
 def test_image_blocks_cost_tokens():
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
     assert message_tokens({"role": "user", "content": [image]}) >= IMAGE_TOKENS
+
+
+def test_protocol_errors_is_strict_about_a_trailing_unanswered_tool_use():
+    """A history that ends in an unanswered tool_use gets a 400 on the next prompt (issue 9, item 7)."""
+    use = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]}
+    assert any("unanswered" in e for e in protocol_errors([user_text("q"), use]))
+    assert protocol_errors([user_text("q"), use], allow_pending=True) == []  # a list still being built
+
+
+def test_protocol_errors_catches_blank_text_and_repeated_tool_use_ids():
+    blank = {"role": "assistant", "content": [{"type": "text", "text": " \n"}]}
+    assert any("non-whitespace" in e for e in protocol_errors([user_text("q"), blank]))
+    use = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}] * 2}
+    answer = {"role": "user", "content": [tool_result_block("t1", "x")]}
+    assert any("used twice" in e for e in protocol_errors([user_text("q"), use, answer]))
+
+
+def test_assemble_content_drops_blank_text_and_makes_ids_unique():
+    from tui_agent.core.messages import assemble_content
+
+    content = [{"type": "text", "text": "\n\n"}, {"type": "tool_use", "id": "c", "name": "R", "input": {}},
+               {"type": "tool_use", "id": "c", "name": "R", "input": {}}, {"type": "tool_use", "id": "", "name": "R", "input": {}}]
+    out = assemble_content(content, {"c_2"})
+    assert [b["id"] for b in out] == ["c", "c_3", "toolu_unnamed_2"]
+    assert assemble_content([{"type": "text", "text": "  "}]) == [{"type": "text", "text": "(no content)"}]

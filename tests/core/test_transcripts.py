@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,9 @@ def test_transcript_loads_valid_and_compacts_valid(path):
         for end in range(2, len(history) + 1, max(1, len(history) // 25)):
             prefix = history[:end]
             result = compact_messages(prefix, options)
-            assert protocol_errors(result.messages) == [] or protocol_errors(prefix) != []
+            # a prefix may end mid-round (a tool_use whose result comes later): that part is allowed
+            assert (protocol_errors(result.messages, allow_pending=True) == []
+                    or protocol_errors(prefix, allow_pending=True) != [])
 
 
 def test_bad_lines_are_counted_not_fatal(tmp_path):
@@ -39,3 +42,18 @@ def test_bad_lines_are_counted_not_fatal(tmp_path):
     assert load.skipped_lines == 2
     assert protocol_errors(load.history) == []
     assert load.history[-1]["content"][0]["content"] == "[result missing]"
+
+
+def test_blank_text_blocks_are_dropped(tmp_path):
+    path = tmp_path / "t.jsonl"
+    lines = [{"type": "user", "message": {"role": "user", "content": "hi"}},
+             {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "\n\n"}]}},
+             {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
+                 {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]}},
+             {"type": "user", "message": {"role": "user", "content": [
+                 {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}, {"type": "text", "text": " "}]}}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    load = load_transcript(path)
+    assert load.history[1]["content"] == [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]
+    assert load.history[2]["content"] == [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]
+    assert protocol_errors(load.history) == []

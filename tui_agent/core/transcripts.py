@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from tui_agent.core.messages import Message, tool_result_block
+from tui_agent.core.messages import Message, is_blank_text, tool_result_block
 
 MISSING_RESULT = "[result missing]"
 CONTINUATION_PREFIX = "This session is being continued from a previous conversation"
@@ -32,10 +32,12 @@ class TranscriptLoad:
 
 
 def _content_blocks(content: Any) -> list[dict[str, Any]]:
+    """The record's blocks, without blank text ones (the API refuses "text content blocks must contain
+    non-whitespace text", and a log can hold them: the model sometimes sends "\n\n" before a tool call)."""
     if isinstance(content, str):
-        return [{"type": "text", "text": content}]
+        content = [{"type": "text", "text": content}]
     if isinstance(content, list):
-        return [b for b in content if isinstance(b, dict)]
+        return [b for b in content if isinstance(b, dict) and not is_blank_text(b)]
     return []
 
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, ClassVar
 
-from tui_agent.core.messages import Block, Message, clean_block, to_json
+from tui_agent.core.messages import Block, Message, assemble_content, clean_block, to_json
 from tui_agent.core.providers.base import (
     ModelRequest,
     PromptTooLongError,
@@ -284,8 +284,8 @@ def block_from_response(block: Any) -> Block | None:
     """
     kind = getattr(block, "type", None)
     if kind == "text":
-        if not block.text:
-            return None
+        if not block.text.strip():
+            return None  # blank text: the API refuses it when sent back
         out: Block = {"type": "text", "text": block.text}
         citations = getattr(block, "citations", None)
         if citations:
@@ -303,8 +303,7 @@ def block_from_response(block: Any) -> Block | None:
 
 
 def message_from_response(message: Any) -> Message:
-    """The final assistant message as history wants it: plain dicts, API-clean keys, never empty."""
+    """The final assistant message as history wants it: plain dicts, API-clean keys, no blank text,
+    unique tool_use ids, never empty."""
     content = [b for b in (block_from_response(block) for block in message.content) if b is not None]
-    if not content:
-        content = [{"type": "text", "text": "(no content)"}]
-    return {"role": "assistant", "content": content}
+    return {"role": "assistant", "content": assemble_content(content)}

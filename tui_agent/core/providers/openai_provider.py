@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, ClassVar
 
-from tui_agent.core.messages import Block, Message, blocks, result_text
+from tui_agent.core.messages import Block, Message, assemble_content, blocks, result_text
 from tui_agent.core.providers.base import (
     ModelRequest,
     PromptTooLongError,
@@ -154,8 +154,7 @@ class StreamAssembler:
     def message(self) -> Message:
         content: list[Block] = []
         text = "".join(self.text)
-        if text:
-            content.append({"type": "text", "text": text})  # kept beside tool_calls (the seed dropped it)
+        content.append({"type": "text", "text": text})  # kept beside tool_calls (the seed dropped it)
         for index in sorted(self.calls):
             slot = self.calls[index]
             content.append({
@@ -164,11 +163,12 @@ class StreamAssembler:
                 "name": slot["name"],
                 "input": parse_arguments("".join(slot["arguments"])),
             })
-        if not content:
-            content.append({"type": "text", "text": "(no content)"})
-        return {"role": "assistant", "content": content}
+        # Blank text dropped; repeated ids (some servers number calls `call_0` in every reply) renamed.
+        return {"role": "assistant", "content": assemble_content(content)}
 
     def stop_reason(self) -> str | None:
+        if self.finish_reason == "length":
+            return "max_tokens"  # even with tool calls: the last one may be cut off (the loop won't run it)
         if self.calls:
             return "tool_use"
         return STOP_REASONS.get(self.finish_reason or "", self.finish_reason)
