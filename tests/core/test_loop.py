@@ -213,8 +213,7 @@ async def test_cancel_mid_tool_leaves_valid_history_and_session_usable():
             pass
 
     task = asyncio.create_task(run())
-    while "start b" not in slow.log:
-        await asyncio.sleep(0.01)
+    await wait_until(lambda: "start b" in slow.log, what="the slow tool to start", task=task)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -238,8 +237,7 @@ async def test_cancel_mid_stream_keeps_partial_text_marked():
                 seen.append(event.text)
 
     task = asyncio.create_task(run())
-    while len(seen) < 2:
-        await asyncio.sleep(0.01)
+    await wait_until(lambda: len(seen) >= 2, what="two text deltas", task=task)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

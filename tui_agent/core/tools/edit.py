@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui_agent.core.tools.atomic import write_atomic
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui_agent.core.tools.paths import display_path, resolve_path
 from tui_agent.core.tools.write import check_target, ensure_parent, outside_note, record_mtime, unified_diff
@@ -107,7 +108,7 @@ def _edit(tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if plan.created:
         ensure_parent(plan.path, plan.shown)
     try:
-        plan.path.write_bytes(plan.prefix + plan.new_text.encode("utf-8"))
+        write_atomic(plan.path, plan.prefix + plan.new_text.encode("utf-8"))
     except PermissionError:
         raise ToolError(f"Cannot write {plan.shown}: permission denied.") from None
     except OSError as error:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.core.permissions import git_internal
+from tui_agent.core.tools.atomic import write_atomic
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui_agent.core.tools.paths import display_path, is_inside, resolve_path
 
@@ -152,7 +153,7 @@ def _write(raw: str, content: str, ctx: ToolContext) -> ToolOutput:
         raise ToolError(f"{shown} is not a regular file; Write only writes files.")
     ensure_parent(path, shown)
     try:
-        path.write_bytes(data)
+        write_atomic(path, data)
     except PermissionError:
         raise ToolError(f"Cannot write {shown}: permission denied.") from None
     except OSError as error:
