@@ -394,11 +394,15 @@ async def _run_tools(
         tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
         problem = problems[i]
         if problem is None and tool is not None:
-            decision = config.permissions.decide(tool, tool_input, ctx)
+            try:
+                decision = config.permissions.decide(tool, tool_input, ctx)
+            except Exception as error:  # noqa: BLE001 - e.g. a symlink loop in a path: this call's error only
+                problem = _error_text(error)
+        if problem is None and tool is not None:
             if decision.behavior == "ask":
                 future: asyncio.Future = asyncio.get_running_loop().create_future()
-                yield ev.PermissionRequested(tool.name, tool_input, tool.summary(tool_input),
-                                             tool.permission_preview(tool_input, ctx), future, id=use["id"])
+                yield ev.PermissionRequested(tool.name, tool_input, _safely(tool.summary, tool_input),
+                                             _safely(tool.permission_preview, tool_input, ctx), future, id=use["id"])
                 answer = await future
                 yield ev.PermissionAnswered(use["id"], tool.name, str(getattr(answer, "value", answer)))
                 if answer == PermissionDecision.ALLOW_SESSION:
@@ -430,9 +434,12 @@ def _auto_parallel(use: dict[str, Any], problem: str | None, config: LoopConfig,
     if tool is None or problem is not None:
         return False
     tool_input = use["input"]
-    if not tool.is_concurrency_safe(tool_input):
+    try:
+        if not tool.is_concurrency_safe(tool_input):
+            return False
+        return config.permissions.decide(tool, tool_input, ctx).behavior == "allow"
+    except Exception:  # noqa: BLE001 - decided (and reported) again when the call runs on its own
         return False
-    return config.permissions.decide(tool, tool_input, ctx).behavior == "allow"
 
 
 async def _execute(use: dict[str, Any], problem: str | None, config: LoopConfig, ctx: ToolContext) -> ToolOutput:
@@ -450,12 +457,24 @@ async def _execute(use: dict[str, Any], problem: str | None, config: LoopConfig,
         except asyncio.CancelledError:
             raise
         except Exception as error:  # noqa: BLE001 - a tool failure is a result, not a crash
-            from tui_agent.core.tools.base import ToolError
-
-            text = str(error) if isinstance(error, ToolError) else f"{type(error).__name__}: {error}"
-            output = ToolOutput(text or type(error).__name__, True)
+            output = ToolOutput(_error_text(error), True)
     trace.trace("tool.end", name=name, id=use.get("id"), ok=str(not output.is_error).lower())
     return output
+
+
+def _error_text(error: Exception) -> str:
+    from tui_agent.core.tools.base import ToolError
+
+    text = str(error) if isinstance(error, ToolError) else f"{type(error).__name__}: {error}"
+    return text or type(error).__name__
+
+
+def _safely(describe: Callable[..., str], *args: Any) -> str:
+    """A tool's summary or preview; one that raises (a bad path) shows nothing rather than end the round."""
+    try:
+        return describe(*args)
+    except Exception:  # noqa: BLE001
+        return ""
 
 
 def _finish(finished: dict, use: dict[str, Any], content: Any, is_error: bool, denied: bool = False) -> None:
@@ -465,7 +484,7 @@ def _finish(finished: dict, use: dict[str, Any], content: Any, is_error: bool, d
 def _started_event(use: dict[str, Any], config: LoopConfig) -> ev.ToolStarted:
     tool = config.tools.get(use.get("name", ""))
     tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
-    summary = tool.summary(tool_input) if tool is not None else ""
+    summary = _safely(tool.summary, tool_input) if tool is not None else ""
     return ev.ToolStarted(use["id"], use.get("name", ""), tool_input, summary)
 
 

@@ -12,12 +12,12 @@ face shows, and the valid rules are still applied.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from tui_agent.core.config_files import parse_json, read_text_capped
 from tui_agent.core.permissions import PermissionPolicy, Rule
 
 CONFIG_ENV = "TUI_AGENT_CONFIG_DIR"
@@ -82,19 +82,16 @@ def load_permission_settings(workspace: Path) -> PermissionSettings:
 
 def _load_file(path: Path, result: PermissionSettings) -> None:
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        text = read_text_capped(path)
+    except OSError as error:
+        result.warnings.append(f"Settings file {path} could not be read ({error.strerror or error}); it was ignored.")
         return
-    except (OSError, UnicodeDecodeError) as error:
-        result.warnings.append(f"Settings file {path} could not be read ({error}); it was ignored.")
+    if text is None:
         return
     try:
-        data: Any = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as error:
-        result.warnings.append(
-            f"Settings file {path} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
-            "it was ignored."
-        )
+        data: Any = parse_json(text) if text.strip() else {}
+    except ValueError as error:
+        result.warnings.append(f"Settings file {path} is not valid JSON ({error}); it was ignored.")
         return
     if not isinstance(data, dict):
         result.warnings.append(f"Settings file {path} must contain a JSON object; it was ignored.")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.core.config_files import read_bytes_capped
 from tui_agent.core.project_context import truncate_utf8
 
 if TYPE_CHECKING:
@@ -84,10 +85,11 @@ def parse_skill(path: Path, skill_id: str, source: str = "") -> Skill:
     import yaml  # lazy: only paid when a skill exists
 
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        data = read_bytes_capped(path, MAX_FILE_BYTES, cut=True)  # a FIFO or /dev/zero must not hang the turn
     except OSError as error:
-        raise SkillError(f"cannot be read ({error.strerror or error})") from None
+        raise SkillError(f"cannot be read (it {error.strerror or error})") from None
+    if data is None:
+        raise SkillError("cannot be read (it is gone)")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -103,6 +105,8 @@ def parse_skill(path: Path, skill_id: str, source: str = "") -> Skill:
             where = getattr(error, "problem_mark", None)
             at = f" (line {where.line + 2})" if where is not None else ""
             raise SkillError(f"has invalid YAML frontmatter{at}: {getattr(error, 'problem', None) or error}") from None
+        except RecursionError:
+            raise SkillError("has YAML frontmatter nested too deeply to read") from None
         if meta is None:
             meta = {}
         if not isinstance(meta, dict):

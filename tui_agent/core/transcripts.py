@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from tui_agent.core.config_files import read_bytes_capped
 from tui_agent.core.messages import Message, is_blank_text, tool_result_block
 
 MISSING_RESULT = "[result missing]"
+MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024  # the largest real logs are tens of MB
 CONTINUATION_PREFIX = "This session is being continued from a previous conversation"
 
 
@@ -67,8 +69,11 @@ def _records(lines: Iterable[str], load: TranscriptLoad) -> list[dict[str, Any]]
 def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: bool = True) -> TranscriptLoad:
     """Parse `path`; never raises on bad lines (they are counted in `skipped_lines`)."""
     load = TranscriptLoad(history=[])
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        records = _records(handle, load)
+    # Only a regular file, and not without end: `--transcript` may name a FIFO or /dev/zero.
+    data = read_bytes_capped(path, MAX_TRANSCRIPT_BYTES)
+    if data is None:
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    records = _records(data.decode("utf-8", errors="replace").split("\n"), load)
     history = load.history
     seen_usage: set[str] = set()
     started: list[tuple[Message, dict[str, int]]] = []  # assistant message → usage of the call that began it

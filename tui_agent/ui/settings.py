@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui_agent.core.config_files import parse_json, read_text_capped
 from tui_agent.core.settings import config_dir, log_dir
 
 __all__ = ["STATE_FILE", "UIState", "config_dir", "log_dir", "user_themes_dir"]
@@ -32,8 +33,9 @@ class UIState:
     def load(cls, base: Path | None = None) -> "UIState":
         path = (base or config_dir()) / STATE_FILE
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            text = read_text_capped(path)
+            data = parse_json(text) if text is not None else None
+        except (OSError, ValueError):  # unreadable, a FIFO, too big, too deep: start with defaults
             return cls()
         theme = data.get("theme") if isinstance(data, dict) else None
         return cls(theme=theme if isinstance(theme, str) else None)

@@ -15,6 +15,8 @@ from pathlib import Path
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from tui_agent.core.config_files import read_text_capped
+
 DEFAULT_THEME = "agent-dark"
 
 # The muted colour for Content spans. Textual's $text-muted is "auto 60%", and an auto colour in a span
@@ -60,10 +62,15 @@ def bundled_themes_dir() -> Path:
 
 def load_theme(path: Path) -> Theme:
     """Parse and validate one theme file; raises ValueError with a message fit for the user."""
+    text = read_text_capped(path)  # a FIFO or /dev/zero named *.toml must not hang or fill memory
+    if text is None:
+        raise ValueError("the file is gone")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"not valid TOML ({error})") from None
+    except RecursionError:
+        raise ValueError("not valid TOML (nested too deeply)") from None
     if not isinstance(data.get("name"), str) or not data["name"].strip():
         raise ValueError("missing `name`")
     if not isinstance(data.get("primary"), str):
@@ -80,6 +87,15 @@ def load_theme(path: Path) -> Theme:
     for key, value in variables.items():
         _check_colour(f"variables.{key}", value)
     data["variables"] = {str(k): str(v) for k, v in variables.items()}
+    # Textual trusts these types; a string `dark` or a list `text_alpha` would only fail when applied.
+    for key in ("dark", "ansi"):
+        if key in data and not isinstance(data[key], bool):
+            raise ValueError(f"`{key}` must be true or false")
+    for key in ("luminosity_spread", "text_alpha"):
+        if key in data and (isinstance(data[key], bool) or not isinstance(data[key], (int, float))):
+            raise ValueError(f"`{key}` must be a number")
+        if key in data:
+            data[key] = float(data[key])
     return Theme(**data)
 
 

@@ -12,12 +12,13 @@ config (one clear warning, no MCP), rather than starting a half-understood set o
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
+
+from tui_agent.core.config_files import UnreadableFile, parse_json, read_text_capped
 
 USER_CONFIG_NAME = "mcp.json"
 PROJECT_CONFIG_NAME = ".mcp.json"
@@ -107,13 +108,13 @@ def load_config(paths: list[Path], environ: Mapping[str, str] | None = None) -> 
     found: list[Path] = []
     for path in paths:
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+            text = read_text_capped(path)
+        except UnreadableFile as error:
+            if error.strerror == "is a folder":
+                raise McpConfigError(f"MCP config is a directory, not a file: {path}") from None
+            raise McpConfigError(f"Cannot read MCP config {path}: it {error.strerror}") from None
+        if text is None:
             continue
-        except IsADirectoryError:
-            raise McpConfigError(f"MCP config is a directory, not a file: {path}") from None
-        except OSError as error:
-            raise McpConfigError(f"Cannot read MCP config {path}: {error.strerror or error}") from None
         found.append(path)
         for name, entry in _parse_file(text, path).items():
             merged[name] = (entry, path)
@@ -132,11 +133,9 @@ def load_config(paths: list[Path], environ: Mapping[str, str] | None = None) -> 
 
 def _parse_file(text: str, path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(text) if text.strip() else None
-    except json.JSONDecodeError as error:
-        raise McpConfigError(
-            f"Invalid JSON in MCP config {path} (line {error.lineno}, column {error.colno}): {error.msg}"
-        ) from None
+        data = parse_json(text) if text.strip() else None
+    except ValueError as error:
+        raise McpConfigError(f"Invalid JSON in MCP config {path} ({error})") from None
     if not isinstance(data, dict):
         raise McpConfigError(f"Invalid MCP config {path}: expected a JSON object")
     servers = data.get("mcpServers")

@@ -14,6 +14,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from tui_agent.core.tools.base import ToolError
+
 
 def resolve_path(raw: str, workspace: Path) -> Path:
     """The absolute, normalised path `raw` names: `~` expanded, relative to `workspace`, symlinks resolved.
@@ -21,10 +23,20 @@ def resolve_path(raw: str, workspace: Path) -> Path:
     Resolving symlinks gives every tool (and `ToolContext.read_files`) one key per file, which is what
     the permission gate checks too.
     """
-    path = Path(raw.strip() or ".").expanduser()
+    # Never strip: " notes.txt" is another file than "notes.txt" (stripping made Write overwrite it).
+    path = Path(raw or ".").expanduser()
     if not path.is_absolute():
         path = Path(workspace) / path
-    return path.resolve()
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as error:  # a symlink loop (RuntimeError before Python 3.13)
+        raise ToolError(f"Cannot resolve {raw}: {_loop_reason(error)}") from None
+
+
+def _loop_reason(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return "too many levels of symbolic links (a symlink loop)"
 
 
 def is_inside(path: Path, workspace: Path) -> bool:
