@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from tui_agent.core import events as ev
-from tui_agent.core import trace
+from tui_agent.core import process_groups, trace
 from tui_agent.core.factory import build_session
 from tui_agent.core.session import Session
 
@@ -97,6 +97,7 @@ def run_headless(
         finally:
             await session.aclose()
 
+    process_groups.install_signal_handlers()  # SIGTERM/SIGHUP: end what Bash started, then die of the signal
     try:
         ended = asyncio.run(run())
     except KeyboardInterrupt:

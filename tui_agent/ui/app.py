@@ -8,6 +8,7 @@ imports) in a background worker. Nothing here imports anthropic, openai or mcp.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import time
 import uuid
@@ -20,7 +21,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from tui_agent.core import events as ev
-from tui_agent.core import trace
+from tui_agent.core import process_groups, trace
 from tui_agent.ui.commands import palette_commands
 from tui_agent.ui.screens.main import MainScreen
 from tui_agent.ui.settings import UIState, log_dir, user_themes_dir
@@ -82,6 +83,8 @@ class AgentApp(App[int]):
                           pick_session=self.pick_session)
 
     def on_mount(self) -> None:
+        # SIGTERM/SIGHUP: end the processes Bash started, then quit properly (the terminal is restored).
+        process_groups.install_signal_handlers(asyncio.get_running_loop(), on_signal=lambda sig: self.exit(128 + sig))
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.call_after_refresh(self._after_first_frame)
 

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tui_agent.core import process_groups
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -195,6 +196,7 @@ async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolOutput:
         )
     except OSError as error:
         raise ToolError(f"Cannot start the shell: {error.strerror or error}") from None
+    process_groups.track(proc.pid)  # ended on exit and on SIGTERM/SIGHUP, `cmd &` children included
     capture = _Capture()
     assert proc.stdout is not None
     reader = asyncio.create_task(_read_all(proc.stdout, capture))
