@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui_agent.compact import TRUNCATION_NOTE, CompactOptions, compact_messages
-from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
+from tui_agent.core.messages import is_user_text, protocol_errors, tool_result_block, user_text
 
 SEED = CompactOptions(protect_recent_rounds=0)  # the seed's exact behaviour
 
@@ -174,6 +174,17 @@ def test_list_content_text_blocks_are_cut():
     assert out[1]["text"] == "b" * 1000 + TRUNCATION_NOTE
 
 
+def test_list_content_cut_exactly_at_a_block_boundary_keeps_the_note():
+    """Issue 9 item 13: the later blocks were dropped with no note, so the model took the cut for the end."""
+    content = [{"type": "text", "text": "a" * 2000}, {"type": "text", "text": "b" * 3000}]
+    history = [user_text("go"), use("a"), result("a", content)]
+    out = compact_messages(history, CompactOptions(max_messages=40, max_tool_result_chars=2000,
+                                                   protect_recent_rounds=0)).messages[2]["content"][0]["content"]
+    assert out[0]["text"] == "a" * 2000
+    assert "".join(b["text"] for b in out).endswith(TRUNCATION_NOTE)
+    assert "b" not in "".join(b["text"] for b in out)
+
+
 def test_no_safe_cut_point_drops_nothing():
     history = [user_text("go")]
     for i in range(30):
@@ -241,7 +252,15 @@ def test_properties_pairing_identity_no_mutation(history, max_messages, max_char
         assert cut.kept_chars < cut.original_chars
         assert cut.message_index >= report.first_kept
     if max_tokens is None:
-        assert len(result_.messages) <= max(max_messages, len(history) - report.first_kept)
+        # Tail retention keeps at most max_messages, cutting at the earliest user-text message that makes
+        # the copy fit; with no such message it drops nothing. (The assertion this replaces compared the
+        # length with itself, so it could not fail.)
+        n = len(history)
+        window = range(max(n - max_messages, 0), n)
+        fitting_cuts = [i for i in window if i > 0 and is_user_text(history[i])] if n > max_messages else []
+        assert report.first_kept == (fitting_cuts[0] if fitting_cuts else 0)
+        if fitting_cuts:
+            assert len(result_.messages) <= max_messages
 
 
 @pytest.mark.parametrize("n", [0, 1])

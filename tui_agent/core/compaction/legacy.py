@@ -152,13 +152,18 @@ def _truncate_block(block: Block, limit: int) -> tuple[Block, int] | None:
             return None
         budget = limit
         new_content: list = []
+        noted = False
         for inner in content:
             if isinstance(inner, dict) and inner.get("type") == "text":
                 text = inner.get("text", "")
                 if budget <= 0:
+                    if not noted:  # cut exactly at a block boundary: the note still says so
+                        new_content.append({"type": "text", "text": TRUNCATION_NOTE})
+                        noted = True
                     continue
                 if len(text) > budget:
                     new_content.append({**inner, "text": text[:budget] + TRUNCATION_NOTE})
+                    noted = True
                     budget = 0
                 else:
                     new_content.append(inner)
