@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tui_agent.core.mcp.config import ServerConfig
+from tui_agent.core.mcp.server_log import MAX_LOG_BYTES, RotatingLog, quiet_sdk_logging, stderr_pipe
 
 Status = Literal["pending", "starting", "connected", "failed", "dead", "stopped"]
-MAX_LOG_BYTES = 1_000_000  # a log above this is cut when the server (re)starts
 MAX_RESTARTS = 3  # per session: a server that keeps dying is left down
 CLIENT_NAME = "tui-agent"
 
@@ -170,7 +170,10 @@ class ServerConnection:
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
 
-            log = stack.enter_context(open(self.log_path, "a", encoding="utf-8", errors="replace"))
+            quiet_sdk_logging(self.log_path.parent)
+            # stderr goes through a pipe into a log that rotates past MAX_LOG_BYTES (a chatty server
+            # cannot fill the disk); our copy of the pipe's write end is closed once the child has it.
+            errlog = stderr_pipe(RotatingLog(self.log_path, MAX_LOG_BYTES))
             # Claude Code passes the whole environment plus the entry's `env`; so do we (servers often
             # need PATH, HOME, proxies or API keys the user already exported).
             params = StdioServerParameters(
@@ -179,7 +182,10 @@ class ServerConnection:
                 env={**os.environ, **self.config.env},
                 cwd=str(self.cwd),
             )
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=log))
+            try:
+                read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+            finally:
+                errlog.close()
         client_info = Implementation(name=CLIENT_NAME, version=__version__)
         return await stack.enter_async_context(ClientSession(read, write, client_info=client_info))
 

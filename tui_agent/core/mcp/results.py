@@ -18,6 +18,44 @@ from tui_agent.core.tools.base import ToolOutput
 # Image media types the Anthropic API accepts in an image block.
 MODEL_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 NO_CONTENT = "(no content)"
+# Claude Code caps MCP output at 25k tokens; at ~4 characters a token that is 100,000 characters. One
+# 50 MB result would otherwise fill the context window on its own.
+MAX_RESULT_CHARS = 100_000
+CAPPED_NOTE = ("\n\n[MCP result truncated: {shown:,} of {total:,} characters shown (the limit is "
+               f"{MAX_RESULT_CHARS:,}). Ask the tool for less, e.g. a narrower query or a page of results.]")
+
+
+def _capped(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """At most MAX_RESULT_CHARS of text (images count their base64 size), with a note saying what was cut."""
+    def size(block: dict[str, Any]) -> int:
+        if block["type"] == "text":
+            return len(block["text"])
+        return len(str(block.get("source", {}).get("data", "")))
+
+    total = sum(size(b) for b in blocks)
+    if total <= MAX_RESULT_CHARS:
+        return blocks
+    room = MAX_RESULT_CHARS
+    out: list[dict[str, Any]] = []
+    for block in blocks:
+        if room <= 0:
+            break
+        if block["type"] == "text":
+            text = block["text"][:room]
+            room -= len(text)
+            out.append({**block, "text": text})
+        elif size(block) <= room:
+            room -= size(block)
+            out.append(block)
+        else:
+            out.append({"type": "text", "text": "[image omitted: over the MCP result limit]"})
+    shown = MAX_RESULT_CHARS - max(room, 0)
+    note = CAPPED_NOTE.format(shown=shown, total=total)
+    if out and out[-1]["type"] == "text":
+        out[-1] = {**out[-1], "text": out[-1]["text"] + note}
+    else:
+        out.append({"type": "text", "text": note.strip()})
+    return out
 
 
 def format_result(result: Any) -> ToolOutput:
@@ -29,6 +67,7 @@ def format_result(result: Any) -> ToolOutput:
     if structured is not None and not any(b["type"] == "text" for b in blocks):
         blocks.append({"type": "text", "text": json.dumps(structured, indent=2, ensure_ascii=False)})
     is_error = bool(getattr(result, "is_error", False))
+    blocks = _capped(blocks)
     if not blocks:
         return ToolOutput(NO_CONTENT, is_error)
     if all(b["type"] == "text" for b in blocks):
