@@ -153,3 +153,4 @@ def test_the_tui_ends_the_running_command_and_quits_on(sig: signal.Signals, tmp_
             for pid in pids:
                 if pid and not gone(pid):
                     os.kill(pid, signal.SIGKILL)
+
