@@ -10,7 +10,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 
@@ -141,22 +140,18 @@ async def test_unset_variable_is_reported_next_to_the_failure(tmp_path):
 async def test_quitting_during_start_up_does_not_wait_for_the_start_timeout(tmp_path):
     """The TUI may close while a server is still starting (in a worker task): the closer cancels it."""
     write_config(tmp_path / ".mcp.json", {"silent": {"command": sys.executable, "args": ["-c", SILENT]}})
-    session = make_session(tmp_path)  # start timeout 15 s
+    session = make_session(tmp_path, start_timeout=600)  # only the cancel can end the start in time
     starting = asyncio.create_task(session.start_background())
     await asyncio.sleep(0.5)
-    began = time.monotonic()
     await asyncio.create_task(session.aclose())
-    notices = await asyncio.wait_for(starting, 5)
-    assert time.monotonic() - began < 5
+    notices = await asyncio.wait_for(starting, 60)  # a hang guard, not a speed check
     assert len(notices) == 1 and '"silent" failed to start' in notices[0].text and "cancelled" in notices[0].text
 
 
 async def test_a_server_that_does_not_answer_is_skipped_after_the_start_timeout(tmp_path):
     write_config(tmp_path / ".mcp.json", {"silent": {"command": sys.executable, "args": ["-c", SILENT]}})
     session = make_session(tmp_path, start_timeout=1)
-    began = time.monotonic()
     notices = await session.start_background()
-    assert time.monotonic() - began < 5
     assert [n.text for n in notices] == ['MCP server "silent" failed to start and was skipped: no answer within 1 s']
     assert len(session.tools) == 0
     await session.aclose()

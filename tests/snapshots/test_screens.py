@@ -6,11 +6,11 @@ Review a failure in snapshot_report.html, then `pytest tests/snapshots --snapsho
 
 from __future__ import annotations
 
-import asyncio
 
 import pytest
 from textual.pilot import Pilot
 
+from tests.waiting import wait_until
 from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.ui.screens.permission import PermissionScreen
@@ -87,10 +87,7 @@ def test_permission_modal(snap_compare, tool: str) -> None:
         prompt.load_text(f"please {tool} it")
         prompt.focus()
         await pilot.press("enter")
-        for _ in range(500):
-            if isinstance(pilot.app.screen, PermissionScreen):
-                break
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: isinstance(pilot.app.screen, PermissionScreen), what="the permission modal")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)

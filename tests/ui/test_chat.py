@@ -74,11 +74,8 @@ async def test_escape_cancels_the_turn_and_history_stays_valid(tmp_path) -> None
         prompt = app.screen.query_one("PromptArea")
         prompt.load_text("explain everything")
         await pilot.press("enter")
-        for _ in range(400):  # wait for the second call's streaming to begin
-            await asyncio.sleep(0.01)
-            replies_shown = app.screen.query(AssistantReply)
-            if len(replies_shown) >= 2 and replies_shown.last().text:
-                break
+        await wait_until(lambda: len(shown := app.screen.query(AssistantReply)) >= 2 and shown.last().text,
+                         what="the second call's streaming to begin")
         await pilot.press("escape")
         await app.workers.wait_for_complete()
         await pilot.pause()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 
+from tests.waiting import wait_until
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.ui.screens.permission import PermissionScreen, permission_body
@@ -20,11 +20,8 @@ async def start_and_wait_for_modal(pilot, text: str) -> PermissionScreen:
     prompt = app.screen.query_one("PromptArea")
     prompt.load_text(text)
     await pilot.press("enter")
-    for _ in range(300):
-        if isinstance(app.screen, PermissionScreen):
-            return app.screen
-        await asyncio.sleep(0.01)
-    raise AssertionError("no permission modal appeared")
+    await wait_until(lambda: isinstance(app.screen, PermissionScreen), what="the permission modal")
+    return app.screen
 
 
 async def test_allow_once_runs_the_tool_and_asks_again(tmp_path) -> None:

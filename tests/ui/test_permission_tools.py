@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
+from tests.waiting import wait_until
 from tui_agent.core.loop import REJECT_MESSAGE
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.scripted import text_reply, tool_reply
@@ -26,11 +27,7 @@ async def turn(pilot, prompt: str, answer: str | None) -> str:
     await pilot.press("enter")
     body = ""
     if answer is not None:
-        for _ in range(500):
-            if isinstance(app.screen, PermissionScreen):
-                break
-            await asyncio.sleep(0.01)
-        assert isinstance(app.screen, PermissionScreen), "no permission modal appeared"
+        await wait_until(lambda: isinstance(app.screen, PermissionScreen), what="the permission modal")
         await pilot.pause()
         body = str(app.screen.query_one("#perm-body Static").render())
         rule = app.screen.query("#perm-rule")

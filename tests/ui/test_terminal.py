@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import wait_until_sync
+
 from .support import make_repo
 
 TMUX = shutil.which("tmux")
@@ -24,14 +26,11 @@ def capture(socket: str) -> str:
 
 
 def wait_for(socket: str, needle: str, timeout: float) -> str:
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
+    def showing() -> str | None:
         screen = capture(socket)
-        if needle in screen:
-            return screen
-        time.sleep(0.02)
-    raise AssertionError(f"{needle!r} did not appear within {timeout}s; screen was:\n{screen}")
+        return screen if needle in screen else None
+
+    return wait_until_sync(showing, what=f"{needle!r} on the screen", timeout=timeout, shown=lambda: capture(socket))
 
 
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed, so there is no real terminal to drive")
@@ -59,13 +58,8 @@ def test_tui_agent_in_tmux(tmp_path) -> None:
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", "C-c"], check=True)
         time.sleep(0.2)
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", "C-c"], check=True)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            alive = subprocess.run(["tmux", "-L", socket, "has-session", "-t", "agent"], capture_output=True)
-            if alive.returncode != 0:
-                break
-            time.sleep(0.1)
-        else:
-            raise AssertionError("tui-agent did not quit on Ctrl+C twice")
+        wait_until_sync(lambda: subprocess.run(["tmux", "-L", socket, "has-session", "-t", "agent"],
+                                               capture_output=True).returncode != 0,
+                        what="tui-agent to quit on Ctrl+C twice", timeout=10)
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
