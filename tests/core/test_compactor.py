@@ -49,7 +49,9 @@ def sessions(draw):
             ids = [f"t{counter + j}" for j in range(k)]
             counter += k
             names = [draw(st.sampled_from(["Read", "Grep", "Bash", "Edit"])) for _ in ids]
-            content = [{"type": "text", "text": "thinking aloud " * draw(st.integers(0, 5))}]
+            said = "thinking aloud " * draw(st.integers(0, 5))
+            # no blank text block: the API refuses one, and assembly never keeps one (issue 9 item 8)
+            content = [{"type": "text", "text": said}] if said else []
             content += [{"type": "tool_use", "id": i, "name": n,
                          "input": {"command": f"ls {i}"} if n == "Bash" else {"file_path": f"src/{i}.py"}}
                         for i, n in zip(ids, names)]

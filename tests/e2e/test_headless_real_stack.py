@@ -65,11 +65,15 @@ def test_non_read_only_mcp_tool_is_denied_headless_then_allowed(tmp_path, fake):
     write_config(workspace / ".mcp.json", {"demo": demo_entry()})
     target = workspace / "note.md"
     call = tool_use("mcp__demo__write_note", {"path": str(target), "text": "hello"}, "toolu_w")
-    fake.replies += [call]
+    fake.replies += [call, text("I was not allowed to write the note.")]
     out = run_cli(["-p", "write a note"], workspace, fake, tmp_path)
     assert out.returncode == 2 and "denied" in out.stderr
     assert not target.exists()
-    assert len(fake.message_requests) == 1  # the turn stopped: no model call after the denial
+    # Headless has nobody to ask: the model is told about the denial and answers (issue 9, item 13).
+    assert len(fake.message_requests) == 2
+    assert "I was not allowed to write the note." in out.stdout
+    denial = fake.message_requests[1]["body"]["messages"][-1]["content"][0]
+    assert denial["tool_use_id"] == "toolu_w" and denial["is_error"]
 
     fake.replies += [call, text("Written.")]
     out = run_cli(["-p", "write a note", "--allow-write"], workspace, fake, tmp_path)

@@ -40,7 +40,7 @@ class Restored:
 def valid_prefix(history: list[Message]) -> tuple[list[Message], list[Message]]:
     """(the longest valid part of `history`, the repair messages to append after it)."""
     kept = list(history)
-    while kept and protocol_errors(kept):  # a final unanswered tool_use is not an error here
+    while kept and protocol_errors(kept, allow_pending=True):  # a final unanswered tool_use is repaired below
         kept.pop()
     repairs: list[Message] = []
     if kept and tool_uses(kept[-1]):
