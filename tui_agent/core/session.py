@@ -63,6 +63,8 @@ class Session:
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).resolve()
         self.ctx = ToolContext(workspace=self.workspace)
+        if self.permissions.workspace is None:
+            self.permissions.workspace = self.workspace  # remembered rules are rooted here
         # Tools that read many files at once (Grep) consult the policy to leave out what a deny rule
         # forbids reading; the loop's gate only sees the paths a call names.
         self.ctx.permissions = self.permissions
