@@ -75,6 +75,7 @@ def run_headless(
     max_output_tokens: int | None = None,
     compact=None,
     prepare: Callable[[Session], list[ev.Notice]] | None = None,
+    trust_project_mcp: bool = False,
 ) -> int:
     """`prepare` runs once the session is built (the CLI's journal: resume it, or start saving it)."""
     out = out or sys.stdout
@@ -83,7 +84,7 @@ def run_headless(
     session, notices = build_session(workspace, model=model, provider=provider, headless=True,
                                      allow_write=allow_write, max_turns=max_turns,
                                      context_window=context_window, max_output_tokens=max_output_tokens,
-                                     compact=compact)
+                                     compact=compact, trust_project_mcp=trust_project_mcp)
     for notice in notices:
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
     if history:
