@@ -32,6 +32,9 @@ ENV_HELP = """environment:
   MCP_CONFIG              comma-separated MCP config files (default: .mcp.json)
   TEXTUAL_DRIVER          set by a Textual driver host (tui-agent serve): always open the app, never headless
   TUI_AGENT_DATA_DIR      where sessions are saved (default: the platform's user data dir)
+
+security: a repository's own MCP servers (.mcp.json) and allow rules need your approval (the TUI asks;
+headless refuses them; --trust-project-mcp starts its MCP servers for one run). See the README.
 """
 
 # The session flags `serve` passes on to the app it starts for each browser tab.
