@@ -305,3 +305,12 @@ def test_absurdly_deep_paths_are_refused(ctx: ToolContext) -> None:
     deep = "/".join(["a"] * 300)
     decision = PermissionPolicy(mode="allow_all").decide(ReadTool(), {"file_path": deep}, ctx)
     assert decision.behavior == "deny" and "path components" in decision.message
+
+
+@pytest.mark.parametrize("command", ['"$(' * 5000, "${x:-" * 5000, 'echo "$(echo "$(' * 2000, "x" * 200_000,
+                                     "'" * 3, "$(", "`", "<(", "${", "\\"])
+def test_hostile_command_lines_never_crash_the_gate(command: str, ctx: ToolContext) -> None:
+    deny = PermissionPolicy(mode="allow_all", deny_rules=[Rule.parse("Bash(rm:*)")])
+    assert decide(deny, command, ctx).behavior == "deny"  # cannot be checked: refused, not run
+    allow = PermissionPolicy(mode="headless", allow_rules=[Rule.parse("Bash(echo:*)")])
+    assert decide(allow, command, ctx).behavior == "deny"

@@ -224,8 +224,22 @@ def _operators(token: str) -> list[str] | None:
     return parts
 
 
+MAX_CHARS = 100_000  # longer lines are not parsed (shlex is pure Python): never allowed by a rule, asked
+
+
 def parse(command: str) -> ShellLine:
-    """Split `command` into simple commands of shell words and note what an allow rule cannot vouch for."""
+    """Split `command` into simple commands of shell words and note what an allow rule cannot vouch for.
+
+    Never raises: a line too long or too deeply nested to check comes back `parsed=False`."""
+    if len(command) > MAX_CHARS:
+        return ShellLine(unsafe=[f"longer than {MAX_CHARS} characters"], parsed=False)
+    try:
+        return _parse(command)
+    except RecursionError:
+        return ShellLine(unsafe=["too deeply nested"], parsed=False)
+
+
+def _parse(command: str) -> ShellLine:
     line = ShellLine()
     outer = _scan(command, line)
     lexer = shlex.shlex(outer, posix=True, punctuation_chars=True)
