@@ -275,8 +275,7 @@ def bash_allowed(rules: list[Rule], command: str) -> bool:
     subshell, here-document, writing redirection...) and each command is covered by one of the rules.
 
     A remembered exact command (what the user saw in the question) is allowed as it is."""
-    rules = [rule for rule in rules if rule.tool == "Bash"]
-    if not rules:
+    if not rules:  # the rules given are those naming the tool (Bash, or any tool with a `command` input)
         return False
     stripped = command.strip()
     if any(rule.pattern is None or rule.pattern == stripped for rule in rules):

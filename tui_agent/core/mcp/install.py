@@ -120,7 +120,7 @@ async def _approve_project_servers(session: "Session", config, state: McpState, 
 
     user_file = user_config_dir(env) / USER_CONFIG_NAME
     items = {
-        name: TrustItem("mcp", name, digest(server.definition or server.describe()), server.describe(),
+        name: TrustItem("mcp", name, digest(server.definition or server.describe()), _shown(server),
                         server.source or session.workspace)
         for name, server in config.servers.items()
         if is_project_file(server.source, session.workspace, (user_file,))
@@ -149,6 +149,21 @@ async def _approve_project_servers(session: "Session", config, state: McpState, 
     startable = {name: server for name, server in config.servers.items()
                  if name not in items or status[name].startswith("approved")}
     return notices, startable
+
+
+def _shown(server) -> str:
+    """What the approval question shows: the exact command line (quoted) or URL, and what it is given."""
+    import shlex
+
+    if server.type == "http":
+        text = server.url
+        if server.headers:
+            text += f"  (headers: {', '.join(sorted(server.headers))})"
+        return text
+    text = shlex.join([server.command, *server.args])
+    if server.env:
+        text += f"  (env: {', '.join(sorted(server.env))})"
+    return text
 
 
 def trust_lines(state: McpState) -> list[str]:
