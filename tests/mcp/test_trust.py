@@ -34,7 +34,6 @@ def cli(args: list[str], cwd: Path, config: Path) -> subprocess.CompletedProcess
                           text=True, timeout=120, stdin=subprocess.DEVNULL)
 
 
-@pytest.mark.slow
 def test_headless_does_not_run_a_repositorys_mcp_command_without_the_flag(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -212,3 +211,23 @@ async def test_tui_asks_with_a_modal_after_the_first_frame(tmp_path: Path, monke
                 break
         assert session.mcp.trust == {"x": "refused"}
     assert not (repo / "PWNED").exists()
+
+
+async def test_mcp_config_named_by_the_user_is_trusted_unless_it_lives_in_the_repository(tmp_path: Path) -> None:
+    repo, config = tmp_path / "repo", tmp_path / "config"
+    repo.mkdir()
+    mine = write_config(tmp_path / "mine.json", {"demo": demo_entry()})
+    session = Session(ScriptedProvider(), ToolRegistry(), repo, permissions=PermissionPolicy())
+    install_mcp(session, environ={"TUI_AGENT_CONFIG_DIR": str(config), "MCP_CONFIG": str(mine)},
+                log_dir=repo / "logs")
+    assert await session.start_background() == []
+    assert any(name.startswith("mcp__demo__") for name in session.tools.names())
+    await session.aclose()
+
+    inside = write_config(repo / "tools" / "mcp.json", {"demo": demo_entry()})
+    session = Session(ScriptedProvider(), ToolRegistry(), repo, permissions=PermissionPolicy())
+    install_mcp(session, environ={"TUI_AGENT_CONFIG_DIR": str(config), "MCP_CONFIG": str(inside)},
+                log_dir=repo / "logs")
+    notices = await session.start_background()
+    assert len(session.tools) == 0 and "--trust-project-mcp" in notices[0].text
+    await session.aclose()
