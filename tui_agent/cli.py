@@ -32,6 +32,9 @@ ENV_HELP = """environment:
   MCP_CONFIG              comma-separated MCP config files (default: .mcp.json)
   TEXTUAL_DRIVER          set by a Textual driver host (tui-agent serve): always open the app, never headless
   TUI_AGENT_DATA_DIR      where sessions are saved (default: the platform's user data dir)
+
+security: a repository's own MCP servers (.mcp.json) and allow rules need your approval (the TUI asks;
+headless refuses them; --trust-project-mcp starts its MCP servers for one run). See the README.
 """
 
 # The session flags `serve` passes on to the app it starts for each browser tab.
@@ -55,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_session_flags(parser)
     parser.add_argument("--allow-write", action="store_true",
                         help="headless: allow tools that change things (Write, Edit, Bash, MCP)")
+    parser.add_argument("--trust-project-mcp", action="store_true",
+                        help="headless: start the MCP servers of the workspace's own .mcp.json (the TUI asks)")
     add_session_flags(parser)
     parser.add_argument("--version", action="version", version=f"tui-agent {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="serve", title="commands")
@@ -216,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
                             max_turns=args.max_turns, allow_write=True if args.allow_write else None,
                             history=transcript[0] if transcript else None, context_window=args.context_window,
                             max_output_tokens=args.max_output_tokens, compact=compact,
-                            prepare=journal_hook(resume.load, source))
+                            prepare=journal_hook(resume.load, source),
+                            trust_project_mcp=args.trust_project_mcp)
 
     # Start-up allocates hundreds of thousands of objects that all live on; pausing the cyclic GC until
     # the first frame (the app re-enables it) saves about a tenth of the time to the first frame.

@@ -1,5 +1,9 @@
 """Headless mode (`-p`): one request, the answer streamed to stdout, tool activity and notices to stderr.
 
+Everything printed passes through `strip_controls` (core/sanitize.py): the answer, file contents in
+error lines and server warnings are untrusted, and an OSC 52 sequence on stderr would write the user's
+clipboard. The history itself is untouched.
+
 Exit codes: 0 completed; 1 error (one line on stderr); 2 stopped early (max turns, or a tool was denied);
 130 interrupted. Trace lines (`TRACE=1`) go to stderr.
 """
@@ -14,7 +18,28 @@ from typing import Callable, TextIO
 from tui_agent.core import events as ev
 from tui_agent.core import process_groups, trace
 from tui_agent.core.factory import build_session
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.core.session import Session
+
+
+class SafeStream:
+    """A text stream that drops control characters (ESC, CSI, OSC, BEL, CR...) from everything written."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(strip_controls(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def __getattr__(self, name: str):  # isatty, encoding, fileno...
+        return getattr(self.stream, name)
+
+
+def safe(stream: TextIO) -> TextIO:
+    return stream if isinstance(stream, SafeStream) else SafeStream(stream)  # type: ignore[return-value]
 
 
 def tool_status(event: ev.ToolStarted) -> str:
@@ -32,6 +57,7 @@ def tool_error_status(event: ev.ToolFinished) -> str | None:
 
 async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev.TurnEnded | None:
     """Print one turn's events; return the TurnEnded event."""
+    out, err = safe(out), safe(err)
     for notice in await session.start_background():
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
     ended: ev.TurnEnded | None = None
@@ -75,15 +101,16 @@ def run_headless(
     max_output_tokens: int | None = None,
     compact=None,
     prepare: Callable[[Session], list[ev.Notice]] | None = None,
+    trust_project_mcp: bool = False,
 ) -> int:
     """`prepare` runs once the session is built (the CLI's journal: resume it, or start saving it)."""
-    out = out or sys.stdout
-    err = err or sys.stderr
+    out = safe(out or sys.stdout)
+    err = safe(err or sys.stderr)
     trace.trace("cli.start", mode="headless")
     session, notices = build_session(workspace, model=model, provider=provider, headless=True,
                                      allow_write=allow_write, max_turns=max_turns,
                                      context_window=context_window, max_output_tokens=max_output_tokens,
-                                     compact=compact)
+                                     compact=compact, trust_project_mcp=trust_project_mcp)
     for notice in notices:
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
     if history:

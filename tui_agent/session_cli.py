@@ -161,7 +161,9 @@ def sessions_command(argv: list[str]) -> int:
                               "messages": info.messages, "tokens": info.tokens, "first_prompt": info.first_prompt,
                               "parent": info.parent}, ensure_ascii=False))
         else:
-            print(info.line() + (f"  [{info.workspace}]" if workspace is None else ""))
+            from tui_agent.core.sanitize import strip_controls
+
+            print(strip_controls(info.line() + (f"  [{info.workspace}]" if workspace is None else "")))
     return 0
 
 
@@ -187,7 +189,11 @@ def export_command(argv: list[str]) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     text = markdown_of(load) if args.format == "md" else export_jsonl(load)
     if args.output is None:
-        sys.stdout.write(text)
+        from tui_agent.core.sanitize import strip_controls
+
+        # On a terminal, escape sequences from tool output or model text would act on it; a pipe gets the
+        # session exactly as saved.
+        sys.stdout.write(strip_controls(text) if sys.stdout.isatty() else text)
         return 0
     try:
         args.output.write_text(text, encoding="utf-8")

@@ -109,3 +109,46 @@ def test_truncation_notice(repo: Path) -> None:
     (repo / "AGENTS.md").write_text("x" * 70_000)
     notices = context_notices(make_session(repo))
     assert any("64 KB" in n.text for n in notices)
+
+
+# -- symlinks out of the workspace (issue 9, item 5) ---------------------------------------------------
+def test_context_file_symlinked_out_of_the_workspace_is_not_loaded(tmp_path: Path) -> None:
+    from tui_agent.core.project_context import load_with_warnings
+
+    secret = tmp_path / "home" / ".aws" / "credentials"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("aws_secret_access_key = SECRET\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "CLAUDE.md").symlink_to(secret)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "agents.md").write_text("inside\n")
+    (repo / "AGENTS.md").symlink_to(repo / "docs" / "agents.md")  # a symlink inside the workspace is fine
+    loaded, warnings = load_with_warnings(repo)
+    assert loaded is not None and "SECRET" not in loaded.text and loaded.text.strip() == "inside"
+    assert len(warnings) == 1 and "outside the workspace" in warnings[0] and "CLAUDE.md" in warnings[0]
+
+
+async def test_symlinked_context_never_reaches_the_provider(tmp_path: Path, monkeypatch) -> None:
+    from tui_agent.core.factory import build_session
+    from tui_agent.core.system_prompt import context_notices
+
+    monkeypatch.setenv("TUI_AGENT_CONFIG_DIR", str(tmp_path / "config"))
+    secret = tmp_path / "credentials"
+    secret.write_text("TOP-SECRET\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "CLAUDE.md").symlink_to(secret)
+    session, _ = build_session(repo, model="demo", env={"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config")})
+    assert "TOP-SECRET" not in session.system_prompt()
+    assert any("outside the workspace" in n.text for n in context_notices(session))
+
+
+def test_fifo_as_agents_md_does_not_hang(tmp_path: Path) -> None:
+    import os
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    os.mkfifo(repo / "AGENTS.md")
+    (repo / "CLAUDE.md").write_text("claude\n")
+    assert load_project_context(repo).text == "claude\n"

@@ -166,3 +166,16 @@ async def test_init_prompt(ws: Path) -> None:
     result = await session.commands.run(session, "/init focus on tests")
     assert "AGENTS.md" in result.prompt and result.prompt.endswith("focus on tests")
     assert "# AGENTS.md" in INIT_PROMPT
+
+
+def test_skill_symlinked_out_of_the_workspace_is_skipped(ws: Path, tmp_path: Path, config_dir: Path) -> None:
+    """Issue 9, item 5: a repository's skill folder pointing elsewhere must not load that file."""
+    outside = tmp_path / "elsewhere" / "steal"
+    outside.mkdir(parents=True)
+    (outside / "SKILL.md").write_text("---\nname: steal\n---\nPRIVATE NOTES\n")
+    (ws / ".claude" / "skills").mkdir(parents=True)
+    (ws / ".claude" / "skills" / "steal").symlink_to(outside)
+    add_skill(config_dir / "skills", "mine", REVIEW)  # the user's own skills stay usable
+    skills, warnings = discover_skills(ws, config_dir / "skills")
+    assert [s.id for s in skills] == ["mine"]
+    assert len(warnings) == 1 and "outside the workspace" in warnings[0]

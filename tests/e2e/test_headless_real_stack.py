@@ -45,7 +45,7 @@ def test_claude_reads_a_file_and_calls_an_mcp_tool(tmp_path, fake):
         tool_use("mcp__demo__echo", {"message": "42"}, "toolu_2"),
         text("The notes say 42, and the demo server agrees."),
     ]
-    out = run_cli(["-p", "what do the notes say?"], workspace, fake, tmp_path)
+    out = run_cli(["-p", "what do the notes say?", "--trust-project-mcp"], workspace, fake, tmp_path)
     assert out.returncode == 0, out.stderr
     assert "Reading the notes." in out.stdout
     assert out.stdout.rstrip().endswith("The notes say 42, and the demo server agrees.")
@@ -66,7 +66,7 @@ def test_non_read_only_mcp_tool_is_denied_headless_then_allowed(tmp_path, fake):
     target = workspace / "note.md"
     call = tool_use("mcp__demo__write_note", {"path": str(target), "text": "hello"}, "toolu_w")
     fake.replies += [call, text("I was not allowed to write the note.")]
-    out = run_cli(["-p", "write a note"], workspace, fake, tmp_path)
+    out = run_cli(["-p", "write a note", "--trust-project-mcp"], workspace, fake, tmp_path)
     assert out.returncode == 2 and "denied" in out.stderr
     assert not target.exists()
     # Headless has nobody to ask: the model is told about the denial and answers (issue 9, item 13).
@@ -76,7 +76,7 @@ def test_non_read_only_mcp_tool_is_denied_headless_then_allowed(tmp_path, fake):
     assert denial["tool_use_id"] == "toolu_w" and denial["is_error"]
 
     fake.replies += [call, text("Written.")]
-    out = run_cli(["-p", "write a note", "--allow-write"], workspace, fake, tmp_path)
+    out = run_cli(["-p", "write a note", "--allow-write", "--trust-project-mcp"], workspace, fake, tmp_path)
     assert out.returncode == 0, out.stderr
     assert target.read_text() == "hello"
 

@@ -49,6 +49,15 @@ async def test_claude_session_in_the_tui_with_real_usage_and_mcp(tmp_path, fake)
     ]
     app = make_app(session, startup_notices=notices)
     async with app.run_test(size=(130, 40)) as pilot:
+        from tui_agent.ui.screens.trust import TrustScreen
+
+        for _ in range(200):  # the project's server asks first (a modal after the first frame)
+            await pilot.pause(0.05)
+            if isinstance(app.screen, TrustScreen):
+                break
+        assert isinstance(app.screen, TrustScreen), "the project's MCP server did not ask for approval"
+        assert [item.name for item in app.screen.question.items] == ["demo"]
+        await pilot.press("a")
         for _ in range(200):  # the MCP server starts in a worker after the first frame
             await pilot.pause(0.05)
             await app.workers.wait_for_complete()
@@ -66,6 +75,6 @@ async def test_claude_session_in_the_tui_with_real_usage_and_mcp(tmp_path, fake)
         assert session.usage_history[-1].cache_read_input_tokens > 0
         await send(pilot, "/mcp")
         shown = chat_text(app)
-        assert "demo" in shown and "echo" in shown
+        assert "demo" in shown and "echo" in shown and "demo: approved" in shown
     assert protocol_errors(session.history) == []
     assert len(fake.message_requests) == 3

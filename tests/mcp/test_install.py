@@ -29,8 +29,10 @@ SILENT = "import sys; sys.stdin.read()"  # reads requests, never answers, exits 
 def make_session(workspace: Path, replies=(), allow_write: bool = False, start_timeout: float = 15) -> Session:
     session = Session(ScriptedProvider(replies=list(replies)), ToolRegistry(), workspace,
                       permissions=PermissionPolicy.headless(allow_write=allow_write))
+    # The project's .mcp.json is trusted here (as with --trust-project-mcp): these tests are about MCP
+    # itself; tests/mcp/test_trust.py covers the approval.
     install_mcp(session, environ={"TUI_AGENT_CONFIG_DIR": str(workspace / "user-config")},
-                log_dir=workspace / "logs", start_timeout=start_timeout)
+                log_dir=workspace / "logs", start_timeout=start_timeout, trust_project=True)
     return session
 
 

@@ -148,7 +148,8 @@ def describe_permissions(session: "Session") -> str:
         if not rules:
             lines.append("  (none)")
         for rule in rules:
-            lines.append(f"  {rule}  ({rule.source})")
+            origin = f"{rule.source}, the project's, approved by you" if rule.project and title == "Allow rules" else rule.source
+            lines.append(f"  {rule}  ({origin})")
     try:
         from tui_agent.core.settings import settings_files
 

@@ -18,7 +18,7 @@ from tui_agent.core.permissions import PermissionPolicy
 from tui_agent.core.providers.base import Provider
 from tui_agent.core.providers.demo import DemoProvider
 from tui_agent.core.session import Session
-from tui_agent.core.settings import apply_permission_settings
+from tui_agent.core.settings import PermissionSettings, apply_loaded, load_permission_settings, project_rules_item
 from tui_agent.core.system_prompt import build_system_prompt, context_notices
 from tui_agent.core.tools import ToolRegistry, builtin_tools
 
@@ -69,8 +69,11 @@ def build_session(
     context_window: int | None = None,
     max_output_tokens: int | None = None,
     compact: CompactSettings | None = None,
+    trust_project_mcp: bool = False,
 ) -> tuple[Session, list[Notice]]:
-    """A Session for `workspace` with the built-in tools, project context, skills, settings and MCP."""
+    """A Session for `workspace` with the built-in tools, project context, skills, settings and MCP.
+
+    `trust_project_mcp` (`--trust-project-mcp`) starts the repository's own MCP servers without asking."""
     workspace = Path(workspace).resolve()
     compact = compact or settings_from(env)
     chosen, notices = provider_for_model(model, env, provider=provider, workspace=workspace, demo_delay=demo_delay,
@@ -86,18 +89,64 @@ def build_session(
     )
     if max_turns is not None:
         session.max_turns = max_turns
-    notices += _install_extensions(session, env)
+    notices += _install_extensions(session, env, headless=headless, trust_project_mcp=trust_project_mcp)
     return session, notices
 
 
-def _install_extensions(session: Session, env: Mapping[str, str]) -> list[Notice]:
+def _install_extensions(session: Session, env: Mapping[str, str], *, headless: bool = False,
+                        trust_project_mcp: bool = False) -> list[Notice]:
     """Settings rules, project context and skills, slash commands and MCP (started in the background)."""
-    notices = [Notice(text, "warning") for text in apply_permission_settings(session.permissions, session.workspace)]
+    loaded = load_permission_settings(session.workspace)
+    notices = [Notice(text, "warning") for text in apply_loaded(session.permissions, loaded)]
+    notices += _project_allow_rules(session, loaded, env, headless)
     session.system_prompt_builder = build_system_prompt
     register_builtin_commands(session)
     session.background_start.insert(0, _context_warnings)  # scans skills and AGENTS.md: after the first frame
-    install_mcp(session, environ=env)
+    install_mcp(session, environ=env, trust_project=trust_project_mcp)
     return notices
+
+
+PROJECT_RULES_TITLE = "Apply this project's allow rules?"
+PROJECT_RULES_EXPLANATION = (
+    "The repository's .tui-agent/settings.json allows these tool calls without asking you. Approve only "
+    "a project you trust; the answer is remembered for this project until the rules change. Its deny "
+    "rules always apply."
+)
+
+
+def _project_allow_rules(session: Session, loaded: PermissionSettings, env: Mapping[str, str],
+                         headless: bool) -> list[Notice]:
+    """Apply the repository's allow rules only when the user approved this exact list (never headless)."""
+    item = project_rules_item(loaded)
+    if item is None:
+        return []
+    if headless:
+        return [Notice(f"Allow rules in {item.source} are ignored in headless mode (a repository cannot allow "
+                       "itself tools); use --allow-write.", "info")]
+    from tui_agent.core.trust import TrustQuestion, TrustStore, trust_path
+
+    store = TrustStore(trust_path(env))
+    status = store.status(session.workspace, item)
+    if status == "approved":
+        for rule in loaded.project_allow:
+            session.permissions.add_rule(rule, "allow")
+    if status != "pending":
+        return []
+
+    async def ask(session: Session) -> list[Notice]:
+        if session.ask_trust is None:
+            return [Notice(f"Allow rules in {item.source} are not applied: not approved.", "info")]
+        answer = await session.ask_trust(TrustQuestion(PROJECT_RULES_TITLE, PROJECT_RULES_EXPLANATION, [item]))
+        if answer not in ("approved", "refused"):
+            return []
+        problem = store.record(session.workspace, [item], answer)
+        if answer == "approved":
+            for rule in loaded.project_allow:
+                session.permissions.add_rule(rule, "allow")
+        return [Notice(problem, "warning")] if problem else []
+
+    session.background_start.append(ask)
+    return []
 
 
 async def _context_warnings(session: Session) -> list[Notice]:

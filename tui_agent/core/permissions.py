@@ -19,13 +19,15 @@ The order of checks, most binding first:
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from tui_agent.core import shell_words
 from tui_agent.core.tools.base import Tool, ToolContext
 from tui_agent.core.tools.paths import is_inside, resolve_path
 
@@ -47,13 +49,16 @@ OUTSIDE_WRITE_MESSAGE = (
     "the workspace with an explicit allow rule, e.g. /permissions allow {tool}({example})."
 )
 SKIPPED_MESSAGE = "Skipped because a previous tool use was rejected or the turn was aborted."
+OPAQUE_DENY_MESSAGE = (
+    "Permission denied: the command cannot be checked against the deny rule {rule} ({why}). "
+    "Spell the command out without variables or substitutions in the command name."
+)
+DEEP_PATH_MESSAGE = "Refused: {path} has more than {limit} path components."
+
+if TYPE_CHECKING:
+    import pathspec
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.:-]+$")
-# Shell control operators that chain commands; a prefix rule must cover every part.
-# (`&` as part of a redirection, `2>&1` or `&>file`, is not a separator.)
-_SPLIT = re.compile(r"\|\||&&|\|&?|[;\n]|(?<![<>])&(?!>)")
-# Redirections that do not write files (`2>&1`, `>/dev/null`); any other `>` may write anywhere.
-_HARMLESS_REDIRECT = re.compile(r"\d*>&\d+|&?\d*>>?\s*/dev/null")
 # Commands whose first word alone says little: remember `git status`, not `git`.
 _MULTIPLEXERS = {
     "git", "npm", "npx", "pnpm", "yarn", "bun", "cargo", "go", "uv", "uvx", "pip", "pip3", "poetry",
@@ -76,58 +81,40 @@ class Decision:
     reason: str = ""
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """A path glob where `*` and `?` stay within one path segment, `**` crosses them, `[..]` is a class."""
+MAX_DOUBLE_STARS = 3  # `**` segments per path rule: matching cost grows as depth ** (number of `**`)
+MAX_PATH_PARTS = 256  # deeper paths are refused by the gate rather than matched (no real file is that deep)
+
+
+def _normal_globstars(pattern: str) -> str:
+    """`**/**/x` → `**/x` (the same set of paths), so repeated `**/` cannot make matching slow."""
+    parts = pattern.split("/")
     out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        char = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")  # `a/**/b` also matches `a/b`
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif char == "*":
-            out.append("[^/]*")
-            i += 1
-        elif char == "?":
-            out.append("[^/]")
-            i += 1
-        elif char == "[":
-            j = i + 1
-            if j < n and pattern[j] == "!":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            end = pattern.find("]", j)
-            if end == -1:
-                out.append(re.escape(char))
-                i += 1
-                continue
-            body = pattern[i + 1:end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + "".join("\\" + c if c in "\\[]" else c for c in body) + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(char))
-            i += 1
-    return re.compile("".join(out), re.DOTALL)
+    for part in parts:
+        if part == "**" and out and out[-1] == "**":
+            continue
+        out.append(part)
+    return "/".join(out)
+
+
+@functools.lru_cache(maxsize=512)
+def _path_spec(pattern: str) -> "pathspec.GitIgnoreSpec":
+    """One rule pattern as a gitignore pattern (pathspec): `*` within a folder, `**` across folders, a
+    name without `/` at any depth, a match on a folder covering everything below it."""
+    import pathspec  # lazy: only paid when a path rule is matched
+
+    if pattern.startswith(("!", "#")):
+        pattern = "\\" + pattern  # a literal `!` or `#`, not gitignore's negation or comment
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
 
 
 def escape_glob(text: str) -> str:
     """`text` as a pattern that matches only itself (for remembered exact paths)."""
-    return re.sub(r"([*?\[])", r"[\1]", text)
+    return re.sub(r"([*?\[\\])", r"\\\1", text)
 
 
 def split_commands(command: str) -> list[str]:
-    """The simple commands of a shell line, split on `&&`, `||`, `;`, `|`, `&` and newlines.
-
-    Deliberately naive (quotes are not parsed): for allow rules that only makes the split stricter,
-    so a quoted `&&` leads to a question rather than to a wrongly allowed command.
-    """
-    return [part.strip() for part in _SPLIT.split(command) if part.strip()]
+    """The simple commands of a shell line (shell words re-joined), for display and old callers."""
+    return [shell_words.join(words) for words in shell_words.parse(command).commands]
 
 
 @dataclass(frozen=True)
@@ -142,6 +129,9 @@ class Rule:
     tool: str
     pattern: str | None = None
     source: str = field(default="session", compare=False)
+    # From the repository's own settings file: applies only once the user approved it, and never
+    # lifts the headless gate (a cloned repository must not be able to allow itself Bash).
+    project: bool = field(default=False, compare=False)
 
     @classmethod
     def parse(cls, text: str, source: str = "session") -> "Rule":
@@ -158,6 +148,8 @@ class Rule:
         name = name.strip()
         if not name or not _TOOL_NAME.match(name):
             raise ValueError(f"Invalid permission rule {text!r}: {name!r} is not a tool name.")
+        if pattern and name != "Bash" and _normal_globstars(pattern).split("/").count("**") > MAX_DOUBLE_STARS:
+            raise ValueError(f"Invalid permission rule {text!r}: at most {MAX_DOUBLE_STARS} `**` per path pattern.")
         return cls(name, pattern, source)
 
     def __str__(self) -> str:
@@ -172,21 +164,37 @@ class Rule:
 
     def matches(self, tool: Tool, tool_input: dict[str, Any], workspace: Path | None = None) -> bool:
         """Deny-side matching: true when the rule names any part of the call (any path, any command)."""
+        return self.deny_verdict(tool, tool_input, workspace)[0] == "match"
+
+    def deny_verdict(self, tool: Tool, tool_input: dict[str, Any],
+                     workspace: Path | None = None) -> tuple[Literal["match", "unknown", "no"], str]:
+        """("match", ""), ("no", ""), or ("unknown", why) for a command whose programs cannot all be named
+        (`$cmd args`): the gate then asks, or refuses when it cannot ask."""
         if not self._tool_matches(tool):
-            return False
+            return "no", ""
         if self.pattern is None:
-            return True
+            return "match", ""
         command = tool_input.get("command")
         if isinstance(command, str):
-            parts = [command.strip(), *split_commands(command)]
-            return any(self._command_matches(part) for part in parts)
+            return self._command_verdict(command)
         root = Path(workspace or Path.cwd()).resolve()
         for raw in tool.paths(tool_input):
             lexical = Path(os.path.normpath(root / Path(raw).expanduser()))
             for path in {resolve_path(raw, root), lexical}:
                 if self._path_matches(path, root, outside_ok=True):
-                    return True
-        return False
+                    return "match", ""
+        return "no", ""
+
+    def _command_verdict(self, command: str) -> tuple[Literal["match", "unknown", "no"], str]:
+        assert self.pattern is not None
+        if "*" in self.pattern and not self.pattern.endswith(":*") and fnmatchcase(command.strip(), self.pattern):
+            return "match", ""
+        found = shell_words.effective_commands(command)
+        if any(self.command_matches(words, deny=True) for words in found.commands):
+            return "match", ""
+        if found.opaque:
+            return "unknown", found.opaque[0]
+        return "no", ""
 
     def allows(self, tool: Tool, tool_input: dict[str, Any], workspace: Path) -> bool:
         """Allow-side matching: true only when the rule covers every part of the call."""
@@ -199,56 +207,89 @@ class Rule:
             return all(is_inside(path, root) for path in paths)
         command = tool_input.get("command")
         if isinstance(command, str):
-            command = command.strip()
-            if not self.pattern.endswith(":*") and command == self.pattern:
-                return True  # an exact (remembered) command, compound or not
-            if any(mark in command for mark in ("$(", "`", "<(", ">(")):
-                return False
-            parts = split_commands(command)
-            return bool(parts) and all(
-                self._command_matches(part) and ">" not in _HARMLESS_REDIRECT.sub("", part) for part in parts
-            )
+            return bash_allowed([self], command)
         return bool(paths) and all(self._path_matches(path, root, outside_ok=False) for path in paths)
 
-    def _command_matches(self, command: str) -> bool:
+    def command_matches(self, words: list[str], deny: bool = False) -> bool:
+        """Does this Bash rule name the simple command `words`?
+
+        `prefix:*` matches the prefix's words and anything after them; a pattern with `*` is a glob over
+        the words joined by spaces; anything else must equal the words. Allow rules compare the command
+        name literally (`/tmp/x/git` is not `git`); deny rules also catch `/bin/rm` for `rm`."""
         assert self.pattern is not None
+        if not words:
+            return False
         if self.pattern.endswith(":*"):
-            prefix = self.pattern[:-2].strip()
-            return command == prefix or command.startswith(prefix + " ") or command.startswith(prefix + "\t")
-        if "*" in self.pattern:
-            return fnmatchcase(command, self.pattern)
-        return command == self.pattern
+            wanted = shell_words.rule_words(self.pattern[:-2])
+            if not wanted or len(words) < len(wanted):
+                return False
+            head = words[: len(wanted)]
+        elif "*" in self.pattern:
+            candidates = [" ".join(words)]
+            if deny:
+                candidates.append(" ".join([os.path.basename(words[0]), *words[1:]]))
+            return any(fnmatchcase(c, self.pattern) for c in candidates)
+        else:
+            wanted = shell_words.rule_words(self.pattern)
+            if len(words) != len(wanted):
+                return False
+            head = words
+        if not wanted or head[1:] != wanted[1:]:
+            return False
+        return shell_words.same_program(head[0], wanted[0]) if deny else head[0] == wanted[0]
 
     def _path_matches(self, path: Path, root: Path, outside_ok: bool) -> bool:
-        """Does the pattern name `path` or a folder above it? Relative patterns need `path` inside `root`."""
+        """Does the pattern name `path` or a folder above it? Relative patterns need `path` inside `root`.
+
+        Matching is gitignore's (pathspec). A path deeper than MAX_PATH_PARTS matches every deny rule
+        and no allow rule (`outside_ok` is the deny side), so an absurd path cannot make matching slow."""
         assert self.pattern is not None
-        pattern = self.pattern.replace("\\", "/")
+        if len(path.parts) > MAX_PATH_PARTS:
+            return outside_ok
+        pattern = self.pattern.replace("\\", "/") if os.name == "nt" else self.pattern
         if pattern.startswith("//"):
             pattern = pattern[1:]
         elif pattern.startswith("~/") or pattern == "~":
-            pattern = str(Path(pattern).expanduser()).replace("\\", "/")
+            pattern = Path(pattern).expanduser().as_posix()
         elif pattern.startswith("./"):
             pattern = pattern[2:]
-        pattern = pattern.rstrip("/") or "/"
-        regex = _glob_regex(pattern)
+        pattern = _normal_globstars(pattern.rstrip("/") or "/")
         if pattern.startswith("/"):
-            target = path.as_posix()
-            candidates = [target, *(p.as_posix() for p in path.parents)]
-            return any(regex.fullmatch(c) for c in candidates)
+            if pattern == "/":
+                return True
+            return _path_spec(pattern).match_file(path.as_posix().lstrip("/"))
         inside = is_inside(path, root)
         if "/" not in pattern:
             # A bare name matches a file or folder of that name at any depth (gitignore style).
-            parts = path.relative_to(root).parts if inside else path.parts
             if not inside and not outside_ok:
                 return False
-            return any(regex.fullmatch(part) for part in parts)
-        if not inside:
+            target = path.relative_to(root).as_posix() if inside else path.as_posix().lstrip("/")
+            return target != "." and _path_spec(pattern).match_file(target)
+        if not inside or path == root:
             return False
-        rel = path.relative_to(root).as_posix()
-        candidates = [rel]
-        while "/" in candidates[-1]:
-            candidates.append(candidates[-1].rsplit("/", 1)[0])
-        return any(regex.fullmatch(c) for c in candidates)
+        return _path_spec(pattern).match_file(path.relative_to(root).as_posix())
+
+
+def bash_allowed(rules: list[Rule], command: str) -> bool:
+    """Allow rules cover a Bash command only when it is a plain list of simple commands (no substitution,
+    subshell, here-document, writing redirection...) and each command is covered by one of the rules.
+
+    A remembered exact command (what the user saw in the question) is allowed as it is."""
+    if not rules:  # the rules given are those naming the tool (Bash, or any tool with a `command` input)
+        return False
+    stripped = command.strip()
+    if any(rule.pattern is None or rule.pattern == stripped for rule in rules):
+        return True
+    line = shell_words.parse(command)
+    if not line.plain:
+        return False
+    for words in line.commands:
+        assignments, rest = shell_words.strip_assignments(words)
+        if assignments or not rest or shell_words.is_dynamic(rest[0]):
+            return False  # `LD_PRELOAD=x git status`, `$cmd`: not what a rule names
+        if not any(rule.command_matches(rest) for rule in rules if rule.pattern):
+            return False
+    return True
 
 
 def outside_workspace(tool: Tool, tool_input: dict[str, Any], ctx: ToolContext) -> list[str]:
@@ -285,9 +326,9 @@ class PermissionPolicy:
     allow_write: bool = False
     allow_rules: list[Rule] = field(default_factory=list)
     deny_rules: list[Rule] = field(default_factory=list)
-    # The workspace of the last `decide`, so `remember` (called by the loop without a context right
-    # after the question) can turn a relative path into a workspace-relative rule.
-    _workspace: Path | None = field(default=None, repr=False, compare=False)
+    # Where relative paths in remembered rules are rooted when `remember` gets no context (the loop
+    # calls it right after the question). Set once by the Session; never changed by `decide`.
+    workspace: Path | None = None
 
     @classmethod
     def headless(cls, allow_write: bool | None = None) -> "PermissionPolicy":
@@ -296,11 +337,24 @@ class PermissionPolicy:
         return cls(mode="headless", allow_write=allow_write)
 
     def decide(self, tool: Tool, tool_input: dict[str, Any], ctx: ToolContext) -> Decision:
-        self._workspace = ctx.workspace
         root = ctx.workspace.resolve()
+        deep = [raw for raw in tool.paths(tool_input) if len(resolve_path(raw, root).parts) > MAX_PATH_PARTS]
+        if deep:
+            return Decision("deny", DEEP_PATH_MESSAGE.format(path=deep[0][:200] + "…", limit=MAX_PATH_PARTS),
+                            reason="protected")
+        unknown: tuple[Rule, str] | None = None
         for rule in self.deny_rules:
-            if rule.matches(tool, tool_input, root):
+            verdict, why = rule.deny_verdict(tool, tool_input, root)
+            if verdict == "match":
                 return Decision("deny", f"Permission denied by rule {rule}.", reason="rule")
+            if verdict == "unknown" and unknown is None:
+                unknown = (rule, why)
+        if unknown is not None:
+            # A deny rule may or may not cover this command: ask, or refuse where nobody can be asked.
+            if self.mode == "interactive":
+                return Decision("ask", reason="unchecked")
+            rule, why = unknown
+            return Decision("deny", OPAQUE_DENY_MESSAGE.format(rule=rule, why=why), reason="rule")
         if tool.name in CONTENT_SEARCH_TOOLS:
             for raw in tool.paths(tool_input):
                 rule = self.read_denied(raw, root)
@@ -315,7 +369,7 @@ class PermissionPolicy:
         outside = outside_workspace(tool, tool_input, ctx)
         if not outside and tool.is_read_only(tool_input):
             return Decision("allow")
-        if any(rule.allows(tool, tool_input, root) for rule in self.allow_rules):
+        if self._allowed_by_rules(tool, tool_input, root):
             return Decision("allow", reason="rule")
         if writes and outside and self.mode != "interactive":
             example = resolve_path(outside[0], root).as_posix()
@@ -339,6 +393,16 @@ class PermissionPolicy:
                 return Decision("allow")
             return Decision("deny", HEADLESS_DENY_MESSAGE.format(tool=tool.name), reason="headless")
         return Decision("ask", reason="outside" if outside else "write")
+
+    def _allowed_by_rules(self, tool: Tool, tool_input: dict[str, Any], root: Path) -> bool:
+        rules = self.allow_rules
+        if self.mode == "headless":
+            rules = [rule for rule in rules if not rule.project]  # a repository never lifts the gate
+        command = tool_input.get("command")
+        if isinstance(command, str):
+            # Each simple command may be covered by a different rule (`git status && pytest`).
+            return bash_allowed([rule for rule in rules if rule._tool_matches(tool)], command)
+        return any(rule.allows(tool, tool_input, root) for rule in rules)
 
     # -- reads hidden from searches ------------------------------------------------------------
     def read_denied(self, raw_path: str, workspace: Path) -> Rule | None:
@@ -367,7 +431,7 @@ class PermissionPolicy:
         Paths are stored resolved (workspace-relative inside, absolute outside) and glob-escaped, so the
         rule allows exactly the file the user saw in the question.
         """
-        workspace = ctx.workspace if ctx is not None else self._workspace
+        workspace = ctx.workspace if ctx is not None else self.workspace
         paths = tool.paths(tool_input)
         command = tool_input.get("command")
         if isinstance(command, str) and command.strip():
@@ -407,17 +471,22 @@ class PermissionPolicy:
 def command_rule_pattern(command: str) -> str:
     """The pattern "allow for this session" records for a Bash command.
 
-    A simple command gives a prefix rule (`pytest:*`, `git status:*`, `python -m pytest:*`); a compound
-    one (pipes, `&&`, substitutions) is remembered exactly, since a prefix would allow more than asked.
+    A plain simple command gives a prefix rule (`pytest:*`, `git status:*`, `python -m pytest:*`); any
+    other line (pipes, `&&`, substitutions, redirections, `X=1 cmd`) is remembered exactly, since a
+    prefix would allow more than was asked.
     """
     command = command.strip()
-    if len(split_commands(command)) != 1 or any(m in command for m in ("$(", "`", ">", "<")):
+    line = shell_words.parse(command)
+    if not line.plain or len(line.commands) != 1:
         return command
-    words = command.split()
+    words = line.commands[0]
+    assignments, _ = shell_words.strip_assignments(words)
+    if assignments or shell_words.is_dynamic(words[0]):
+        return command
     take = 1
     if words[0] in _MULTIPLEXERS and len(words) > 1:
         if words[1] == "-m" and len(words) > 2:
             take = 3
         elif not words[1].startswith("-"):
             take = 2
-    return " ".join(words[:take]) + ":*"
+    return shell_words.join(words[:take]) + ":*"

@@ -7,7 +7,10 @@ Seed rules (§9), kept because users already write their files for them:
 - the search stops after the directory that contains `.git` (the repository root). Outside a git
   repository it checks at most 6 directories (the start and 5 parents), so a stray file in a home
   folder is not picked up from a deep project;
-- over 64 KB (UTF-8) the text is cut and `[project context truncated at 64KB]` is appended.
+- over 64 KB (UTF-8) the text is cut and `[project context truncated at 64KB]` is appended;
+- a symlinked file is used only when it resolves inside the workspace: the text goes to the model's
+  provider, so `CLAUDE.md -> ~/.aws/credentials` in a cloned repository must not send the user's
+  secrets (Read refuses that file too). A skipped file becomes a warning. Only regular files are read.
 
 The text lives in the system prompt, never in the history, so `/clear` keeps it. `ProjectContext`
 re-checks the candidate files' mtimes on every use (a dozen `stat` calls) and re-reads only when one
@@ -16,7 +19,9 @@ changed, so an edit to AGENTS.md applies to the next model call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 
 FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
@@ -52,24 +57,52 @@ def truncate_utf8(text: str, max_bytes: int, note: str) -> tuple[str, bool]:
     return data[:room].decode("utf-8", errors="ignore") + note, True
 
 
-def load_project_context(start: Path) -> LoadedContext | None:
-    """The project instructions for `start`, or None when no directory has either file."""
+def usable(path: Path, workspace: Path) -> tuple[bool, str]:
+    """(use it?, why not): a regular file that is not a symlink, or one resolving inside the workspace."""
+    resolved = path.resolve()
+    root = Path(workspace).resolve()
+    if path.is_symlink() and not (resolved == root or root in resolved.parents):
+        return False, f"{path} is a symlink to {resolved}, outside the workspace; it was not loaded."
+    try:
+        info = os.stat(resolved)
+    except OSError:
+        return False, ""  # absent or unreadable counts as absent (seed rule)
+    if stat.S_ISDIR(info.st_mode):
+        return False, ""
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would hang or never end
+        return False, f"{path} is not a regular file; it was not loaded."
+    return True, ""
+
+
+def load_with_warnings(start: Path) -> tuple[LoadedContext | None, list[str]]:
+    """The project instructions for `start` (None when no directory has a usable file) and warnings."""
+    warnings: list[str] = []
     for directory in search_dirs(start):
         parts: list[str] = []
         files: list[Path] = []
         for name in FILE_NAMES:
             path = directory / name
+            ok, why = usable(path, start)
+            if why:
+                warnings.append(why)
+            if not ok:
+                continue
             try:
-                if not path.is_file():
-                    continue
-                parts.append(path.read_text(encoding="utf-8", errors="replace"))
+                with path.open("rb") as handle:
+                    data = handle.read(MAX_BYTES + 1)
             except OSError:
-                continue  # unreadable counts as absent (seed rule)
+                continue
+            parts.append(data.decode("utf-8", errors="replace"))
             files.append(path)
         if parts:
             text, truncated = truncate_utf8(SEPARATOR.join(parts), MAX_BYTES, TRUNCATED_NOTE)
-            return LoadedContext(text, tuple(files), truncated)
-    return None
+            return LoadedContext(text, tuple(files), truncated), warnings
+    return None, warnings
+
+
+def load_project_context(start: Path) -> LoadedContext | None:
+    """The project instructions for `start`, or None when no directory has either file."""
+    return load_with_warnings(start)[0]
 
 
 class ProjectContext:
@@ -79,6 +112,7 @@ class ProjectContext:
         self.start = Path(start).resolve()
         self._signature: tuple | None = None
         self._loaded: LoadedContext | None = None
+        self.warnings: list[str] = []  # files skipped at the last load (a symlink out of the workspace)
 
     def _current_signature(self) -> tuple:
         signature = []
@@ -94,6 +128,6 @@ class ProjectContext:
     def get(self) -> LoadedContext | None:
         signature = self._current_signature()
         if signature != self._signature:
-            self._loaded = load_project_context(self.start)
+            self._loaded, self.warnings = load_with_warnings(self.start)
             self._signature = signature
         return self._loaded

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from tui_agent.core.builtin_commands import SkillCommandState
     from tui_agent.core.mcp.install import McpState
     from tui_agent.core.providers.base import ModelRequest
+    from tui_agent.core.trust import Answer, TrustQuestion
 
 BASE_SYSTEM_PROMPT = """You are tui-agent, a coding agent working in the user's repository at {workspace}.
 Use the tools to look at the code before you answer: Glob to find files, Grep to search, Read to read.
@@ -60,10 +61,15 @@ class Session:
     # Called with every engine event of a turn and every session event (model switch, /clear, turn
     # closed), in order, before any face sees it: the journal is one. A listener must not raise.
     listeners: list[Callable[[Any], None]] = field(default_factory=list)
+    # How the face asks "trust this project's MCP servers / allow rules?" (the TUI's modal). None: nobody
+    # can be asked (headless), so what the repository wants stays off unless a flag says otherwise.
+    ask_trust: Callable[["TrustQuestion"], Awaitable["Answer"]] | None = None
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).resolve()
         self.ctx = ToolContext(workspace=self.workspace)
+        if self.permissions.workspace is None:
+            self.permissions.workspace = self.workspace  # remembered rules are rooted here
         # Tools that read many files at once (Grep) consult the policy to leave out what a deny rule
         # forbids reading; the loop's gate only sees the paths a call names.
         self.ctx.permissions = self.permissions

@@ -5,6 +5,10 @@ Two files, both optional, in this order (later files add to earlier ones):
   `$TUI_AGENT_CONFIG_DIR` when set: tests and portable installs point it elsewhere);
 - the project's `<workspace>/.tui-agent/settings.json`.
 
+A repository is untrusted: its deny rules always apply (they only take away), but its allow rules are
+kept apart (`project_allow`, marked `Rule.project`) and apply only once the user approved that exact
+list for that project (core/trust.py), and never in headless mode.
+
 The shape is Claude Code's: `{"permissions": {"allow": ["Bash(pytest:*)"], "deny": ["Read(.env)"]}}`.
 A broken file must never stop the agent from starting: every problem becomes a warning string that the
 face shows, and the valid rules are still applied.
@@ -13,12 +17,15 @@ face shows, and the valid rules are still applied.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from tui_agent.core.config_files import parse_json, read_text_capped
 from tui_agent.core.permissions import PermissionPolicy, Rule
+
+if TYPE_CHECKING:
+    from tui_agent.core.trust import TrustItem
 
 CONFIG_ENV = "TUI_AGENT_CONFIG_DIR"
 DATA_ENV = "TUI_AGENT_DATA_DIR"
@@ -67,20 +74,25 @@ def settings_files(workspace: Path) -> list[Path]:
 
 @dataclass
 class PermissionSettings:
-    allow: list[Rule] = field(default_factory=list)
-    deny: list[Rule] = field(default_factory=list)
+    allow: list[Rule] = field(default_factory=list)  # the user's own
+    deny: list[Rule] = field(default_factory=list)  # the user's and the project's
+    project_allow: list[Rule] = field(default_factory=list)  # need approval (see module docstring)
     warnings: list[str] = field(default_factory=list)
+    project_file: Path | None = None
 
 
 def load_permission_settings(workspace: Path) -> PermissionSettings:
     """Rules from every settings file that exists; problems become warnings, never exceptions."""
     result = PermissionSettings()
-    for path in settings_files(workspace):
-        _load_file(path, result)
+    user, project = settings_files(workspace)
+    _load_file(user, result, project=False)
+    if user.resolve() != project.resolve():  # a workspace that is the config dir's parent: still the user's
+        _load_file(project, result, project=True)
+        result.project_file = project
     return result
 
 
-def _load_file(path: Path, result: PermissionSettings) -> None:
+def _load_file(path: Path, result: PermissionSettings, project: bool = False) -> None:
     try:
         text = read_text_capped(path)
     except OSError as error:
@@ -114,16 +126,33 @@ def _load_file(path: Path, result: PermissionSettings) -> None:
             except ValueError as error:
                 result.warnings.append(f"Settings file {path}: {error}")
                 continue
-            target = result.allow if kind == "allow" else result.deny
+            if project:
+                rule = replace(rule, project=True)
+            target = result.deny if kind == "deny" else result.project_allow if project else result.allow
             if rule not in target:
                 target.append(rule)
 
 
 def apply_permission_settings(policy: PermissionPolicy, workspace: Path) -> list[str]:
-    """Add the settings' rules to `policy`; returns the warnings to show."""
-    loaded = load_permission_settings(workspace)
+    """Add the user's rules and every deny rule to `policy`; returns the warnings to show.
+
+    The project's allow rules are not applied here: see `project_rules_item` and the factory."""
+    return apply_loaded(policy, load_permission_settings(workspace))
+
+
+def apply_loaded(policy: PermissionPolicy, loaded: PermissionSettings) -> list[str]:
     for rule in loaded.allow:
         policy.add_rule(rule, "allow")
     for rule in loaded.deny:
         policy.add_rule(rule, "deny")
     return loaded.warnings
+
+
+def project_rules_item(loaded: PermissionSettings) -> "TrustItem | None":
+    """The project's allow rules as one thing to approve (bound to the exact list), or None."""
+    if not loaded.project_allow or loaded.project_file is None:
+        return None
+    from tui_agent.core.trust import TrustItem, digest
+
+    texts = [str(rule) for rule in loaded.project_allow]
+    return TrustItem("settings", "allow-rules", digest(sorted(texts)), ", ".join(texts), loaded.project_file)

@@ -7,7 +7,10 @@ Discovery (seed §10, extended by the issue with a user folder):
   frontmatter `name` is only for display; the first skill with an id wins;
 - the frontmatter is real YAML (`yaml.safe_load`), so quotes, comments and multi-line values work. A
   file whose frontmatter is broken is skipped with a warning instead of half-parsed;
-- the body is capped at 32 KB (UTF-8) with `[skill truncated at 32KB]`.
+- the body is capped at 32 KB (UTF-8) with `[skill truncated at 32KB]`;
+- a SKILL.md is used only when it resolves inside its own root's boundary: the workspace for the
+  project's skills, the user config dir for the user's (a symlinked skill folder pointing elsewhere
+  would put any file into the system prompt and the Skill tool's result). Skipped with a warning.
 
 Only the catalog (id and description) goes into the system prompt; a body costs tokens only when used.
 The catalog re-scans when a skill folder or file changes, so a new skill works without a restart.
@@ -133,7 +136,13 @@ def discover_skills(workspace: Path, user_dir: Path | None = None) -> tuple[list
     warnings: list[str] = []
     seen: dict[str, Skill] = {}
     for root, label in skill_roots(workspace, user_dir):
+        boundaries = _boundaries(root, label, workspace, user_dir)
         for directory, skill_file in _candidates(root):
+            resolved = skill_file.resolve()
+            if not any(resolved == b or b in resolved.parents for b in boundaries):
+                where = "the user config dir" if label == "user" else "the workspace"
+                warnings.append(f"Skipped skill {skill_file}: it resolves to {resolved}, outside {where}.")
+                continue
             try:
                 skill = parse_skill(skill_file, directory.name, label)
             except SkillError as error:
@@ -147,6 +156,15 @@ def discover_skills(workspace: Path, user_dir: Path | None = None) -> tuple[list
             seen[skill.id] = skill
             skills.append(skill)
     return skills, warnings
+
+
+def _boundaries(root: Path, label: str, workspace: Path, user_dir: Path | None) -> list[Path]:
+    """Where a root's SKILL.md files may live once symlinks are resolved."""
+    if label == "user" and user_dir is not None:
+        from tui_agent.core.settings import config_dir
+
+        return [Path(user_dir).resolve(), config_dir().resolve()]
+    return [Path(workspace).resolve()]
 
 
 def _candidates(root: Path) -> list[tuple[Path, Path]]:

@@ -56,7 +56,9 @@ def context_notices(session: "Session") -> list["Notice"]:
     from tui_agent.core.events import Notice
 
     notices = [Notice(text, "warning") for text in catalog_for(session.ctx).warnings]
-    loaded = project_context_for(session.ctx).get()
+    context = project_context_for(session.ctx)
+    loaded = context.get()
+    notices += [Notice(text, "warning") for text in context.warnings]
     if loaded is not None and loaded.truncated:
         names = ", ".join(_shown(path, session) for path in loaded.files)
         notices.append(Notice(f"Project instructions ({names}) are over 64 KB; only the first 64 KB are used.",

@@ -29,6 +29,7 @@ from tui_agent.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, bundled_themes
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
+    from tui_agent.core.trust import Answer, TrustQuestion
 
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 
@@ -74,6 +75,7 @@ class AgentApp(App[int]):
             notices.append(ev.Notice(f"Theme {wanted!r} is not available; using {DEFAULT_THEME}.", "warning"))
             self.theme = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
         self.startup_notices = notices
+        session.ask_trust = self.ask_trust  # project MCP servers / allow rules ask through the modal
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)  # literal values only (pitfall P10)
@@ -122,6 +124,13 @@ class AgentApp(App[int]):
             screen.refresh_commands()  # skill commands are registered by the background start
             for notice in notices:
                 await screen.chat.add_notice(notice.text, notice.level)
+
+    async def ask_trust(self, question: "TrustQuestion") -> "Answer":
+        """Ask with the trust modal; called from the start-up worker, after the first frame."""
+        from tui_agent.ui.screens.trust import TrustScreen  # not needed for the first frame
+
+        answer = await self.push_screen_wait(TrustScreen(question))
+        return answer or "later"
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

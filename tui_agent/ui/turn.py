@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui_agent.core import events as ev
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.widgets.tool_card import ToolCard
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class TurnRenderer:
                     self.reply = await self.chat.add_reply()
                     self.stream = self.reply.get_stream(self.reply)
                 assert self.reply is not None
+                text = strip_controls(text)  # model text is untrusted: no ESC reaches the terminal
                 self.reply.text += text
                 await self.stream.write(text)
                 self.chat.follow()

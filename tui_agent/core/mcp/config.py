@@ -47,6 +47,9 @@ class ServerConfig:
     source: Path | None = None
     # Variables referenced with `${VAR}` (no default) that were not set: reported as a warning.
     missing_vars: tuple[str, ...] = ()
+    # The entry as written in the file (canonical JSON, before `${VAR}` expansion): what a project
+    # server's approval is bound to, so any change to it asks again while a rotated token does not.
+    definition: str = field(default="", compare=False)
 
     def describe(self) -> str:
         """`command args` or the URL: what /mcp and warnings show."""
@@ -176,7 +179,7 @@ def _server(name: str, entry: Any, path: Path, environ: Mapping[str, str]) -> Se
         if not isinstance(url, str) or not url.strip():
             raise bad('an "http" server needs a non-empty "url" string')
         return ServerConfig(name, "http", url=expand(url.strip()), headers=string_map("headers"), source=path,
-                            missing_vars=tuple(sorted(missing)))
+                            missing_vars=tuple(sorted(missing)), definition=_canonical(entry))
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
         raise bad('needs a non-empty "command" string')
@@ -193,4 +196,9 @@ def _server(name: str, entry: Any, path: Path, environ: Mapping[str, str]) -> Se
         env=string_map("env"),
         source=path,
         missing_vars=tuple(sorted(missing)),
+        definition=_canonical(entry),
     )
+
+
+def _canonical(entry: dict[str, Any]) -> str:
+    return json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -1,6 +1,6 @@
 """Bash: run a shell command in the workspace, `{command, timeout?, description?}` (Claude Code's schema).
 
-The command runs as `$SHELL -c command` in its own session, hence its own process group, so a timeout
+The command runs as `/bin/bash -c command` (whatever `$SHELL` is) in its own session, hence its own process group, so a timeout
 or a cancelled turn can kill everything it started (pipes, `make -j`, test servers) with one `killpg`,
 not just the shell. stdin is /dev/null, so a command that waits for input ends instead of hanging.
 Output is read in chunks into a bounded head and tail: a command printing gigabytes costs a few
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -73,10 +74,14 @@ class _Capture:
 
 
 def _shell() -> str:
-    shell = os.environ.get("SHELL") or "/bin/bash"
-    if not os.path.isabs(shell) or not os.access(shell, os.X_OK):
-        shell = "/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh"
-    return shell
+    """Always bash, never `$SHELL`: the tool says it runs bash, the model writes bash, and the permission
+    rules parse bash. Under zsh, `git status =(touch P)` would run code an allow rule cannot see."""
+    if os.access("/bin/bash", os.X_OK):
+        return "/bin/bash"
+    found = shutil.which("bash")
+    if found is None:
+        raise ToolError("Cannot run the command: bash was not found (the Bash tool needs /bin/bash or bash on PATH).")
+    return found
 
 
 def _env() -> dict[str, str]:

@@ -52,12 +52,15 @@ class GlobTool(Tool):
     read_only = True
 
     def paths(self, tool_input: dict[str, Any]) -> list[str]:
-        """The search directory, plus the pattern's fixed prefix when it leaves it (`/etc/*`, `../x/*`)."""
+        """The search directory, plus the pattern's fixed prefix: where the walk really starts.
+
+        The gate resolves these (symlinks too), so `/etc/*`, `../x/*` and `link/*` with `link` a symlink
+        to a folder outside the workspace all count as reaching outside it."""
         found = super().paths(tool_input)
         pattern = tool_input.get("pattern")
         if isinstance(pattern, str):
-            base, _ = split_pattern(pattern)
-            if base and (Path(base).is_absolute() or ".." in Path(base).parts or base.startswith("~")):
+            base, _ = split_pattern(pattern.strip())
+            if base:
                 start = tool_input.get("path") if isinstance(tool_input.get("path"), str) else ""
                 found.append(base if Path(base).expanduser().is_absolute() or not start else f"{start}/{base}")
         return found

@@ -5,13 +5,21 @@ adds what a model needs around it: Claude Code's input schema and output modes, 
 (files newest first, lines by path), `head_limit`/`offset` paging, an output cap with notes that say
 what to do next, and clear errors. `rg` runs as an asyncio subprocess that is killed when the turn is
 cancelled, and, in content mode, as soon as enough lines have arrived.
+
+What a Read-deny rule hides stays hidden: relative rules become ripgrep exclusions, and every output
+line is also checked by its path against all read-deny rules (absolute and `~` ones included), so
+`Read(/abs/ws/.env)` keeps `.env` out of the results too. Content lines carry a rare separator
+(`\x1f`) after the path, so a path with `:` in it is still parsed right. A search is bounded in time
+(SEARCH_TIMEOUT_S), and only directories and regular files are searched (a FIFO would never end).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +30,8 @@ DEFAULT_HEAD_LIMIT = 250
 MAX_OUTPUT_CHARS = 30_000
 MAX_COLUMNS = 500
 NO_MATCHES = "No matches found"
+SEARCH_TIMEOUT_S = 60.0
+FIELD = "\x1f"  # marks the end of the path (and of the line number) in content lines
 MODES = ("content", "files_with_matches", "count")
 
 DESCRIPTION = """A powerful search tool built on ripgrep.
@@ -130,6 +140,10 @@ class GrepTool(Tool):
         shown = display_path(target, workspace)
         if not target.exists():
             raise ToolError(f"Path does not exist: {shown}")
+        kind = os.stat(target).st_mode
+        if not (stat.S_ISDIR(kind) or stat.S_ISREG(kind)):
+            raise ToolError(f"{shown} is not a regular file or a directory (a FIFO or device would never end); "
+                            "Grep searches files and folders.")
         mode = tool_input.get("output_mode") or "files_with_matches"
         head_limit = tool_input.get("head_limit")
         head_limit = DEFAULT_HEAD_LIMIT if head_limit is None else int(head_limit)
@@ -141,14 +155,53 @@ class GrepTool(Tool):
         stop_after = None
         if mode == "content":
             stop_after = offset + head_limit + 1 if head_limit else 1 << 62
-        lines, stderr, code = await _run(args, workspace, stop_after, offset)
+        try:
+            async with asyncio.timeout(SEARCH_TIMEOUT_S):
+                lines, stderr, code = await _run(args, workspace, stop_after, offset)
+        except TimeoutError:
+            raise ToolError(f"Grep stopped after {SEARCH_TIMEOUT_S:g} s without finishing. Narrow the search "
+                            "with path, glob or type.") from None
         if code == 2 and not lines and stderr.strip():
             raise ToolError(_failure(str(tool_input["pattern"]), stderr))
+        lines = hide_denied(lines, mode, policy, workspace, numbered=bool(tool_input.get("-n", True)))
         if shown == ".":
             lines = [line[2:] if line.startswith("./") else line for line in lines]
         if not lines:
             return ToolOutput(NO_MATCHES)
         return ToolOutput(format_output(lines, mode, offset, head_limit, workspace, killed=code is None))
+
+
+def line_path(line: str, mode: str) -> str | None:
+    """The file a result line is about (None for a `--` context break)."""
+    if mode == "files_with_matches":
+        return line
+    if mode == "count":
+        return line.rsplit(":", 1)[0] if ":" in line else line
+    return line.split(FIELD, 1)[0] if FIELD in line else None
+
+
+def hide_denied(lines: list[str], mode: str, policy: Any, workspace: Path, numbered: bool = True) -> list[str]:
+    """Drop lines about files a Read-deny rule forbids; restore the usual `path:line:text` form."""
+    verdicts: dict[str, bool] = {}
+    kept: list[str] = []
+    for line in lines:
+        path = line_path(line, mode)
+        if path is not None and policy is not None:
+            if path not in verdicts:
+                verdicts[path] = policy.read_denied(path, workspace) is not None
+            if verdicts[path]:
+                continue
+        if mode == "content":
+            line = line.replace(FIELD, "", 2 if numbered else 1)
+        kept.append(line)
+    if mode == "content":  # no dangling or doubled `--` breaks where a denied file's lines were
+        tidy: list[str] = []
+        for line in kept:
+            if line == "--" and (not tidy or tidy[-1] == "--"):
+                continue
+            tidy.append(line)
+        kept = tidy[:-1] if tidy and tidy[-1] == "--" else tidy
+    return kept
 
 
 def build_args(rg: str, tool_input: dict[str, Any], mode: str, target: str, excludes: list[str] = ()) -> list[str]:
@@ -175,7 +228,8 @@ def build_args(rg: str, tool_input: dict[str, Any], mode: str, target: str, excl
     elif mode == "count":
         args.append("--count")
     else:
-        args += ["--sort=path", "--max-columns", str(MAX_COLUMNS), "--max-columns-preview"]
+        args += ["--sort=path", "--max-columns", str(MAX_COLUMNS), "--max-columns-preview",
+                 f"--field-match-separator={FIELD}:", f"--field-context-separator={FIELD}-"]
         args.append("--line-number" if tool_input.get("-n", True) else "--no-line-number")
         if tool_input.get("-C") is not None:
             args += ["--context", str(int(tool_input["-C"]))]
@@ -227,7 +281,7 @@ async def _run(
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
             lines.append(line)
             if len(lines) > skip:
-                chars += len(line) + 1
+                chars += len(line) - line.count(FIELD) + 1  # as shown, without the separators
             if stop_after is not None and (len(lines) >= stop_after or chars > MAX_OUTPUT_CHARS):
                 return lines, "", None
         code = await process.wait()

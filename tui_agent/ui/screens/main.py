@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState
 
 from tui_agent.core import events as ev
 from tui_agent.core.permissions import PermissionDecision, PermissionPolicy
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.commands import command_list, run_command
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.chat_pane import ChatPane
@@ -103,7 +104,7 @@ class MainScreen(Screen):
         label = self.session.session_id or self.app.session_label
         parts = [self.session.provider.model, self.app.workspace_label, f"session {label}"]
         cost = self.panel.cost_text if self.is_mounted else ""
-        self.sub_title = " · ".join(parts + ([cost] if cost else []))
+        self.sub_title = strip_controls(" · ".join(parts + ([cost] if cost else [])))  # a folder name may hold ESC
 
     def on_budget_panel_cost_changed(self, event: BudgetPanel.CostChanged) -> None:
         self.update_title()

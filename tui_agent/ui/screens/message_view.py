@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui_agent.core.messages import Message, blocks, result_text
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import fmt_k
 from tui_agent.ui.themes import MUTED
 
@@ -93,7 +94,7 @@ class MessageScreen(ModalScreen[None]):
         self.history = history
         self.index = index
         self.view = view
-        self.what = what
+        self.what = strip_controls(what)
 
     def compose(self) -> ComposeResult:
         message = self.history[self.index]
@@ -106,8 +107,8 @@ class MessageScreen(ModalScreen[None]):
                     yield Static(f"history (in memory) · {fmt_k(len(format_message(message)))} chars",
                                  classes="side-title", markup=False)
                     with VerticalScroll():
-                        yield Static(format_message(message), markup=False, id="history-text")
+                        yield Static(strip_controls(format_message(message)), markup=False, id="history-text")
                 with Vertical(classes="side", id="outbound-side"):
                     yield Static(f"outbound · {heading}", classes="side-title", markup=False)
                     with VerticalScroll():
-                        yield Static(outbound, markup=False, id="outbound-text")
+                        yield Static(strip_controls(outbound), markup=False, id="outbound-text")

@@ -25,6 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui_agent.core.permissions import PermissionDecision
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.themes import MUTED
 
 WRITE_PREVIEW_LINES = 20
@@ -83,8 +84,20 @@ def input_lines(tool_input: dict[str, Any]) -> Content:
     return Content("\n").join(parts or [Content.styled("(no input)", MUTED)])
 
 
+def _clean(value: Any) -> Any:
+    """The tool input with control characters stripped from every string, for display only."""
+    if isinstance(value, str):
+        return strip_controls(value)
+    if isinstance(value, dict):
+        return {strip_controls(str(k)): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
 def permission_body(tool_name: str, tool_input: dict[str, Any], preview: str = "") -> Content:
     """What the call will do, as styled plain text: the tool's preview, else a view of its input."""
+    preview, tool_input = strip_controls(preview), _clean(tool_input)
     if preview.strip():
         return styled_preview(preview)
     path = str(tool_input.get("file_path") or tool_input.get("path") or "")
@@ -128,9 +141,9 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
     def __init__(self, tool_name: str, tool_input: dict[str, Any], summary: str = "", preview: str = "",
                  session_rule: str = "") -> None:
         super().__init__()
-        self.tool_name = tool_name
+        self.tool_name = strip_controls(tool_name)
         self.tool_input = tool_input
-        self.summary = summary
+        self.summary = strip_controls(summary)
         self.preview = preview
         self.session_rule = session_rule
 

@@ -17,6 +17,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_agent.core.journal.store import SessionInfo, short_time
+from tui_agent.core.sanitize import strip_controls
 
 
 def row_text(info: SessionInfo, width: int = 100) -> str:
@@ -76,7 +77,7 @@ class ResumePicker(ModalScreen["SessionInfo | None"]):
 
     def _options(self) -> list[Option]:
         width = self.query_one("#resume-dialog").content_region.width - 4 if self.is_mounted else 100
-        return [Option(row_text(info, max(width, 40)), id=info.session_id) for info in self.shown]
+        return [Option(strip_controls(row_text(info, max(width, 40))), id=info.session_id) for info in self.shown]
 
     def on_resize(self) -> None:
         self._refill()

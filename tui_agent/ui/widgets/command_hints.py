@@ -10,6 +10,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.themes import MUTED
 
 MAX_HINTS = 6
@@ -60,7 +61,7 @@ class CommandHints(Static):
             chosen = i == self.selected
             lines.append(Content.assemble(("▸ " if chosen else "  ", "bold $text-accent"),
                                           (f"{name:<18}", "bold $text-primary" if chosen else "$text-primary"),
-                                          (help_, MUTED)))
+                                          (strip_controls(help_), MUTED)))  # skill descriptions: repo text
         hidden = len(self._found) - MAX_HINTS
         more = f"{hidden} more · " if hidden > 0 else ""
         lines.append(Content.styled(f"  {more}↑↓ choose · Tab complete · Enter run", MUTED))

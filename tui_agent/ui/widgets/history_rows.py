@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import HistoryIndex, OutboundView, Row, fmt_k
 
 BAR_CELLS = 5
@@ -149,7 +150,7 @@ class HistoryRows(ScrollView, can_focus=True):
         head = f"{row.index:>{digits}} {row.role:<4} "
         tail_width = TOKENS_CELLS + 1 + BAR_CELLS
         what_width = max(width - 1 - len(head) - tail_width, 4)
-        what = row.what
+        what = strip_controls(row.what)  # previews quote files and model text
         cut_text = ""
         if cuts:
             original = sum(c.original_chars for c in cuts)

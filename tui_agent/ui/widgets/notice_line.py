@@ -6,6 +6,8 @@ from typing import Literal
 
 from textual.widgets import Static
 
+from tui_agent.core.sanitize import strip_controls
+
 ICONS = {"info": "ℹ", "warning": "⚠", "error": "✗"}
 
 
@@ -17,6 +19,7 @@ class NoticeLine(Static):
     """
 
     def __init__(self, text: str, level: Literal["info", "warning", "error"] = "info", **kwargs) -> None:
+        text = strip_controls(text)  # notices quote server errors, file names, command output
         super().__init__(f"{ICONS.get(level, 'ℹ')} {text}", markup=False, classes=f"-{level}", **kwargs)
         self.text = text
         self.level = level

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import fmt_k
 from tui_agent.ui.themes import MUTED
 
@@ -42,8 +43,8 @@ class ToolCard(Vertical, can_focus=True):
     def __init__(self, tool_use_id: str, name: str, summary: str, show_duration: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.tool_use_id = tool_use_id
-        self.tool_name = name
-        self.summary = summary
+        self.tool_name = strip_controls(name)
+        self.summary = strip_controls(summary)
         self.show_duration = show_duration
         self.duration: float | None = None
         self.chars: int | None = None
@@ -54,7 +55,7 @@ class ToolCard(Vertical, can_focus=True):
         yield Static("", classes="tool-result", markup=False)
 
     def finish(self, content: Any, is_error: bool, duration: float, chars: int) -> None:
-        self.result = content if isinstance(content, str) else _join_text(content)
+        self.result = strip_controls(content if isinstance(content, str) else _join_text(content))
         self.duration, self.chars = duration, chars
         shown = self.result if len(self.result) <= RESULT_PREVIEW_CHARS else (
             self.result[:RESULT_PREVIEW_CHARS] + f"\n… ({fmt_k(len(self.result) - RESULT_PREVIEW_CHARS)} more chars)")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from tui_agent.core.sanitize import strip_controls
+
 
 class UserMessage(Static):
     DEFAULT_CSS = """
@@ -17,5 +19,6 @@ class UserMessage(Static):
     """
 
     def __init__(self, text: str, **kwargs) -> None:
+        text = strip_controls(text)  # a pasted prompt can carry escape sequences too
         super().__init__(text, markup=False, **kwargs)
         self.text = text

@@ -1,0 +1,28 @@
+"""Control characters out of untrusted text before a face shows it.
+
+File contents, tool output, MCP results, model text and repository config reach the terminal. Left
+alone, ESC sequences in them act on the user's terminal: set its title, write the clipboard (OSC 52),
+move the cursor to hide text, or worse. Every face passes untrusted strings through `strip_controls`
+right before display; the history itself is never changed, so the model sees exactly what it saw.
+
+Removed: C0 controls except tab and newline (a carriage return too: on a terminal it lets a later part
+of a line overwrite an earlier one, hiding `rm -rf ~` behind something harmless), DEL, and C1
+controls (U+0080..U+009F, which some terminals honour as 8-bit ESC sequences).
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def strip_controls(text: str) -> str:
+    """`text` without control characters, keeping tab and newline (`\\r\\n` becomes `\\n`)."""
+    if not isinstance(text, str):
+        text = str(text)
+    return _CONTROLS.sub("", text)
+
+
+def has_controls(text: str) -> bool:
+    return bool(_CONTROLS.search(text))
