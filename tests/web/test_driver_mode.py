@@ -12,7 +12,6 @@ import queue
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 from tests.core.test_demo_and_headless import cli
 from tests.ui.support import make_repo

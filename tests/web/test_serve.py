@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import shlex
 import socket
-from pathlib import Path
 
 import aiohttp
 import pytest

@@ -274,7 +274,6 @@ def _required(recorded: Recorded) -> list[tuple[list[str], list[str]]]:
 def estimator_error(recorded: Recorded, baseline_estimate: int | None = None) -> tuple[EstimateError, EstimateError]:
     """The estimator on the requests the recorded agent really sent, against their logged real size:
     ours (`TokenLedger`) and v1's (one calibration ratio for the whole request)."""
-    history = recorded.history
     est = recorded.estimates
     if baseline_estimate is None:
         baseline_estimate = round(recorded.model.baseline / recorded.model.ratio)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 FILE_NAMES = ("AGENTS.md", "CLAUDE.md")

@@ -12,6 +12,8 @@ config (one clear warning, no MCP), rather than starting a half-understood set o
 
 from __future__ import annotations
 
+import json
+
 import os
 import re
 from dataclasses import dataclass, field
