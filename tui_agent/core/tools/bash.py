@@ -189,16 +189,26 @@ async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolOutput:
     """
     if not cwd.is_dir():
         raise ToolError(f"Cannot run the command: the workspace folder {cwd} does not exist.")
+    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+        _shell(), "-c", command,
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env=_env(),
+    ))
     try:
-        proc = await asyncio.create_subprocess_exec(
-            _shell(), "-c", command,
-            cwd=str(cwd),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env=_env(),
-        )
+        # Shielded: a cancel that lands while asyncio is still wiring the pipes of a shell that already
+        # runs would otherwise kill only the shell and orphan its children (the whole group must go).
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        try:
+            proc = await spawn
+        except OSError:
+            raise asyncio.CancelledError from None
+        await asyncio.shield(_terminate(proc))
+        raise
     except OSError as error:
         raise ToolError(f"Cannot start the shell: {error.strerror or error}") from None
     process_groups.track(proc.pid)  # ended on exit and on SIGTERM/SIGHUP, `cmd &` children included
