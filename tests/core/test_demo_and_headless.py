@@ -130,9 +130,24 @@ def test_headless_failures_are_one_line_and_non_zero(tmp_path):
     out = cli(["-p", ""], repo)
     assert out.returncode == 2 and out.stderr.startswith("error: no prompt")
     out = cli(["-p", "look around", "--max-turns", "1"], repo)
-    assert out.returncode == 2 and "--max-turns" in out.stderr
+    assert out.returncode == 3 and "--max-turns" in out.stderr  # stopped early: not a usage error
+    out = cli(["-p", "hi", "--no-such-flag"], repo)
+    assert out.returncode == 2 and "unrecognized arguments" in out.stderr
     out = cli(["-p", "hi", "-C", str(repo / "missing")], repo)
     assert out.returncode == 2 and "not a directory" in out.stderr
+
+
+def test_exit_codes_are_distinct_and_documented():
+    """Scripts branch on the code: each meaning has its own, and README's table matches the module."""
+    from tui_agent import exit_codes
+
+    codes = [code for code, _ in exit_codes.TABLE]
+    assert len(set(codes)) == len(codes)
+    assert exit_codes.USAGE == 2 and exit_codes.MAX_TURNS not in (2, exit_codes.DENIED)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    documented = dict(re.findall(r"^\| (\d+) \| (.+) \|$", readme, flags=re.MULTILINE))
+    assert sorted(int(c) for c in documented) == sorted(codes)
+    assert "--max-turns" in documented[str(exit_codes.MAX_TURNS)] and "denied" in documented[str(exit_codes.DENIED)]
 
 
 def test_version_and_help(tmp_path):
@@ -142,6 +157,7 @@ def test_version_and_help(tmp_path):
     assert out.stdout.strip() == f"tui-agent {__version__}"
     out = cli(["--help"], tmp_path)
     assert "-p" in out.stdout and "--max-turns" in out.stdout and "ANTHROPIC_API_KEY" in out.stdout
+    assert "exit codes:" in out.stdout and "stopped early at --max-turns" in out.stdout
 
 
 def test_version_does_not_import_heavy_modules():
