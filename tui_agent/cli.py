@@ -234,7 +234,6 @@ def main(argv: list[str] | None = None) -> int:
     from tui_agent.ui.app import run_app, setup_trace_log
 
     trace_notice = setup_trace_log()  # before any trace line: on the TUI they go to a log file
-    trace.trace("cli.start", mode="tui")
     session, notices = build_session(workspace, model=model, provider=provider,
                                      max_turns=args.max_turns, demo_delay=0.01,
                                      context_window=args.context_window, max_output_tokens=args.max_output_tokens,
@@ -244,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         session.history.extend(history)
         notices.append(notice)
     notices += journal_hook(resume.load, source)(session)
+    trace.bind_session(session.trace_id)  # after the journal hook: a journaled session has its id by now
+    trace.trace("cli.start", mode="tui")
     if trace_notice is not None:
         notices.insert(0, trace_notice)
     return run_app(session, startup_notices=notices, resumed=resume.load is not None, pick_session=resume.pick)

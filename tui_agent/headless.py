@@ -107,7 +107,6 @@ def run_headless(
     """`prepare` runs once the session is built (the CLI's journal: resume it, or start saving it)."""
     out = safe(out or sys.stdout)
     err = safe(err or sys.stderr)
-    trace.trace("cli.start", mode="headless")
     session, notices = build_session(workspace, model=model, provider=provider, headless=True,
                                      allow_write=allow_write, max_turns=max_turns,
                                      context_window=context_window, max_output_tokens=max_output_tokens,
@@ -118,6 +117,8 @@ def run_headless(
         session.history.extend(history)
     for notice in prepare(session) if prepare is not None else []:
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
+    trace.bind_session(session.trace_id)  # after `prepare`: a journaled session has its id by now
+    trace.trace("cli.start", mode="headless")
 
     async def run() -> ev.TurnEnded | None:
         try:

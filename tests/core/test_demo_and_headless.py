@@ -109,11 +109,14 @@ def test_trace_prints_compact_run_with_consistent_numbers(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = [l for l in out.stderr.splitlines() if "compact.run" in l]
     assert lines, out.stderr
-    pattern = re.compile(r"^\[trace\] compact\.run before=(\d+) after=(\d+) droppedMessages=(\d+) truncatedBlocks=(\d+)$")
+    pattern = re.compile(r"^\[trace\] compact\.run before=(\d+) after=(\d+) droppedMessages=(\d+) truncatedBlocks=(\d+)"
+                         r" ts=\S+Z session=\S+$")
     for line in lines:
         before, after, dropped, truncated = map(int, pattern.match(line).groups())
         assert before - after == dropped and (dropped or truncated)
     assert "[trace] cli.start mode=headless" in out.stderr
+    sessions = {l.rsplit("session=", 1)[1] for l in out.stderr.splitlines() if l.startswith("[trace]")}
+    assert len(sessions) == 1 and "-" not in sessions  # every line, cli.start included, names the session
     assert "widget" not in "\n".join(l for l in out.stderr.splitlines() if l.startswith("[trace]"))
 
 
