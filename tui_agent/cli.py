@@ -219,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
             return exit_codes.USAGE
         from tui_agent.headless import run_headless
 
+        if transcript is not None:
+            notice = transcript[1]
+            print(f"[{notice.level}] {notice.text}", file=sys.stderr, flush=True)  # what the answer builds on
         return run_headless(prompt, workspace=workspace, model=model, provider=provider,
                             max_turns=args.max_turns, allow_write=True if args.allow_write else None,
                             history=transcript[0] if transcript else None, context_window=args.context_window,

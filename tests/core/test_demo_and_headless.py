@@ -140,6 +140,17 @@ def test_headless_failures_are_one_line_and_non_zero(tmp_path):
     assert out.returncode == 2 and "not a directory" in out.stderr
 
 
+def test_headless_transcript_says_what_it_loaded(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    log = tmp_path / "session.jsonl"
+    log.write_text('{"type":"user","message":{"role":"user","content":"hi"}}\nnot json\n[1]\n'
+                   '{"type":"assistant","message":{"id":"m1","role":"assistant","content":"hello"}}\n')
+    out = cli(["-p", "what did we do so far?", "--transcript", str(log)], repo)
+    assert out.returncode == 0, out.stderr
+    assert "[info] Loaded 2 messages from session.jsonl (2 unreadable lines skipped)." in out.stderr.splitlines()
+    assert "Loaded" not in out.stdout
+
+
 def test_exit_codes_are_distinct_and_documented():
     """Scripts branch on the code: each meaning has its own, and README's table matches the module."""
     from tui_agent import exit_codes
