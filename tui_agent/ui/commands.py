@@ -124,7 +124,9 @@ async def _switch_model(screen: "MainScreen", name: str) -> None:
     await session.switch_model(provider)
     screen.update_title()
     screen.panel.show_next_call()
-    for notice in notices:
+    from tui_agent.core.budget_check import session_budget_notices
+
+    for notice in notices + session_budget_notices(session):
         await chat.add_notice(notice.text, notice.level)
     await chat.add_notice(f"Model: {provider.model} (context window {provider.context_window:,} tokens)")
 
