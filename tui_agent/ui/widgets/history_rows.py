@@ -8,6 +8,9 @@ the rows whose state actually changed and stays cheap at 10,000 rows.
 
 from __future__ import annotations
 
+import re
+
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
@@ -23,6 +26,8 @@ from tui_agent.ui.budget_model import HistoryIndex, OutboundView, Row, fmt_k
 BAR_CELLS = 5
 BAR_GLYPHS = " ▏▎▍▌▋▊▉█"
 TOKENS_CELLS = 6
+# "tool_result Read 12.3k" / "tool_result Read +1 12.3k error": the size a ✂ mark restates, and the tag it keeps.
+_RESULT_SIZE = re.compile(r"^(?P<head>tool_result .+?) (?P<size>\S+)(?P<error> error)?$")
 
 
 class HistoryRows(ScrollView, can_focus=True):
@@ -155,10 +160,11 @@ class HistoryRows(ScrollView, can_focus=True):
         if cuts:
             original = sum(c.original_chars for c in cuts)
             kept = sum(c.kept_chars for c in cuts)
-            what = what.rsplit(" ", 1)[0] if row.tool_label else what
+            if row.tool_label:
+                what = _without_size(what)  # the ✂ mark gives the size; an error tag stays
             cut_text = f" ✂ {fmt_k(original)} → {fmt_k(kept)}"
         what, cut_text = _fit(what, cut_text, what_width)
-        pad = " " * (what_width - len(what) - len(cut_text))
+        pad = " " * max(what_width - cell_len(what) - cell_len(cut_text), 0)  # cells: an emoji is two
         tokens = f"{fmt_k(row.tokens):>{TOKENS_CELLS}} "
         bar_style = text if state == "dropped" else base + self.get_component_rich_style("history-rows--bar", partial=True)
         segments = [
@@ -230,15 +236,28 @@ def _bar(tokens: int, scale: int) -> str:
     return ("█" * full + (BAR_GLYPHS[rest] if rest else "")).ljust(BAR_CELLS)
 
 
+def _without_size(what: str) -> str:
+    """"tool_result Read 12.3k error" → "tool_result Read error": the ✂ mark restates the size."""
+    match = _RESULT_SIZE.match(what)
+    return match.group("head") + (match.group("error") or "") if match else what
+
+
 def _fit(what: str, cut: str, width: int) -> tuple[str, str]:
-    """Shorten the description first, then the ✂ mark, so both fit `width` cells."""
-    if len(what) + len(cut) <= width:
+    """Shorten the description first, then the ✂ mark, so both fit `width` terminal cells (not
+    characters: an emoji or a CJK character takes two, and would push the token column out)."""
+    if cell_len(what) + cell_len(cut) <= width:
         return what, cut
-    room = width - len(cut)
+    room = width - cell_len(cut)
     if room >= 6:
-        return what[: room - 1] + "…", cut
-    cut = cut[: max(width - 2, 0)]
-    return what[: max(width - len(cut) - 1, 0)] + ("…" if width - len(cut) > 0 else ""), cut
+        return _crop(what, room - 1) + "…", cut
+    cut = _crop(cut, max(width - 2, 0))
+    left = width - cell_len(cut)
+    return (_crop(what, left - 1) + "…" if left > 0 else ""), cut
+
+
+def _crop(text: str, cells: int) -> str:
+    """The first `cells` cells of `text` (a wide character cut in half becomes a space)."""
+    return set_cell_size(text, max(cells, 0)) if cell_len(text) > cells else text
 
 
 __all__ = ["HistoryRows"]
