@@ -115,7 +115,12 @@ class MainScreen(Screen):
     # -- prompt and commands ---------------------------------------------------------------------
     async def on_prompt_area_submitted(self, event: PromptArea.Submitted) -> None:
         self.query_one(CommandHints).show_for("")
+        self.chat.jump_to_end()  # whatever was sent, its answer appears at the end
         await self.run_line_async(event.text)
+
+    def on_prompt_area_end_again(self, event: PromptArea.EndAgain) -> None:
+        if self.chat.has_new_output:
+            self.chat.jump_to_end()
 
     def on_text_area_changed(self, event: PromptArea.Changed) -> None:
         if event.text_area is self.prompt:

@@ -34,6 +34,9 @@ class PromptArea(TextArea):
             super().__init__()
             self.delta = delta
 
+    class EndAgain(Message):
+        """End with the cursor already at the end of its line: the chat may jump to new output."""
+
     class CommandEntered(Message):
         """Enter on a bare `/word`: the screen runs the selected command, or calls `submit`."""
 
@@ -89,6 +92,8 @@ class PromptArea(TextArea):
             event.prevent_default()
             self._walk(1)
             return
+        if key == "end" and self.cursor_location[1] == len(self.document.get_line(self.cursor_location[0])):
+            self.post_message(self.EndAgain())
         await super()._on_key(event)
 
     @property
