@@ -150,6 +150,7 @@ class Session:
         self.usage_history = []
         self.ctx.read_files.clear()
         self.state.last_plan = None
+        self.state.calls = 0  # call numbers restart with the conversation, as the panel's count does
         self._trace_id = trace_id()
         self.emit(ev.SessionCleared(dropped))  # the journal moves to a new file and session id here
         trace.bind_session(self.trace_id)

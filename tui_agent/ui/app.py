@@ -76,11 +76,6 @@ class AgentApp(App[int]):
         self.startup_notices = notices
         session.ask_trust = self.ask_trust  # project MCP servers / allow rules ask through the modal
 
-    @property
-    def session_label(self) -> str:
-        """The id in the header: the session's own (new after /clear), unless a fixed one was given."""
-        return self.fixed_session_label or self.session.session_id
-
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)  # literal values only (pitfall P10)
 

@@ -250,7 +250,8 @@ class MainScreen(Screen):
         self.update_title()  # a journaled session continues under a new id
         await self.chat.clear_all()
         self.panel.sync_history()
-        await self.chat.add_notice("Cleared: a new conversation (history, chat and panel are empty).")
+        named = f", session {self.session.session_id}" if self.session.session_id else ""
+        await self.chat.add_notice(f"Cleared: a new conversation{named} (history, chat and panel are empty).")
 
     # -- panel -----------------------------------------------------------------------------------
     def action_toggle_panel(self) -> None:
