@@ -29,7 +29,7 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/resume", "Continue a saved session of this workspace (a picker; type to filter)"),
 ]
 KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history (or choose a /command) · "
-             "Tab complete /command · Esc cancel the turn · F2 budget panel (in it: Enter open a row, c exact "
+             "Tab complete /command or /theme name · Esc close the hints or cancel the turn · F2 budget panel (in it: Enter open a row, c exact "
              "count, Esc back) · Ctrl+P palette · Ctrl+C twice quit")
 HELP_COLUMN = 18
 

@@ -39,6 +39,7 @@ NARROW_BELOW = 100
 class MainScreen(Screen):
     AUTO_FOCUS = "PromptArea"
     BINDINGS = [
+        Binding("escape", "close_hints", "Close hints"),  # first: while the hints show, Esc only closes them
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("f2", "toggle_panel", "Budget panel"),
         Binding("f3", "focus_prompt", "Prompt", show=False),
@@ -97,7 +98,10 @@ class MainScreen(Screen):
 
     def refresh_commands(self) -> None:
         """Feed the completion hints the current command list (skills and MCP add theirs after start-up)."""
-        self.query_one(CommandHints).commands = command_list(self)
+        hints = self.query_one(CommandHints)
+        hints.commands = command_list(self)
+        hints.arguments = {"/theme": sorted(self.app.available_themes)}
+        self.prompt.completable_arguments = frozenset(hints.arguments)
 
     def update_title(self) -> None:
         self.title = "tui-agent"
@@ -128,9 +132,13 @@ class MainScreen(Screen):
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Esc is offered (and shown in the footer) only when there is a turn or a completion to cancel."""
+        """Esc is offered (and shown in the footer) only when there is a completion to close or a turn
+        to cancel, and says which: closing the hints comes first and never touches the typed text."""
+        hints_open = self.query_one(CommandHints).has_class("-visible")
+        if action == "close_hints":
+            return hints_open
         if action == "cancel_turn":
-            return self.turn_running or self.query_one(CommandHints).has_class("-visible")
+            return self.turn_running and not hints_open
         return True
 
     @property
@@ -226,12 +234,11 @@ class MainScreen(Screen):
         except Exception:  # noqa: BLE001 - a note for the modal, never worth failing the turn
             return ""
 
+    def action_close_hints(self) -> None:
+        self.query_one(CommandHints).hide()
+        self.refresh_bindings()
+
     def action_cancel_turn(self) -> None:
-        hints = self.query_one(CommandHints)
-        if hints.has_class("-visible"):
-            self.prompt.load_text("")
-            hints.show_for("")
-            return
         if self.turn is not None and self.turn_running:
             self.turn.cancel()
 
