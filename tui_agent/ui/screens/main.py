@@ -262,14 +262,20 @@ class MainScreen(Screen):
 
     # -- panel -----------------------------------------------------------------------------------
     def action_toggle_panel(self) -> None:
+        """F2: show the panel and put the keyboard in it; F2 again (from the panel) hides it."""
+        rows = self.query_one(HistoryRows)
         if self.has_class("-narrow"):
             self.toggle_class("-panel-open")
             if self.has_class("-panel-open"):
-                self.query_one(HistoryRows).focus()
+                rows.focus()
             else:
                 self.prompt.focus()
+        elif self.has_class("-panel-hidden") or self.focused is not rows:
+            self.remove_class("-panel-hidden")
+            rows.focus()
         else:
-            self.toggle_class("-panel-hidden")
+            self.add_class("-panel-hidden")
+            self.prompt.focus()
 
     def focus_panel(self) -> None:
         self.remove_class("-panel-hidden")
@@ -280,6 +286,11 @@ class MainScreen(Screen):
     def action_focus_prompt(self) -> None:
         self.remove_class("-panel-open")
         self.prompt.focus()
+
+    def on_chat_pane_typed(self, event: ChatPane.Typed) -> None:
+        """A key typed while the chat or a tool card had focus belongs to the prompt, not to the void."""
+        self.prompt.focus()
+        self.prompt.insert(event.text)
 
     def on_history_rows_opened(self, event: HistoryRows.Opened) -> None:
         rows = self.query_one(HistoryRows)

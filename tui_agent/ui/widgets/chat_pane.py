@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from textual import events
+from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -48,9 +50,21 @@ class NewOutputHint(Static):
 
 
 class ChatPane(VerticalScroll):
+    """One Tab stop for the whole chat: Tab does not walk through every tool card (there can be
+    hundreds). With the chat focused, Enter steps into the cards (↑/↓ between them, Enter opens one)."""
+
     DEFAULT_CSS = """
     ChatPane { padding: 0 1 1 1; background: $background; scrollbar-size-vertical: 1; }
+    ChatPane:focus { background-tint: $foreground 3%; }
     """
+    BINDINGS = [Binding("enter", "enter_cards", "Tool cards", show=False)]
+
+    class Typed(Message):
+        """A printable key reached the chat (or a card): the screen hands it to the prompt."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -60,6 +74,26 @@ class ChatPane(VerticalScroll):
 
     def compose(self):
         yield self.hint
+
+    def allow_focus_children(self) -> bool:
+        """Cards join the focus chain only while the focus is already among them (see the class)."""
+        focused = self.screen.focused if self.is_attached else None
+        return isinstance(focused, ToolCard) and focused.parent is self
+
+    def on_key(self, event: events.Key) -> None:
+        if event.is_printable and event.character and event.key != "space":
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Typed(event.character))
+
+    def action_enter_cards(self) -> None:
+        """Focus the lowest tool card on screen (or the newest one)."""
+        cards = list(self.query_children(ToolCard))
+        if not cards:
+            return
+        bottom = self.scroll_offset.y + self.scrollable_content_region.height
+        visible = [card for card in cards if card.virtual_region.y < bottom]
+        (visible or cards)[-1].focus()
 
     @property
     def following(self) -> bool:

@@ -95,7 +95,18 @@ class HistoryRows(ScrollView, can_focus=True):
         self.virtual_size = Size(0, count)
         if self._following:
             self.scroll_to(y=max(count - self.scrollable_content_region.height, 0), animate=False, immediate=True)
+            self.call_after_refresh(self._stick_to_end)  # the panel's other lines may grow in the same update
         self.refresh()
+
+    def on_resize(self) -> None:
+        """A line above grew (the compaction note wrapped, an exact count appeared): the list got shorter,
+        and the newest row must not slide out of sight beneath it."""
+        if self._following:
+            self.call_after_refresh(self._stick_to_end)
+
+    def _stick_to_end(self) -> None:
+        if self._following:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
@@ -185,6 +196,11 @@ class HistoryRows(ScrollView, can_focus=True):
                 self.refresh_lines(line)
         if new is not None:
             self.scroll_to_region_line(new)
+
+    def on_focus(self) -> None:
+        """Focused, the panel always shows the row its keys act on: the newest one, to begin with."""
+        if self.cursor is None and self.index.rows:
+            self.cursor = len(self.index.rows) - 1
 
     def scroll_to_region_line(self, line: int) -> None:
         top = self.scroll_offset.y
