@@ -50,7 +50,7 @@ class HistoryRows(ScrollView, can_focus=True):
     HistoryRows > .history-rows--protected { color: $budget-protected; }
     HistoryRows > .history-rows--cursor { background: $budget-cursor; }
     HistoryRows > .history-rows--bar { color: $budget-bar; }
-    HistoryRows > .history-rows--muted { color: $text-muted; }
+    HistoryRows > .history-rows--muted { color: $foreground 78%; }
     """
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False),
