@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 
 from tui_agent.core.factory import build_session
+from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.ui.widgets.notice_line import NoticeLine
 
 from .support import demo_session, make_app, make_repo, scripted_session, send
@@ -303,3 +304,42 @@ async def test_a_line_growing_above_the_rows_never_hides_the_last_row(tmp_path) 
             await pilot.pause()
             assert len(rows.index.rows) > rows.scrollable_content_region.height or line == "what does the handler do?"
             assert last_row_visible(), f"after {line!r}: the last row is hidden"
+
+
+def test_wrapped_code_lines_are_marked_as_continuations() -> None:
+    from tui_agent.ui.screens.message_view import hanging_wrap
+
+    text = "[tool_result t1 · 1.2k chars]\n" + f"{1:>6}\tshort\n" + f"{2:>6}\t" + "x = 1  # " + "long " * 12 + "\n" \
+        + "plain prose stays for the widget to wrap"
+    lines = hanging_wrap(text, 30).split("\n")
+    assert lines[0] == "[tool_result t1 · 1.2k chars]" and lines[-1].startswith("plain prose")
+    assert lines[1] == "     1  short"
+    assert lines[2].startswith("     2  x = 1") and cell_len(lines[2]) <= 30
+    continued = [line for line in lines[3:-1]]
+    assert continued and all(line.startswith("      ↪ ") and cell_len(line) <= 30 for line in continued)
+    assert "".join([lines[2][8:]] + [line[8:] for line in continued]) == "x = 1  # " + "long " * 12
+    assert hanging_wrap("     1\t🚀" + "界" * 30, 20).split("\n")[1].startswith("      ↪ ")
+
+
+async def test_the_message_view_marks_wrapped_code_lines(tmp_path) -> None:
+    from tui_agent.core.compaction import CompactOptions
+    from tui_agent.ui.screens.message_view import CONTINUATION, MessageScreen
+    from tui_agent.ui.widgets.history_rows import HistoryRows
+
+    repo = make_repo(tmp_path)
+    (repo / "wide.py").write_text("".join(f"value_{i} = '{'w' * 150}'\n" for i in range(5)))
+    session = scripted_session(repo, [tool_reply("Read", {"file_path": "wide.py"}, "t1"), text_reply("Done.")],
+                               compact=CompactOptions())
+    app = make_app(session)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await send(pilot, "read wide.py")
+        rows = app.screen.query_one(HistoryRows)
+        rows.focus()
+        rows.cursor = 2  # the tool_result
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MessageScreen)
+        shown = str(app.screen.query_one("#history-text").render()).split("\n")
+        starts = [line for line in shown if line.lstrip().startswith(CONTINUATION.strip())]
+        assert len(starts) >= 5, shown[:8]
+        assert all(len(line) <= app.screen.query_one("#history-text").content_region.width for line in shown)
