@@ -41,7 +41,9 @@ def provider_for_model(
     Raises ValueError for an unknown provider name.
     """
     if name == "demo" or provider == "demo":
-        return _demo(workspace, demo_delay, context_window, max_output_tokens), []
+        demo = _demo(workspace, demo_delay, context_window, max_output_tokens)
+        demo.chosen = True
+        return demo, []
     from tui_agent.core.providers.config import missing_key_notice, provider_from_env  # only when needed
 
     real = provider_from_env(env, model=name, provider=provider, context_window=context_window,
