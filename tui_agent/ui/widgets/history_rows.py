@@ -48,7 +48,7 @@ class HistoryRows(ScrollView, can_focus=True):
     HistoryRows > .history-rows--dropped { color: $budget-dropped; text-style: italic; }
     HistoryRows > .history-rows--truncated { color: $budget-truncated; text-style: bold; }
     HistoryRows > .history-rows--protected { color: $budget-protected; }
-    HistoryRows > .history-rows--cursor { background: $budget-cursor; }
+    HistoryRows > .history-rows--cursor { background: $budget-cursor; text-style: bold; }
     HistoryRows > .history-rows--bar { color: $budget-bar; }
     HistoryRows > .history-rows--muted { color: $foreground 78%; }
     """
