@@ -49,7 +49,7 @@ async def test_demo_behaves_like_an_agent(tmp_path):
     assert tools[0] == "Glob" and tools.count("Read") >= 3 and "Grep" in tools
     assert events[-1].reason == "completed"
     text = "".join(e.text for e in events if isinstance(e, ev.TextDelta))
-    assert text.startswith("*Demo model (offline, chosen with `--model demo`)")
+    assert text.startswith("*Demo model (offline)")
     assert "`README.md`" in text and "recipes" in text
     assert not any(e.is_error for e in events if isinstance(e, ev.ToolFinished))
     assert protocol_errors(session.history) == []
@@ -96,7 +96,7 @@ def test_headless_answers_with_the_demo_model(tmp_path):
     repo = make_repo(tmp_path)
     out = cli(["-p", "what is in this repo?"], repo)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[0].startswith("*Demo model (offline")
+    assert out.stdout.splitlines()[0].startswith("*Demo model (offline)")
     assert "ANTHROPIC_API_KEY" in out.stdout.splitlines()[0]
     assert "[tool] Glob: **/*" in out.stderr and "[tool] Read: README.md" in out.stderr
     assert "Here is what I found." in out.stdout

@@ -32,10 +32,10 @@ from tui_agent.core.providers.scripted import words
 # Said once, in the first reply. It must agree with the start-up warning when a key is missing (which
 # names the same variables): `--model claude-…` alone does not reach Claude without a key.
 DEMO_NOTICE = (
-    "*Demo model (offline, no real model is called): set `ANTHROPIC_API_KEY` for Claude, or "
+    "*Demo model (offline): no real model is called. Set `ANTHROPIC_API_KEY` for Claude, or "
     "`OPENAI_API_KEY` for an OpenAI-compatible endpoint, and start again.*\n\n"
 )
-CHOSEN_NOTICE = "*Demo model (offline, chosen with `--model demo`): no real model is called.*\n\n"
+CHOSEN_NOTICE = "*Demo model (offline): chosen with `--model demo`, no real model is called.*\n\n"
 _STOPWORDS = {
     "what", "which", "where", "there", "this", "that", "these", "those", "with", "from", "about", "does",
     "into", "repo", "repository", "code", "file", "files", "have", "show", "tell", "explain", "please",
