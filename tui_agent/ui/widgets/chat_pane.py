@@ -71,6 +71,7 @@ class ChatPane(VerticalScroll):
         self._anchored = False  # Textual's own flag: we decide when anchoring starts (see the docstring)
         self.cards: dict[str, ToolCard] = {}
         self.hint = NewOutputHint(NEW_OUTPUT, id="new-output", markup=False)
+        self._output_pending = False
 
     def compose(self):
         yield self.hint
@@ -114,9 +115,12 @@ class ChatPane(VerticalScroll):
         self._new_output()
 
     def _new_output(self) -> None:
-        self.call_after_refresh(self._after_output)
+        if not self._output_pending:  # one check per refresh, however many deltas streamed in
+            self._output_pending = True
+            self.call_after_refresh(self._after_output)
 
     def _after_output(self) -> None:
+        self._output_pending = False
         if not self._anchored:
             if self.max_scroll_y > 0:  # the content overflows now: start following it
                 self._anchored = True
