@@ -215,11 +215,18 @@ async def test_tab_completes_theme_names(tmp_path) -> None:
         assert app.theme == "agent-light"
 
 
+def three_reads(workspace):
+    """A quick scripted turn with three tool cards (the demo's six rounds are not needed here)."""
+    return scripted_session(workspace, [tool_reply("Read", {"file_path": name}, f"t{i}", f"Reading {name}.")
+                                        for i, name in enumerate(("README.md", "src/app.py", "src/util.py"))]
+                            + [text_reply("Done.")])
+
+
 async def test_typing_while_a_card_has_focus_goes_to_the_prompt(tmp_path) -> None:
     from tui_agent.ui.widgets.prompt_area import PromptArea
     from tui_agent.ui.widgets.tool_card import ToolCard
 
-    app = make_app(demo_session(make_repo(tmp_path)))
+    app = make_app(three_reads(make_repo(tmp_path)))
     async with app.run_test(size=(120, 36)) as pilot:
         await send(pilot, "what does the handler do?")
         prompt = app.screen.query_one(PromptArea)
@@ -239,12 +246,12 @@ async def test_tab_visits_chat_panel_and_prompt_not_every_card(tmp_path) -> None
     from tui_agent.ui.widgets.prompt_area import PromptArea
     from tui_agent.ui.widgets.tool_card import ToolCard
 
-    app = make_app(demo_session(make_repo(tmp_path)))
+    app = make_app(three_reads(make_repo(tmp_path)))
     async with app.run_test(size=(140, 36)) as pilot:
         await send(pilot, "what does the handler do?")
         screen = app.screen
         cards = list(screen.query(ToolCard))
-        assert len(cards) >= 5
+        assert len(cards) == 3
         prompt = screen.query_one(PromptArea)
         prompt.focus()
         await pilot.pause()
@@ -270,7 +277,7 @@ async def test_f2_in_wide_mode_focuses_the_panel_then_hides_it(tmp_path) -> None
     from tui_agent.ui.widgets.history_rows import HistoryRows
     from tui_agent.ui.widgets.prompt_area import PromptArea
 
-    app = make_app(demo_session(make_repo(tmp_path)))
+    app = make_app(three_reads(make_repo(tmp_path)))
     async with app.run_test(size=(140, 36)) as pilot:
         await send(pilot, "what does the handler do?")
         screen = app.screen
