@@ -54,7 +54,7 @@ _RECAP = re.compile(r"\b(what (did|have) we (do|done|talk(ed)? about)|so far|rec
                     r"summari[sz]e (our|the|this) (conversation|session|chat))\b", re.IGNORECASE)
 _BIGGEST = re.compile(r"\b(biggest|largest|longest|heaviest|bulkiest)\b", re.IGNORECASE)
 _PATH_TOKEN = re.compile(r"[\w./-]*[\w-]\.[A-Za-z0-9]{1,8}|[\w.-]+/[\w./-]+")
-_MD_SPECIAL = re.compile(r"([\\`*\[\]<>])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_MD_SPECIAL = re.compile(r"([\\`*\[<>])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # a lone ] is never markup
 
 
 @dataclass
