@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
