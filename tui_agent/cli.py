@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Mapping, TextIO
 
-from tui_agent import __version__
+from tui_agent import __version__, exit_codes
 from tui_agent.session_cli import SUBCOMMANDS, add_session_flags, journal_hook, model_for, resolve_resume, workspace_for
 
 ENV_HELP = """environment:
@@ -35,7 +35,9 @@ ENV_HELP = """environment:
 
 security: a repository's own MCP servers (.mcp.json) and allow rules need your approval (the TUI asks;
 headless refuses them; --trust-project-mcp starts its MCP servers for one run). See the README.
-"""
+
+exit codes:
+""" + "".join(f"  {code:<24}{meaning}\n" for code, meaning in exit_codes.TABLE)
 
 # The session flags `serve` passes on to the app it starts for each browser tab.
 SERVE_PASSTHROUGH = ("model", "provider", "max_turns", "context_window", "max_output_tokens", "transcript",
@@ -156,11 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.max_turns is not None and args.max_turns < 1:
         print("error: --max-turns must be at least 1", file=sys.stderr)
-        return 2
+        return exit_codes.USAGE
     for flag, value in (("--context-window", args.context_window), ("--max-output-tokens", args.max_output_tokens)):
         if value is not None and value < 1:
             print(f"error: {flag} must be a positive number of tokens", file=sys.stderr)
-            return 2
+            return exit_codes.USAGE
     from tui_agent.core.compaction.settings import CompactSettingsError, settings_from
 
     try:
@@ -170,20 +172,20 @@ def main(argv: list[str] | None = None) -> int:
         compact.policy()
     except CompactSettingsError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return exit_codes.USAGE
     workspace = (args.cwd or Path.cwd()).resolve()
     if not workspace.is_dir():
         print(f"error: workspace {workspace} is not a directory", file=sys.stderr)
-        return 2
+        return exit_codes.USAGE
 
     if args.command == "serve":
         if args.prompt is not None or args.allow_write:
             print("error: serve opens the TUI for each browser tab; -p and --allow-write do not apply",
                   file=sys.stderr)
-            return 2
+            return exit_codes.USAGE
         if args.transcript is not None:
             if _load_transcript(args.transcript) is None:  # fail here once, not in every tab
-                return 2
+                return exit_codes.USAGE
             args.transcript = args.transcript.resolve()
         from tui_agent.web.launch import serve
 
@@ -196,17 +198,17 @@ def main(argv: list[str] | None = None) -> int:
         prompt = _read_stdin_prompt()
         if not prompt.strip() and not args.print_outbound:
             print("error: no prompt given (use -p \"PROMPT\" or pipe the prompt on stdin)", file=sys.stderr)
-            return 2
+            return exit_codes.USAGE
     resume = resolve_resume(args, workspace, headless=prompt is not None or args.print_outbound)
     if resume is None:
-        return 2
+        return exit_codes.USAGE
     workspace = workspace_for(args, resume.load, workspace)
     model, provider = model_for(args, resume.load)
     transcript = None
     if args.transcript is not None:
         transcript = _load_transcript(args.transcript)
         if transcript is None:
-            return 2
+            return exit_codes.USAGE
     source = f"transcript {args.transcript}" if args.transcript is not None else None
 
     if args.print_outbound:
@@ -214,9 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     if prompt is not None:
         if not prompt.strip():
             print("error: no prompt given (use -p \"PROMPT\" or pipe the prompt on stdin)", file=sys.stderr)
-            return 2
+            return exit_codes.USAGE
         from tui_agent.headless import run_headless
 
+        if transcript is not None:
+            notice = transcript[1]
+            print(f"[{notice.level}] {notice.text}", file=sys.stderr, flush=True)  # what the answer builds on
         return run_headless(prompt, workspace=workspace, model=model, provider=provider,
                             max_turns=args.max_turns, allow_write=True if args.allow_write else None,
                             history=transcript[0] if transcript else None, context_window=args.context_window,
@@ -232,7 +237,6 @@ def main(argv: list[str] | None = None) -> int:
     from tui_agent.ui.app import run_app, setup_trace_log
 
     trace_notice = setup_trace_log()  # before any trace line: on the TUI they go to a log file
-    trace.trace("cli.start", mode="tui")
     session, notices = build_session(workspace, model=model, provider=provider,
                                      max_turns=args.max_turns, demo_delay=0.01,
                                      context_window=args.context_window, max_output_tokens=args.max_output_tokens,
@@ -242,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         session.history.extend(history)
         notices.append(notice)
     notices += journal_hook(resume.load, source)(session)
+    trace.bind_session(session.trace_id)  # after the journal hook: a journaled session has its id by now
+    trace.trace("cli.start", mode="tui")
     if trace_notice is not None:
         notices.insert(0, trace_notice)
     return run_app(session, startup_notices=notices, resumed=resume.load is not None, pick_session=resume.pick)

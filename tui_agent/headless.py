@@ -4,8 +4,8 @@ Everything printed passes through `strip_controls` (core/sanitize.py): the answe
 error lines and server warnings are untrusted, and an OSC 52 sequence on stderr would write the user's
 clipboard. The history itself is untouched.
 
-Exit codes: 0 completed; 1 error (one line on stderr); 2 stopped early (max turns, or a tool was denied);
-130 interrupted. Trace lines (`TRACE=1`) go to stderr.
+Exit codes (`tui_agent.exit_codes`): 0 answered; 1 error (one line on stderr); 2 usage error; 3 stopped at
+--max-turns; 4 a tool call was denied; 130 interrupted. Trace lines (`TRACE=1`) go to stderr.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Callable, TextIO
 
+from tui_agent import exit_codes
 from tui_agent.core import events as ev
 from tui_agent.core import process_groups, trace
 from tui_agent.core.factory import build_session
@@ -106,7 +107,6 @@ def run_headless(
     """`prepare` runs once the session is built (the CLI's journal: resume it, or start saving it)."""
     out = safe(out or sys.stdout)
     err = safe(err or sys.stderr)
-    trace.trace("cli.start", mode="headless")
     session, notices = build_session(workspace, model=model, provider=provider, headless=True,
                                      allow_write=allow_write, max_turns=max_turns,
                                      context_window=context_window, max_output_tokens=max_output_tokens,
@@ -117,6 +117,8 @@ def run_headless(
         session.history.extend(history)
     for notice in prepare(session) if prepare is not None else []:
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
+    trace.bind_session(session.trace_id)  # after `prepare`: a journaled session has its id by now
+    trace.trace("cli.start", mode="headless")
 
     async def run() -> ev.TurnEnded | None:
         try:
@@ -129,7 +131,7 @@ def run_headless(
         ended = asyncio.run(run())
     except KeyboardInterrupt:
         print("\ninterrupted", file=err, flush=True)
-        return 130
+        return exit_codes.INTERRUPTED
     from tui_agent.core.journal.writer import journal_problem
 
     problem = journal_problem(session)
@@ -137,18 +139,18 @@ def run_headless(
         print(f"[warning] {problem}", file=err, flush=True)
     if ended is None:
         print("error: the turn ended without a result", file=err)
-        return 1
+        return exit_codes.ERROR
     if ended.reason == "completed":
-        return 0
+        return exit_codes.OK
     if ended.reason == "error":
         print(f"error: {ended.error}", file=err, flush=True)
-        return 1
+        return exit_codes.ERROR
     if ended.reason == "max_turns":
         print(f"stopped: reached the maximum of {session.max_turns} model calls (--max-turns)", file=err, flush=True)
-        return 2
+        return exit_codes.MAX_TURNS
     if ended.reason == "denied":
         print("stopped: a tool call was denied (use --allow-write or ALLOW_WRITE=1 to allow changes)", file=err,
               flush=True)
-        return 2
+        return exit_codes.DENIED
     print(f"stopped: {ended.reason}", file=err, flush=True)
-    return 1
+    return exit_codes.ERROR

@@ -109,11 +109,14 @@ def test_trace_prints_compact_run_with_consistent_numbers(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = [l for l in out.stderr.splitlines() if "compact.run" in l]
     assert lines, out.stderr
-    pattern = re.compile(r"^\[trace\] compact\.run before=(\d+) after=(\d+) droppedMessages=(\d+) truncatedBlocks=(\d+)$")
+    pattern = re.compile(r"^\[trace\] compact\.run before=(\d+) after=(\d+) droppedMessages=(\d+) truncatedBlocks=(\d+)"
+                         r" ts=\S+Z session=\S+$")
     for line in lines:
         before, after, dropped, truncated = map(int, pattern.match(line).groups())
         assert before - after == dropped and (dropped or truncated)
     assert "[trace] cli.start mode=headless" in out.stderr
+    sessions = {l.rsplit("session=", 1)[1] for l in out.stderr.splitlines() if l.startswith("[trace]")}
+    assert len(sessions) == 1 and "-" not in sessions  # every line, cli.start included, names the session
     assert "widget" not in "\n".join(l for l in out.stderr.splitlines() if l.startswith("[trace]"))
 
 
@@ -130,9 +133,35 @@ def test_headless_failures_are_one_line_and_non_zero(tmp_path):
     out = cli(["-p", ""], repo)
     assert out.returncode == 2 and out.stderr.startswith("error: no prompt")
     out = cli(["-p", "look around", "--max-turns", "1"], repo)
-    assert out.returncode == 2 and "--max-turns" in out.stderr
+    assert out.returncode == 3 and "--max-turns" in out.stderr  # stopped early: not a usage error
+    out = cli(["-p", "hi", "--no-such-flag"], repo)
+    assert out.returncode == 2 and "unrecognized arguments" in out.stderr
     out = cli(["-p", "hi", "-C", str(repo / "missing")], repo)
     assert out.returncode == 2 and "not a directory" in out.stderr
+
+
+def test_headless_transcript_says_what_it_loaded(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    log = tmp_path / "session.jsonl"
+    log.write_text('{"type":"user","message":{"role":"user","content":"hi"}}\nnot json\n[1]\n'
+                   '{"type":"assistant","message":{"id":"m1","role":"assistant","content":"hello"}}\n')
+    out = cli(["-p", "what did we do so far?", "--transcript", str(log)], repo)
+    assert out.returncode == 0, out.stderr
+    assert "[info] Loaded 2 messages from session.jsonl (2 unreadable lines skipped)." in out.stderr.splitlines()
+    assert "Loaded" not in out.stdout
+
+
+def test_exit_codes_are_distinct_and_documented():
+    """Scripts branch on the code: each meaning has its own, and README's table matches the module."""
+    from tui_agent import exit_codes
+
+    codes = [code for code, _ in exit_codes.TABLE]
+    assert len(set(codes)) == len(codes)
+    assert exit_codes.USAGE == 2 and exit_codes.MAX_TURNS not in (2, exit_codes.DENIED)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    documented = dict(re.findall(r"^\| (\d+) \| (.+) \|$", readme, flags=re.MULTILINE))
+    assert sorted(int(c) for c in documented) == sorted(codes)
+    assert "--max-turns" in documented[str(exit_codes.MAX_TURNS)] and "denied" in documented[str(exit_codes.DENIED)]
 
 
 def test_version_and_help(tmp_path):
@@ -142,6 +171,7 @@ def test_version_and_help(tmp_path):
     assert out.stdout.strip() == f"tui-agent {__version__}"
     out = cli(["--help"], tmp_path)
     assert "-p" in out.stdout and "--max-turns" in out.stdout and "ANTHROPIC_API_KEY" in out.stdout
+    assert "exit codes:" in out.stdout and "stopped early at --max-turns" in out.stdout
 
 
 def test_version_does_not_import_heavy_modules():

@@ -1,5 +1,5 @@
 """Headless with nobody to ask (issue 9, item 13): a denied tool's denial goes back to the model as its
-result, the model's answer is printed, and the exit code (2) still says a tool was denied. Before, the
+result, the model's answer is printed, and the exit code (4, `exit_codes.DENIED`) still says a tool was denied. Before, the
 turn ended at the denial and the model never heard of it."""
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tui_agent import exit_codes
 
 from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
 
@@ -27,7 +29,7 @@ def test_headless_tells_the_model_about_a_denial_and_prints_its_answer(tmp_path:
         out = subprocess.run([str(CLI), "-p", "write a.txt"], cwd=tmp_path, env=env, capture_output=True, text=True,
                              timeout=60)
         sent = fake.message_requests
-    assert out.returncode == 2, out.stderr
+    assert out.returncode == exit_codes.DENIED, out.stderr  # 4: its own code, not a usage error
     assert "I was not allowed to write a.txt" in out.stdout
     assert "denied" in out.stderr
     assert not (tmp_path / "a.txt").exists()

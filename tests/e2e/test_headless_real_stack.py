@@ -67,7 +67,7 @@ def test_non_read_only_mcp_tool_is_denied_headless_then_allowed(tmp_path, fake):
     call = tool_use("mcp__demo__write_note", {"path": str(target), "text": "hello"}, "toolu_w")
     fake.replies += [call, text("I was not allowed to write the note.")]
     out = run_cli(["-p", "write a note", "--trust-project-mcp"], workspace, fake, tmp_path)
-    assert out.returncode == 2 and "denied" in out.stderr
+    assert out.returncode == 4 and "denied" in out.stderr  # its own code: not a usage error (2)
     assert not target.exists()
     # Headless has nobody to ask: the model is told about the denial and answers (issue 9, item 13).
     assert len(fake.message_requests) == 2

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
+from tui_agent.core.budget_check import check_budget
 from tui_agent.core.builtin_commands import register_builtin_commands, sync_skill_commands
 from tui_agent.core.compaction.settings import CompactSettings, settings_from
 from tui_agent.core.events import Notice
@@ -40,7 +41,9 @@ def provider_for_model(
     Raises ValueError for an unknown provider name.
     """
     if name == "demo" or provider == "demo":
-        return DemoProvider(workspace=workspace, delay=demo_delay), []
+        demo = _demo(workspace, demo_delay, context_window, max_output_tokens)
+        demo.chosen = True
+        return demo, []
     from tui_agent.core.providers.config import missing_key_notice, provider_from_env  # only when needed
 
     real = provider_from_env(env, model=name, provider=provider, context_window=context_window,
@@ -50,10 +53,17 @@ def provider_for_model(
     notices = []
     if name or provider:
         notices.append(Notice(missing_key_notice(env, provider), "warning"))
-    demo = DemoProvider(workspace=workspace, delay=demo_delay)
+    return _demo(workspace, demo_delay, context_window, max_output_tokens), notices
+
+
+def _demo(workspace: Path | None, delay: float, context_window: int | None, max_output_tokens: int | None) -> DemoProvider:
+    """The demo model honours the budget flags too, so a new user can try them without a key."""
+    demo = DemoProvider(workspace=workspace, delay=delay)
     if context_window:
         demo.context_window = context_window
-    return demo, notices
+    if max_output_tokens:
+        demo.max_output_tokens = max_output_tokens
+    return demo
 
 
 def build_session(
@@ -103,6 +113,7 @@ def _install_extensions(session: Session, env: Mapping[str, str], *, headless: b
     register_builtin_commands(session)
     session.background_start.insert(0, _context_warnings)  # scans skills and AGENTS.md: after the first frame
     install_mcp(session, environ=env, trust_project=trust_project_mcp)
+    session.background_start.append(check_budget)  # last: the base then includes MCP tool schemas
     return notices
 
 

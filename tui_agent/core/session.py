@@ -7,12 +7,14 @@ on outbound copies, so everything that was said can still be shown.
 
 from __future__ import annotations
 
+import uuid
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 from tui_agent.core import events as ev
+from tui_agent.core import trace
 from tui_agent.core.commands import CommandRegistry
 from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, CompactResult, make_compactor
 from tui_agent.core.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
@@ -31,6 +33,11 @@ if TYPE_CHECKING:
 BASE_SYSTEM_PROMPT = """You are tui-agent, a coding agent working in the user's repository at {workspace}.
 Use the tools to look at the code before you answer: Glob to find files, Grep to search, Read to read.
 Be concise. Name the files you looked at. Never invent file contents."""
+
+
+def trace_id() -> str:
+    """A short stand-in id for a session that is not journaled, so its trace lines still stand apart."""
+    return uuid.uuid4().hex[:6]
 
 
 @dataclass
@@ -76,6 +83,7 @@ class Session:
         self.state = LoopState()
         self.running = False
         self.compactor = self._make_compactor()
+        self._trace_id = trace_id()
 
     def _make_compactor(self):
         mode = "v1" if self.compact is not None and self.compact_mode == "v2" else self.compact_mode
@@ -107,6 +115,7 @@ class Session:
     async def run_turn(self, prompt: str) -> AsyncIterator[ev.EngineEvent]:
         """One user prompt → events until the turn ends (completed, max_turns, denied, error)."""
         self.running = True
+        trace.bind_session(self.trace_id)  # the turn's task: its trace lines name this session
         # `aclosing`: when this generator is closed (the face's task cancelled while it was busy with an
         # event), the loop's generator is closed right away too, so its repair runs now, not whenever
         # the garbage collector gets to it.
@@ -120,6 +129,11 @@ class Session:
         finally:
             self.running = False
             self.emit(ev.TurnClosed(len(self.history)))
+
+    @property
+    def trace_id(self) -> str:
+        """What trace lines call this session: its journal id, or a stand-in when it is not journaled."""
+        return self.session_id or self._trace_id
 
     def emit(self, event: Any) -> None:
         """Hand `event` to every listener; a failing listener is dropped from this call, never fatal."""
@@ -136,7 +150,10 @@ class Session:
         self.usage_history = []
         self.ctx.read_files.clear()
         self.state.last_plan = None
-        self.emit(ev.SessionCleared(dropped))
+        self.state.calls = 0  # call numbers restart with the conversation, as the panel's count does
+        self._trace_id = trace_id()
+        self.emit(ev.SessionCleared(dropped))  # the journal moves to a new file and session id here
+        trace.bind_session(self.trace_id)
 
     async def switch_model(self, provider: Provider) -> ev.ModelSwitched:
         """Send the next calls to `provider` (closing the old one) and tell the listeners.

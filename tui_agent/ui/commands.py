@@ -29,7 +29,7 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/resume", "Continue a saved session of this workspace (a picker; type to filter)"),
 ]
 KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history (or choose a /command) · "
-             "Tab complete /command · Esc cancel the turn · F2 budget panel (in it: Enter open a row, c exact "
+             "Tab complete /command or /theme name · Esc close the hints or cancel the turn · F2 budget panel (in it: Enter open a row, c exact "
              "count, Esc back) · Ctrl+P palette · Ctrl+C twice quit")
 HELP_COLUMN = 18
 
@@ -124,7 +124,9 @@ async def _switch_model(screen: "MainScreen", name: str) -> None:
     await session.switch_model(provider)
     screen.update_title()
     screen.panel.show_next_call()
-    for notice in notices:
+    from tui_agent.core.budget_check import session_budget_notices
+
+    for notice in notices + session_budget_notices(session):
         await chat.add_notice(notice.text, notice.level)
     await chat.add_notice(f"Model: {provider.model} (context window {provider.context_window:,} tokens)")
 

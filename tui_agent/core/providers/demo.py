@@ -6,6 +6,12 @@ what the search found, and answers in Markdown naming what it read, streaming wo
 six tool rounds per prompt: one request over a repository with large files already makes compaction
 truncate older results, and a session of three prompts grows past 40 messages, so old turns drop.
 
+It follows the prompt well enough for a first try: paths named in the prompt are read first; "biggest"
+or "largest" files are ranked by their real sizes (a Grep line count over the repository, one
+`path:count` per file); a greeting or "what did we do so far?" is answered from the conversation it is
+sent, without exploring. Text quoted from files or prompts is Markdown-escaped (`__name__` stays
+`__name__`, not a bold "name").
+
 It decides only from what it is sent (the compacted outbound copy, the system prompt and the tool list),
 like a real model; the workspace path is used only to skip paths that are not readable files.
 """
@@ -23,9 +29,13 @@ from tui_agent.core.messages import Message, is_user_text, result_text, text_of,
 from tui_agent.core.providers.base import ModelRequest, Provider, ProviderEvent, StreamDone, StreamText
 from tui_agent.core.providers.scripted import words
 
+# Said once, in the first reply. It must agree with the start-up warning when a key is missing (which
+# names the same variables): `--model claude-…` alone does not reach Claude without a key.
 DEMO_NOTICE = (
-    "*Demo model (offline): set `ANTHROPIC_API_KEY` (or run with `--model claude-…`) to talk to Claude.*\n\n"
+    "*Demo model (offline): no real model is called. Set `ANTHROPIC_API_KEY` for Claude, or "
+    "`OPENAI_API_KEY` for an OpenAI-compatible endpoint, and start again.*\n\n"
 )
+CHOSEN_NOTICE = "*Demo model (offline): chosen with `--model demo`, no real model is called.*\n\n"
 _STOPWORDS = {
     "what", "which", "where", "there", "this", "that", "these", "those", "with", "from", "about", "does",
     "into", "repo", "repository", "code", "file", "files", "have", "show", "tell", "explain", "please",
@@ -38,6 +48,13 @@ _SKIP_SUFFIXES = {
 }
 _PREFERRED = ("readme", "agents.md", "claude.md", "pyproject.toml", "package.json", "cargo.toml", "go.mod")
 _LINE_NUMBER = re.compile(r"^\s*\d+\t")
+_GREETING = re.compile(r"^\W*(hi|hello|hey|hallo|howdy|yo|thanks|thank you|good (morning|afternoon|evening))"
+                       r"(\s+there)?\W*$", re.IGNORECASE)
+_RECAP = re.compile(r"\b(what (did|have) we (do|done|talk(ed)? about)|so far|recap|remind me what|"
+                    r"summari[sz]e (our|the|this) (conversation|session|chat))\b", re.IGNORECASE)
+_BIGGEST = re.compile(r"\b(biggest|largest|longest|heaviest|bulkiest)\b", re.IGNORECASE)
+_PATH_TOKEN = re.compile(r"[\w./-]*[\w-]\.[A-Za-z0-9]{1,8}|[\w.-]+/[\w./-]+")
+_MD_SPECIAL = re.compile(r"([\\`*\[<>])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # a lone ] is never markup
 
 
 @dataclass
@@ -57,6 +74,7 @@ class DemoProvider(Provider):
     max_output_tokens: int = 4_096
     workspace: Path | None = None
     delay: float = 0.0  # seconds between streamed words (the TUI uses a little, tests none)
+    chosen: bool = False  # picked with --model demo (rather than for want of a key): the notice says so
     _calls: int = field(default=0, repr=False)
     _announced: bool = field(default=False, repr=False)
 
@@ -73,7 +91,7 @@ class DemoProvider(Provider):
         text, uses = self._decide(turn, request, available)
         if not self._announced:
             self._announced = True
-            text = DEMO_NOTICE + text
+            text = (CHOSEN_NOTICE if self.chosen else DEMO_NOTICE) + text
         for chunk in words(text):
             await asyncio.sleep(self.delay)
             yield StreamText(chunk)
@@ -86,6 +104,13 @@ class DemoProvider(Provider):
 
     # -- the "policy" ----------------------------------------------------------------------------
     def _decide(self, turn: _Turn, request: ModelRequest, available: set[str]) -> tuple[str, list[tuple[str, dict]]]:
+        if _GREETING.match(turn.prompt) or _RECAP.search(turn.prompt):
+            return _from_conversation(turn.prompt, request.messages), []  # no exploring: it is all in the talk
+        named = self._named_files(turn.prompt)
+        if named and "Read" in available:
+            return self._follow_named(turn, named)
+        if _BIGGEST.search(turn.prompt) and {"Glob", "Grep", "Read"} <= available:
+            return self._biggest(turn)
         listed = self._listed_files(turn)
         seen = _already_read(request.messages)
         keyword = _keyword(turn.prompt)
@@ -127,6 +152,43 @@ class DemoProvider(Provider):
             if picks:
                 return f"`{picks[0]}` looks relevant; reading it.", [("Read", {"file_path": picks[0]})]
         return _answer(turn, keyword), []
+
+    # -- prompts that say what they want -------------------------------------------------------
+    def _named_files(self, prompt: str) -> list[str]:
+        """Paths the prompt names (`src/app.py`, "README.md"), in order, that are files here."""
+        found: list[str] = []
+        for token in _PATH_TOKEN.findall(prompt):
+            path = token.strip(".,;:!?'\"()`").removeprefix("./")
+            if path and path not in found and self._is_file(path):
+                found.append(path)
+        return found[:3]
+
+    def _follow_named(self, turn: _Turn, named: list[str]) -> tuple[str, list[tuple[str, dict]]]:
+        """Read the named files (once), search them for the prompt's keyword, then answer."""
+        keyword = _keyword(" ".join(w for w in turn.prompt.split() if w.strip(".,;:!?'\"()`") not in named))
+        unread = [p for p in named if p not in _read_in_turn(turn)]
+        if unread:
+            names = " and ".join(f"`{p}`" for p in unread)
+            return f"Reading {names}, as you asked.", [("Read", {"file_path": p}) for p in unread]
+        if keyword and not _used(turn, "Grep"):
+            return (f"Now I'll look for `{keyword}` in the repository.",
+                    [("Grep", {"pattern": keyword, "output_mode": "content", "-n": True, "head_limit": 20, "-i": True})])
+        return _answer(turn, keyword), []
+
+    def _biggest(self, turn: _Turn) -> tuple[str, list[tuple[str, dict]]]:
+        """List the files, count their lines (their real size, from the tools), read the two largest."""
+        if not _used(turn, "Glob"):
+            return "I'll list the files first, then measure them.", [("Glob", {"pattern": "**/*"})]
+        sizes = _line_counts(turn)
+        if not _used(turn, "Grep"):
+            return ("Now I'll count the lines of every file (a Grep for `^` in count mode), to compare real sizes.",
+                    [("Grep", {"pattern": "^", "output_mode": "count", "head_limit": 0})])
+        biggest = [p for p, _n in sizes if Path(p).suffix.lower() not in _SKIP_SUFFIXES and self._is_file(p)][:2]
+        unread = [p for p in biggest if p not in _read_in_turn(turn)]
+        if unread:
+            names = " and ".join(f"`{p}`" for p in unread)
+            return f"The largest are {names}; reading them.", [("Read", {"file_path": p}) for p in unread]
+        return _biggest_answer(turn, sizes), []
 
     def _listed_files(self, turn: _Turn) -> list[str]:
         files: list[str] = []
@@ -230,6 +292,63 @@ def _first_line(text: str) -> str:
     return ""
 
 
+def md_escape(text: str) -> str:
+    """Quoted text as literal Markdown: `__name__`, `*args` and `[x]` stay as written. An underscore
+    inside a word (`handler_0`) cannot start emphasis and is left alone, so plain output stays clean."""
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
+
+
+def _line_counts(turn: _Turn) -> list[tuple[str, int]]:
+    """(path, lines) from this turn's Grep count results, largest first (ties by path: deterministic)."""
+    counts: dict[str, int] = {}
+    for name, tool_input, text, is_error in turn.calls:
+        if name != "Grep" or is_error or tool_input.get("output_mode") != "count":
+            continue
+        for line in text.splitlines():
+            path, sep, number = line.rpartition(":")
+            if sep and path and number.strip().isdigit():
+                counts[path.strip()] = int(number)
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _biggest_answer(turn: _Turn, sizes: list[tuple[str, int]]) -> str:
+    if not sizes:
+        return "I could not measure the files here (the line count found nothing readable)."
+    lines = ["The largest files by line count (counted with Grep, so these are real sizes):", ""]
+    for path, count in sizes[:5]:
+        lines.append(f"- `{path}`: {count:,} lines")
+    reads = [(i.get("file_path"), t) for name, i, t, e in turn.calls if name == "Read" and not e]
+    if reads:
+        lines += ["", "What the largest ones hold:"]
+        for path, text in reads:
+            first = _first_line(text)
+            lines.append(f"- `{path}`" + (f": {md_escape(first)}" if first else ""))
+    lines += ["", "Large results like these are what the budget panel cuts (✂) in later calls."]
+    return "\n".join(lines)
+
+
+def _from_conversation(prompt: str, messages: list[Message]) -> str:
+    """A greeting or "what did we do so far?": answered from the messages this call was sent."""
+    prompts = [text_of(m) for m in messages if is_user_text(m)][:-1]  # the last one is this prompt
+    files = list(dict.fromkeys(str(u.get("input", {}).get("file_path")) for m in messages for u in tool_uses(m)
+                               if u.get("name") == "Read"))
+    if _GREETING.match(prompt) and not _RECAP.search(prompt):
+        lead = "Hello! I'm the offline demo model."
+        if not prompts:
+            return (f"{lead} Ask me about the code here, for example “what does the README say?” or “which "
+                    "are the biggest files?”, and watch the budget panel as I read files.")
+        return f"{lead} We have talked about {len(prompts)} thing{'s' if len(prompts) != 1 else ''} so far; ask on."
+    if not prompts:
+        return "Nothing yet: this is the first prompt of the conversation. Ask me about the code here."
+    lines = [f"From what is still in my context, you asked {len(prompts)} thing{'s' if len(prompts) != 1 else ''}:", ""]
+    lines += [f"{n}. “{md_escape(' '.join(p.split())[:100])}”" for n, p in enumerate(prompts, start=1)]
+    if files:
+        shown = ", ".join(f"`{f}`" for f in files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
+        lines += ["", f"I read {shown}."]
+    lines += ["", "Older turns that compaction dropped are no longer sent to me; the budget panel still shows them."]
+    return "\n".join(lines)
+
+
 def _answer(turn: _Turn, keyword: str) -> str:
     reads = [(i.get("file_path"), t, e) for name, i, t, e in turn.calls if name == "Read"]
     ok = [(p, t) for p, t, e in reads if not e]
@@ -241,7 +360,7 @@ def _answer(turn: _Turn, keyword: str) -> str:
             numbered = [l for l in text.splitlines() if _LINE_NUMBER.match(l)]
             size = f"{len(numbered)} lines shown" if numbered else f"{len(text):,} chars"
             first = _first_line(text)
-            lines.append(f"- `{path}` ({size})" + (f": {first}" if first else ""))
+            lines.append(f"- `{path}` ({size})" + (f": {md_escape(first)}" if first else ""))
     listed = sum(1 for name, *_ in turn.calls if name == "Glob")
     hits = [(i.get("pattern", ""), t) for name, i, t, e in turn.calls if name == "Grep" and not e]
     if hits:

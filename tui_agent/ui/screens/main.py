@@ -39,6 +39,7 @@ NARROW_BELOW = 100
 class MainScreen(Screen):
     AUTO_FOCUS = "PromptArea"
     BINDINGS = [
+        Binding("escape", "close_hints", "Close hints"),  # first: while the hints show, Esc only closes them
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("f2", "toggle_panel", "Budget panel"),
         Binding("f3", "focus_prompt", "Prompt", show=False),
@@ -97,7 +98,10 @@ class MainScreen(Screen):
 
     def refresh_commands(self) -> None:
         """Feed the completion hints the current command list (skills and MCP add theirs after start-up)."""
-        self.query_one(CommandHints).commands = command_list(self)
+        hints = self.query_one(CommandHints)
+        hints.commands = command_list(self)
+        hints.arguments = {"/theme": sorted(self.app.available_themes)}
+        self.prompt.completable_arguments = frozenset(hints.arguments)
 
     def update_title(self) -> None:
         self.title = "tui-agent"
@@ -115,7 +119,12 @@ class MainScreen(Screen):
     # -- prompt and commands ---------------------------------------------------------------------
     async def on_prompt_area_submitted(self, event: PromptArea.Submitted) -> None:
         self.query_one(CommandHints).show_for("")
+        self.chat.jump_to_end()  # whatever was sent, its answer appears at the end
         await self.run_line_async(event.text)
+
+    def on_prompt_area_end_again(self, event: PromptArea.EndAgain) -> None:
+        if self.chat.has_new_output:
+            self.chat.jump_to_end()
 
     def on_text_area_changed(self, event: PromptArea.Changed) -> None:
         if event.text_area is self.prompt:
@@ -123,9 +132,13 @@ class MainScreen(Screen):
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Esc is offered (and shown in the footer) only when there is a turn or a completion to cancel."""
+        """Esc is offered (and shown in the footer) only when there is a completion to close or a turn
+        to cancel, and says which: closing the hints comes first and never touches the typed text."""
+        hints_open = self.query_one(CommandHints).has_class("-visible")
+        if action == "close_hints":
+            return hints_open
         if action == "cancel_turn":
-            return self.turn_running or self.query_one(CommandHints).has_class("-visible")
+            return self.turn_running and not hints_open
         return True
 
     @property
@@ -221,12 +234,11 @@ class MainScreen(Screen):
         except Exception:  # noqa: BLE001 - a note for the modal, never worth failing the turn
             return ""
 
+    def action_close_hints(self) -> None:
+        self.query_one(CommandHints).hide()
+        self.refresh_bindings()
+
     def action_cancel_turn(self) -> None:
-        hints = self.query_one(CommandHints)
-        if hints.has_class("-visible"):
-            self.prompt.load_text("")
-            hints.show_for("")
-            return
         if self.turn is not None and self.turn_running:
             self.turn.cancel()
 
@@ -245,18 +257,25 @@ class MainScreen(Screen):
         self.update_title()  # a journaled session continues under a new id
         await self.chat.clear_all()
         self.panel.sync_history()
-        await self.chat.add_notice("Cleared: a new conversation (history, chat and panel are empty).")
+        named = f", session {self.session.session_id}" if self.session.session_id else ""
+        await self.chat.add_notice(f"Cleared: a new conversation{named} (history, chat and panel are empty).")
 
     # -- panel -----------------------------------------------------------------------------------
     def action_toggle_panel(self) -> None:
+        """F2: show the panel and put the keyboard in it; F2 again (from the panel) hides it."""
+        rows = self.query_one(HistoryRows)
         if self.has_class("-narrow"):
             self.toggle_class("-panel-open")
             if self.has_class("-panel-open"):
-                self.query_one(HistoryRows).focus()
+                rows.focus()
             else:
                 self.prompt.focus()
+        elif self.has_class("-panel-hidden") or self.focused is not rows:
+            self.remove_class("-panel-hidden")
+            rows.focus()
         else:
-            self.toggle_class("-panel-hidden")
+            self.add_class("-panel-hidden")
+            self.prompt.focus()
 
     def focus_panel(self) -> None:
         self.remove_class("-panel-hidden")
@@ -267,6 +286,11 @@ class MainScreen(Screen):
     def action_focus_prompt(self) -> None:
         self.remove_class("-panel-open")
         self.prompt.focus()
+
+    def on_chat_pane_typed(self, event: ChatPane.Typed) -> None:
+        """A key typed while the chat or a tool card had focus belongs to the prompt, not to the void."""
+        self.prompt.focus()
+        self.prompt.insert(event.text)
 
     def on_history_rows_opened(self, event: HistoryRows.Opened) -> None:
         rows = self.query_one(HistoryRows)

@@ -8,7 +8,10 @@ engine built it (the plan says where each message stands in it); nothing is comp
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
+
+from rich.cells import cell_len, chop_cells
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -26,6 +29,52 @@ if TYPE_CHECKING:
     from tui_agent.ui.budget_model import OutboundView
 
 SHOW_CHARS = 20_000
+CONTINUATION = "↪ "
+_NUMBERED = re.compile(r"^( *\d+)\t")  # Read's `{n:>6}\t{line}`
+
+
+def hanging_wrap(text: str, width: int) -> str:
+    """Wrap Read's numbered lines under their code, each continuation marked `↪` in the number's
+    gutter: wrapped at the pane's edge, a long line's tail would otherwise start at column 0 with no
+    number and read as a line of its own. Other lines are left to the widget's own word wrap.
+    Widths are terminal cells (a CJK character or an emoji takes two)."""
+    if width <= 0:
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        match = _NUMBERED.match(line)
+        if match is None:
+            out.append(line)
+            continue
+        number = match.group(1)
+        gutter = f"{number}  "
+        body = line[match.end():].expandtabs(4)
+        room = width - cell_len(gutter)
+        if room < 8 or cell_len(body) <= room:
+            out.append(gutter + body)
+            continue
+        chunks = chop_cells(body, room)
+        out.append(gutter + chunks[0])
+        lead = " " * max(cell_len(gutter) - cell_len(CONTINUATION), 0) + CONTINUATION
+        out += [lead + chunk for chunk in chunks[1:]]
+    return "\n".join(out)
+
+
+class WrappedText(Static):
+    """Plain (never markup) text whose numbered code lines wrap with a marked hanging indent."""
+
+    DEFAULT_CSS = "WrappedText { width: 1fr; }"
+
+    def __init__(self, text: str, **kwargs) -> None:
+        super().__init__(text, markup=False, **kwargs)
+        self.raw = text
+        self._wrapped_at = -1
+
+    def on_resize(self) -> None:
+        width = self.content_region.width
+        if width != self._wrapped_at:
+            self._wrapped_at = width
+            self.update(hanging_wrap(self.raw, width))
 
 
 def format_message(message: Message) -> str:
@@ -107,8 +156,8 @@ class MessageScreen(ModalScreen[None]):
                     yield Static(f"history (in memory) · {fmt_k(len(format_message(message)))} chars",
                                  classes="side-title", markup=False)
                     with VerticalScroll():
-                        yield Static(strip_controls(format_message(message)), markup=False, id="history-text")
+                        yield WrappedText(strip_controls(format_message(message)), id="history-text")
                 with Vertical(classes="side", id="outbound-side"):
                     yield Static(f"outbound · {heading}", classes="side-title", markup=False)
                     with VerticalScroll():
-                        yield Static(strip_controls(outbound), markup=False, id="outbound-text")
+                        yield WrappedText(strip_controls(outbound), id="outbound-text")

@@ -50,9 +50,9 @@ class BudgetPanel(Vertical):
     BudgetPanel { background: $surface; border-left: tall $panel; }
     BudgetPanel > .panel-title { padding: 0 1; color: $text-primary; background: $panel; }
     BudgetPanel > #budget-spark { padding: 0 1; height: 1; }
-    BudgetPanel > #budget-compaction { padding: 0 1; height: auto; color: $text-muted; }
-    BudgetPanel > #budget-columns { padding: 0 0 0 1; height: 1; color: $text-muted; text-style: bold; }
-    BudgetPanel > #budget-legend { padding: 0 1; height: auto; color: $text-muted; border-top: hkey $panel; }
+    BudgetPanel > #budget-compaction { padding: 0 1; height: auto; color: $foreground 78%; }
+    BudgetPanel > #budget-columns { padding: 0 0 0 1; height: 1; color: $foreground 78%; text-style: bold; }
+    BudgetPanel > #budget-legend { padding: 0 1; height: auto; color: $foreground 78%; border-top: hkey $panel; }
     """
 
     def __init__(self, session: "Session", **kwargs) -> None:

@@ -2,7 +2,9 @@
 
 ↑/↓ move the selection (the prompt forwards them while a command word is being typed), Tab completes
 to the selected command, and Enter on a partial word runs the selected command, or completes it when
-it takes arguments, so `/he` Enter shows the help instead of "unknown command /he".
+it takes arguments, so `/he` Enter shows the help instead of "unknown command /he". Commands with a
+known set of values (`/theme NAME`) list and complete those values the same way. Esc closes the list
+and keeps what was typed.
 """
 
 from __future__ import annotations
@@ -28,13 +30,28 @@ class CommandHints(Static):
         self.matches: list[str] = []
         self.selected = 0
         self._found: list[tuple[str, str]] = []
+        self.arguments: dict[str, list[str]] = {}  # "/theme" → the values its argument can take
+        self._argument_of = ""  # the command whose values are listed, "" while listing commands
+
+    def completes_argument(self, text: str) -> bool:
+        """`/theme ag`: a command with known values, its one argument being typed."""
+        command, space, value = text.partition(" ")
+        return bool(space) and "\n" not in text and " " not in value and command.lower() in self.arguments
+
+    def hide(self) -> None:
+        self.matches, self._found, self._argument_of = [], [], ""
+        self.remove_class("-visible")
 
     def show_for(self, text: str) -> None:
-        """List the commands that start with the typed word; hide once arguments are being typed."""
+        """List the commands that start with the typed word (or the values of a command's argument);
+        hide once free arguments are being typed."""
         self.selected = 0
+        if text.startswith("/") and self.completes_argument(text):
+            self._show_values(text)
+            return
+        self._argument_of = ""
         if not text.startswith("/") or " " in text or "\n" in text:
-            self.matches, self._found = [], []
-            self.remove_class("-visible")
+            self.hide()
             return
         word = text.lower()
         self._found = [(name, help_) for name, help_ in self.commands if name.split(" ")[0].startswith(word)]
@@ -42,6 +59,19 @@ class CommandHints(Static):
         if not self._found:
             self.update(Content.assemble(("No command starts with ", MUTED), (text, "$text-warning"),
                                          (" — /help lists them", MUTED)))
+        else:
+            self._render_list()
+        self.add_class("-visible")
+
+    def _show_values(self, text: str) -> None:
+        command, _, value = text.partition(" ")
+        command = command.lower()
+        self._argument_of = command
+        values = [v for v in self.arguments[command] if v.lower().startswith(value.lower())]
+        self._found = [(v, "") for v in values]
+        self.matches = [f"{command} {v}" for v in values]
+        if not values:
+            self.update(Content.assemble((f"No value for {command} starts with ", MUTED), (value, "$text-warning")))
         else:
             self._render_list()
         self.add_class("-visible")
@@ -64,11 +94,14 @@ class CommandHints(Static):
                                           (strip_controls(help_), MUTED)))  # skill descriptions: repo text
         hidden = len(self._found) - MAX_HINTS
         more = f"{hidden} more · " if hidden > 0 else ""
-        lines.append(Content.styled(f"  {more}↑↓ choose · Tab complete · Enter run", MUTED))
+        keys = "Tab complete · Esc close" if self._argument_of else "Tab complete · Enter run · Esc close"
+        lines.append(Content.styled(f"  {more}↑↓ choose · {keys}", MUTED))
         self.update(Content("\n").join(lines))
 
     def completion(self, text: str) -> str | None:
-        return self.matches[self.selected] + " " if self.matches else None
+        if not self.matches:
+            return None
+        return self.matches[self.selected] + ("" if self._argument_of else " ")
 
     def choice(self, text: str) -> tuple[str, bool] | None:
         """What Enter on `text` should run instead: (command, takes arguments), or None to send it as is

@@ -8,6 +8,9 @@ the rows whose state actually changed and stays cheap at 10,000 rows.
 
 from __future__ import annotations
 
+import re
+
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
@@ -23,6 +26,8 @@ from tui_agent.ui.budget_model import HistoryIndex, OutboundView, Row, fmt_k
 BAR_CELLS = 5
 BAR_GLYPHS = " ▏▎▍▌▋▊▉█"
 TOKENS_CELLS = 6
+# "tool_result Read 12.3k" / "tool_result Read +1 12.3k error": the size a ✂ mark restates, and the tag it keeps.
+_RESULT_SIZE = re.compile(r"^(?P<head>tool_result .+?) (?P<size>\S+)(?P<error> error)?$")
 
 
 class HistoryRows(ScrollView, can_focus=True):
@@ -43,9 +48,9 @@ class HistoryRows(ScrollView, can_focus=True):
     HistoryRows > .history-rows--dropped { color: $budget-dropped; text-style: italic; }
     HistoryRows > .history-rows--truncated { color: $budget-truncated; text-style: bold; }
     HistoryRows > .history-rows--protected { color: $budget-protected; }
-    HistoryRows > .history-rows--cursor { background: $budget-cursor; }
+    HistoryRows > .history-rows--cursor { background: $budget-cursor; text-style: bold; }
     HistoryRows > .history-rows--bar { color: $budget-bar; }
-    HistoryRows > .history-rows--muted { color: $text-muted; }
+    HistoryRows > .history-rows--muted { color: $foreground 78%; }
     """
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False),
@@ -90,7 +95,18 @@ class HistoryRows(ScrollView, can_focus=True):
         self.virtual_size = Size(0, count)
         if self._following:
             self.scroll_to(y=max(count - self.scrollable_content_region.height, 0), animate=False, immediate=True)
+            self.call_after_refresh(self._stick_to_end)  # the panel's other lines may grow in the same update
         self.refresh()
+
+    def on_resize(self) -> None:
+        """A line above grew (the compaction note wrapped, an exact count appeared): the list got shorter,
+        and the newest row must not slide out of sight beneath it."""
+        if self._following:
+            self.call_after_refresh(self._stick_to_end)
+
+    def _stick_to_end(self) -> None:
+        if self._following:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
@@ -155,10 +171,11 @@ class HistoryRows(ScrollView, can_focus=True):
         if cuts:
             original = sum(c.original_chars for c in cuts)
             kept = sum(c.kept_chars for c in cuts)
-            what = what.rsplit(" ", 1)[0] if row.tool_label else what
+            if row.tool_label:
+                what = _without_size(what)  # the ✂ mark gives the size; an error tag stays
             cut_text = f" ✂ {fmt_k(original)} → {fmt_k(kept)}"
         what, cut_text = _fit(what, cut_text, what_width)
-        pad = " " * (what_width - len(what) - len(cut_text))
+        pad = " " * max(what_width - cell_len(what) - cell_len(cut_text), 0)  # cells: an emoji is two
         tokens = f"{fmt_k(row.tokens):>{TOKENS_CELLS}} "
         bar_style = text if state == "dropped" else base + self.get_component_rich_style("history-rows--bar", partial=True)
         segments = [
@@ -179,6 +196,11 @@ class HistoryRows(ScrollView, can_focus=True):
                 self.refresh_lines(line)
         if new is not None:
             self.scroll_to_region_line(new)
+
+    def on_focus(self) -> None:
+        """Focused, the panel always shows the row its keys act on: the newest one, to begin with."""
+        if self.cursor is None and self.index.rows:
+            self.cursor = len(self.index.rows) - 1
 
     def scroll_to_region_line(self, line: int) -> None:
         top = self.scroll_offset.y
@@ -230,15 +252,28 @@ def _bar(tokens: int, scale: int) -> str:
     return ("█" * full + (BAR_GLYPHS[rest] if rest else "")).ljust(BAR_CELLS)
 
 
+def _without_size(what: str) -> str:
+    """"tool_result Read 12.3k error" → "tool_result Read error": the ✂ mark restates the size."""
+    match = _RESULT_SIZE.match(what)
+    return match.group("head") + (match.group("error") or "") if match else what
+
+
 def _fit(what: str, cut: str, width: int) -> tuple[str, str]:
-    """Shorten the description first, then the ✂ mark, so both fit `width` cells."""
-    if len(what) + len(cut) <= width:
+    """Shorten the description first, then the ✂ mark, so both fit `width` terminal cells (not
+    characters: an emoji or a CJK character takes two, and would push the token column out)."""
+    if cell_len(what) + cell_len(cut) <= width:
         return what, cut
-    room = width - len(cut)
+    room = width - cell_len(cut)
     if room >= 6:
-        return what[: room - 1] + "…", cut
-    cut = cut[: max(width - 2, 0)]
-    return what[: max(width - len(cut) - 1, 0)] + ("…" if width - len(cut) > 0 else ""), cut
+        return _crop(what, room - 1) + "…", cut
+    cut = _crop(cut, max(width - 2, 0))
+    left = width - cell_len(cut)
+    return (_crop(what, left - 1) + "…" if left > 0 else ""), cut
+
+
+def _crop(text: str, cells: int) -> str:
+    """The first `cells` cells of `text` (a wide character cut in half becomes a space)."""
+    return set_cell_size(text, max(cells, 0)) if cell_len(text) > cells else text
 
 
 __all__ = ["HistoryRows"]

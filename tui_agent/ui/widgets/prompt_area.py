@@ -34,6 +34,9 @@ class PromptArea(TextArea):
             super().__init__()
             self.delta = delta
 
+    class EndAgain(Message):
+        """End with the cursor already at the end of its line: the chat may jump to new output."""
+
     class CommandEntered(Message):
         """Enter on a bare `/word`: the screen runs the selected command, or calls `submit`."""
 
@@ -46,6 +49,7 @@ class PromptArea(TextArea):
                          highlight_cursor_line=False,
                          placeholder="Ask about this repository…  (/ for commands, Enter to send)", **kwargs)
         self.input_history: list[str] = []
+        self.completable_arguments: frozenset[str] = frozenset()  # commands whose argument is listed (/theme)
         self._history_pos: int | None = None
         self._draft = ""
 
@@ -74,7 +78,7 @@ class PromptArea(TextArea):
             event.prevent_default()
             self.post_message(self.Complete())
             return
-        if key in ("up", "down") and self.command_word and self._history_pos is None:
+        if key in ("up", "down") and self.completing and self._history_pos is None:
             event.stop()  # walking the history stays possible: a recalled command is not re-listed
             event.prevent_default()
             self.post_message(self.HintMove(-1 if key == "up" else 1))
@@ -89,6 +93,8 @@ class PromptArea(TextArea):
             event.prevent_default()
             self._walk(1)
             return
+        if key == "end" and self.cursor_location[1] == len(self.document.get_line(self.cursor_location[0])):
+            self.post_message(self.EndAgain())
         await super()._on_key(event)
 
     @property
@@ -96,6 +102,15 @@ class PromptArea(TextArea):
         """A slash command's name is being typed (no arguments yet): completion keys apply."""
         text = self.text
         return text.startswith("/") and " " not in text and "\n" not in text
+
+    @property
+    def completing(self) -> bool:
+        """A command word, or the value of a command that lists its values: ↑/↓ choose in the hints."""
+        text = self.text
+        if not text.startswith("/") or "\n" in text:
+            return False
+        command, space, value = text.partition(" ")
+        return not space or (command.lower() in self.completable_arguments and " " not in value)
 
     def _walk(self, step: int) -> None:
         if self._history_pos is None:

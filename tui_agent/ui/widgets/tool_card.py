@@ -35,7 +35,13 @@ class ToolCard(Vertical, can_focus=True):
     }
     ToolCard.-expanded > .tool-result { display: block; }
     """
-    BINDINGS = [Binding("enter,space", "toggle", "Expand", show=False)]
+    BINDINGS = [
+        Binding("enter,space", "toggle", "Expand", show=False),
+        Binding("up", "step(-1)", "Previous card", show=False),
+        Binding("down", "step(1)", "Next card", show=False),
+        Binding("tab", "leave(1)", show=False),
+        Binding("shift+tab", "leave(-1)", show=False),
+    ]
 
     status: reactive[str] = reactive("running")
     expanded: reactive[bool] = reactive(False)
@@ -89,6 +95,25 @@ class ToolCard(Vertical, can_focus=True):
     def action_toggle(self) -> None:
         if self.status != "running":
             self.expanded = not self.expanded
+
+    def action_step(self, delta: int) -> None:
+        """↑/↓ between the chat's cards; past the first or last one, the chat scrolls instead."""
+        cards = [card for card in self.parent.children if isinstance(card, ToolCard)] if self.parent else []
+        at = cards.index(self) + delta if self in cards else -1
+        if 0 <= at < len(cards):
+            cards[at].focus()
+        elif self.parent is not None:
+            self.parent.focus()
+
+    def action_leave(self, direction: int) -> None:
+        """Tab out of the cards: on to the next region (panel, prompt), as from the chat itself."""
+        if self.parent is None:
+            return
+        self.screen.set_focus(self.parent, scroll_visible=False)  # now, not after a refresh like focus()
+        if direction > 0:
+            self.screen.focus_next()
+        else:
+            self.screen.focus_previous()
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
