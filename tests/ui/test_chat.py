@@ -66,7 +66,7 @@ async def test_provider_error_is_shown_in_the_flow(tmp_path) -> None:
 
 
 async def test_escape_cancels_the_turn_and_history_stays_valid(tmp_path) -> None:
-    long = " ".join(f"word{i}" for i in range(400))
+    long = " ".join(f"word{i}" for i in range(2000))  # ~20 s of streaming: Esc lands mid-stream even under load
     replies = [tool_reply("Read", {"file_path": "README.md"}, "toolu_1", "Looking."), text_reply(long)]
     session = scripted_session(make_repo(tmp_path), replies, delay=0.01)
     app = make_app(session)
