@@ -9,8 +9,12 @@ an init script notes it when textual.js assigns it. A screenshot is kept as a te
 
 from __future__ import annotations
 
+import json
+
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -133,5 +137,17 @@ def test_serve_in_a_real_browser(tmp_path):
         assert sockets and all(on_loopback(url) for url in sockets), sockets
         assert requests and not off_loopback, f"the page fetched from off loopback: {off_loopback}"
         assert "Traceback" not in "".join(served.stdout + served.stderr)  # the tabs' apps quit cleanly
+        # A session started in the browser is journaled like any other and resumes from the terminal.
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TEXTUAL_DRIVER"}
+        listed = subprocess.run([sys.executable, "-m", "tui_agent", "sessions", "--json", "-C", str(repo)],
+                                capture_output=True, text=True, env=env, timeout=60)
+        rows = [json.loads(line) for line in listed.stdout.splitlines() if line.strip()]
+        web = [row for row in rows if "what does the handler do?" in json.dumps(row)]
+        assert web, f"the browser's session is not in `tui-agent sessions`: {listed.stdout} {listed.stderr}"
+        resumed = subprocess.run([sys.executable, "-m", "tui_agent", "--continue", "-C", str(repo), "--model", "demo",
+                                  "-p", "what did we do so far?"], capture_output=True, text=True, env=env,
+                                 timeout=60, stdin=subprocess.DEVNULL)
+        assert resumed.returncode == 0, resumed.stderr
+        assert "handler" in resumed.stdout  # the demo answers from the resumed conversation
     finally:
         assert served.stop() == 0
