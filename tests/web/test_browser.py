@@ -10,7 +10,6 @@ an init script notes it when textual.js assigns it. A screenshot is kept as a te
 from __future__ import annotations
 
 import json
-
 import os
 import shutil
 import subprocess
@@ -75,7 +74,9 @@ def wait_for_screen(page, needle: str, timeout: float) -> str:
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (Debian: apt-get install chromium; "
                     ".ci/run installs it where apt-get works)")
 def test_serve_in_a_real_browser(tmp_path):
-    from playwright.sync_api import sync_playwright  # the test extra; no browser download, the system one
+    from playwright.sync_api import (
+        sync_playwright,  # the test extra; no browser download, the system one
+    )
 
     repo = make_repo(tmp_path)
     served = Served(repo, tmp_path / "config", "--model", "demo")
