@@ -148,62 +148,110 @@ def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int):
     return Compactor(policy, baseline_tokens=baseline_estimate)
 
 
+@dataclass(frozen=True)
+class CallPrice:
+    """One strategy's request for one recorded call, and what it costs (units of one uncached input token)."""
+
+    messages: list[Message]
+    plan: object | None  # the compactor's `CompactPlan` (None for the append-only conversation)
+    tokens: float  # the request's size on the session's fitted ruler
+    cached: float  # the part read from the cache (the prefix shared with this strategy's previous request)
+    cost: float
+
+
+class StrategyRun:
+    """One strategy stepping through the recorded calls in order, accumulating its `StrategyResult`.
+
+    `replay` runs it to the end for the table; `core.replay` steps several in lockstep, one call at a
+    time, so a face can show the running cost of each strategy at every call with the very same numbers.
+    """
+
+    def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: object | None,
+                 required: list[tuple[list[str], list[str]]] | None = None) -> None:
+        self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
+        self.required = required
+        self.result = StrategyResult(name)
+        self.k = 0  # the next call to run
+        self._previous: list[Message] = []
+        self._previous_keys: list[str] = []
+        self._sized: dict[int, tuple[Message, int]] = {}  # id → (message, chars/4): requests repeat their messages
+
+    def step(self) -> CallPrice:
+        """Run the next recorded call; raises IndexError past the last one."""
+        recorded, result, compactor, k = self.recorded, self.result, self.compactor, self.k
+        index = recorded.calls[k]
+        model = recorded.model
+        prefix = recorded.history[:index]
+        started = time.perf_counter()
+        if compactor is None:
+            messages = prefix
+            plan = None
+        else:
+            compacted = compactor.compact(prefix)
+            messages, plan = compacted.messages, compacted.plan
+        result.times.append(time.perf_counter() - started)
+        if plan is not None and plan.event is not None and plan.event.major:
+            result.events += 1
+        sizes = [_estimate(m, self._sized) for m in messages]
+        total = model.request(sum(sizes))
+        if compactor is not None:
+            compactor.observe_usage(round(total))
+        cached_n = _common_prefix(self._previous, messages, self._previous_keys)
+        self._previous_keys = self._previous_keys[:cached_n] + [to_json(m) for m in messages[cached_n:]]
+        self._previous = messages
+        if k == 0:
+            cost = WRITE * total
+            cached = 0.0
+        else:
+            cached = model.baseline + model.ratio * sum(sizes[:cached_n])
+            cost = READ * cached + WRITE * (total - cached)
+        result.calls += 1
+        result.tokens += total
+        result.cost += cost
+        result.cached += cached
+        result.peak = max(result.peak, total)
+        result.over_window += total > self.policy.context_window
+        result.invalid += bool(protocol_errors(messages))
+        result.newest_intact += _newest_intact(prefix, messages)
+        if self.required is not None and compactor is not None:  # the whole history holds everything
+            text = request_text(messages)
+            prompts, paths = self.required[k]
+            result.prompts_missing += sum(1 for p in prompts if p not in text)
+            result.paths_missing += sum(1 for p in paths if p not in text)
+        self.k += 1
+        return CallPrice(messages, plan, total, cached, cost)
+
+
+def default_policy() -> CompactPolicy:
+    return CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
+
+
+def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
+                  *, check_memory: bool = True, factories: dict[str, Callable[[], object]] | None = None
+                  ) -> dict[str, StrategyRun]:
+    """A fresh `StrategyRun` per strategy, each at call 0."""
+    policy = policy or default_policy()
+    model = recorded.model
+    baseline_estimate = round(model.baseline / model.ratio)
+    required = _required(recorded) if check_memory else None
+    out: dict[str, StrategyRun] = {}
+    for name in strategies:
+        compactor = factories[name]() if factories and name in factories else make_strategy(
+            name, policy, baseline_estimate)
+        out[name] = StrategyRun(name, recorded, policy, compactor, required)
+    return out
+
+
 def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
            *, check_memory: bool = True, factories: dict[str, Callable[[], object]] | None = None
            ) -> dict[str, StrategyResult]:
     """Run each strategy over the recorded calls; `check_memory` counts prompts/paths missing (slower)."""
-    policy = policy or CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
-    history = recorded.history
-    model = recorded.model
-    baseline_estimate = round(model.baseline / model.ratio)
     out: dict[str, StrategyResult] = {}
-    required = _required(recorded) if check_memory else None
-    for name in strategies:
-        compactor = factories[name]() if factories and name in factories else make_strategy(
-            name, policy, baseline_estimate)
-        result = StrategyResult(name)
-        sized: dict[int, tuple[Message, int]] = {}  # id → (message, chars/4): requests repeat their messages
-        previous: list[Message] = []
-        previous_keys: list[str] = []
-        for k, index in enumerate(recorded.calls):
-            prefix = history[:index]
-            started = time.perf_counter()
-            if compactor is None:
-                messages = prefix
-                plan = None
-            else:
-                compacted = compactor.compact(prefix)
-                messages, plan = compacted.messages, compacted.plan
-            result.times.append(time.perf_counter() - started)
-            if plan is not None and plan.event is not None and plan.event.major:
-                result.events += 1
-            sizes = [_estimate(m, sized) for m in messages]
-            total = model.request(sum(sizes))
-            if compactor is not None:
-                compactor.observe_usage(round(total))
-            cached_n = _common_prefix(previous, messages, previous_keys)
-            previous_keys = previous_keys[:cached_n] + [to_json(m) for m in messages[cached_n:]]
-            previous = messages
-            if k == 0:
-                cost = WRITE * total
-                cached = 0.0
-            else:
-                cached = model.baseline + model.ratio * sum(sizes[:cached_n])
-                cost = READ * cached + WRITE * (total - cached)
-            result.calls += 1
-            result.tokens += total
-            result.cost += cost
-            result.cached += cached
-            result.peak = max(result.peak, total)
-            result.over_window += total > policy.context_window
-            result.invalid += bool(protocol_errors(messages))
-            result.newest_intact += _newest_intact(prefix, messages)
-            if required is not None and compactor is not None:  # the whole history holds everything
-                text = request_text(messages)
-                prompts, paths = required[k]
-                result.prompts_missing += sum(1 for p in prompts if p not in text)
-                result.paths_missing += sum(1 for p in paths if p not in text)
-        out[name] = result
+    for name, run in strategy_runs(recorded, strategies, policy, check_memory=check_memory,
+                                   factories=factories).items():
+        for _ in recorded.calls:
+            run.step()
+        out[name] = run.result
     return out
 
 
@@ -271,35 +319,69 @@ def _required(recorded: Recorded) -> list[tuple[list[str], list[str]]]:
     return out
 
 
+@dataclass(frozen=True)
+class EstimateStep:
+    """Both estimators' guess of one request the recorded agent really sent, before its usage was known."""
+
+    real: int
+    ours: float  # `TokenLedger`
+    v1: float  # one calibration ratio for the whole request
+    event: bool  # the first call after a recorded compaction
+
+    @property
+    def error(self) -> float:
+        return abs(self.ours - self.real) / self.real if self.real else 0.0
+
+    @property
+    def error_v1(self) -> float:
+        return abs(self.v1 - self.real) / self.real if self.real else 0.0
+
+
+class EstimatorRun:
+    """The estimators stepping through the recorded requests (the agent's own, after its compactions),
+    each learning from the logged usage of the call before, as they would in a live session."""
+
+    def __init__(self, recorded: Recorded, baseline_estimate: int | None = None) -> None:
+        self.recorded = recorded
+        if baseline_estimate is None:
+            baseline_estimate = round(recorded.model.baseline / recorded.model.ratio)
+        self.baseline_estimate = baseline_estimate
+        self.ledger = TokenLedger(baseline_estimate)
+        self.k = 0
+        self._start, self._end = 0, 0
+        self._calibration = 1.0
+
+    def step(self) -> EstimateStep:
+        recorded, ledger, est, k = self.recorded, self.ledger, self.recorded.estimates, self.k
+        index, start = recorded.calls[k], recorded.segment_start[k]
+        event = start != self._start
+        if event:
+            for i in range(self._start, self._end):
+                ledger.remove(i)
+            self._start, self._end = start, start
+        for i in range(self._end, index):
+            ledger.add(i, est[i])
+        self._end = index
+        real = recorded.real[k]
+        v1_estimate = (self.baseline_estimate + sum(est[start:index])) * self._calibration
+        out = EstimateStep(real, ledger.estimate(), v1_estimate, event)
+        ledger.observe(real)
+        last_v1 = self.baseline_estimate + sum(est[start:index])
+        self._calibration = real / last_v1 if last_v1 else 1.0
+        self.k += 1
+        return out
+
+
 def estimator_error(recorded: Recorded, baseline_estimate: int | None = None) -> tuple[EstimateError, EstimateError]:
     """The estimator on the requests the recorded agent really sent, against their logged real size:
     ours (`TokenLedger`) and v1's (one calibration ratio for the whole request)."""
-    est = recorded.estimates
-    if baseline_estimate is None:
-        baseline_estimate = round(recorded.model.baseline / recorded.model.ratio)
-    ledger = TokenLedger(baseline_estimate)
+    run = EstimatorRun(recorded, baseline_estimate)
     errors, errors_v1, after, after_v1 = [], [], [], []
-    current_start, current_end = 0, 0
-    calibration, last_v1 = 1.0, 0
-    for k, (index, start) in enumerate(zip(recorded.calls, recorded.segment_start)):
-        event = start != current_start
-        if event:
-            for i in range(current_start, current_end):
-                ledger.remove(i)
-            current_start, current_end = start, start
-        for i in range(current_end, index):
-            ledger.add(i, est[i])
-        current_end = index
-        real = recorded.real[k]
-        v1_estimate = (baseline_estimate + sum(est[start:index])) * calibration
+    for k in range(len(recorded.calls)):
+        step = run.step()
         if k > 0:
-            error = abs(ledger.estimate() - real) / real
-            error_v1 = abs(v1_estimate - real) / real
-            (after if event else errors).append(error)
-            (after_v1 if event else errors_v1).append(error_v1)
-        ledger.observe(real)
-        last_v1 = baseline_estimate + sum(est[start:index])
-        calibration = real / last_v1 if last_v1 else 1.0
+            (after if step.event else errors).append(step.error)
+            (after_v1 if step.event else errors_v1).append(step.error_v1)
     return _summary(errors, after), _summary(errors_v1, after_v1)
 
 
