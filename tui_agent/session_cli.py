@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tui_agent.core.journal.reader import JournalLoad
     from tui_agent.core.session import Session
 
-SUBCOMMANDS = ("sessions", "export")
+SUBCOMMANDS = ("sessions", "export", "replay")
 
 
 def add_session_flags(parser: argparse.ArgumentParser) -> None:
@@ -133,6 +133,10 @@ def print_outbound(session: "Session", prompt: str | None, out=None) -> int:
 # -- subcommands -------------------------------------------------------------------------------
 def run_subcommand(argv: list[str]) -> int:
     name, rest = argv[0], argv[1:]
+    if name == "replay":
+        from tui_agent.replay_cli import replay_command
+
+        return replay_command(rest)
     return {"sessions": sessions_command, "export": export_command}[name](rest)
 
 

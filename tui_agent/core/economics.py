@@ -55,6 +55,11 @@ class Recorded:
     model: TokenModel
     estimates: list[int] = field(default_factory=list)  # chars/4 of each history message
     skipped_lines: int = 0
+    usage: list[dict[str, int]] = field(default_factory=list)  # the logged usage of each call
+    summaries: list[int] = field(default_factory=list)  # history indices of the agent's own summaries
+    boundaries: list[int] = field(default_factory=list)  # where the agent compacted (compact_boundary)
+    models: dict[int, str] = field(default_factory=dict)  # history index → the model that wrote it
+    journal: object | None = None  # the `JournalLoad`, when the file is one of our journals
 
 
 @dataclass
@@ -107,6 +112,9 @@ class SessionReport:
 
 
 def load_recorded(path: str | Path) -> Recorded:
+    """A Claude Code JSONL log, or one of our session journals (told apart by its header record)."""
+    if is_journal(path):
+        return _recorded_journal(path)
     load: TranscriptLoad = load_transcript(path)
     history = load.history
     estimates = [tk.message_tokens(m) for m in history]
@@ -114,18 +122,72 @@ def load_recorded(path: str | Path) -> Recorded:
     for e in estimates:
         cumulative.append(cumulative[-1] + e)
     summaries = sorted(load.compaction_summaries)
-    calls, real, starts = [], [], []
+    calls, real, starts, usages = [], [], [], []
     for index, usage in load.call_usage:
-        total = usage.get("input_tokens", 0) + usage.get("cache_creation_input_tokens", 0) + usage.get(
-            "cache_read_input_tokens", 0)
+        total = _input_total(usage)
         if total <= 0 or index == 0:
             continue
         start = max((s for s in summaries if s < index), default=0)
         calls.append(index)
         real.append(total)
         starts.append(start)
+        usages.append(usage)
     model = _fit([cumulative[i] - cumulative[s] for i, s in zip(calls, starts)], real)
-    return Recorded(Path(path).name, history, calls, real, starts, model, estimates, load.skipped_lines)
+    return Recorded(Path(path).name, history, calls, real, starts, model, estimates, load.skipped_lines,
+                    usages, summaries, sorted(load.compaction_boundaries), load.message_models)
+
+
+def _input_total(usage: dict[str, int]) -> int:
+    return usage.get("input_tokens", 0) + usage.get("cache_creation_input_tokens", 0) + usage.get(
+        "cache_read_input_tokens", 0)
+
+
+def is_journal(path: str | Path) -> bool:
+    """True when the first record of `path` is a tui-agent journal header."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.strip():
+                    record = json.loads(line)
+                    return isinstance(record, dict) and record.get("type") == "header"
+    except (OSError, ValueError):
+        return False
+    return False
+
+
+def _recorded_journal(path: str | Path) -> Recorded:
+    """Our own journal: each `call` record knows its history length, its usage record the real size.
+    The agent (tui-agent itself) compacted by its own plans, so no request is a contiguous segment: the
+    ruler is fitted on the calls that sent every message (all calls when none did)."""
+    from tui_agent.core.journal.reader import read_journal
+
+    load = read_journal(Path(path))
+    history = load.history
+    estimates = [tk.message_tokens(m) for m in history]
+    cumulative = [0]
+    for e in estimates:
+        cumulative.append(cumulative[-1] + e)
+    calls, real, usages, whole = [], [], [], []
+    for record in load.calls:
+        usage = record.usage
+        if usage is None or not 0 < record.history_len <= len(history):
+            continue
+        numbers = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                   "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+                   "cache_read_input_tokens": usage.cache_read_input_tokens}
+        total = _input_total(numbers)
+        if total <= 0:
+            continue
+        calls.append(record.history_len)
+        real.append(total)
+        usages.append(numbers)
+        whole.append(not record.dropped and record.event is None)
+    fit_on = [k for k, w in enumerate(whole) if w] or list(range(len(calls)))
+    model = _fit([cumulative[calls[k]] for k in fit_on], [real[k] for k in fit_on])
+    return Recorded(Path(path).name, history, calls, real, [0] * len(calls), model, estimates,
+                    len(load.warnings), usages, journal=load)
 
 
 def _fit(xs: Sequence[int], ys: Sequence[int]) -> TokenModel:

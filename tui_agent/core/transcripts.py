@@ -31,6 +31,10 @@ class TranscriptLoad:
     # (history index of an assistant message, the logged usage of the API call that began it): the real
     # prompt size of each recorded call, for the economics replay and the estimator's error.
     call_usage: list[tuple[int, dict[str, int]]] = field(default_factory=list)
+    # history index of the first message after each `compact_boundary` record (the agent compacted there)
+    compaction_boundaries: list[int] = field(default_factory=list)
+    # history index of an assistant message → the model that wrote it (whose signature its thinking carries)
+    message_models: dict[int, str] = field(default_factory=dict)
 
 
 def _content_blocks(content: Any) -> list[dict[str, Any]]:
@@ -56,9 +60,12 @@ def _records(lines: Iterable[str], load: TranscriptLoad) -> list[dict[str, Any]]
         if not isinstance(record, dict):
             load.skipped_lines += 1
             continue
-        if record.get("type") not in ("user", "assistant") or not isinstance(record.get("message"), dict):
-            continue
         if record.get("isSidechain"):
+            continue
+        if record.get("type") == "system" and record.get("subtype") == "compact_boundary":
+            records.append(record)  # a marker only: where the recorded agent compacted
+            continue
+        if record.get("type") not in ("user", "assistant") or not isinstance(record.get("message"), dict):
             continue
         if record["type"] == "assistant" and record["message"].get("model") == "<synthetic>":
             continue
@@ -77,7 +84,12 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     history = load.history
     seen_usage: set[str] = set()
     started: list[tuple[Message, dict[str, int]]] = []  # assistant message → usage of the call that began it
+    boundaries: list[int] = []  # len(history) at each compact_boundary: the next message follows it
+    written_by: list[tuple[Message, str]] = []
     for record in records:
+        if record.get("type") == "system":
+            boundaries.append(len(history))
+            continue
         message = record["message"]
         role = "assistant" if record["type"] == "assistant" else "user"
         if role == "user" and record.get("isMeta") and not keep_meta:
@@ -105,6 +117,8 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
                 history.append({"role": "assistant", "content": list(blocks)})
                 if usage is not None:
                     started.append((history[-1], usage))
+                if isinstance(model, str) and model:
+                    written_by.append((history[-1], model))
             continue
         is_results = any(b.get("type") == "tool_result" for b in blocks)
         text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
@@ -128,8 +142,11 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     if history and history[0]["role"] != "user":
         history.insert(0, {"role": "user", "content": [{"type": "text", "text": "[transcript starts here]"}]})
     _pair(history)
+    # (indices as the summaries': counted while reading, before the repairs above)
+    load.compaction_boundaries = boundaries
     where = {id(message): i for i, message in enumerate(history)}
     load.call_usage = [(where[id(message)], usage) for message, usage in started if id(message) in where]
+    load.message_models = {where[id(message)]: model for message, model in written_by if id(message) in where}
     return load
 
 

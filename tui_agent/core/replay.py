@@ -1,0 +1,264 @@
+"""Replay a recorded session call by call: what our compactor would have sent at each recorded model call,
+beside what the recorded agent really sent and what each strategy would have cost so far.
+
+No model is called: every number comes from the file (the logged usage) or from running compaction on
+the recorded history. The pricing is `core.economics`' own (`StrategyRun`, `EstimatorRun`), stepped in
+lockstep, so the running cost at the last call is exactly the `--report` table's cost. Steps are made
+on demand and kept (the compactor is sticky, so call k needs calls 1..k-1 first; stepping back is a
+lookup). Nothing here knows about a screen: `tui-agent replay` draws these steps, `--json` prints them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from tui_agent.core.compaction import CompactPlan, CompactPolicy
+from tui_agent.core.economics import (
+    EstimateStep,
+    EstimatorRun,
+    Recorded,
+    SessionReport,
+    StrategyRun,
+    default_policy,
+    estimator_error,
+    load_recorded,
+    strategy_runs,
+)
+from tui_agent.core.messages import Message, text_of
+from tui_agent.core.providers.models import model_info
+
+# The strategies a replay runs side by side: the append-only conversation, the seed article's v1, ours.
+REPLAY_STRATEGIES = ("none", "seed-v1", "v2")
+OURS = "v2"
+LABELS = {"none": "append-only", "seed-v1": "seed v1", "v1": "v1", "v2": "ours"}
+
+
+@dataclass(frozen=True)
+class AgentCompaction:
+    """Where the recorded agent compacted its own context (Claude Code's summary / compact_boundary, or
+    a compaction event in one of our journals)."""
+
+    index: int  # the history index it happened at
+    call: int  # the number of the first recorded call after it (1-based; 0 when no call follows)
+    kind: str  # "summary" | "boundary" | "event"
+    text: str
+
+
+@dataclass(frozen=True)
+class StrategyCost:
+    """One strategy at one call: this call's request and price, and the running totals."""
+
+    strategy: str
+    tokens: float
+    cached: float
+    cost: float
+    total_cost: float
+    total_tokens: float
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    number: int  # 1-based call number
+    history_len: int  # the call's request was built from history[:history_len]; its reply is next
+    recorded_start: int  # the recorded agent's request began here (after its own compactions)
+    real_tokens: int  # the logged input size (uncached + cache written + cache read)
+    usage: dict[str, int]
+    estimate: EstimateStep  # our estimator's guess of the request the agent really sent
+    plan: CompactPlan  # what our compactor would send
+    messages: list[Message]  # our request
+    ours_tokens: float  # our request's size on the session's fitted ruler
+    costs: dict[str, StrategyCost]
+    agent_compactions: tuple[AgentCompaction, ...] = ()  # the agent's compactions since the previous call
+
+    @property
+    def event_line(self) -> str | None:
+        event = self.plan.event
+        return event.line() if event is not None and event.major else None
+
+    @property
+    def estimate_error(self) -> float:
+        return self.estimate.error
+
+
+@dataclass
+class Replay:
+    """A recorded session and its steps, made on demand (`step(k)`)."""
+
+    path: Path
+    recorded: Recorded
+    model: str
+    agent_compactions: list[AgentCompaction]
+    strategies: tuple[str, ...] = REPLAY_STRATEGIES
+    policy: CompactPolicy = field(default_factory=default_policy)
+    check_memory: bool = False  # count prompts/paths missing per strategy too (what the report needs)
+    steps: list[ReplayStep] = field(default_factory=list)
+    _runs: dict[str, StrategyRun] = field(default_factory=dict)
+    _estimator: EstimatorRun | None = None
+
+    def __post_init__(self) -> None:
+        self._runs = strategy_runs(self.recorded, self.strategies, self.policy, check_memory=self.check_memory)
+        self._estimator = EstimatorRun(self.recorded)
+
+    @property
+    def calls(self) -> int:
+        return len(self.recorded.calls)
+
+    @property
+    def history(self) -> list[Message]:
+        return self.recorded.history
+
+    @property
+    def kind(self) -> str:
+        return "journal" if self.recorded.journal is not None else "claude-code"
+
+    def step(self, k: int) -> ReplayStep:
+        """The step of call index `k` (0-based), running every call before it first if needed."""
+        if not 0 <= k < self.calls:
+            raise IndexError(f"call {k + 1} is not in this session (it has {self.calls} calls)")
+        while len(self.steps) <= k:
+            self.steps.append(self._next())
+        return self.steps[k]
+
+    def _next(self) -> ReplayStep:
+        k = len(self.steps)
+        recorded = self.recorded
+        prices = {name: run.step() for name, run in self._runs.items()}
+        estimate = self._estimator.step()
+        costs = {name: StrategyCost(name, p.tokens, p.cached, p.cost, self._runs[name].result.cost,
+                                    self._runs[name].result.tokens) for name, p in prices.items()}
+        ours = prices[OURS]
+        index = recorded.calls[k]
+        since = tuple(c for c in self.agent_compactions if c.call == k + 1)
+        return ReplayStep(k + 1, index, recorded.segment_start[k], recorded.real[k],
+                          recorded.usage[k] if k < len(recorded.usage) else {}, estimate, ours.plan,
+                          ours.messages, ours.tokens, costs, since)
+
+    def run_all(self) -> list[ReplayStep]:
+        if self.calls:
+            self.step(self.calls - 1)
+        return self.steps
+
+    def report(self) -> SessionReport:
+        """The economics report of the calls replayed so far (all of them after `run_all`): the same
+        `StrategyResult`s the table prints, from the very runs the steps came from."""
+        ours, v1 = estimator_error(self.recorded)
+        return SessionReport(self.recorded.name, len(self.steps), len(self.recorded.history), self.recorded.model,
+                             {name: run.result for name, run in self._runs.items()}, ours, v1)
+
+    # -- navigation helpers for faces ---------------------------------------------------------------
+    def event_calls(self, upto: int | None = None) -> list[tuple[int, str]]:
+        """(call index, what) of every compaction event known so far: the agent's, and ours among the
+        steps already made (ours are only known once replayed)."""
+        out = [(c.call - 1, f"agent {c.kind}") for c in self.agent_compactions if c.call > 0]
+        out += [(s.number - 1, "ours") for s in self.steps if s.event_line]
+        out.sort()
+        return out if upto is None else [e for e in out if e[0] <= upto]
+
+    def unit_price_usd(self) -> float | None:
+        """USD per uncached input token of the recorded model (None when its price is unknown)."""
+        price = model_info(self.model).input_price if self.model else None
+        return price / 1_000_000 if price is not None else None
+
+    def cost_usd(self, units: float) -> float | None:
+        price = self.unit_price_usd()
+        return units * price if price is not None else None
+
+
+def open_replay(path: str | Path, strategies: Sequence[str] = REPLAY_STRATEGIES,
+                policy: CompactPolicy | None = None, *, check_memory: bool = False) -> Replay:
+    """Load `path` (a Claude Code log or one of our journals). Raises OSError when it cannot be read,
+    `JournalError` for an unusable journal, ValueError when it holds no recorded model call."""
+    path = Path(path)
+    recorded = load_recorded(path)
+    if not recorded.history:
+        raise ValueError(f"{path} has no user or assistant messages (is it a Claude Code .jsonl log?)")
+    if not recorded.calls:
+        raise ValueError(f"{path} has {len(recorded.history)} messages but no recorded model call with usage "
+                         "to replay")
+    compactions = _agent_compactions(recorded)
+    return Replay(path, recorded, _main_model(recorded), compactions, tuple(strategies), policy or default_policy(),
+                  check_memory)
+
+
+def _main_model(recorded: Recorded) -> str:
+    if recorded.journal is not None:
+        return str(getattr(recorded.journal, "model", "") or "")
+    counts: dict[str, int] = {}
+    for model in recorded.models.values():
+        counts[model] = counts.get(model, 0) + 1
+    return max(counts, key=counts.get) if counts else ""
+
+
+def _first_call_after(recorded: Recorded, index: int) -> int:
+    for k, call in enumerate(recorded.calls):
+        if call > index:
+            return k + 1
+    return 0
+
+
+def _agent_compactions(recorded: Recorded) -> list[AgentCompaction]:
+    out: list[AgentCompaction] = []
+    if recorded.journal is not None:
+        for call in getattr(recorded.journal, "calls", []):
+            if call.event:
+                k = next((k for k, c in enumerate(recorded.calls) if c >= call.history_len), -1)
+                out.append(AgentCompaction(call.history_len, k + 1, "event", str(call.event)))
+        return out
+    for index in recorded.boundaries:
+        out.append(AgentCompaction(index, _first_call_after(recorded, index), "boundary",
+                                   "compact_boundary: the agent compacted its context here"))
+    for index in recorded.summaries:
+        text = text_of(recorded.history[index]) if index < len(recorded.history) else ""
+        out.append(AgentCompaction(index, _first_call_after(recorded, index), "summary",
+                                   " ".join(text.split())[:160]))
+    out.sort(key=lambda c: (c.index, c.kind != "boundary"))
+    return out
+
+
+def step_json(replay: Replay, step: ReplayStep) -> dict:
+    """The machine form of one step (stable keys; sizes in tokens, costs in uncached-input-token units)."""
+    plan = step.plan
+    return {
+        "call": step.number,
+        "history_len": step.history_len,
+        "recorded": {"start": step.recorded_start, "real_tokens": step.real_tokens, "usage": dict(step.usage),
+                     "estimate": round(step.estimate.ours, 1), "estimate_error": round(step.estimate.error, 6)},
+        "ours": {"tokens": round(step.ours_tokens, 1), "estimated_tokens": plan.estimated_tokens,
+                 "sent": plan.sent_count, "dropped": plan.dropped_count, "cut": sum(len(v) for v in plan.cuts.values()),
+                 "masked": sum(len(v) for v in plan.masks.values()), "event": step.event_line,
+                 "digest": plan.digest},
+        "costs": {name: {"tokens": round(c.tokens, 1), "cached": round(c.cached, 1), "cost": round(c.cost, 3),
+                         "total_cost": round(c.total_cost, 3)} for name, c in step.costs.items()},
+        "agent_compactions": [{"index": c.index, "kind": c.kind} for c in step.agent_compactions],
+    }
+
+
+def report_json(report: SessionReport) -> dict:
+    """`SessionReport` as JSON (every number of the table; costs in uncached-input-token units)."""
+    return {
+        "name": report.name, "calls": report.calls, "messages": report.messages,
+        "token_model": {"baseline": report.model.baseline, "ratio": report.model.ratio},
+        "strategies": {name: {
+            "calls": r.calls, "over_window": r.over_window, "peak": r.peak, "tokens": r.tokens, "cost": r.cost,
+            "cached": r.cached, "price": r.price, "average": r.average, "hit_share": r.hit_share,
+            "newest_intact": r.newest_intact, "prompts_missing": r.prompts_missing, "paths_missing": r.paths_missing,
+            "invalid": r.invalid, "events": r.events} for name, r in report.results.items()},
+        "estimate_error": {label: {"median": e.median, "p90": e.p90, "after_event": e.after_event,
+                                   "after_event_calls": e.after_event_calls, "after_events": list(e.after_events)}
+                           for label, e in (("ours", report.estimate), ("v1", report.estimate_v1))},
+    }
+
+
+def replay_json(replay: Replay) -> dict:
+    """Everything `tui-agent replay FILE --json` prints: the report and every step."""
+    steps = replay.run_all()
+    return {
+        "file": str(replay.path), "kind": replay.kind, "model": replay.model,
+        "usd_per_unit": replay.unit_price_usd(),
+        "report": report_json(replay.report()),
+        "agent_compactions": [{"index": c.index, "call": c.call, "kind": c.kind, "text": c.text}
+                              for c in replay.agent_compactions],
+        "steps": [step_json(replay, s) for s in steps],
+    }

@@ -1,0 +1,84 @@
+"""`tui-agent replay FILE`: step through a recorded session (a Claude Code log or one of our journals).
+
+Without flags it opens the TUI in replay mode; `--report` prints the economics table of the session (the
+benchmark's own code: `session_report` + `format_report`), `--json` every number for machines. Nothing is
+sent to a model. Like `cli.py`, this module imports only the standard library at the top.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-agent replay",
+        description="Replay a recorded session call by call: what our compactor would have sent at each "
+        "recorded model call, the recorded real tokens beside our estimate, where the recorded agent "
+        "compacted, and the running cost of each strategy. No model is called.")
+    parser.add_argument("file", type=Path, metavar="FILE", help="a Claude Code .jsonl log, or a tui-agent journal")
+    parser.add_argument("--report", action="store_true",
+                        help="print the economics table of the session (as bench/economics.py) and exit")
+    parser.add_argument("--json", action="store_true",
+                        help="print the report and every call's numbers as JSON and exit")
+    parser.add_argument("--no-memory", action="store_true",
+                        help="skip counting prompts/paths missing from each request (faster)")
+    parser.add_argument("--call", type=int, default=1, metavar="N", help="TUI: open at call N (default 1)")
+    return parser
+
+
+def replay_command(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    if args.report and args.json:
+        return _error("choose --report or --json")
+    path: Path = args.file
+    if not path.is_file():
+        return _error(f"{path} is not a file")
+    from tui_agent.core.journal import JournalError
+
+    try:
+        if args.report:
+            from tui_agent.core.economics import format_report, session_report, is_journal
+
+            if not is_journal(path):
+                _check_transcript(path)
+            report = session_report(path, check_memory=not args.no_memory)
+            if not report.calls:
+                return _error(f"{path} has no recorded model call with usage to replay")
+            sys.stdout.write(format_report([report]) + "\n")
+            return 0
+        from tui_agent.core.replay import open_replay
+
+        if args.json:
+            import json
+
+            from tui_agent.core.economics import STRATEGIES
+            from tui_agent.core.replay import replay_json
+
+            replay = open_replay(path, STRATEGIES, check_memory=not args.no_memory)
+            sys.stdout.write(json.dumps(replay_json(replay), ensure_ascii=False) + "\n")
+            return 0
+        replay = open_replay(path)
+    except JournalError as error:
+        return _error(str(error))
+    except OSError as error:
+        return _error(f"cannot read {path}: {error.strerror or error}")
+    except ValueError as error:
+        return _error(str(error))
+    from tui_agent.ui.replay_app import run_replay
+
+    return run_replay(replay, start=max(args.call, 1) - 1)
+
+
+def _check_transcript(path: Path) -> None:
+    from tui_agent.core.transcripts import load_transcript
+
+    if not load_transcript(path).history:
+        raise ValueError(f"{path} has no user or assistant messages (is it a Claude Code .jsonl log?)")
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
