@@ -262,3 +262,29 @@ def replay_json(replay: Replay) -> dict:
                               for c in replay.agent_compactions],
         "steps": [step_json(replay, s) for s in steps],
     }
+
+
+# -- a read-only session for faces ------------------------------------------------------------------
+def replay_session(replay: Replay, workspace: Path | None = None):
+    """A Session over the replayed history that can never call a model (its provider refuses), for a face
+    that draws the budget panel from steps. Its history is the face's to trim to the call shown."""
+    from tui_agent.core.providers.base import Provider, ProviderError
+    from tui_agent.core.session import Session
+    from tui_agent.core.tools.base import ToolRegistry
+
+    class ReplayProvider(Provider):
+        """Stands in for the recorded model: its name and window for the panel, and no calls."""
+
+        async def stream(self, request):  # noqa: ANN001
+            raise ProviderError("replay mode: no model is called")
+            yield  # an async generator, like every provider's stream
+
+    provider = ReplayProvider(model=replay.model or "recorded", context_window=replay.policy.context_window,
+                              max_output_tokens=replay.policy.max_output_tokens, name="replay", reports_usage=True)
+    return Session(provider, ToolRegistry(), workspace or Path.cwd(), compact_policy=replay.policy)
+
+
+def baseline_estimate(replay: Replay) -> int:
+    """The system prompt + tools of the recorded agent, in chars/4 tokens (from the fitted ruler)."""
+    model = replay.recorded.model
+    return round(model.baseline / model.ratio) if model.ratio else 0

@@ -1,0 +1,106 @@
+"""The replay card: one recorded call in words, beside the budget panel that draws our plan for it.
+
+It answers the questions a replay is for: how big was the request the agent really sent, how close is
+our estimate of it, where did the agent compact its own context, what would we have sent, and what
+would each strategy have cost by now. Drawn from a `ReplayStep` only (the core made every number).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+from textual.widgets import Static
+
+from tui_agent.core.messages import blocks
+from tui_agent.core.replay import LABELS, OURS
+from tui_agent.ui.budget_model import fmt_k, fmt_usd, preview
+from tui_agent.ui.themes import MUTED
+
+if TYPE_CHECKING:
+    from tui_agent.core.replay import Replay, ReplayStep
+
+
+def cost_lines(replay: "Replay", step: "ReplayStep") -> list[Content]:
+    """The running cost of each strategy: this call, so far, in dollars when the model's price is known,
+    and as a share of the append-only conversation's (units: one uncached input token)."""
+    base = step.costs.get("none")
+    priced = replay.unit_price_usd() is not None
+    head = f"{'cost':<12} {'this call':>9} {'so far':>8}" + (f" {'so far $':>9}" if priced else "") + f" {'÷append':>8}"
+    lines = [Content.styled(head, f"bold {MUTED}")]
+    for name, cost in step.costs.items():
+        usd = replay.cost_usd(cost.total_cost)
+        ratio = f"{cost.total_cost / base.total_cost:.3f}×" if base is not None and base.total_cost else "–"
+        row = f"{LABELS.get(name, name):<12} {fmt_k(round(cost.cost)):>9} {fmt_k(round(cost.total_cost)):>8}"
+        if priced:
+            row += f" {fmt_usd(usd or 0.0):>9}"
+        row += f" {ratio:>8}"
+        lines.append(Content.styled(row, "bold $text-success" if name == OURS else ""))
+    lines.append(Content.styled("(in uncached input tokens: a cache read costs 0.1, a write 1.25)", MUTED))
+    return lines
+
+
+def reply_preview(replay: "Replay", step: "ReplayStep") -> str:
+    """What the agent answered at this call: its text, or the tools it called."""
+    if step.history_len >= len(replay.history):
+        return "(no reply recorded)"
+    content = blocks(replay.history[step.history_len])
+    text = " ".join(b.get("text", "") for b in content if b.get("type") == "text").strip()
+    uses = [b.get("name", "?") for b in content if b.get("type") == "tool_use"]
+    out = preview(text, 160) if text else ""
+    if uses:
+        out += (" → " if out else "→ ") + ", ".join(uses)
+    return out or "(thinking only)"
+
+
+def card_content(replay: "Replay", step: "ReplayStep") -> Content:
+    real, estimate = step.real_tokens, step.estimate.ours
+    off = (estimate - real) * 100 / real if real else 0.0
+    how = "right on" if round(off, 1) == 0 else f"{abs(off):.1f}% {'low' if off < 0 else 'high'}"
+    usage = step.usage
+    plan = step.plan
+    cuts = sum(len(v) for v in plan.cuts.values())
+    masks = sum(len(v) for v in plan.masks.values())
+    lines: list[Content] = [
+        Content.assemble((f"Call {step.number}", "bold"), (f" of {replay.calls}", MUTED),
+                         (f" · history so far: {step.history_len} messages", MUTED)),
+        Content.assemble(("recorded  ", MUTED), (f"{real:,} tok", "bold"), (" real, from the log", "$text-success")),
+        Content.styled(f"          uncached {fmt_k(usage.get('input_tokens', 0))} · cache written "
+                       f"{fmt_k(usage.get('cache_creation_input_tokens', 0))} · cache read "
+                       f"{fmt_k(usage.get('cache_read_input_tokens', 0))}", MUTED),
+        Content.assemble(("estimate  ", MUTED), f"≈{round(estimate):,} tok", (f" ours, of that request: {how}", MUTED)),
+        Content.assemble(("ours      ", MUTED), (f"≈{round(step.ours_tokens):,} tok", "bold"),
+                         (" what our compactor sends", MUTED)),
+        Content.styled(f"          {plan.sent_count} msgs sent · {plan.dropped_count} dropped · {cuts} cut · "
+                       f"{masks} masked", MUTED),
+    ]
+    if step.event_line:
+        lines.append(Content.assemble(("our event ", "bold $text-warning"), step.event_line))
+    if step.agent_compactions:
+        for c in step.agent_compactions:
+            lines.append(Content.assemble(("agent     ", "bold $text-warning"),
+                                          (f"compacted before this call (#{c.index}, {c.kind}): ", "$text-warning"),
+                                          preview(c.text, 120)))
+    else:
+        earlier = [c for c in replay.agent_compactions if 0 < c.call < step.number]
+        note = (f"compacted {len(earlier)}× so far (last before call {earlier[-1].call}); its request starts at "
+                f"#{step.recorded_start}") if earlier else "has not compacted yet: it sends every message"
+        lines.append(Content.assemble(("agent     ", MUTED), (note, MUTED)))
+    lines.append(Content(""))
+    lines += cost_lines(replay, step)
+    lines.append(Content(""))
+    lines.append(Content.assemble(("reply     ", MUTED), reply_preview(replay, step)))
+    events = replay.event_calls()
+    if events:
+        listed = ", ".join(f"{k + 1} ({what})" for k, what in events[:8]) + (" …" if len(events) > 8 else "")
+        lines.append(Content.styled(f"events at calls {listed}", MUTED))
+    return Content("\n").join(lines)
+
+
+class ReplayCard(Static):
+    DEFAULT_CSS = """
+    ReplayCard { padding: 0 1; height: auto; }
+    """
+
+    def show(self, replay: "Replay", step: "ReplayStep") -> None:
+        self.update(card_content(replay, step))
