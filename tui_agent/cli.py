@@ -131,7 +131,8 @@ def _read_stdin_prompt() -> str:
 
 
 def _load_transcript(path: Path):
-    """(history, Notice) from a Claude Code log, or None after printing a one-line error."""
+    """(history, Notice, the model that wrote each assistant message) from a Claude Code log, or None
+    after printing a one-line error."""
     from tui_agent.core.events import Notice
     from tui_agent.core.transcripts import load_transcript
 
@@ -146,7 +147,28 @@ def _load_transcript(path: Path):
     note = f"Loaded {len(load.history)} messages from {path.name}"
     if load.skipped_lines:
         note += f" ({load.skipped_lines} unreadable lines skipped)"
-    return load.history, Notice(note + ".", "info")
+    return load.history, Notice(note + ".", "info"), load.message_models
+
+
+def _foreign_thinking(session, written_by) -> list:
+    """Leave out the transcript's thinking that another model signed, before the first call (see
+    `core.thinking`); a notice says how much."""
+    from tui_agent.core.events import Notice
+    from tui_agent.core.thinking import strip_foreign_thinking
+
+    removed = strip_foreign_thinking(session.history, written_by, session.model)
+    if not removed:
+        return []
+    return [Notice(f"Left out {removed} thinking block{'s' if removed != 1 else ''} of the transcript: "
+                   f"another model signed {'them' if removed != 1 else 'it'}, so {session.model} would refuse "
+                   "them.", "info")]
+
+
+def _then(first, second):
+    def both(session):
+        return first(session) + second(session)
+
+    return both
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
                             max_turns=args.max_turns, allow_write=True if args.allow_write else None,
                             history=transcript[0] if transcript else None, context_window=args.context_window,
                             max_output_tokens=args.max_output_tokens, compact=compact,
-                            prepare=journal_hook(resume.load, source),
+                            prepare=_then(lambda session: _foreign_thinking(session, transcript[2])
+                                          if transcript else [], journal_hook(resume.load, source)),
                             trust_project_mcp=args.trust_project_mcp)
 
     # Start-up allocates hundreds of thousands of objects that all live on; pausing the cyclic GC until
@@ -242,9 +265,10 @@ def main(argv: list[str] | None = None) -> int:
                                      context_window=args.context_window, max_output_tokens=args.max_output_tokens,
                                      compact=compact)
     if transcript is not None:
-        history, notice = transcript
+        history, notice, written_by = transcript
         session.history.extend(history)
         notices.append(notice)
+        notices += _foreign_thinking(session, written_by)
     notices += journal_hook(resume.load, source)(session)
     trace.bind_session(session.trace_id)  # after the journal hook: a journaled session has its id by now
     trace.trace("cli.start", mode="tui")
@@ -265,6 +289,7 @@ def _print_outbound(args, workspace: Path, model, provider, prompt, load, transc
                                      compact=compact)
     if transcript is not None:
         session.history.extend(transcript[0])
+        notices += _foreign_thinking(session, transcript[2])
     if load is not None:
         notices += restore(session, load).notices
     for notice in notices:

@@ -172,12 +172,15 @@ def _recorded_journal(path: str | Path) -> Recorded:
     calls, real, usages, whole = [], [], [], []
     for record in load.calls:
         usage = record.usage
-        if usage is None or not 0 < record.history_len <= len(history):
+        if not 0 < record.history_len <= len(history):
             continue
-        numbers = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
-                   "cache_creation_input_tokens": usage.cache_creation_input_tokens,
-                   "cache_read_input_tokens": usage.cache_read_input_tokens}
-        total = _input_total(numbers)
+        if usage is None:  # a provider that reports no usage (the demo model): its own estimate stands in
+            numbers, total = {}, record.estimated_tokens
+        else:
+            numbers = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                       "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+                       "cache_read_input_tokens": usage.cache_read_input_tokens}
+            total = _input_total(numbers)
         if total <= 0:
             continue
         calls.append(record.history_len)

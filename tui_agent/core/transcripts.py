@@ -84,12 +84,18 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     history = load.history
     seen_usage: set[str] = set()
     started: list[tuple[Message, dict[str, int]]] = []  # assistant message → usage of the call that began it
-    boundaries: list[int] = []  # len(history) at each compact_boundary: the next message follows it
+    # each compact_boundary names the message the next record lands in (a summary merged into the
+    # user message before it lands there, not in a new one)
+    boundaries: list[int] = []
+    boundary_pending = False
     written_by: list[tuple[Message, str]] = []
     for record in records:
         if record.get("type") == "system":
-            boundaries.append(len(history))
+            boundary_pending = True
             continue
+        if boundary_pending and _lands(record, keep_thinking, keep_meta):
+            boundary_pending = False
+            boundaries.append(_landing_index(history, record))
         message = record["message"]
         role = "assistant" if record["type"] == "assistant" else "user"
         if role == "user" and record.get("isMeta") and not keep_meta:
@@ -139,6 +145,8 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
             history.append({"role": "user", "content": list(blocks)})
         if summary:
             load.compaction_summaries.append(len(history) - 1)
+    if boundary_pending:
+        boundaries.append(len(history))
     if history and history[0]["role"] != "user":
         history.insert(0, {"role": "user", "content": [{"type": "text", "text": "[transcript starts here]"}]})
     _pair(history)
@@ -148,6 +156,24 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     load.call_usage = [(where[id(message)], usage) for message, usage in started if id(message) in where]
     load.message_models = {where[id(message)]: model for message, model in written_by if id(message) in where}
     return load
+
+
+def _lands(record: dict[str, Any], keep_thinking: bool, keep_meta: bool) -> bool:
+    """Whether `record` adds to the history (the same tests as `load_transcript`'s loop)."""
+    if record["type"] == "user" and record.get("isMeta") and not keep_meta:
+        return False
+    blocks = _content_blocks(record["message"].get("content"))
+    if not keep_thinking:
+        blocks = [b for b in blocks if b.get("type") not in ("thinking", "redacted_thinking")]
+    return bool(blocks)
+
+
+def _landing_index(history: list[Message], record: dict[str, Any]) -> int:
+    """The history index `record` will be in: merged into the last message when the role repeats."""
+    role = "assistant" if record["type"] == "assistant" else "user"
+    if history and history[-1]["role"] == role:
+        return len(history) - 1
+    return len(history)
 
 
 def _pair(history: list[Message]) -> None:

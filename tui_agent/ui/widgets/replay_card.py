@@ -64,10 +64,12 @@ def card_content(replay: "Replay", step: "ReplayStep") -> Content:
     lines: list[Content] = [
         Content.assemble((f"Call {step.number}", "bold"), (f" of {replay.calls}", MUTED),
                          (f" · history so far: {step.history_len} messages", MUTED)),
-        Content.assemble(("recorded  ", MUTED), (f"{real:,} tok", "bold"), (" real, from the log", "$text-success")),
+        Content.assemble(("recorded  ", MUTED), (f"{real:,} tok", "bold"), (" real, from the log", "$text-success"))
+        if usage else Content.assemble(("recorded  ", MUTED), (f"≈{real:,} tok", "bold"),
+                                       (" the agent's own estimate (its model reported no usage)", MUTED)),
         Content.styled(f"          uncached {fmt_k(usage.get('input_tokens', 0))} · cache written "
                        f"{fmt_k(usage.get('cache_creation_input_tokens', 0))} · cache read "
-                       f"{fmt_k(usage.get('cache_read_input_tokens', 0))}", MUTED),
+                       f"{fmt_k(usage.get('cache_read_input_tokens', 0))}" if usage else "", MUTED),
         Content.assemble(("estimate  ", MUTED), f"≈{round(estimate):,} tok", (f" ours, of that request: {how}", MUTED)),
         Content.assemble(("ours      ", MUTED), (f"≈{round(step.ours_tokens):,} tok", "bold"),
                          (" what our compactor sends", MUTED)),
