@@ -84,8 +84,9 @@ def card_content(replay: "Replay", step: "ReplayStep") -> Content:
                                           (f"compacted before this call (#{c.index}, {c.kind}): ", "$text-warning"),
                                           preview(c.text, 120)))
     else:
-        earlier = [c for c in replay.agent_compactions if 0 < c.call < step.number]
-        note = (f"compacted {len(earlier)}× so far (last before call {earlier[-1].call}); its request starts at "
+        # a boundary and its summary are one compaction: count the calls they came before
+        earlier = sorted({c.call for c in replay.agent_compactions if 0 < c.call < step.number})
+        note = (f"compacted {len(earlier)}× so far (last before call {earlier[-1]}); its request starts at "
                 f"#{step.recorded_start}") if earlier else "has not compacted yet: it sends every message"
         lines.append(Content.assemble(("agent     ", MUTED), (note, MUTED)))
     lines.append(Content(""))

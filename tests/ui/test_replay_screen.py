@@ -1,0 +1,126 @@
+"""Replay mode in the TUI (Pilot): n/p/g/]/[ step through recorded calls; the card, the cost lines and
+the budget panel follow; the prompt box stays disabled except to type a jump."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from tests.replay.test_replay_core import compacting_log
+from tui_agent.core.replay import open_replay
+from tui_agent.ui.replay_app import ReplayApp
+from tui_agent.ui.budget_model import fmt_k
+from tui_agent.ui.screens.replay import HINT, ReplayScreen
+from tui_agent.ui.widgets.budget_meter import BudgetMeter
+from tui_agent.ui.widgets.history_rows import HistoryRows
+from tui_agent.ui.widgets.replay_card import ReplayCard
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "transcripts"
+FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
+SMALLEST = min(FILES, key=lambda p: p.stat().st_size) if FILES else None
+
+
+def make(path: Path, **kwargs) -> ReplayApp:
+    app = ReplayApp(open_replay(path), session_label="test", show_durations=False, **kwargs)
+    app.animation_level = "none"
+    return app
+
+
+def card_text(app: ReplayApp) -> str:
+    return str(app.screen.query_one(ReplayCard).render())
+
+
+def cost_row(app: ReplayApp, label: str) -> str:
+    """The strategy's row of the cost table (the last line that starts with its label)."""
+    return [line for line in card_text(app).splitlines() if line.startswith(label + " ")][-1]
+
+
+async def jump(pilot, text: str) -> None:
+    await pilot.press("g")
+    for key in text:
+        await pilot.press(key)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
+async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs() -> None:
+    app = make(SMALLEST)
+    replay = app.replay
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        prompt = screen.query_one("#replay-prompt", Input)
+        assert prompt.disabled and prompt.placeholder == HINT
+        assert card_text(app).startswith(f"Call 1 of {replay.calls}")
+        first_cost = cost_row(app, "ours")
+        assert len(app.session.history) == replay.step(0).history_len
+
+        for _ in range(3):
+            await pilot.press("n")
+        await pilot.pause()
+        step = replay.step(3)
+        assert screen.current == 3 and card_text(app).startswith(f"Call 4 of {replay.calls}")
+        assert f"{step.real_tokens:,} tok" in card_text(app)
+        assert cost_row(app, "ours") != first_cost  # the running cost grew
+        panel_rows = screen.query_one(HistoryRows)
+        assert len(panel_rows.index.rows) == step.history_len == len(app.session.history)
+        assert panel_rows.view is not None and panel_rows.view.plan is step.plan
+        meter = screen.query_one(BudgetMeter).meter
+        assert meter is not None and meter.label == "Call #4"
+        assert f"call {step.number}/{replay.calls}" in screen.sub_title
+
+        await pilot.press("p")
+        await pilot.pause()
+        assert screen.current == 2 and len(panel_rows.index.rows) == replay.step(2).history_len
+
+        await jump(pilot, str(replay.calls))
+        last = replay.step(replay.calls - 1)
+        assert screen.current == replay.calls - 1
+        assert len(panel_rows.index.rows) == last.history_len
+        assert prompt.disabled  # closed again after the jump
+        row = cost_row(app, "ours").split()
+        assert row[1:3] == [fmt_k(round(last.costs["v2"].cost)), fmt_k(round(last.costs["v2"].total_cost))]
+        assert cost_row(app, "append-only").split()[2] == fmt_k(round(last.costs["none"].total_cost))
+        assert set(panel_rows.index.rows[i].index for i in range(last.history_len)) == set(range(last.history_len))
+
+        await pilot.press("n")  # past the end: stays on the last call
+        await pilot.pause()
+        assert screen.current == replay.calls - 1
+
+        await jump(pilot, "999")  # not a call: a warning, nothing moves
+        assert screen.current == replay.calls - 1
+        assert any("Not a call or an event" in str(n.message) for n in app._notifications)
+
+        await pilot.press("c")  # the panel's exact count asks nobody in replay mode
+        await pilot.pause()
+
+
+async def test_events_jump_to_where_the_agent_compacted(tmp_path: Path) -> None:
+    app = make(compacting_log(tmp_path / "c.jsonl"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert screen.current == 5
+        text = card_text(app)
+        assert "compacted before this call" in text and "boundary" in text
+        assert "events at calls 6 (agent boundary)" in text
+        await pilot.press("n", "n")
+        await pilot.pause()
+        assert "compacted 1× so far (last before call 6)" in card_text(app)
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        assert screen.current == 5
+        await jump(pilot, "1")
+        assert screen.current == 0
+        await jump(pilot, "e1")
+        assert screen.current == 5
+        await pilot.press("g")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.query_one("#replay-prompt", Input).disabled
