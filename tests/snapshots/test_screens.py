@@ -6,6 +6,7 @@ Review a failure in snapshot_report.html, then `pytest tests/snapshots --snapsho
 
 from __future__ import annotations
 
+from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
@@ -129,3 +130,22 @@ def test_panel_with_usage_and_exact_count(snap_compare, tmp_path) -> None:
             await send(pilot, line)
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
+
+
+REPLAY_SHARED = Path(__file__).resolve().parents[3] / "shared" / "transcripts"
+REPLAY_FILES = sorted(REPLAY_SHARED.glob("*.jsonl")) if REPLAY_SHARED.is_dir() else []
+
+
+@pytest.mark.skipif(not REPLAY_FILES, reason=f"no transcripts at {REPLAY_SHARED}")
+def test_replay_mode(snap_compare) -> None:
+    """`tui-agent replay` on the smallest shared Claude Code log, at call 30 (one ✂ cut result): the card
+    (recorded real tokens, our estimate of them, what we would send, the agent's compactions, the cost
+    table), the panel drawing our plan, the disabled prompt with its hint."""
+    from tui_agent.core.replay import open_replay
+    from tui_agent.ui.replay_app import ReplayApp
+
+    smallest = min(REPLAY_FILES, key=lambda p: p.stat().st_size)
+    app = ReplayApp(open_replay(smallest), start=29, workspace=fixed_repo(), session_label="test",
+                    show_durations=False)
+    app.animation_level = "none"
+    assert snap_compare(app, terminal_size=(140, 40))

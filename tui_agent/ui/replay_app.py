@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.screen import Screen
@@ -14,13 +15,13 @@ if TYPE_CHECKING:
 
 
 class ReplayApp(AgentApp):
-    def __init__(self, replay: "Replay", *, start: int = 0, **kwargs) -> None:
+    def __init__(self, replay: "Replay", *, start: int = 0, workspace: Path | None = None, **kwargs) -> None:
         from tui_agent.core.replay import replay_session
 
         self.replay = replay
         self.start = start
         kwargs.setdefault("run_background", False)
-        super().__init__(replay_session(replay), **kwargs)
+        super().__init__(replay_session(replay, workspace), **kwargs)
         self.workspace_label = replay.path.name
 
     def get_default_screen(self) -> Screen:

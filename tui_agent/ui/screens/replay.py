@@ -103,6 +103,8 @@ class ReplayScreen(Screen):
 
     def on_mount(self) -> None:
         self.show_call(self.current)
+        # the rows follow the newest message, which needs the laid-out height: once more after the frame
+        self.call_after_refresh(self.panel.rows.rows_changed)
 
     def show_call(self, k: int) -> None:
         k = min(max(k, 0), self.replay.calls - 1)
@@ -112,7 +114,7 @@ class ReplayScreen(Screen):
         self.panel.show_step(self.replay, step)
         name = self.replay.path.name
         self.title = "tui-agent replay"
-        self.sub_title = f"{self.replay.model or 'unknown model'} · {name} · call {step.number}/{self.replay.calls}"
+        self.sub_title = f"call {step.number}/{self.replay.calls} · {self.replay.model or 'unknown model'} · {name}"
 
     # -- actions -------------------------------------------------------------------------------
     def action_step(self, delta: int) -> None:
