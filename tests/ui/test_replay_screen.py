@@ -124,3 +124,21 @@ async def test_events_jump_to_where_the_agent_compacted(tmp_path: Path) -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert screen.query_one("#replay-prompt", Input).disabled
+
+
+async def test_escape_sequences_in_a_log_never_reach_the_terminal(tmp_path: Path) -> None:
+    from tests.replay.jsonl import Log, text
+
+    log = Log().user("hi")
+    log.assistant([text("\x1b]0;pwned\x07\x1b[2Jclean reply")], input_tokens=4_000, model="claude-\x1b[31mx")
+    log.user("This session is being continued from a previous conversation \x1b]52;c;Y2xpcA==\x07",
+             isCompactSummary=True)
+    log.assistant([text("ok")], input_tokens=4_100)
+    app = make(log.write(tmp_path / "esc.jsonl"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        assert "\x1b" not in card_text(app) and "clean reply" in card_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert "\x1b" not in card_text(app) and "compacted before this call" in card_text(app)
+        assert "\x1b" not in app.screen.sub_title

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Header, Input
 
 from tui_agent.core import events as ev
 from tui_agent.core.replay import baseline_estimate
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.replay_card import ReplayCard
 
@@ -114,7 +115,8 @@ class ReplayScreen(Screen):
         self.panel.show_step(self.replay, step)
         name = self.replay.path.name
         self.title = "tui-agent replay"
-        self.sub_title = f"call {step.number}/{self.replay.calls} · {self.replay.model or 'unknown model'} · {name}"
+        model = self.replay.model or "unknown model"
+        self.sub_title = strip_controls(f"call {step.number}/{self.replay.calls} · {model} · {name}")  # names are untrusted
 
     # -- actions -------------------------------------------------------------------------------
     def action_step(self, delta: int) -> None:

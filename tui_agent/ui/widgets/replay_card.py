@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from tui_agent.core.messages import blocks
 from tui_agent.core.replay import LABELS, OURS
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import fmt_k, fmt_usd, preview
 from tui_agent.ui.themes import MUTED
 
@@ -41,7 +42,8 @@ def cost_lines(replay: "Replay", step: "ReplayStep") -> list[Content]:
 
 
 def reply_preview(replay: "Replay", step: "ReplayStep") -> str:
-    """What the agent answered at this call: its text, or the tools it called."""
+    """What the agent answered at this call: its text, or the tools it called (control characters out:
+    a log is untrusted text)."""
     if step.history_len >= len(replay.history):
         return "(no reply recorded)"
     content = blocks(replay.history[step.history_len])
@@ -49,8 +51,8 @@ def reply_preview(replay: "Replay", step: "ReplayStep") -> str:
     uses = [b.get("name", "?") for b in content if b.get("type") == "tool_use"]
     out = preview(text, 160) if text else ""
     if uses:
-        out += (" → " if out else "→ ") + ", ".join(uses)
-    return out or "(thinking only)"
+        out += (" → " if out else "→ ") + ", ".join(str(u) for u in uses)
+    return strip_controls(out) or "(thinking only)"
 
 
 def card_content(replay: "Replay", step: "ReplayStep") -> Content:
@@ -77,12 +79,12 @@ def card_content(replay: "Replay", step: "ReplayStep") -> Content:
                        f"{masks} masked", MUTED),
     ]
     if step.event_line:
-        lines.append(Content.assemble(("our event ", "bold $text-warning"), step.event_line))
+        lines.append(Content.assemble(("our event ", "bold $text-warning"), strip_controls(step.event_line)))
     if step.agent_compactions:
         for c in step.agent_compactions:
             lines.append(Content.assemble(("agent     ", "bold $text-warning"),
                                           (f"compacted before this call (#{c.index}, {c.kind}): ", "$text-warning"),
-                                          preview(c.text, 120)))
+                                          strip_controls(preview(c.text, 120))))
     else:
         # a boundary and its summary are one compaction: count the calls they came before
         earlier = sorted({c.call for c in replay.agent_compactions if 0 < c.call < step.number})
