@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.replay.jsonl import basic
 from tests.replay.test_replay_core import compacting_log
 from tui_agent.cli import main
 from tui_agent.core.economics import format_report, session_report
