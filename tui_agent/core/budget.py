@@ -212,8 +212,10 @@ class BudgetLedger:
     reserve: int = 0
     calls: dict[int, int] = field(default_factory=dict)  # call → request tokens (estimate, or API usage)
     exact_calls: set[int] = field(default_factory=set)  # calls whose number is the API's
-    event_calls: set[int] = field(default_factory=set)  # calls that made a compaction event
-    events: list[EventEntry] = field(default_factory=list)
+    event_calls: set[int] = field(default_factory=set)  # calls that made a major compaction event
+    events: list[EventEntry] = field(default_factory=list)  # every event, routine cuts included
+    major_events: list[EventEntry] = field(default_factory=list)  # drops, masks, summaries, your changes
+    routine_cuts: int = 0  # results cut on read by events that changed nothing else
     cost: float = 0.0  # USD at list price over the calls that reported usage
     unpriced_calls: int = 0  # calls whose model has no known price (the total is then unknown)
     usage: ev.Usage | None = None  # the last call's usage
@@ -248,8 +250,13 @@ class BudgetLedger:
         plan = event.plan
         self.calls[event.call] = event.outbound_tokens
         if plan.event is not None:
-            self.event_calls.add(event.call)
-            self.events.append(EventEntry(plan.event, plan, event.messages, self.last_plan, self.last_messages))
+            entry = EventEntry(plan.event, plan, event.messages, self.last_plan, self.last_messages)
+            self.events.append(entry)
+            if plan.event.major:  # something left the request or was replaced (not a routine cut)
+                self.event_calls.add(event.call)
+                self.major_events.append(entry)
+            else:
+                self.routine_cuts += plan.event.cut
         self.current = self.figures(f"Call #{event.call}", event.call, plan, event.messages,
                                     event.system_tokens + event.tools_tokens, history_len=event.history_len)
         self.current_plan, self.current_messages = plan, event.messages
@@ -339,7 +346,7 @@ class BudgetLedger:
         parts = [f"budget: {len(self.calls)} call{'s' * (len(self.calls) != 1)}",
                  f"last ≈{fmt_tokens(figures.shown_total)} tok (cached {fmt_tokens(figures.cached)} · "
                  f"new {fmt_tokens(figures.new)})",
-                 f"{len(self.events)} compaction event{'s' * (len(self.events) != 1)}"]
+                 f"{len(self.major_events)} compaction event{'s' * (len(self.major_events) != 1)}"]
         if self.cost_known:
             parts.append(f"session {fmt_usd(self.cost)}")
         return " · ".join(parts)

@@ -280,7 +280,7 @@ class BudgetPanel(Vertical):
         self.meter.base = base
         self.meter.meter = figures
         event = result.plan.event
-        self._pending_event = event if event is not None and event.kinds != ("cut",) else None
+        self._pending_event = event if event is not None and event.major else None
         self._update_sizes()
         self._render_events()
         self._render_ledger_row()
@@ -364,7 +364,7 @@ class BudgetPanel(Vertical):
         parts: list = [(label, MUTED), (line, "$budget-messages"), (peak, MUTED)]
         if "╵" in ticks:
             parts += ["\n", (" " * len(label), MUTED), (ticks, "bold $budget-truncated"),
-                      (f" {len(self.ledger.events)} compaction event{'s' * (len(self.ledger.events) != 1)}", MUTED)]
+                      (f" {len(self.ledger.major_events)} compaction event{'s' * (len(self.ledger.major_events) != 1)}", MUTED)]
         widget.update(Content.assemble(*parts))
 
     def _render_events(self) -> None:
@@ -377,11 +377,15 @@ class BudgetPanel(Vertical):
                                self.ledger.last_plan, self.ledger.last_messages)
         plan = self.ledger.current_plan
         empty = NONE_YET
-        if plan is not None and plan.changed and plan.event is None and not self.ledger.events:
+        if self.ledger.routine_cuts:
+            cuts = self.ledger.routine_cuts
+            empty = (f"no compaction event yet: {cuts} read result{'s' * (cuts != 1)} cut to their head "
+                     "(routine; the cached prefix stays)")
+        elif plan is not None and plan.changed and plan.event is None and not self.ledger.events:
             cut = sum(len(v) for v in plan.cuts.values())  # a strategy without events (v1, seed)
             empty = (f"{plan.mode} compaction: {plan.dropped_count} older messages not sent, {cut} results cut "
                      f"· {fmt_k(plan.message_tokens_before)} → {fmt_k(plan.message_tokens_after)} tok")
-        self.events.show(self.ledger.events, pending, entry, empty)
+        self.events.show(self.ledger.major_events, pending, entry, empty)
 
     def on_events_list_opened(self, event: EventsList.Opened) -> None:
         from tui_agent.ui.screens.event_view import EventScreen  # not needed for the first frame
