@@ -11,8 +11,9 @@ from textual.widgets import Static
 
 
 class ContextLine(Static):
-    """Docked above the footer; visible only while the panel is not."""
+    """Above the footer; visible only while the panel is not."""
 
+    SCOPED_CSS = False  # the rules below name the screen's classes
     DEFAULT_CSS = """
     ContextLine { height: 1; padding: 0 1; color: $foreground 78%; background: $panel; display: none; }
     MainScreen.-narrow ContextLine { display: block; }
