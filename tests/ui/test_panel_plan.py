@@ -227,11 +227,14 @@ async def test_folded_panel_leaves_a_one_line_meter(tmp_path) -> None:
 
 
 def oversized_history(n: int = 40) -> list[dict]:
-    """A loaded transcript far larger than the demo model's 16k window."""
+    """A loaded transcript far larger than the demo model's 16k window: Read results (re-runnable, so
+    they can be masked) between build logs (not re-runnable: only dropping them frees their room)."""
     history = [user_text("port the whole project")]
     for i in range(n):
+        build = i % 2 == 1
+        name, tool_input = ("Bash", {"command": f"make build-{i}"}) if build else ("Read", {"file_path": f"src/f{i}.py"})
         history.append({"role": "assistant", "content": [
-            {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"file_path": f"src/f{i}.py"}}]})
+            {"type": "tool_use", "id": f"t{i}", "name": name, "input": tool_input}]})
         history.append({"role": "user", "content": [tool_result_block(f"t{i}", f"{i}:" + "x" * 6000)]})
     history.append({"role": "assistant", "content": [{"type": "text", "text": "Done reading."}]})
     return history
