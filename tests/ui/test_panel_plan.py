@@ -87,7 +87,7 @@ async def test_every_operation_has_its_mark_and_the_sent_column_sums_to_the_mete
         assert column + ledger_tokens(plan, view.messages) == plan.message_tokens_after
         meter = panel.meter.meter
         assert meter.messages == plan.message_tokens_after
-        assert f"sent ≈{meter.messages / 1000:.1f}k tok" in str(panel.meter.render())
+        assert f"→ sent ≈{meter.messages / 1000:.1f}k · " in str(panel.meter.render())
         # the reason of the selected row, in the plan's words
         rows.focus()
         rows.cursor = masked

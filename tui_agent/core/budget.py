@@ -114,6 +114,8 @@ class CallFigures:
     def water_marks(self) -> str:
         if not self.high:
             return "compaction off"
+        if self.low >= self.high:  # one threshold (v1, seed): no separate low-water mark
+            return f"compacts at {fmt_tokens(self.high)}"
         return f"compacts at {fmt_tokens(self.high)} → {fmt_tokens(self.low)}"
 
 

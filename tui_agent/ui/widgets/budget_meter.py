@@ -67,8 +67,9 @@ class BudgetMeter(Widget):
         key = Content.assemble(
             ("■", "$text-accent"), f" cached {approx}{fmt_k(meter.cached)}  ",
             ("■", "$budget-messages"), f" new {approx}{fmt_k(meter.new)}  ",
-            ("│", "bold $budget-threshold"), f" {meter.water_marks}  ",
-            ("▒", "$budget-reserve"), f" out {fmt_k(meter.reserve)}",
+            ("▒", "$budget-reserve"), f" out {fmt_k(meter.reserve)}", "\n",
+            ("│", "bold $budget-threshold"), f" {meter.water_marks}",
+            (" (high → low water)" if "→" in meter.water_marks else "", MUTED),
         )
         lines = [headline]
         if self.exact is not None:
@@ -84,10 +85,10 @@ class BudgetMeter(Widget):
         who = "this call" if meter.call is not None else "next call"
         if meter.price_usd is not None:
             return Content.assemble((f"{who} ", MUTED), (f"≈{fmt_usd(meter.price_usd)}", "bold $text-success"),
-                                    (" input at list price (cached reads at 0.1×)", MUTED))
+                                    (" input, list price", MUTED))
         units = meter.cache_units
         return Content.assemble((f"{who} ", MUTED), (f"≈{fmt_k(round(units))} cache-units", "bold"),
-                                (f" (new 1 · cached {CACHE_READ_UNITS:g}; no price known)", MUTED))
+                                (f" (new 1, cached {CACHE_READ_UNITS:g}; no price)", MUTED))
 
     def _base_line(self, meter: CallFigures) -> Content:
         base = self.base
@@ -101,9 +102,9 @@ class BudgetMeter(Widget):
     def _sizes_line(meter: CallFigures, history_tokens: int, history_count: int, sent_count: int) -> Content:
         free = max(meter.window - meter.reserve - meter.shown_total, 0)
         return Content.assemble(
-            ("history ", MUTED), f"≈{fmt_k(history_tokens)} tok · {history_count} msgs",
-            ("  sent ", MUTED), f"≈{fmt_k(meter.messages)} tok · {sent_count} msgs",
-            ("  free ", MUTED), f"{fmt_k(free)}",
+            ("history ", MUTED), f"≈{fmt_k(history_tokens)} · {history_count} msgs",
+            (" → sent ", MUTED), f"≈{fmt_k(meter.messages)} · {sent_count} msgs",
+            (" · free ", MUTED), f"{fmt_k(free)}",
         )
 
     @staticmethod
@@ -112,7 +113,7 @@ class BudgetMeter(Widget):
         text, share = cache_parts(usage.cache_read_input_tokens, usage.cache_creation_input_tokens,
                                   usage.input_tokens)
         return Content.assemble(
-            (f"call #{usage.call} API: ", MUTED), text, "\n",
+            text, "\n",
             (f"call #{usage.call} input {fmt_k(usage.context_tokens)} · ", MUTED),
             (f"{share}% read from cache", "$text-success" if share >= 50 else MUTED),
         )

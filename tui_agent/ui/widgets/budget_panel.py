@@ -36,15 +36,12 @@ if TYPE_CHECKING:
     from tui_agent.core.session import Session
 
 LEGEND = Content.assemble(
-    ("▌", "$budget-bar"), " sent  ", ("◆", "$budget-protected"), " newest  ",
-    ("✂", "bold $budget-truncated"), " cut  ", ("▒", "bold $text-warning"), " masked  ",
-    ("·", "italic $budget-dropped"), (" dropped", "italic $budget-dropped"), "  ",
-    ("Σ", "bold $text-secondary"), " summarised", "\n",
-    ("●", "bold $text-success"), " pinned  ", ("⊘", "bold $text-error"), " excluded  ",
-    ("≡", "bold $text-primary"), " ledger  ", ("┃", "bold $text-accent"), " cached prefix  ",
-    ("≈", "bold"), " estimate", "\n",
-    ("p", "bold"), " pin  ", ("x", "bold"), " exclude  ", ("e", "bold"), " expand  ",
-    ("enter", "bold"), " open", ("  (next call only)", MUTED),
+    ("▌", "$budget-bar"), "sent ", ("◆", "$budget-protected"), "newest ", ("✂", "bold $budget-truncated"), "cut ",
+    ("▒", "bold $text-warning"), "masked ", ("·dropped", "italic $budget-dropped"), " ",
+    ("Σ", "bold $text-secondary"), "summary", "\n",
+    ("●", "bold $text-success"), "pinned ", ("⊘", "bold $text-error"), "excluded ", ("≡", "bold $text-primary"),
+    "ledger ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate", "\n",
+    ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ", ("enter", "bold"), " open",
 )
 ACTIONS = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
 
