@@ -88,7 +88,9 @@ def test_plan_marks_and_pin_in_a_real_terminal(tmp_path) -> None:
         pinned = str(start)
         keys(socket, "Escape", "what does the handler do?", "Enter")
         screen = wait_for_all(socket, ["your pins, excludes or expands", "pins changed"], 60)
-        keys(socket, "F2")  # back to the panel's rows (the cursor stays where it was)
+        wait_for(socket, "Next call ≈", 60)  # the turn is over
+        keys(socket, "/context", "Enter")  # back to the panel's rows
+        wait_for(socket, "exact count:", 15)
         keys(socket, "Home", *["Down"] * start)
         screen = wait_for(socket, f"#{pinned} pinned: pinned by you: always sent verbatim", 15)
         row = next(line for line in screen.splitlines() if f" {pinned} user " in line or f" {pinned} asst " in line)
