@@ -136,3 +136,22 @@ def test_base_breakdown_names_each_part_of_the_system_prompt_and_tools(tmp_path:
     assert base.project_context >= 200 and base.mcp_tools > 0 and base.builtin_tools > base.mcp_tools
     assert base.system_prompt > 0 and [name for name, _ in base.parts()] == [
         "system prompt", "built-in tools", "MCP tools", "project context", "skills"]
+
+
+async def test_headless_prints_the_ledgers_figures(tmp_path: Path):
+    import io
+
+    from tui_agent.core.budget import fmt_usd
+    from tui_agent.core.providers.scripted import text_reply
+    from tui_agent.headless import consume
+
+    usage = UsageInfo(input_tokens=800, output_tokens=30, cache_read_input_tokens=12_000)
+    provider = ScriptedProvider(replies=[text_reply("Hi.")], model=PRICED, usage=usage, reports_usage=True)
+    session = Session(provider, ToolRegistry(builtin_tools()), tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    ended = await consume(session, "hello", out, err)
+    assert ended is not None and ended.reason == "completed"
+    line = [x for x in err.getvalue().splitlines() if x.startswith("[budget] ")]
+    assert line == [f"[budget] 1 call · last 12.8k tok (cached 12.0k · new 800) · 0 compaction events · "
+                    f"session {fmt_usd(cost_usd(PRICED, usage))}"]
+    assert session.listeners == []  # the ledger leaves with the run

@@ -344,11 +344,14 @@ class BudgetLedger:
         """Headless prints this at the end of a run: the same figures the panel shows."""
         figures = self.current
         if figures is None:
-            return "budget: no model call"
-        parts = [f"budget: {len(self.calls)} call{'s' * (len(self.calls) != 1)}",
-                 f"last ≈{fmt_tokens(figures.shown_total)} tok (cached {fmt_tokens(figures.cached)} · "
+            return "no model call"
+        parts = [f"{len(self.calls)} call{'s' * (len(self.calls) != 1)}",
+                 f"last {'' if figures.exact_total is not None else '≈'}{fmt_tokens(figures.shown_total)} tok "
+                 f"(cached {fmt_tokens(figures.cached)} · "
                  f"new {fmt_tokens(figures.new)})",
                  f"{len(self.major_events)} compaction event{'s' * (len(self.major_events) != 1)}"]
+        if figures.dropped:
+            parts.append(f"{figures.dropped} messages not sent")
         if self.cost_known:
             parts.append(f"session {fmt_usd(self.cost)}")
         return " · ".join(parts)
