@@ -155,3 +155,19 @@ async def test_headless_prints_the_ledgers_figures(tmp_path: Path):
     assert line == [f"[budget] 1 call · last 12.8k tok (cached 12.0k · new 800) · 0 compaction events · "
                     f"session {fmt_usd(cost_usd(PRICED, usage))}"]
     assert session.listeners == []  # the ledger leaves with the run
+
+
+def test_the_chat_notice_names_a_users_own_change_as_such():
+    """A pin is not "older turns no longer sent": before the fix the notice said so for every event."""
+    from tui_agent.core.loop import event_notice
+
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    history = long_turn(100)
+    _, dropping = calls_until_drop(compactor, history)
+    assert event_notice(dropping.plan).startswith("Older turns are no longer sent in full: ")
+    compactor.pin(dropping.plan.drop_from + 1)
+    pinned = compactor.compact(history[:dropping.plan.history_len])
+    assert pinned.plan.event is not None and "pin" in pinned.plan.event.kinds
+    notice = event_notice(pinned.plan)
+    assert notice.startswith("Your pins, excludes or expands apply from this call on: call ")
+    assert "no longer sent" not in notice

@@ -117,6 +117,10 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
         assert entry.line in lines and entry.line.startswith(f"call {entry.event.call} · over the ")
         assert "dropped" in entry.line and "masked" in entry.line and "ledger keeps" in entry.line
         assert "╵" in str(panel.query_one("#budget-spark").render())  # the event's tick on the sparkline
+        from tui_agent.ui.widgets.notice_line import NoticeLine
+
+        notices = " ".join(str(n.render()) for n in app.screen.query(NoticeLine))
+        assert "Older turns are no longer sent in full" in notices  # the chat says so too
         panel.events.focus()
         panel.events.highlighted = lines.index(entry.line)
         await pilot.press("enter")
@@ -200,7 +204,16 @@ async def test_compact_command_refreshes_the_panel(tmp_path) -> None:
         await send(pilot, "/compact the handlers")
         view = panel.rows.view
         assert view.plan.drop_until > view.plan.drop_from and view.label == "next call"
-        assert view.kind(view.plan.drop_from) in ("dropped", "summarised")
+        first = view.plan.drop_from
+        assert view.kind(first) == "summarised"  # the demo model writes an extractive summary
+        assert row_text(panel.rows, first)[1] == "Σ" and "Σ in summary" in row_text(panel.rows, first)
+        assert "≡summary for #" in str(panel.query_one("#budget-ledger-row").render())
+        panel.rows.focus()
+        panel.rows.cursor = first
+        await pilot.press("enter")  # the summarised row links to the summary sent in its place
+        await pilot.pause()
+        outbound = str(app.screen.query_one("#outbound-text").render())
+        assert "Sent in its place, the summary for #" in outbound and view.plan.ledger.text[:40] in outbound
 
 
 async def test_folded_panel_leaves_a_one_line_meter(tmp_path) -> None:

@@ -111,8 +111,12 @@ def outbound_form(history: list[Message], index: int, view: "OutboundView | None
     state = view.state(index)
     op = view.plan.op(index)
     if state == "dropped":
-        return f"{view.label}: {op.kind}", (
-            f"Not sent: {op.reason}. It stays in the history (left) and on screen.")
+        body = f"Not sent: {op.reason}. It stays in the history (left) and on screen."
+        ledger = view.plan.ledger
+        if op.kind in ("dropped", "summarised") and ledger is not None and view.plan.ledger_position is not None:
+            what = "summary" if ledger.summary else "ledger"
+            body += f"\n\nSent in its place, the {what} for #{ledger.start}–#{ledger.covers - 1}:\n\n{ledger.text}"
+        return f"{view.label}: {op.kind}", body
     if state == "new":
         return f"{view.label}: not sent yet", f"Appended after {view.label} went out; the next call sends it."
     sent = view.sent_message(index)
