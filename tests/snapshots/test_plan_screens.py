@@ -25,6 +25,17 @@ def transcript_app(tmp_path, theme: str = "agent-dark"):
     return app
 
 
+def steady_cursor(pilot: Pilot) -> None:
+    """The prompt's cursor blinks on a timer and the chat may still be scrolling to its end when the
+    screen is taken (its top is steady): fix both, so the snapshot shows the panel's state and nothing of the timing."""
+    prompt = pilot.app.screen.query_one("PromptArea")
+    prompt.cursor_blink = False
+    prompt._cursor_visible = prompt.has_focus
+    chat = pilot.app.screen.query_one("#chat")
+    chat.scroll_home(animate=False, immediate=True)
+    chat.styles.scrollbar_size_vertical = 0  # its thumb moves with the chat's height (not this test's)
+
+
 def show_marks_at(pilot: Pilot, line: int) -> None:
     pilot.app.screen.query_one(HistoryRows).scroll_to(y=max(line, 0), animate=False, immediate=True)
 
@@ -46,6 +57,7 @@ def test_plan_marks(snap_compare, tmp_path, theme: str) -> None:
 
     async def run_before(pilot: Pilot) -> None:
         await send(pilot, "what does the handler do?")
+        steady_cursor(pilot)
         show_marks(pilot)
         await pilot.pause()
 
@@ -67,6 +79,7 @@ def test_row_actions(snap_compare, tmp_path) -> None:
         for index, key in ((masked - 2, "p"), (masked + 2, "x"), (masked, "e")):
             rows.cursor = index
             await pilot.press(key)
+        steady_cursor(pilot)
         show_marks_at(pilot, masked - 5)
         await pilot.pause()
 
@@ -79,6 +92,7 @@ def test_event_loss_report(snap_compare, tmp_path) -> None:
 
     async def run_before(pilot: Pilot) -> None:
         await send(pilot, "what does the handler do?")
+        steady_cursor(pilot)
         events = pilot.app.screen.query_one(BudgetPanel).events
         events.focus()
         events.highlighted = 0
@@ -94,6 +108,8 @@ def test_folded_one_line_meter(snap_compare, tmp_path) -> None:
 
     async def run_before(pilot: Pilot) -> None:
         await send(pilot, "what does the handler do?")
+        steady_cursor(pilot)
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 30), run_before=run_before)
 
@@ -105,6 +121,7 @@ def test_transcript_preview(snap_compare, tmp_path) -> None:
 
     async def run_before(pilot: Pilot) -> None:
         await pilot.pause()
+        steady_cursor(pilot)
         show_marks(pilot)
         await pilot.pause()
 
