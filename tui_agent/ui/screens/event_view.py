@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui_agent.core.budget import EventEntry, request_diff
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import fmt_k
 from tui_agent.ui.themes import MUTED
 
@@ -89,4 +90,6 @@ class EventScreen(ModalScreen[None]):
             yield Static(Content.assemble(f"Compaction event at call {self.entry.event.call}",
                                           ("   Esc closes", MUTED)), id="event-title")
             with VerticalScroll():
-                yield Static(loss_report_text(self.entry, self.describe), markup=False, id="event-text")
+                # prompts and paths in the ledger are the user's and the model's text: never escape codes
+                yield Static(strip_controls(loss_report_text(self.entry, self.describe)), markup=False,
+                             id="event-text")
