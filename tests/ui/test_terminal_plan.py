@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import wait_until_sync
+
 from .support import make_repo
 from .test_terminal import TMUX, capture, wait_for
 
@@ -42,15 +44,12 @@ def keys(socket: str, *items: str) -> None:
 
 
 def wait_for_all(socket: str, needles: list[str], timeout: float) -> str:
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
+    def showing() -> str | None:
         screen = capture(socket)
-        if all(n in screen for n in needles):
-            return screen
-        time.sleep(0.05)
-    missing = [n for n in needles if n not in screen]
-    raise AssertionError(f"{missing!r} did not appear within {timeout}s; screen was:\n{screen}")
+        return screen if all(n in screen for n in needles) else None
+
+    return wait_until_sync(showing, what=f"all of {needles!r} on the screen", timeout=timeout,
+                           shown=lambda: capture(socket))
 
 
 @pytest.mark.slow
