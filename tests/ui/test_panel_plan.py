@@ -108,13 +108,14 @@ async def test_every_operation_has_its_mark_and_the_sent_column_sums_to_the_mete
 
 async def test_events_list_and_loss_report(tmp_path) -> None:
     session = planned_session(make_repo(tmp_path))
+    session.history.extend(oversized_history(24))  # the first call must cut, mask and drop
     app = make_app(session)
     async with app.run_test(size=(160, 50)) as pilot:
-        await run_prompts(pilot)
+        await send(pilot, "what does the handler do?")
         panel = app.screen.query_one(BudgetPanel)
         entry = panel.ledger.major_events[0]
         lines = event_lines(panel)
-        assert entry.line in lines and entry.line.startswith(f"call {entry.event.call} · over the ")
+        assert entry.line in lines and entry.line.startswith("call 1 · over the ")
         assert "dropped" in entry.line and "masked" in entry.line and "ledger keeps" in entry.line
         assert "╵" in str(panel.query_one("#budget-spark").render())  # the event's tick on the sparkline
         from tui_agent.ui.widgets.notice_line import NoticeLine
@@ -130,15 +131,30 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
         assert f"Left the request ({len(entry.event.loss.left_request)} messages)" in report
         assert f"Masked (a placeholder is sent instead, {len(entry.event.loss.masked)} messages)" in report
         assert "Lost: nothing" in report and entry.plan.ledger.text.splitlines()[0] in report
-        assert f"Request diff against call {entry.event.call - 1}" in report and "removed" in report
+        assert "Request diff: no earlier call to compare with." in report  # call 1
+        await pilot.press("escape")
+        await pilot.pause()
+        # a pin is an event of its own at the next call: its diff names what changed against the last call
+        view = panel.rows.view
+        panel.act(next(i for i in range(view.history_len) if view.kind(i) == "dropped"), "pin")
+        await send(pilot, "what does the handler do?")
+        pin = next(e for e in panel.ledger.major_events if "pin" in e.event.kinds)
+        assert pin.line in event_lines(panel)
+        panel.events.focus()
+        panel.events.highlighted = event_lines(panel).index(pin.line)
+        await pilot.press("enter")
+        await pilot.pause()
+        report = str(app.screen.query_one("#event-text").render())
+        assert f"Request diff against call {pin.event.call - 1}" in report and "changed  the ledger" in report
         await pilot.press("escape")
 
 
 async def test_pin_exclude_expand_show_at_once_in_the_next_call(tmp_path) -> None:
     session = planned_session(make_repo(tmp_path))
+    session.history.extend(oversized_history(24))  # the first call cuts, masks and drops
     app = make_app(session)
     async with app.run_test(size=(160, 50)) as pilot:
-        await run_prompts(pilot)
+        await send(pilot, "what does the handler do?")
         panel = app.screen.query_one(BudgetPanel)
         rows = panel.rows
         view = rows.view
@@ -218,9 +234,10 @@ async def test_compact_command_refreshes_the_panel(tmp_path) -> None:
 
 async def test_folded_panel_leaves_a_one_line_meter(tmp_path) -> None:
     session = planned_session(make_repo(tmp_path))
+    session.history.extend(oversized_history(24))  # the first call drops
     app = make_app(session)
     async with app.run_test(size=(80, 30)) as pilot:
-        await run_prompts(pilot, PROMPTS[:4])
+        await send(pilot, "what does the handler do?")
         line = app.screen.query_one(ContextLine)
         assert line.display and line.region.height == 1
         panel = app.screen.query_one(BudgetPanel)
@@ -234,9 +251,9 @@ async def test_folded_panel_leaves_a_one_line_meter(tmp_path) -> None:
     async with app.run_test(size=(160, 40)) as pilot:
         line = app.screen.query_one(ContextLine)
         assert line.region.height == 0
-        await pilot.press("f2")  # hide the panel in wide mode
+        await pilot.press("f2", "f2")  # wide mode: F2 focuses the panel, F2 again hides it
         await pilot.pause()
-        assert line.region.height == 1
+        assert app.screen.has_class("-panel-hidden") and line.region.height == 1
 
 
 def oversized_history(n: int = 40) -> list[dict]:

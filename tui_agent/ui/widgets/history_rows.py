@@ -26,6 +26,8 @@ from tui_agent.ui.budget_model import HistoryIndex, OutboundView, Row, fmt_k
 BAR_CELLS = 4
 BAR_GLYPHS = " ▏▎▍▌▋▊▉█"
 TOKENS_CELLS = 6
+# "tool_result Read 12.3k" / "tool_result Read +1 12.3k error": the size a ✂ mark restates, and the tag it keeps.
+_RESULT_SIZE = re.compile(r"^(?P<head>tool_result .+?) (?P<size>\S+)(?P<error> error)?$")
 MIN_SCALE = 4096  # a bar's full width stands for at least this many tokens: 6 tokens draw no half-cell
 # The plan's operation → (mark, component style); a row in the cached prefix also gets "┃" on the left.
 MARKS = {
