@@ -94,7 +94,7 @@ def test_event_loss_report(snap_compare, tmp_path) -> None:
         await send(pilot, "what does the handler do?")
         steady_cursor(pilot)
         events = pilot.app.screen.query_one(BudgetPanel).events
-        events.focus()
+        events.take_focus()
         events.highlighted = 0
         await pilot.press("enter")
         await pilot.pause()

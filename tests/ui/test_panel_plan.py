@@ -73,7 +73,7 @@ async def test_every_operation_has_its_mark_and_the_sent_column_sums_to_the_mete
         assert drop_line[1] == "·" and drop_line.rstrip().endswith("–")  # nothing sent
         # mem → sent: a masked row sends a placeholder, far smaller than the result in memory
         mem, sent = rows.index.rows[masked].tokens, view.sent_tokens(masked, rows.index.rows[masked].tokens)
-        assert sent < mem / 10 and f"{mem / 1000:.1f}k {sent:>6}" in mask_line
+        assert sent < mem / 10 and f"{mem / 1000:.1f}k {sent:>5}" in mask_line
         # the cached band covers exactly the rows the next call reads from the cache
         cached_rows = [i for i in range(view.history_len) if view.in_cache(i)]
         assert cached_rows and all(row_text(rows, i)[0] == "┃" for i in cached_rows[-3:])
@@ -122,7 +122,9 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
 
         notices = " ".join(str(n.render()) for n in app.screen.query(NoticeLine))
         assert "Older turns are no longer sent in full" in notices  # the chat says so too
-        panel.events.focus()
+        panel.rows.focus()
+        await pilot.press("v")  # the events list is off the Tab cycle: v in the rows goes there
+        assert panel.events.has_focus
         panel.events.highlighted = lines.index(entry.line)
         await pilot.press("enter")
         await pilot.pause()
@@ -140,7 +142,7 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
         await send(pilot, "what does the handler do?")
         pin = next(e for e in panel.ledger.major_events if "pin" in e.event.kinds)
         assert pin.line in event_lines(panel)
-        panel.events.focus()
+        panel.events.take_focus()
         panel.events.highlighted = event_lines(panel).index(pin.line)
         await pilot.press("enter")
         await pilot.pause()

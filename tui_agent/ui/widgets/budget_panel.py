@@ -41,7 +41,8 @@ LEGEND = Content.assemble(
     ("Σ", "bold $text-secondary"), "summary", "\n",
     ("●", "bold $text-success"), "pinned ", ("⊘", "bold $text-error"), "excluded ", ("≡", "bold $text-primary"),
     "ledger ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate", "\n",
-    ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ", ("enter", "bold"), " open",
+    ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ", ("enter", "bold"), " open · ",
+    ("v", "bold"), " events",
 )
 ACTIONS = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
 
@@ -227,6 +228,10 @@ class BudgetPanel(Vertical):
         if index is not None and index < len(self.index.rows):
             self.rows.cursor = index
         return index
+
+    def on_history_rows_events_wanted(self, event: HistoryRows.EventsWanted) -> None:
+        event.stop()
+        self.events.take_focus()
 
     def on_history_rows_moved(self, event: HistoryRows.Moved) -> None:
         self._render_reason(event.index)

@@ -25,8 +25,11 @@ SHOW_EVENTS = 50  # older events stay in the ledger; the list shows the newest o
 NONE_YET = "no compaction yet: every message is sent whole"
 
 
-class EventsList(OptionList):
-    """Compaction events of this session (and the next call's, when it would make one)."""
+class EventsList(OptionList, can_focus=False):
+    """Compaction events of this session (and the next call's, when it would make one).
+
+    Off the Tab cycle (Tab visits chat, rows and prompt only): `v` in the rows brings the keyboard here,
+    Esc or leaving gives it back."""
 
     DEFAULT_CSS = """
     EventsList { height: auto; max-height: 5; border: none; padding: 0 1; background: $surface;
@@ -34,7 +37,7 @@ class EventsList(OptionList):
     EventsList:focus { border: none; }
     EventsList > .option-list--option { color: $foreground 78%; }
     """
-    BINDINGS = [Binding("escape", "screen.focus_prompt", "Back to prompt", show=False)]
+    BINDINGS = [Binding("escape", "back", "Back to the rows", show=False)]
 
     class Opened(Message):
         """An event line was chosen: show its loss report."""
@@ -71,6 +74,20 @@ class EventsList(OptionList):
         self.add_options(options)
         self.highlighted = None
         self.scroll_end(animate=False, immediate=True)
+
+    def take_focus(self) -> None:
+        """Focus the list (on its newest line) although it is off the Tab cycle."""
+        self.can_focus = True
+        self.focus()
+        if self.option_count and self.highlighted is None:
+            self.highlighted = self.option_count - 1
+
+    def on_blur(self) -> None:
+        self.can_focus = False
+
+    def action_back(self) -> None:
+        self.can_focus = False
+        self.screen.query_one("HistoryRows").focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -25,7 +25,7 @@ from tui_agent.ui.budget_model import HistoryIndex, OutboundView, Row, fmt_k
 
 BAR_CELLS = 4
 BAR_GLYPHS = " ▏▎▍▌▋▊▉█"
-TOKENS_CELLS = 6
+TOKENS_CELLS = 5  # fmt_k is at most five cells (12.4k, 124k, 1.2M)
 # "tool_result Read 12.3k" / "tool_result Read +1 12.3k error": the size a ✂ mark restates, and the tag it keeps.
 _RESULT_SIZE = re.compile(r"^(?P<head>tool_result .+?) (?P<size>\S+)(?P<error> error)?$")
 MIN_SCALE = 4096  # a bar's full width stands for at least this many tokens: 6 tokens draw no half-cell
@@ -89,6 +89,7 @@ class HistoryRows(ScrollView, can_focus=True):
         Binding("p", "act('pin')", "Pin"),
         Binding("x", "act('exclude')", "Exclude"),
         Binding("e", "act('expand')", "Expand"),
+        Binding("v", "events", "Events"),
     ]
 
     cursor: reactive[int | None] = reactive(None, repaint=False)
@@ -275,6 +276,12 @@ class HistoryRows(ScrollView, can_focus=True):
     def action_last(self) -> None:
         if self.index.rows:
             self.cursor = len(self.index.rows) - 1
+
+    class EventsWanted(Message):
+        """`v`: the keyboard goes to the events list (it is off the Tab cycle, like the tool cards)."""
+
+    def action_events(self) -> None:
+        self.post_message(self.EventsWanted())
 
     def action_act(self, action: str) -> None:
         if self.cursor is not None:
