@@ -7,8 +7,9 @@ Not a pytest test (timings on shared machines are noisy). Run it with:
 For each history size it starts the real app headless, fills the history, lets the panel index it once,
 then simulates model calls: two messages are appended (a tool_use and its result), compaction runs (the
 core's cost, outside the timer), and the timer covers what the panel does for one `CompactionReported`:
-indexing the new rows, the outbound view, meter, sparkline and compaction line, and rendering every
-visible row and the meter. A second figure includes a full frame (`pilot.pause()`), which adds Textual's
+the core budget ledger (cached/new split, price, events), indexing the new rows, the outbound view with
+its per-row marks (plan.op, cached prefix, sent tokens), meter, sparkline, events list and ledger row,
+and rendering every visible row and the meter. The plans come from the v2 compactor. A second figure includes a full frame (`pilot.pause()`), which adds Textual's
 own per-frame overhead.
 """
 
@@ -24,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tui_agent.core import events as ev  # noqa: E402
-from tui_agent.core.compaction import CompactOptions, compact_messages, with_budget  # noqa: E402
+from tui_agent.core.compaction import Compactor, CompactPolicy  # noqa: E402
 from tui_agent.core.messages import tool_result_block, user_text  # noqa: E402
 from tui_agent.core.providers.scripted import ScriptedProvider  # noqa: E402
 from tui_agent.core.session import Session  # noqa: E402
@@ -34,7 +35,7 @@ from tui_agent.ui.widgets.budget_meter import BudgetMeter  # noqa: E402
 from tui_agent.ui.widgets.budget_panel import BudgetPanel  # noqa: E402
 
 CALLS = 40
-OPTIONS = with_budget(CompactOptions(max_messages=40), 150_000)
+POLICY = CompactPolicy(context_window=150_000, max_output_tokens=8_000, enabled=True)
 
 
 def round_messages(i: int) -> list[dict]:
@@ -59,7 +60,7 @@ def history_of(n: int) -> list[dict]:
 
 async def measure(n: int) -> tuple[float, float]:
     workspace = Path(tempfile.mkdtemp(prefix="bench-panel-"))
-    session = Session(ScriptedProvider(), ToolRegistry(), workspace, compact=OPTIONS)
+    session = Session(ScriptedProvider(), ToolRegistry(), workspace, compact_policy=POLICY)
     session.history.extend(history_of(n))
     app = AgentApp(session, session_label="bench", show_durations=False, run_background=False)
     app.animation_level = "none"
@@ -70,11 +71,14 @@ async def measure(n: int) -> tuple[float, float]:
         meter = panel.query_one(BudgetMeter)
         rows = panel.rows
         await pilot.pause()
+        compactor = Compactor(POLICY, baseline_tokens=2100)
+        compactor.compact(session.history)  # the first event (drops, masks) happens before the timed calls
         for call in range(1, CALLS + 1):
             session.history.extend(round_messages(n + call))
-            report = compact_messages(session.history, OPTIONS).report  # the core's work, not timed
-            event = ev.CompactionReported(call, report, len(session.history), 900, 1200)
+            result = compactor.compact(session.history)  # the core's work, not timed
+            event = ev.CompactionReported(call, result.plan, len(session.history), 900, 1200, result.messages)
             start = time.perf_counter()
+            panel.ledger.feed(event)  # the core budget ledger (a Session listener in the app)
             panel.on_compaction(event)
             for y in range(rows.scrollable_content_region.height):
                 rows.render_line(y)

@@ -18,6 +18,7 @@ from typing import Callable, TextIO
 from tui_agent import exit_codes
 from tui_agent.core import events as ev
 from tui_agent.core import process_groups, trace
+from tui_agent.core.budget import BudgetLedger
 from tui_agent.core.factory import build_session
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.core.session import Session
@@ -57,10 +58,23 @@ def tool_error_status(event: ev.ToolFinished) -> str | None:
 
 
 async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev.TurnEnded | None:
-    """Print one turn's events; return the TurnEnded event."""
+    """Print one turn's events, then the budget line (the panel's figures); return the TurnEnded event."""
     out, err = safe(out), safe(err)
     for notice in await session.start_background():
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
+    budget = BudgetLedger()  # the same core ledger the panel draws, fed by the same events
+    budget.configure(session.provider.model, session.provider.context_window, session.provider.max_output_tokens)
+    session.listeners.append(budget.feed)
+    try:
+        ended = await _consume(session, prompt, out, err)
+    finally:
+        session.listeners.remove(budget.feed)
+    if budget.calls:
+        print(f"[budget] {budget.summary_line()}", file=err, flush=True)
+    return ended
+
+
+async def _consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev.TurnEnded | None:
     ended: ev.TurnEnded | None = None
     at_line_start = True
     async for event in session.run_turn(prompt):

@@ -310,6 +310,10 @@ async def test_a_line_growing_above_the_rows_never_hides_the_last_row(tmp_path) 
             await send(pilot, line)
             await pilot.pause()
             assert len(rows.index.rows) > rows.scrollable_content_region.height or line == "what does the handler do?"
+            if line == "/context":  # it focuses the first row not sent as it is (issue 11): End goes back
+                assert rows.has_focus and rows.cursor is not None
+                await pilot.press("end")
+                await pilot.pause()
             assert last_row_visible(), f"after {line!r}: the last row is hidden"
 
 

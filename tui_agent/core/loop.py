@@ -322,6 +322,8 @@ def event_notice(plan: CompactPlan) -> str:
                     f"{event.ledger_prompts} of your prompts and {event.ledger_files} file paths)")
     if event.masked:
         what.append(f"{event.masked} old tool results were replaced by placeholders")
+    if not what and set(event.kinds) <= {"pin", "exclude", "expand", "cut"}:  # the user's own change
+        return f"Your pins, excludes or expands apply from this call on: {event.line()}. F2 shows what is sent."
     if not what:
         what.append(event.line())
     tail = " F2 shows what is sent; /compact summarises." if event.dropped else " F2 shows what is sent."

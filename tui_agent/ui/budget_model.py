@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
+from tui_agent.core.budget import fmt_usd  # noqa: F401 - the panel's name for it
 from tui_agent.core.compaction import BlockCut, CompactPlan
+from tui_agent.core.compaction.plan import OpKind
 from tui_agent.core.messages import Message, blocks, result_text
 from tui_agent.core.tokens import message_chars, message_tokens
 
@@ -163,46 +165,30 @@ class OutboundView:
             return None
         return self.messages[pos]
 
+    def kind(self, index: int) -> OpKind:
+        """The plan's operation on row `index` (kept, cut, masked, dropped, summarised, pinned, excluded, new)."""
+        if index >= self.history_len:
+            return "new"
+        return self.plan.op(index).kind
 
-@dataclass(frozen=True)
-class Meter:
-    """The meter's numbers: outbound tokens of one call against the model's context window."""
+    def in_cache(self, index: int) -> bool:
+        """Row `index` lies in the prefix the next call reads from the provider's cache."""
+        pos = self.plan.position(index)
+        return pos is not None and pos < self.plan.cached_messages
 
-    label: str
-    window: int
-    reserve: int
-    system: int
-    tools: int
-    messages: int
-    exact_total: int | None = None  # the API's reported usage for this call, when known
-    cache_read: int = 0
-    # Real tokens per estimated token from the last call's usage (1.0: not calibrated). Estimates are
-    # scaled by it, exactly as `Session.calibrated` does, and stay marked ≈.
-    calibration: float = 1.0
-
-    @property
-    def calibrated(self) -> bool:
-        return self.exact_total is None and self.calibration != 1.0
-
-    @property
-    def baseline(self) -> int:
-        return round((self.system + self.tools) * self.calibration)
+    def sent_tokens(self, index: int, memory_tokens: int) -> int:
+        """Tokens of row `index` as sent (0 when not sent): its in-memory size unless cut or masked."""
+        if index >= self.history_len or not self.plan.is_sent(index):
+            return 0
+        if index not in self.plan.cuts and index not in self.plan.masks:
+            return memory_tokens
+        sent = self.sent_message(index)
+        return message_tokens(sent) if sent is not None else memory_tokens
 
     @property
-    def total(self) -> int:
-        if self.exact_total is not None:
-            return self.exact_total
-        return round((self.system + self.tools + self.messages) * self.calibration)
-
-    @property
-    def threshold(self) -> int:
-        """Above this many outbound tokens compaction cuts harder (window less the output reserve)."""
-        return max(self.window - self.reserve, 0)
-
-
-def fmt_usd(amount: float) -> str:
-    """Session cost: cents matter early on, so small amounts keep four decimals."""
-    return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"
+    def ledger_in_cache(self) -> bool:
+        pos = self.plan.ledger_position
+        return pos is not None and pos < self.plan.cached_messages
 
 
 def cache_parts(usage_read: int, usage_written: int, usage_uncached: int) -> tuple[str, int]:

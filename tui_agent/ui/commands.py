@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 UI_COMMANDS: list[tuple[str, str]] = [
     ("/help", "List commands and keys"),
     ("/clear", "Start over: empty history, chat and panel"),
-    ("/context", "Focus the budget panel and count the next call exactly"),
+    ("/context", "Focus the budget panel on the first row not sent as it is; count the next call exactly"),
     ("/theme NAME", "Switch theme (no name lists them)"),
     ("/model NAME", "Switch the model for the next calls"),
     ("/exit", "Quit tui-agent"),
@@ -29,8 +29,9 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/resume", "Continue a saved session of this workspace (a picker; type to filter)"),
 ]
 KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history (or choose a /command) · "
-             "Tab complete /command or /theme name · Esc close the hints or cancel the turn · F2 budget panel (in it: Enter open a row, c exact "
-             "count, Esc back) · Ctrl+P palette · Ctrl+C twice quit")
+             "Tab complete /command or /theme name · Esc close the hints or cancel the turn · F2 budget panel "
+             "(in it: Enter open a row, p pin, x exclude, e expand, c exact count, Esc back) · Ctrl+P palette · "
+             "Ctrl+C twice quit")
 HELP_COLUMN = 18
 
 
@@ -71,6 +72,7 @@ async def run_command(screen: "MainScreen", line: str) -> None:
         await screen.clear_conversation()
     elif name == "/context":
         screen.focus_panel()
+        screen.panel.focus_first_difference()
         screen.panel.action_count_exact()
     elif name == "/theme":
         if not args:
@@ -100,6 +102,8 @@ async def run_command(screen: "MainScreen", line: str) -> None:
         if result is None:
             await chat.add_notice(f"Unknown command {name}. Type /help to see the commands.", "error")
             return
+        if not session.running:  # /compact and other engine commands may change the next request
+            screen.panel.show_next_call()
         if result.text:
             await chat.add_notice(result.text, result.level)
         if result.prompt:

@@ -90,8 +90,7 @@ async def show_restored(screen: "MainScreen", notices) -> None:
     for notice in notices:
         await chat.add_notice(notice.text, notice.level)
     panel.sync_history()
-    for usage in session.usage_history:
-        panel.on_usage(usage)
+    panel.replay_usage(session.usage_history)
     panel.show_next_call()
     screen.update_title()
 

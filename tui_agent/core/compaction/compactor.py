@@ -207,7 +207,9 @@ class Compactor:
             target = self.policy.low_tokens
             if forced:  # asked for now: even a small request gives up its older half
                 target = min(target, int(self.tokens.estimate() / 2))
+            self._event_first_change = first_change
             kinds += self._event(history, newest, call, target)
+            first_change = min(first_change, self._event_first_change)
         if self.tokens.estimate() > self.policy.effective_window:
             kinds += self._emergency(history, newest, call)
             event_reason = event_reason or f"over the {fmt_tokens(self.policy.effective_window)} window"
@@ -486,7 +488,7 @@ class Compactor:
                 self._set_drop(history, until, call, f"over the {fmt_tokens(self.policy.high_tokens)} mark")
                 kinds.append("drop")
         self._dirty = True
-        self._rebuild(history)
+        self._event_first_change = self._rebuild(history)  # compact() reads it: the cached prefix ends there
         return kinds
 
     def _transient(self, history: Sequence[Message], newest: int) -> float:
@@ -610,7 +612,7 @@ class Compactor:
                     self._replace(history, i, self._render_decided(history, i))
                     kinds.append("cut")
         self._dirty = True
-        self._rebuild(history)
+        self._event_first_change = self._rebuild(history)  # compact() reads it: the cached prefix ends there
         return kinds
 
     def _prune_dropped(self) -> None:

@@ -27,6 +27,7 @@ from tui_agent.ui.commands import command_list, run_command
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.chat_pane import ChatPane
 from tui_agent.ui.widgets.command_hints import CommandHints
+from tui_agent.ui.widgets.context_line import ContextLine
 from tui_agent.ui.widgets.history_rows import HistoryRows
 from tui_agent.ui.widgets.prompt_area import PromptArea
 
@@ -62,6 +63,7 @@ class MainScreen(Screen):
             yield BudgetPanel(self.session, id="panel")
         yield CommandHints(id="hints")
         yield PromptArea(id="prompt")
+        yield ContextLine(id="context-line")
         yield Footer()
 
     @property
@@ -112,6 +114,10 @@ class MainScreen(Screen):
 
     def on_budget_panel_cost_changed(self, event: BudgetPanel.CostChanged) -> None:
         self.update_title()
+        self.query_one(ContextLine).text = self.panel.context_text
+
+    def on_budget_panel_changed(self, event: BudgetPanel.Changed) -> None:
+        self.query_one(ContextLine).text = self.panel.context_text
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_BELOW, "-narrow")
@@ -298,4 +304,10 @@ class MainScreen(Screen):
             what = rows.index.rows[event.index].what
             from tui_agent.ui.screens.message_view import MessageScreen  # not needed for the first frame
 
-            self.app.push_screen(MessageScreen(self.session.history, event.index, rows.view, what))
+            self.app.push_screen(MessageScreen(self.session.history, event.index, rows.view, what,
+                                               act=self._act_from_message_view))
+
+    def _act_from_message_view(self, index: int, action: str):
+        """`p` / `x` / `e` in the message view: the same action as in the panel; the view redraws."""
+        note = self.panel.act(index, action)
+        return self.query_one(HistoryRows).view, note

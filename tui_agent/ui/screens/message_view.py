@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from rich.cells import cell_len, chop_cells
 
@@ -76,6 +76,12 @@ class WrappedText(Static):
             self._wrapped_at = width
             self.update(hanging_wrap(self.raw, width))
 
+    def set_text(self, text: str) -> None:
+        """New text (p / x / e changed the outbound form), wrapped at the current width."""
+        self.raw = text
+        self._wrapped_at = self.content_region.width
+        self.update(hanging_wrap(text, self._wrapped_at) if self._wrapped_at > 0 else text)
+
 
 def format_message(message: Message) -> str:
     """A message as readable plain text, one labelled section per block."""
@@ -105,8 +111,12 @@ def outbound_form(history: list[Message], index: int, view: "OutboundView | None
     state = view.state(index)
     op = view.plan.op(index)
     if state == "dropped":
-        return f"{view.label}: {op.kind}", (
-            f"Not sent: {op.reason}. It stays in the history (left) and on screen.")
+        body = f"Not sent: {op.reason}. It stays in the history (left) and on screen."
+        ledger = view.plan.ledger
+        if op.kind in ("dropped", "summarised") and ledger is not None and view.plan.ledger_position is not None:
+            what = "summary" if ledger.summary else "ledger"
+            body += f"\n\nSent in its place, the {what} for #{ledger.start}–#{ledger.covers - 1}:\n\n{ledger.text}"
+        return f"{view.label}: {op.kind}", body
     if state == "new":
         return f"{view.label}: not sent yet", f"Appended after {view.label} went out; the next call sends it."
     sent = view.sent_message(index)
@@ -127,7 +137,8 @@ def outbound_form(history: list[Message], index: int, view: "OutboundView | None
 class MessageScreen(ModalScreen[None]):
     """Full message (left) beside its outbound form (right); Esc closes."""
 
-    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q", "dismiss", "Close"), Binding("p", "act('pin')", "Pin"),
+                Binding("x", "act('exclude')", "Exclude"), Binding("e", "act('expand')", "Expand")]
     DEFAULT_CSS = """
     MessageScreen { align: center middle; background: $background 60%; }
     MessageScreen > #frame { width: 95%; height: 90%; background: $surface; border: thick $primary; }
@@ -138,19 +149,31 @@ class MessageScreen(ModalScreen[None]):
     MessageScreen #outbound-side { border-left: solid $panel; }
     """
 
-    def __init__(self, history: list[Message], index: int, view: "OutboundView | None", what: str) -> None:
+    def __init__(self, history: list[Message], index: int, view: "OutboundView | None", what: str,
+                 act: "Callable[[int, str], tuple[OutboundView | None, str]] | None" = None) -> None:
         super().__init__()
         self.history = history
         self.index = index
         self.view = view
         self.what = strip_controls(what)
+        self.act = act  # pin / exclude / expand in the next request; returns the next call's view
+
+    def action_act(self, action: str) -> None:
+        """`p` / `x` / `e`: act on this message, then show how the next call sends it."""
+        if self.act is None:
+            return
+        self.view, note = self.act(self.index, action)
+        heading, outbound = outbound_form(self.history, self.index, self.view)
+        self.query_one("#outbound-title", Static).update(f"outbound · {heading} · {note}")
+        self.query_one("#outbound-text", WrappedText).set_text(strip_controls(outbound))
 
     def compose(self) -> ComposeResult:
         message = self.history[self.index]
         heading, outbound = outbound_form(self.history, self.index, self.view)
         with Vertical(id="frame"):
             yield Static(Content.assemble(f"#{self.index} {message.get('role')}  ", (self.what, "$text-primary"),
-                                          ("   Esc closes", MUTED)), id="frame-title")
+                                          ("   p pin · x exclude · e expand · Esc closes", MUTED)),
+                         id="frame-title")
             with Horizontal():
                 with Vertical(classes="side", id="history-side"):
                     yield Static(f"history (in memory) · {fmt_k(len(format_message(message)))} chars",
@@ -158,6 +181,6 @@ class MessageScreen(ModalScreen[None]):
                     with VerticalScroll():
                         yield WrappedText(strip_controls(format_message(message)), id="history-text")
                 with Vertical(classes="side", id="outbound-side"):
-                    yield Static(f"outbound · {heading}", classes="side-title", markup=False)
+                    yield Static(f"outbound · {heading}", classes="side-title", markup=False, id="outbound-title")
                     with VerticalScroll():
                         yield WrappedText(strip_controls(outbound), id="outbound-text")

@@ -1,12 +1,11 @@
-"""The budget meter: one call's outbound tokens against the model's context window.
+"""The budget meter: one call's request against the model's context window, cached / new and priced.
 
-Its definition is printed with it, so the numbers cannot be read two ways: outbound = system prompt +
-tool definitions + the (compacted) messages actually sent. The bar shows the baseline, the messages,
-free space, the compaction threshold and the output reserve as separate segments. Estimates carry ≈
-(scaled by the last real usage when the provider reports usage: "calibrated", still ≈); when the API
-reports usage for the call, the exact number replaces the estimate. Below the bar: an exact count on
-demand (`/context` or `c`, beside the estimate it checks) and the last call's cache split, since
-cached input is what makes a long session affordable.
+Its numbers are the core's (`core.budget.CallFigures`, set from above); the meter only draws them. The
+bar splits the request into the prefix the provider reads from its cache and the part it reads new,
+then free space up to the high-water mark (the tick: where compaction starts) and the output reserve.
+Below it: the price of the call (list price, or cache-units when the model has no price), the water
+marks in words, the base broken down like Claude Code's `/context`, and the history beside what is
+sent. Estimates carry ≈; when the API reports usage for the call, its count replaces the estimate.
 """
 
 from __future__ import annotations
@@ -17,7 +16,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui_agent.ui.budget_model import Meter, cache_parts, fmt_k
+from tui_agent.core.budget import CACHE_READ_UNITS, BaseBreakdown, CallFigures, fmt_usd
+from tui_agent.ui.budget_model import cache_parts, fmt_k
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
@@ -25,21 +25,21 @@ if TYPE_CHECKING:
 
 
 class BudgetMeter(Widget):
-    """Headline, optional exact count, segmented bar, segment key, sizes, optional cache split."""
+    """Headline, optional exact count, cached/new bar, key, price, base breakdown, sizes, cache split."""
 
     DEFAULT_CSS = """
     BudgetMeter { height: auto; padding: 0 1; }
     """
 
-    meter: reactive[Meter | None] = reactive(None, layout=True)
+    meter: reactive[CallFigures | None] = reactive(None, layout=True)
+    base: reactive[BaseBreakdown | None] = reactive(None, layout=True)
     history: reactive[tuple[int, int, int]] = reactive((0, 0, 0))  # history tokens, history msgs, sent msgs
     usage: reactive["Usage | None"] = reactive(None, layout=True)  # the last call's API usage
     exact: reactive[Content | None] = reactive(None, layout=True)  # exact count (or why not) for `meter`
 
-    def watch_meter(self, old: Meter | None, new: Meter | None) -> None:
-        """A count belongs to the outbound copy it measured: a new call or preview makes it stale."""
-        if old is None or new is None or (old.label, old.messages, old.system, old.tools) != (
-                new.label, new.messages, new.system, new.tools):
+    def watch_meter(self, old: CallFigures | None, new: CallFigures | None) -> None:
+        """A count belongs to the request it measured: a new call or preview makes it stale."""
+        if old is None or new is None or (old.label, old.messages, old.base) != (new.label, new.messages, new.base):
             self.exact = None
 
     def render(self) -> Content:
@@ -49,39 +49,63 @@ class BudgetMeter(Widget):
         if meter is None:
             return Content.assemble(
                 ("No model call yet.", "bold"), "\n",
-                ("outbound = system + tools + sent messages, per call", MUTED), "\n",
+                ("request = system + tools + sent messages, per call", MUTED), "\n",
                 self.exact or "", "\n",
                 (f"history ≈{fmt_k(history_tokens)} tok · {history_count} msgs", MUTED),
             )
         exact = meter.exact_total is not None
-        total = meter.total
+        total = meter.shown_total
         approx = "" if exact else "≈"
-        percent = total * 100 // meter.window if meter.window else 0
         kind = ("API usage", "$text-success") if exact else (
             ("calibrated", MUTED) if meter.calibrated else ("estimate", MUTED))
         headline = Content.assemble(
             (f"{meter.label} ", "bold"),
             (f"{approx}{total:,}", "bold $text"),
-            f" / {fmt_k(meter.window)} tok ({percent}%) ",
+            f" / {fmt_k(meter.window)} tok ({meter.percent}%) ",
             kind,
         )
         key = Content.assemble(
-            ("■", "$budget-baseline"), f" base {fmt_k(meter.baseline)} ",
-            ("■", "$budget-messages"), f" msgs {approx}{fmt_k(max(total - meter.baseline, 0))} ",
-            ("│", "$budget-threshold"), f" {fmt_k(meter.threshold)} ",
-            ("▒", "$budget-reserve"), f" out {fmt_k(meter.reserve)}",
-        )
-        sizes = Content.assemble(
-            ("history ", MUTED), f"≈{fmt_k(history_tokens)} tok · {history_count} msgs",
-            ("  sent ", MUTED), f"{approx}{fmt_k(max(total - meter.baseline, 0))} · {sent_count} msgs",
+            ("■", "$text-accent"), f" cached {approx}{fmt_k(meter.cached)}  ",
+            ("■", "$budget-messages"), f" new {approx}{fmt_k(meter.new)}  ",
+            ("▒", "$budget-reserve"), f" out {fmt_k(meter.reserve)}", "\n",
+            ("│", "bold $budget-threshold"), f" {meter.water_marks}",
+            (" (high → low water)" if "→" in meter.water_marks else "", MUTED),
         )
         lines = [headline]
         if self.exact is not None:
             lines.append(self.exact)
-        lines += [self._bar(meter, width), key, sizes]
+        lines += [self._bar(meter, width), key, self._price_line(meter), self._base_line(meter),
+                  self._sizes_line(meter, history_tokens, history_count, sent_count)]
         if self.usage is not None:
             lines.append(self._cache_line(self.usage))
         return Content("\n").join(lines)
+
+    @staticmethod
+    def _price_line(meter: CallFigures) -> Content:
+        who = "this call" if meter.call is not None else "next call"
+        if meter.price_usd is not None:
+            return Content.assemble((f"{who} ", MUTED), (f"≈{fmt_usd(meter.price_usd)}", "bold $text-success"),
+                                    (" input, list price", MUTED))
+        units = meter.cache_units
+        return Content.assemble((f"{who} ", MUTED), (f"≈{fmt_k(round(units))} cache-units", "bold"),
+                                (f" (new 1, cached {CACHE_READ_UNITS:g}; no price)", MUTED))
+
+    def _base_line(self, meter: CallFigures) -> Content:
+        base = self.base
+        if base is None:
+            return Content.styled(f"base {fmt_k(meter.base)}: system + tools", MUTED)
+        parts = [f"{name} {fmt_k(tokens)}" for name, tokens in base.parts()]
+        return Content.assemble(("base ", MUTED), (f"≈{fmt_k(base.total)}", "$budget-baseline"),
+                                (": " + " · ".join(parts), MUTED))
+
+    @staticmethod
+    def _sizes_line(meter: CallFigures, history_tokens: int, history_count: int, sent_count: int) -> Content:
+        free = max(meter.window - meter.reserve - meter.shown_total, 0)
+        return Content.assemble(
+            ("history ", MUTED), f"≈{fmt_k(history_tokens)} · {history_count} msgs",
+            (" → sent ", MUTED), f"≈{fmt_k(meter.messages)} · {sent_count} msgs",
+            (" · free ", MUTED), f"{fmt_k(free)}",
+        )
 
     @staticmethod
     def _cache_line(usage: "Usage") -> Content:
@@ -95,25 +119,28 @@ class BudgetMeter(Widget):
         )
 
     @staticmethod
-    def _bar(meter: Meter, width: int) -> Content:
-        """Cells for baseline | messages | free | threshold tick | reserve; every non-zero part gets ≥1 cell."""
+    def _bar(meter: CallFigures, width: int) -> Content:
+        """Cells for cached | new | free | high-water tick | free | reserve; every non-zero part gets ≥1 cell."""
         window = max(meter.window, 1)
 
         def cells(tokens: int) -> int:
             return 0 if tokens <= 0 else max(1, round(tokens * width / window))
 
         reserve = cells(meter.reserve)
-        base = cells(meter.baseline)
-        used = cells(max(meter.total - meter.baseline, 0))
-        over = base + used + reserve + 1 > width
-        if over:  # past the threshold: the used part eats into the reserve, drawn in the threshold colour
-            used = max(width - base, 0)
-            return Content.assemble(("▇" * base, "$budget-baseline"), ("▇" * used, "$budget-threshold"))
-        free = width - base - used - reserve - 1
+        total = meter.shown_total
+        cached = cells(min(meter.cached, total))
+        new = cells(max(total - meter.cached, 0))
+        if cached + new + reserve + 1 > width:  # past the window: the request eats into the reserve
+            new = max(width - cached, 0)
+            return Content.assemble(("▇" * cached, "$text-accent"), ("▇" * new, "$budget-threshold"))
+        free = width - cached - new - reserve - 1
+        high = meter.high or max(meter.window - meter.reserve, 0)
+        tick = min(max(round(high * width / window) - cached - new, 0), free)
         return Content.assemble(
-            ("▇" * base, "$budget-baseline"),
-            ("▇" * used, "$budget-messages"),
-            ("░" * free, "$budget-free"),
+            ("▇" * cached, "$text-accent"),
+            ("▇" * new, "$budget-messages"),
+            ("░" * tick, "$budget-free"),
             ("│", "bold $budget-threshold"),
+            ("░" * (free - tick), "$budget-free"),
             ("▒" * reserve, "$budget-reserve"),
         )

@@ -1,17 +1,19 @@
 """The context-budget panel: the product's signature, beside the chat.
 
-It shows the whole in-memory history and, highlighted, the compacted copy each model call actually
-sends. The panel listens to the turn's events (`CompactionReported` on every call, mid-turn included;
-`Usage` when a real API reports it) and to the end of a turn, when it previews the *next* call. All
-heavy lifting is incremental (see `budget_model`), so an update costs the same at 10,000 messages.
-Usage also feeds the running session cost (title line, and the header through `CostChanged`), shown
-only when the model's price is known. `c` (or `/context`) asks the provider for an exact count of the
-next call in a worker: estimates are cheap and always there, the exact number is a request away.
+It shows the whole in-memory history and, marked row by row, the exact request each model call sends:
+kept, ✂ cut, ▒ masked, dropped, Σ summarised, ● pinned, ⊘ excluded, the ≡ ledger, and a ┃ band over
+the prefix the provider reads from its cache. The figures (per-call totals, cached / new, price, cost,
+events) are the core's `BudgetLedger`, fed by the engine's events before any face sees them (it is a
+Session listener); the panel only draws them. Between turns the ledger holds the *next* call's plan
+(`Session.plan_call()`), so a loaded transcript shows what its first call will send at once.
+
+`p` / `x` / `e` on a row pin, exclude or expand it (outbound only: the history never changes) and the
+next-call plan is redrawn at once. All heavy lifting is incremental (see `budget_model`), so an update
+costs the same at 10,000 messages.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -23,70 +25,92 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.core.providers.base import UsageInfo
-from tui_agent.core.providers.models import cost_usd
-from tui_agent.ui.budget_model import HistoryIndex, Meter, OutboundView, fmt_k, fmt_usd, spark
+from tui_agent.core.budget import BudgetLedger, CallFigures, base_breakdown, first_difference, ledger_tokens
+from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd, spark
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
+from tui_agent.ui.widgets.events_list import NONE_YET, EventsList
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows
 
 if TYPE_CHECKING:
-    from tui_agent.core.compaction import CompactReport
     from tui_agent.core.session import Session
 
 LEGEND = Content.assemble(
-    ("▌", "$budget-bar"), " sent  ", ("dropped", "italic $budget-dropped"), " not sent  ",
-    ("✂", "bold $budget-truncated"), " cut (chars)  ", ("◆", "$budget-protected"), " kept whole  ",
-    ("≈", "bold"), " estimate",
+    ("▌", "$budget-bar"), "sent ", ("◆", "$budget-protected"), "newest ", ("✂", "bold $budget-truncated"), "cut ",
+    ("▒", "bold $text-warning"), "masked ", ("·dropped", "italic $budget-dropped"), " ",
+    ("Σ", "bold $text-secondary"), "summary", "\n",
+    ("●", "bold $text-success"), "pinned ", ("⊘", "bold $text-error"), "excluded ", ("≡", "bold $text-primary"),
+    "ledger ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate", "\n",
+    ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ", ("enter", "bold"), " open · ",
+    ("v", "bold"), " events",
 )
+ACTIONS = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
 
 
 class BudgetPanel(Vertical):
-    """Meter, per-call sparkline, last compaction line, the history rows and a legend."""
+    """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend."""
 
     # Esc leaves the panel: keys typed here would otherwise vanish while the user thinks they type a prompt.
     BINDINGS = [Binding("c", "count_exact", "Exact count"), Binding("escape", "screen.focus_prompt", "Back to prompt")]
     DEFAULT_CSS = """
     BudgetPanel { background: $surface; border-left: tall $panel; }
     BudgetPanel > .panel-title { padding: 0 1; color: $text-primary; background: $panel; }
-    BudgetPanel > #budget-spark { padding: 0 1; height: 1; }
-    BudgetPanel > #budget-compaction { padding: 0 1; height: auto; color: $foreground 78%; }
+    BudgetPanel > #budget-spark { padding: 0 1; height: auto; }
     BudgetPanel > #budget-columns { padding: 0 0 0 1; height: 1; color: $foreground 78%; text-style: bold; }
+    BudgetPanel > #budget-ledger-row { padding: 0 0 0 1; height: 1; background: $budget-outbound; display: none; }
+    BudgetPanel > #budget-ledger-row.-shown { display: block; }
+    BudgetPanel > #budget-reason { padding: 0 1; height: auto; max-height: 3; color: $foreground 78%;
+                                   border-top: hkey $panel; }
     BudgetPanel > #budget-legend { padding: 0 1; height: auto; color: $foreground 78%; border-top: hkey $panel; }
     """
 
-    def __init__(self, session: "Session", **kwargs) -> None:
+    def __init__(self, session: "Session", ledger: BudgetLedger | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.session = session
+        self.ledger = ledger if ledger is not None else BudgetLedger()
+        self.ledger.configure(session.provider.model, session.provider.context_window,
+                              session.provider.max_output_tokens)
         self.index = HistoryIndex(workspace=session.workspace)
-        self.calls: dict[int, int] = {}  # call number → outbound tokens (estimate, or API usage)
-        self.exact_calls: set[int] = set()  # calls whose number came from the API's usage report
-        self._meter_call: int | None = None
-        self._last_compaction: str = ""
-        self.cost: float = 0.0  # USD over the calls that reported usage, at list price
-        self.unpriced_calls = 0  # calls whose model has no known price: the total is then unknown
+        self._listening = False
+        self._pending_event = None
 
     class CostChanged(Message):
         """The running session cost changed (the screen shows it in the header)."""
+
+    class Changed(Message):
+        """The figures changed (the one-line context meter redraws)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="budget-title", classes="panel-title")
         yield BudgetMeter(id="budget-meter")
         yield Static("", id="budget-spark")
-        yield Static("", id="budget-compaction")
+        yield EventsList(id="budget-events")
         yield Static("", id="budget-columns", markup=False)
+        yield Static("", id="budget-ledger-row")
         yield HistoryRows(self.index, id="budget-rows")
+        yield Static("", id="budget-reason")
         yield Static(LEGEND, id="budget-legend")
 
     def on_mount(self) -> None:
+        if self.ledger.feed not in self.session.listeners:  # fed by the engine before any face sees it
+            self.session.listeners.append(self.ledger.feed)
+            self._listening = True
         self._render_title()
         self.sync_history()
         self._render_spark()
-        self._render_compaction()
+        self._render_events()
+        self._render_reason(None)
+        if self.session.history:  # --transcript, a resume: the first call's plan before any call
+            self.show_next_call()
+
+    def on_unmount(self) -> None:
+        if self._listening and self.ledger.feed in self.session.listeners:
+            self.session.listeners.remove(self.ledger.feed)
 
     def on_resize(self) -> None:
         self._render_columns()
         self._render_spark()
+        self._render_ledger_row()
 
     @property
     def rows(self) -> HistoryRows:
@@ -96,74 +120,121 @@ class BudgetPanel(Vertical):
     def meter(self) -> BudgetMeter:
         return self.query_one(BudgetMeter)
 
-    # -- event entry points ----------------------------------------------------------------------
+    @property
+    def events(self) -> EventsList:
+        return self.query_one(EventsList)
+
+    @property
+    def calls(self) -> dict[int, int]:
+        return self.ledger.calls
+
+    # -- event entry points (the ledger already has the event: these only draw) --------------------
     def sync_history(self) -> None:
         """Pick up appended messages (cheap: only new ones are described and estimated)."""
         reset = self.index.sync(self.session.history)
         if reset:
-            self.calls.clear()
-            self.exact_calls.clear()
-            self._meter_call = None
-            self._last_compaction = ""
+            if self.ledger.calls and not self.session.history:
+                self.ledger.reset()
+            self._pending_event = None
             self.rows.show_view(None)
             self.meter.meter = None
             self.meter.usage = None
-            self.cost, self.unpriced_calls = 0.0, 0
             self._render_title()
             self.post_message(self.CostChanged())
             self._render_spark()
-            self._render_compaction()
+            self._render_events()
+            self._render_ledger_row()
         self.rows.rows_changed(reset)
         self._render_columns()
         self._update_sizes()
 
     def on_compaction(self, event: ev.CompactionReported) -> None:
         """A model call is about to go out: show exactly what it sends."""
+        if event.call not in self.ledger.calls:  # not heard as a listener (a bench or a test drives us)
+            self.ledger.feed(event)
         self.sync_history()
-        report = event.report
-        view = OutboundView.from_report(report, event.history_len, f"call #{event.call}", event.messages)
+        view = OutboundView.from_report(event.plan, event.history_len, f"call #{event.call}", event.messages)
         self.rows.show_view(view)
-        self._meter_call = event.call
-        self.meter.meter = self._meter(f"Call #{event.call}", report, event.system_tokens, event.tools_tokens)
-        self.calls[event.call] = event.outbound_tokens
-        if report.event is not None and report.event.major:
-            self._last_compaction = report.event.line()
-        elif report.changed:
-            self._last_compaction = f"call #{event.call}: {report.summary()}"
+        self.meter.meter = self.ledger.current
+        self._pending_event = None
         self._update_sizes()
         self._render_spark()
-        self._render_compaction()
+        self._render_events()
+        self._render_ledger_row()
+        self._render_reason(self.rows.cursor)
+        self.post_message(self.Changed())
 
     def on_usage(self, usage: ev.Usage) -> None:
         """The API's own count replaces the estimate for that call (a summary call only adds its cost)."""
-        if usage.purpose == "summary":
-            self._add_cost(usage)
-            return
-        self.calls[usage.call] = usage.context_tokens
-        self.exact_calls.add(usage.call)
-        meter = self.meter.meter
-        if meter is not None and usage.call == self._meter_call:
-            self.meter.meter = replace(meter, exact_total=usage.context_tokens, cache_read=usage.cache_read_input_tokens)
-        self.meter.usage = usage
-        self._add_cost(usage)
-        self._render_spark()
-
-    def _add_cost(self, usage: ev.Usage) -> None:
-        cost = cost_usd(self.session.provider.model, UsageInfo(
-            usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens))
-        if cost is None:
-            self.unpriced_calls += 1
-        else:
-            self.cost += cost
+        if usage.purpose != "summary":
+            self.meter.meter = self.ledger.current
+            self.meter.usage = self.ledger.usage
+            self._render_spark()
         self._render_title()
+        self.post_message(self.CostChanged())
+        self.post_message(self.Changed())
+
+    def replay_usage(self, usages: list[ev.Usage]) -> None:
+        """A resumed session's recorded usage: priced again into the ledger (not heard live)."""
+        for usage in usages:
+            self.ledger.feed(usage)
+        self.meter.usage = self.ledger.usage
+        self._render_title()
+        self._render_spark()
         self.post_message(self.CostChanged())
 
     @property
     def cost_text(self) -> str:
         """"$0.0123" once a priced call reported usage; "" while unknown (no usage, or no price)."""
-        if self.unpriced_calls or not self.meter.usage:
-            return ""
-        return fmt_usd(self.cost)
+        return fmt_usd(self.ledger.cost) if self.ledger.cost_known else ""
+
+    @property
+    def context_text(self) -> str:
+        return self.ledger.context_line()
+
+    # -- acting on a row (outbound only) -----------------------------------------------------------
+    def on_history_rows_acted(self, event: HistoryRows.Acted) -> None:
+        event.stop()
+        self.act(event.index, event.action)
+
+    def act(self, index: int, action: str) -> str:
+        """Toggle pin / exclude / expand of message `index` in the next request; returns what happened."""
+        if self.session.running:
+            note = "A turn is running: pin, exclude and expand apply once it ends."
+            self.query_one("#budget-reason", Static).update(Content.styled(note, "$text-warning"))
+            return note
+        view = self.rows.view
+        plan = view.plan if view is not None else None
+        if action == "pin":
+            on = plan is None or index not in plan.pins
+            self.session.pin(index, on)
+        elif action == "exclude":
+            on = plan is None or index not in plan.excluded
+            self.session.exclude(index, on)
+        else:
+            on = plan is None or (index, 0) not in plan.expanded
+            self.session.expand(index, on)
+        self.show_next_call()
+        kind = self.rows.view.kind(index) if self.rows.view is not None else "new"
+        note = f"#{index} {ACTIONS[action] if on else 'un' + ACTIONS[action]}: next call sends it as {kind}"
+        self._render_reason(index, lead=note)
+        return note
+
+    def focus_first_difference(self) -> int | None:
+        """`/context`: the first row the request does not send as it is in the history."""
+        self.show_next_call()
+        view = self.rows.view
+        index = first_difference(view.plan) if view is not None else None
+        if index is not None and index < len(self.index.rows):
+            self.rows.cursor = index
+        return index
+
+    def on_history_rows_events_wanted(self, event: HistoryRows.EventsWanted) -> None:
+        event.stop()
+        self.events.take_focus()
+
+    def on_history_rows_moved(self, event: HistoryRows.Moved) -> None:
+        self._render_reason(event.index)
 
     # -- exact count on demand -------------------------------------------------------------------
     def action_count_exact(self) -> None:
@@ -179,7 +250,7 @@ class BudgetPanel(Vertical):
         self._count_exact(self.meter.meter)
 
     @work(group="count", exclusive=True, exit_on_error=False)
-    async def _count_exact(self, shown: Meter | None) -> None:
+    async def _count_exact(self, shown: CallFigures | None) -> None:
         try:
             exact = await self.session.count_next_tokens()
         except Exception as error:  # noqa: BLE001 - ProviderError or a transport failure: show it
@@ -197,27 +268,28 @@ class BudgetPanel(Vertical):
             self.meter.exact = note
 
     def show_next_call(self) -> None:
-        """Between turns: preview what the next call would send (the same compaction, not yet run)."""
+        """Between turns: the next call's plan (the same compactor, not yet run), via the core ledger."""
         self.sync_history()
         if not self.session.history:
             return
         result = self.session.plan_call()
-        system, tools = self.session.baseline_tokens()
+        base = base_breakdown(self.session)
+        self.ledger.configure(self.session.provider.model, self.session.provider.context_window,
+                              self.session.provider.max_output_tokens)
+        figures = self.ledger.preview(result, base.total, self.index.total_tokens)
         self.rows.show_view(OutboundView.from_report(result.plan, len(self.session.history), "next call",
                                                      result.messages))
-        self._meter_call = None
-        self.meter.meter = self._meter("Next call", result.report, system, tools)
+        self.meter.base = base
+        self.meter.meter = figures
+        event = result.plan.event
+        self._pending_event = event if event is not None and event.major else None
         self._update_sizes()
+        self._render_events()
+        self._render_ledger_row()
+        self._render_reason(self.rows.cursor)
+        self.post_message(self.Changed())
 
-    # -- helpers ---------------------------------------------------------------------------------
-    def _meter(self, label: str, report: "CompactReport", system: int, tools: int) -> Meter:
-        provider = self.session.provider
-        raw = system + tools + report.tokens_after
-        # the engine's estimate is already calibrated on real usage: the meter shows it as the total
-        calibration = report.estimated_tokens / raw if provider.reports_usage and raw else 1.0
-        return Meter(label, provider.context_window, provider.max_output_tokens, system, tools, report.tokens_after,
-                     calibration=calibration)
-
+    # -- drawing helpers --------------------------------------------------------------------------
     def _render_title(self) -> None:
         cost = self.cost_text
         title = Content.styled("Context budget", "bold")
@@ -233,25 +305,99 @@ class BudgetPanel(Vertical):
     def _render_columns(self) -> None:
         digits = max(3, len(str(max(len(self.index.rows) - 1, 0))))
         width = self.rows.scrollable_content_region.width or 40
-        head = f" {'#':>{digits}} role what"
-        tail = f"{'≈tok':>{TOKENS_CELLS}} {'size':<{BAR_CELLS}}"
+        head = f"  {'#':>{digits}} role what"
+        tail = f"{'mem':>{TOKENS_CELLS}} {'sent':>{TOKENS_CELLS}} {'tok':<{BAR_CELLS}}"
         self.query_one("#budget-columns", Static).update(head.ljust(max(width - len(tail) - 1, len(head) + 1)) + tail)
 
+    def _render_ledger_row(self) -> None:
+        """The ledger stands for the dropped span in the request: a row of its own above the history."""
+        widget = self.query_one("#budget-ledger-row", Static)
+        view = self.rows.view
+        plan = view.plan if view is not None else None
+        shown = plan is not None and plan.ledger is not None and plan.ledger_position is not None
+        widget.set_class(shown, "-shown")
+        if not shown:
+            return
+        ledger = plan.ledger
+        tokens = ledger_tokens(plan, view.messages)
+        what = "summary" if ledger.summary else "ledger"
+        text = (f"{what} for #{ledger.start}–#{ledger.covers - 1}: {len(ledger.prompts)} prompts, "
+                f"{len(ledger.files)} files")
+        width = max(self.rows.scrollable_content_region.width, 30)
+        tail = f"{'':>{TOKENS_CELLS}} {fmt_k(tokens):>{TOKENS_CELLS}} {'':<{BAR_CELLS}}"
+        room = max(width - 2 - len(tail), 4)
+        text = text if len(text) <= room else text[: room - 1] + "…"
+        widget.update(Content.assemble(("┃" if view.ledger_in_cache else " ", "bold $text-accent"),
+                                       ("≡", "bold $text-primary"), (text.ljust(room), "$text-primary"),
+                                       (tail, MUTED)))
+
+    def _render_reason(self, index: int | None, lead: str = "") -> None:
+        """The plan's words for the selected row (why it is sent, cut, masked, dropped...)."""
+        widget = self.query_one("#budget-reason", Static)
+        view = self.rows.view
+        if index is None or view is None or index >= len(self.index.rows):
+            widget.update(Content.styled(lead or "↑/↓ on a row: why it is sent as it is", MUTED))
+            return
+        op = view.plan.op(index) if index < view.history_len else None
+        kind = op.kind if op is not None else "new"
+        reason = op.reason if op is not None else "added after this call; the next call sends it"
+        cached = " · in the cached prefix" if view.in_cache(index) else ""
+        parts = [(f"#{index} {kind}: ", "bold"), reason + cached]
+        if lead:
+            parts = [(lead, "$text-success"), "\n", *parts]
+        widget.update(Content.assemble(*parts))
+
     def _render_spark(self) -> None:
-        values = [self.calls[k] for k in sorted(self.calls)]
+        calls = self.ledger.calls
+        values = [calls[k] for k in sorted(calls)]
         widget = self.query_one("#budget-spark", Static)
         if not values:
             widget.update(Content.styled("calls: none yet", MUTED))
             return
         label = f"calls {len(values)} "
         peak = f" peak {fmt_k(max(values))}"
-        last = max(self.calls)
-        if last in self.exact_calls:  # the real number for the last call, beside the estimate of the next
-            peak += f" · last {self.calls[last]:,} API"
+        last = max(calls)
+        if last in self.ledger.exact_calls:  # the real number for the last call, beside the estimate of the next
+            peak += f" · last {calls[last]:,} API"
         room = max(self.size.width - 2 - len(label) - len(peak), 4)
-        widget.update(Content.assemble((label, MUTED), (spark(values, room), "$budget-messages"),
-                                       (peak, MUTED)))
+        keys = sorted(calls)[-room:]
+        line = spark([calls[k] for k in keys], room)
+        ticks = "".join("╵" if k in self.ledger.event_calls else " " for k in keys)
+        parts: list = [(label, MUTED), (line, "$budget-messages"), (peak, MUTED)]
+        if "╵" in ticks:
+            parts += ["\n", (" " * len(label), MUTED), (ticks, "bold $budget-truncated"),
+                      (f" {len(self.ledger.major_events)} compaction event{'s' * (len(self.ledger.major_events) != 1)}", MUTED)]
+        widget.update(Content.assemble(*parts))
 
-    def _render_compaction(self) -> None:
-        text = self._last_compaction or "no compaction yet: every message is sent whole"
-        self.query_one("#budget-compaction", Static).update(Content(text))
+    def _render_events(self) -> None:
+        pending = self._pending_event
+        entry = None
+        if pending is not None and self.ledger.current_plan is not None:
+            from tui_agent.core.budget import EventEntry
+
+            entry = EventEntry(pending, self.ledger.current_plan, self.ledger.current_messages,
+                               self.ledger.last_plan, self.ledger.last_messages)
+        plan = self.ledger.current_plan
+        empty = NONE_YET
+        if self.ledger.routine_cuts:
+            cuts = self.ledger.routine_cuts
+            empty = (f"no compaction event yet: {cuts} read result{'s' * (cuts != 1)} cut to their head "
+                     "(routine; the cached prefix stays)")
+        elif plan is not None and plan.changed and plan.event is None and not self.ledger.events:
+            cut = sum(len(v) for v in plan.cuts.values())  # a strategy without events (v1, seed)
+            empty = (f"{plan.mode} compaction: {plan.dropped_count} older messages not sent, {cut} results cut "
+                     f"· {fmt_k(plan.message_tokens_before)} → {fmt_k(plan.message_tokens_after)} tok")
+        self.events.show(self.ledger.major_events, pending, entry, empty)
+
+    def on_events_list_opened(self, event: EventsList.Opened) -> None:
+        from tui_agent.ui.screens.event_view import EventScreen  # not needed for the first frame
+
+        rows = self.index.rows
+
+        def describe(i: int) -> str:
+            return rows[i].what if 0 <= i < len(rows) else ""
+
+        self.app.push_screen(EventScreen(event.entry, describe))
+
+
+__all__ = ["BudgetPanel", "SPARK"]

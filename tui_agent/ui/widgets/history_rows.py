@@ -23,11 +23,27 @@ from textual.strip import Strip
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import HistoryIndex, OutboundView, Row, fmt_k
 
-BAR_CELLS = 5
+BAR_CELLS = 4
 BAR_GLYPHS = " ▏▎▍▌▋▊▉█"
-TOKENS_CELLS = 6
+TOKENS_CELLS = 5  # fmt_k is at most five cells (12.4k, 124k, 1.2M)
 # "tool_result Read 12.3k" / "tool_result Read +1 12.3k error": the size a ✂ mark restates, and the tag it keeps.
 _RESULT_SIZE = re.compile(r"^(?P<head>tool_result .+?) (?P<size>\S+)(?P<error> error)?$")
+MIN_SCALE = 4096  # a bar's full width stands for at least this many tokens: 6 tokens draw no half-cell
+# The plan's operation → (mark, component style); a row in the cached prefix also gets "┃" on the left.
+MARKS = {
+    "kept": ("▌", "bar"),
+    "cut": ("✂", "truncated"),
+    "masked": ("▒", "masked"),
+    "dropped": ("·", ""),
+    "summarised": ("Σ", "summarised"),
+    "pinned": ("●", "pinned"),
+    "excluded": ("⊘", "excluded"),
+    "new": (" ", ""),
+}
+SENT_KINDS = frozenset({"kept", "cut", "masked", "pinned"})
+NOT_SENT_KINDS = frozenset({"dropped", "summarised", "excluded"})
+EXTRA = {"masked": (" ▒ placeholder", "masked"), "pinned": (" ● pinned", "pinned"),
+         "excluded": (" ⊘ excluded", "excluded"), "summarised": (" Σ in summary", "summarised")}
 
 
 class HistoryRows(ScrollView, can_focus=True):
@@ -41,6 +57,11 @@ class HistoryRows(ScrollView, can_focus=True):
         "history-rows--cursor",
         "history-rows--bar",
         "history-rows--muted",
+        "history-rows--cached",
+        "history-rows--masked",
+        "history-rows--pinned",
+        "history-rows--excluded",
+        "history-rows--summarised",
     }
     DEFAULT_CSS = """
     HistoryRows { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; background: $surface; }
@@ -51,6 +72,11 @@ class HistoryRows(ScrollView, can_focus=True):
     HistoryRows > .history-rows--cursor { background: $budget-cursor; text-style: bold; }
     HistoryRows > .history-rows--bar { color: $budget-bar; }
     HistoryRows > .history-rows--muted { color: $foreground 78%; }
+    HistoryRows > .history-rows--cached { color: $text-accent; text-style: bold; }
+    HistoryRows > .history-rows--masked { color: $text-warning; text-style: bold; }
+    HistoryRows > .history-rows--pinned { color: $text-success; text-style: bold; }
+    HistoryRows > .history-rows--excluded { color: $text-error; text-style: bold; }
+    HistoryRows > .history-rows--summarised { color: $text-secondary; text-style: bold; }
     """
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False),
@@ -60,6 +86,10 @@ class HistoryRows(ScrollView, can_focus=True):
         Binding("home", "first", show=False),
         Binding("end", "last", show=False),
         Binding("enter", "open", "Show message"),
+        Binding("p", "act('pin')", "Pin"),
+        Binding("x", "act('exclude')", "Exclude"),
+        Binding("e", "act('expand')", "Expand"),
+        Binding("v", "events", "Events"),
     ]
 
     cursor: reactive[int | None] = reactive(None, repaint=False)
@@ -68,6 +98,21 @@ class HistoryRows(ScrollView, can_focus=True):
         """A row was chosen: show message `index` in full beside its outbound form."""
 
         def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    class Acted(Message):
+        """`p`, `x` or `e` on a row: pin / exclude / expand message `index` (toggled) in the next request."""
+
+        def __init__(self, index: int, action: str) -> None:
+            super().__init__()
+            self.index = index
+            self.action = action
+
+    class Moved(Message):
+        """The cursor moved to row `index`: the panel shows the plan's reason for it."""
+
+        def __init__(self, index: int | None) -> None:
             super().__init__()
             self.index = index
 
@@ -132,57 +177,63 @@ class HistoryRows(ScrollView, can_focus=True):
             self._cache.clear()
             self._cache_width = width
         view = self.view
-        state = view.state(i) if view is not None else "new"
+        kind = view.kind(i) if view is not None else "new"
         cuts = view.truncated.get(i, ()) if view is not None else ()
-        protected = view is not None and i in view.protected and state == "sent"
-        key = (i, state, cuts, protected, self.cursor == i)
+        cached = view is not None and view.in_cache(i)
+        protected = view is not None and kind == "kept" and i in view.protected
+        sent = view.sent_tokens(i, rows[i].tokens) if view is not None else 0
+        key = (i, kind, cuts, cached, protected, sent, self.cursor == i)
         strip = self._cache.get(key)
         if strip is None:
             if len(self._cache) > 4000:
                 self._cache.clear()
-            strip = self._draw(rows[i], width, state, cuts, protected, self.cursor == i)
+            strip = self._draw(rows[i], width, kind, cuts, cached, protected, sent, self.cursor == i)
             self._cache[key] = strip
         return strip
 
-    def _draw(self, row: Row, width: int, state: str, cuts: tuple, protected: bool, cursor: bool) -> Strip:
+    def _style(self, name: str):
+        return self.get_component_rich_style(f"history-rows--{name}", partial=True)
+
+    def _draw(self, row: Row, width: int, kind: str, cuts: tuple, cached: bool, protected: bool, sent: int,
+              cursor: bool) -> Strip:
         base = self.rich_style
-        if state == "sent":
-            base = base + self.get_component_rich_style("history-rows--sent", partial=True)
+        is_sent = kind in SENT_KINDS
+        if is_sent:
+            base = base + self._style("sent")
         if cursor:
-            base = base + self.get_component_rich_style("history-rows--cursor", partial=True)
-        text = base
-        if state == "dropped":
-            text = base + self.get_component_rich_style("history-rows--dropped", partial=True)
-        muted = text + self.get_component_rich_style("history-rows--muted", partial=True) if state != "dropped" else text
-        cut_style = text + self.get_component_rich_style("history-rows--truncated", partial=True)
-        digits = max(3, len(str(len(self.index.rows) - 1)))
-        mark, mark_style = " ", text
-        if state == "sent":
-            mark, mark_style = "▌", base + self.get_component_rich_style("history-rows--bar", partial=True)
+            base = base + self._style("cursor")
+        text = base + self._style("dropped") if kind in NOT_SENT_KINDS else base
+        muted = text if kind in NOT_SENT_KINDS else text + self._style("muted")
+        mark, mark_name = MARKS.get(kind, (" ", ""))
         if protected:
-            mark, mark_style = "◆", base + self.get_component_rich_style("history-rows--protected", partial=True)
-        if cuts:
-            mark, mark_style = "✂", cut_style
+            mark, mark_name = "◆", "protected"
+        mark_style = base + self._style(mark_name) if mark_name else text
+        cache_style = base + self._style("cached")
+        digits = max(3, len(str(len(self.index.rows) - 1)))
         head = f"{row.index:>{digits}} {row.role:<4} "
-        tail_width = TOKENS_CELLS + 1 + BAR_CELLS
-        what_width = max(width - 1 - len(head) - tail_width, 4)
+        tail_width = TOKENS_CELLS * 2 + 2 + BAR_CELLS
+        what_width = max(width - 2 - len(head) - tail_width, 4)
         what = strip_controls(row.what)  # previews quote files and model text
-        cut_text = ""
-        if cuts:
+        extra, extra_name = "", "truncated"
+        if cuts and kind == "cut":
             original = sum(c.original_chars for c in cuts)
             kept = sum(c.kept_chars for c in cuts)
             if row.tool_label:
                 what = _without_size(what)  # the ✂ mark gives the size; an error tag stays
-            cut_text = f" ✂ {fmt_k(original)} → {fmt_k(kept)}"
-        what, cut_text = _fit(what, cut_text, what_width)
-        pad = " " * max(what_width - cell_len(what) - cell_len(cut_text), 0)  # cells: an emoji is two
-        tokens = f"{fmt_k(row.tokens):>{TOKENS_CELLS}} "
-        bar_style = text if state == "dropped" else base + self.get_component_rich_style("history-rows--bar", partial=True)
+            extra = f" ✂ {fmt_k(original)} → {fmt_k(kept)}"
+        elif kind in EXTRA:
+            extra, extra_name = EXTRA[kind]
+        what, extra = _fit(what, extra, what_width)
+        pad = " " * max(what_width - cell_len(what) - cell_len(extra), 0)  # cells: an emoji is two
+        sent_text = fmt_k(sent) if is_sent else "–"
+        tokens = f"{fmt_k(row.tokens):>{TOKENS_CELLS}} {sent_text:>{TOKENS_CELLS}} "
+        bar_style = text if not is_sent else base + self._style("bar")
         segments = [
+            Segment("┃" if cached else " ", cache_style),
             Segment(mark, mark_style),
             Segment(head, muted),
             Segment(what, text),
-            Segment(cut_text, cut_style),
+            Segment(extra, text + self._style(extra_name)),
             Segment(pad, text),
             Segment(tokens, muted),
             Segment(_bar(row.tokens, self._scale), bar_style),
@@ -196,6 +247,7 @@ class HistoryRows(ScrollView, can_focus=True):
                 self.refresh_lines(line)
         if new is not None:
             self.scroll_to_region_line(new)
+        self.post_message(self.Moved(new))
 
     def on_focus(self) -> None:
         """Focused, the panel always shows the row its keys act on: the newest one, to begin with."""
@@ -225,6 +277,16 @@ class HistoryRows(ScrollView, can_focus=True):
         if self.index.rows:
             self.cursor = len(self.index.rows) - 1
 
+    class EventsWanted(Message):
+        """`v`: the keyboard goes to the events list (it is off the Tab cycle, like the tool cards)."""
+
+    def action_events(self) -> None:
+        self.post_message(self.EventsWanted())
+
+    def action_act(self, action: str) -> None:
+        if self.cursor is not None:
+            self.post_message(self.Acted(self.cursor, action))
+
     def action_open(self) -> None:
         if self.cursor is not None:
             self.post_message(self.Opened(self.cursor))
@@ -237,8 +299,9 @@ class HistoryRows(ScrollView, can_focus=True):
 
 
 def _scale_for(max_tokens: int) -> int:
-    """Bars scale to the next power of two above the largest row, so the scale (and cache) rarely moves."""
-    scale = 64
+    """Bars scale to the next power of two above the largest row, so the scale (and cache) rarely moves;
+    never below `MIN_SCALE`, so a tiny session's 6-token rows draw nothing rather than a half-cell."""
+    scale = MIN_SCALE
     while scale < max_tokens:
         scale *= 2
     return scale
@@ -246,8 +309,6 @@ def _scale_for(max_tokens: int) -> int:
 
 def _bar(tokens: int, scale: int) -> str:
     eighths = min(round(tokens * BAR_CELLS * 8 / scale), BAR_CELLS * 8)
-    if tokens > 0:
-        eighths = max(eighths, 1)
     full, rest = divmod(eighths, 8)
     return ("█" * full + (BAR_GLYPHS[rest] if rest else "")).ljust(BAR_CELLS)
 

@@ -1,0 +1,173 @@
+"""The core budget ledger: the figures every face shows, fed by engine events (no Textual here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_agent.core import events as ev
+from tui_agent.core.budget import BudgetLedger, base_breakdown, first_difference, ledger_tokens, request_diff
+from tui_agent.core.compaction import Compactor, CompactPolicy
+from tui_agent.core.messages import tool_result_block, user_text
+from tui_agent.core.providers.base import UsageInfo
+from tui_agent.core.providers.models import cost_usd
+from tui_agent.core.providers.scripted import ScriptedProvider
+from tui_agent.core.session import Session
+from tui_agent.core.system_prompt import build_system_prompt
+from tui_agent.core.tokens import message_tokens
+from tui_agent.core.tools import ToolRegistry, builtin_tools
+
+PRICED = "claude-sonnet-4-5"
+
+
+def long_turn(rounds: int, size: int = 12_000) -> list[dict]:
+    history = [user_text("port the whole project")]
+    for i in range(rounds):
+        history.append({"role": "assistant", "content": [
+            {"type": "text", "text": f"step {i}"},
+            {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"file_path": f"src/f{i}.py"}}]})
+        history.append({"role": "user", "content": [tool_result_block(f"t{i}", f"{i}:" + "x" * size)]})
+    return history
+
+
+def calls_until_drop(compactor: Compactor, history: list[dict]):
+    """Compact growing prefixes of `history` until an event drops messages: (previous, dropping) results."""
+    previous = None
+    for length in range(3, len(history) + 1, 2):
+        result = compactor.compact(history[:length])
+        if result.plan.event is not None and "drop" in result.plan.event.kinds:
+            return previous, result
+        previous = result
+    raise AssertionError("no drop event in the whole history")
+
+
+def test_a_drop_event_reports_the_cached_prefix_it_really_keeps():
+    """Before the fix an event's plan kept the previous request's length as its cached prefix, so the
+    panel drew the cache band over messages the event had just rewritten."""
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    previous, dropping = calls_until_drop(compactor, long_turn(100))
+    same = 0
+    while (same < min(len(previous.messages), len(dropping.messages))
+           and previous.messages[same] == dropping.messages[same]):
+        same += 1
+    assert dropping.plan.cached_messages == same < len(previous.messages)
+
+
+def _report(call: int, result, base: int = 1000) -> ev.CompactionReported:
+    return ev.CompactionReported(call, result.plan, result.plan.history_len, base // 2, base - base // 2,
+                                 result.messages)
+
+
+def test_ledger_splits_each_call_into_cached_and_new_and_prices_it():
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000, enabled=True))
+    compactor.set_baseline(1000)
+    history = long_turn(3, size=500)
+    ledger = BudgetLedger()
+    ledger.configure(PRICED, 200_000, 8_000)
+    first = compactor.compact(history[:3])
+    ledger.feed(_report(1, first))
+    one = ledger.current
+    assert one.cached == 0 and one.new == one.total  # nothing was cached before the first call
+    ledger.feed(ev.Usage(1, input_tokens=1500, output_tokens=20))
+    second = compactor.compact(history[:5])
+    ledger.feed(_report(2, second))
+    two = ledger.current
+    assert two.cached_messages == second.plan.cached_messages == 3
+    assert two.cached + two.new == two.total and two.cached > two.new > 0
+    new_raw = sum(message_tokens(m) for m in second.messages[3:])
+    assert abs(two.new - new_raw * two.total / (1000 + second.plan.message_tokens_after)) <= 1
+    assert two.price_usd == cost_usd(PRICED, UsageInfo(0, 0, two.new, two.cached))
+    usage = ev.Usage(2, input_tokens=300, output_tokens=40, cache_read_input_tokens=1600)
+    ledger.feed(usage)
+    assert ledger.current.exact_total == 1900 and ledger.current.cached == 1600  # the API's own split
+    assert ledger.calls == {1: 1500, 2: 1900} and ledger.exact_calls == {1, 2}
+    expected = cost_usd(PRICED, UsageInfo(1500, 20)) + cost_usd(PRICED, UsageInfo(300, 40, 0, 1600))
+    assert abs(ledger.cost - expected) < 1e-12 and ledger.cost_known
+    assert ledger.context_line() == f"ctx {1900 * 100 // 200_000}% · ${ledger.cost:.4f}"
+    ledger.feed(ev.SessionCleared(5))
+    assert ledger.calls == {} and ledger.current is None and ledger.model == PRICED
+
+
+def test_unpriced_model_gives_cache_units_and_no_session_cost():
+    compactor = Compactor(CompactPolicy(context_window=100_000, max_output_tokens=8_000, enabled=True))
+    ledger = BudgetLedger()
+    ledger.configure("some-local-model", 100_000, 8_000)
+    ledger.feed(_report(1, compactor.compact(long_turn(1, size=400))))
+    ledger.feed(ev.Usage(1, input_tokens=900, output_tokens=10))
+    figures = ledger.current
+    assert figures.price_usd is None and not ledger.cost_known
+    assert figures.cache_units == figures.new + figures.cached * 0.1
+    assert "cache-units" in ledger.price_text(figures) and "$" not in ledger.context_line()
+
+
+def test_events_carry_their_loss_report_and_request_diff():
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    history = long_turn(100)
+    ledger = BudgetLedger()
+    ledger.configure(PRICED, 60_000, 8_000)
+    call = 0
+    for length in range(3, len(history) + 1, 2):
+        call += 1
+        ledger.feed(_report(call, compactor.compact(history[:length])))
+        if any("drop" in e.event.kinds for e in ledger.events):
+            break
+    entry = next(e for e in ledger.events if "drop" in e.event.kinds)
+    assert entry.line.startswith(f"call {entry.event.call} · ") and "dropped" in entry.line
+    changes = request_diff(entry)
+    removed = [c.index for c in changes if c.kind == "removed"]
+    assert removed and set(removed) <= set(entry.event.loss.left_request)
+    assert any(c.kind == "added" and c.index is None for c in changes)  # the ledger joined the request
+    assert ledger_tokens(entry.plan, entry.messages) == message_tokens(entry.messages[entry.plan.ledger_position])
+    first = first_difference(entry.plan)
+    assert first is not None and not entry.plan.is_sent(first) or first in entry.plan.cuts
+    assert all(entry.plan.op(i).kind == "kept" for i in range(first))
+
+
+def test_base_breakdown_names_each_part_of_the_system_prompt_and_tools(tmp_path: Path):
+    (tmp_path / "AGENTS.md").write_text("Always run the tests.\n" * 40, encoding="utf-8")
+
+    class McpTool(builtin_tools()[0].__class__):
+        name = "mcp__tracker__create_issue"
+
+    session = Session(ScriptedProvider(), ToolRegistry([*builtin_tools(), McpTool()]), tmp_path,
+                      system_prompt_builder=build_system_prompt)
+    base = base_breakdown(session)
+    system, tools = session.baseline_tokens()
+    assert base.system == system and base.tools == tools
+    assert base.project_context >= 200 and base.mcp_tools > 0 and base.builtin_tools > base.mcp_tools
+    assert base.system_prompt > 0 and [name for name, _ in base.parts()] == [
+        "system prompt", "built-in tools", "MCP tools", "project context", "skills"]
+
+
+async def test_headless_prints_the_ledgers_figures(tmp_path: Path):
+    import io
+
+    from tui_agent.core.budget import fmt_usd
+    from tui_agent.core.providers.scripted import text_reply
+    from tui_agent.headless import consume
+
+    usage = UsageInfo(input_tokens=800, output_tokens=30, cache_read_input_tokens=12_000)
+    provider = ScriptedProvider(replies=[text_reply("Hi.")], model=PRICED, usage=usage, reports_usage=True)
+    session = Session(provider, ToolRegistry(builtin_tools()), tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    ended = await consume(session, "hello", out, err)
+    assert ended is not None and ended.reason == "completed"
+    line = [x for x in err.getvalue().splitlines() if x.startswith("[budget] ")]
+    assert line == [f"[budget] 1 call · last 12.8k tok (cached 12.0k · new 800) · 0 compaction events · "
+                    f"session {fmt_usd(cost_usd(PRICED, usage))}"]
+    assert session.listeners == []  # the ledger leaves with the run
+
+
+def test_the_chat_notice_names_a_users_own_change_as_such():
+    """A pin is not "older turns no longer sent": before the fix the notice said so for every event."""
+    from tui_agent.core.loop import event_notice
+
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    history = long_turn(100)
+    _, dropping = calls_until_drop(compactor, history)
+    assert event_notice(dropping.plan).startswith("Older turns are no longer sent in full: ")
+    compactor.pin(dropping.plan.drop_from + 1)
+    pinned = compactor.compact(history[:dropping.plan.history_len])
+    assert pinned.plan.event is not None and "pin" in pinned.plan.event.kinds
+    notice = event_notice(pinned.plan)
+    assert notice.startswith("Your pins, excludes or expands apply from this call on: call ")
+    assert "no longer sent" not in notice

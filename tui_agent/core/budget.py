@@ -1,0 +1,366 @@
+"""The budget ledger: every figure the faces show about context and cost, computed once, UI-free.
+
+The panel, the one-line context meter, headless `-p` and the web face all read this one object, so
+they cannot disagree about what a call sent, what it cost or what the cache held. It is fed the
+engine's own events (`CompactionReported`, `Usage`, `SummaryWritten`, `TurnEnded`) and, between turns,
+the next call's plan (`Session.plan_call()`); it never compacts anything itself.
+
+Every update is O(changed messages): the cached/new split sums only the messages after the cached
+prefix, calls and events are appended, nothing walks the history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
+
+from tui_agent.core import events as ev
+from tui_agent.core.compaction.plan import CompactEvent, CompactPlan, CompactResult, fmt_tokens
+from tui_agent.core.messages import Message
+from tui_agent.core.providers.base import UsageInfo
+from tui_agent.core.providers.models import cost_usd, model_info
+from tui_agent.core.tokens import message_tokens, text_tokens, tools_tokens
+
+if TYPE_CHECKING:
+    from tui_agent.core.session import Session
+
+CACHE_READ_UNITS = 0.1  # a cached token costs a tenth of a new one (Anthropic list prices; OpenAI similar)
+
+
+@dataclass(frozen=True)
+class BaseBreakdown:
+    """What every call pays before any message, split like Claude Code's `/context` (≈ chars/4 tokens)."""
+
+    system_prompt: int = 0  # the base instructions and tool guidance
+    project_context: int = 0  # AGENTS.md / CLAUDE.md
+    skills: int = 0  # the skills catalog
+    builtin_tools: int = 0  # schemas of the built-in tools
+    mcp_tools: int = 0  # schemas of MCP servers' tools
+
+    @property
+    def system(self) -> int:
+        return self.system_prompt + self.project_context + self.skills
+
+    @property
+    def tools(self) -> int:
+        return self.builtin_tools + self.mcp_tools
+
+    @property
+    def total(self) -> int:
+        return self.system + self.tools
+
+    def parts(self) -> list[tuple[str, int]]:
+        return [("system prompt", self.system_prompt), ("built-in tools", self.builtin_tools),
+                ("MCP tools", self.mcp_tools), ("project context", self.project_context), ("skills", self.skills)]
+
+
+def base_breakdown(session: "Session") -> BaseBreakdown:
+    """The base of `session`'s next call, each part measured from where it comes from."""
+    from tui_agent.core.system_prompt import build_system_prompt, project_context_for
+
+    system = text_tokens(session.system_prompt())
+    project = skills = 0
+    if session.system_prompt_builder is build_system_prompt:  # only that builder adds these parts
+        from tui_agent.core.skills import catalog_for, catalog_text
+
+        loaded = project_context_for(session.ctx).get()
+        project = text_tokens(loaded.text) if loaded is not None else 0
+        skills = text_tokens(catalog_text(catalog_for(session.ctx).skills))
+    schemas = session.tools.schemas()
+    mcp = [s for s in schemas if str(s.get("name", "")).startswith("mcp__")]
+    builtin = [s for s in schemas if not str(s.get("name", "")).startswith("mcp__")]
+    tools_all = tools_tokens(schemas)
+    mcp_tokens = tools_tokens(mcp) if mcp else 0
+    return BaseBreakdown(system_prompt=max(system - project - skills, 0), project_context=project, skills=skills,
+                         builtin_tools=max(tools_all - mcp_tokens, 0) if builtin else 0, mcp_tools=mcp_tokens)
+
+
+@dataclass(frozen=True)
+class CallFigures:
+    """One call's request in numbers: the headline of the meter and the one-line context meter."""
+
+    label: str
+    call: int | None  # None: the next call (a preview)
+    window: int
+    reserve: int
+    base: int  # system + tools, chars/4
+    messages: int  # sent messages, chars/4 (the rows' sent column sums to this)
+    total: int  # the engine's estimate of the whole request (calibrated on usage when known)
+    cached: int  # of `total`: the prefix the provider reads from its cache
+    new: int  # of `total`: what it reads for the first time (and writes to the cache)
+    cached_messages: int  # leading outbound messages in the cached prefix
+    high: int
+    low: int
+    price_usd: float | None  # input price of this request at list price (None: the model has no price)
+    exact_total: int | None = None  # the API's count, once the call reported usage
+    history_tokens: int = 0
+    dropped: int = 0
+    calibrated: bool = False  # the estimate is scaled by what the API reported for earlier calls
+
+    @property
+    def shown_total(self) -> int:
+        return self.exact_total if self.exact_total is not None else self.total
+
+    @property
+    def percent(self) -> int:
+        return self.shown_total * 100 // self.window if self.window else 0
+
+    @property
+    def cache_units(self) -> float:
+        """The request's price in units of one new input token, when the model has no known price."""
+        return self.new + self.cached * CACHE_READ_UNITS
+
+    @property
+    def water_marks(self) -> str:
+        if not self.high:
+            return "compaction off"
+        if self.low >= self.high:  # one threshold (v1, seed): no separate low-water mark
+            return f"compacts at {fmt_tokens(self.high)}"
+        return f"compacts at {fmt_tokens(self.high)} → {fmt_tokens(self.low)}"
+
+
+@dataclass(frozen=True)
+class EventEntry:
+    """A compaction event as the events list shows it, with what is needed to explain it on demand."""
+
+    event: CompactEvent
+    plan: CompactPlan
+    messages: Sequence[Message]
+    previous_plan: CompactPlan | None = None
+    previous_messages: Sequence[Message] = ()
+
+    @property
+    def line(self) -> str:
+        return self.event.line()
+
+
+@dataclass(frozen=True)
+class RequestChange:
+    """One message of the request that differs from the previous call's: removed, changed or added."""
+
+    kind: str  # "removed" | "changed" | "added"
+    index: int | None  # history index (None: the ledger or the lead placeholder)
+    before_tokens: int
+    after_tokens: int
+
+
+def request_diff(entry: EventEntry) -> list[RequestChange]:
+    """What the event changed in the request, message by message, against the previous call's request."""
+    prev_plan, plan = entry.previous_plan, entry.plan
+    if prev_plan is None:
+        return []
+    changes: list[RequestChange] = []
+    new_indices = set(plan.outbound_indices)
+    for i in prev_plan.outbound_indices:
+        before = _sent(prev_plan, entry.previous_messages, i)
+        if i not in new_indices:
+            changes.append(RequestChange("removed", i, before, 0))
+            continue
+        after = _sent(plan, entry.messages, i)
+        old = _message_at(prev_plan, entry.previous_messages, i)
+        now = _message_at(plan, entry.messages, i)
+        if old is not None and now is not None and old != now:
+            changes.append(RequestChange("changed", i, before, after))
+    old_ledger = _ledger_message(prev_plan, entry.previous_messages)
+    new_ledger = _ledger_message(plan, entry.messages)
+    if new_ledger is not None and new_ledger != old_ledger:
+        kind = "changed" if old_ledger is not None else "added"
+        changes.append(RequestChange(kind, None, message_tokens(old_ledger) if old_ledger else 0,
+                                     message_tokens(new_ledger)))
+    return changes
+
+
+def _message_at(plan: CompactPlan, messages: Sequence[Message], index: int) -> Message | None:
+    pos = plan.position(index)
+    return messages[pos] if pos is not None and pos < len(messages) else None
+
+
+def _sent(plan: CompactPlan, messages: Sequence[Message], index: int) -> int:
+    message = _message_at(plan, messages, index)
+    return message_tokens(message) if message is not None else 0
+
+
+def _ledger_message(plan: CompactPlan, messages: Sequence[Message]) -> Message | None:
+    pos = plan.ledger_position
+    return messages[pos] if pos is not None and pos < len(messages) else None
+
+
+def ledger_tokens(plan: CompactPlan, messages: Sequence[Message]) -> int:
+    """The ledger message's (and a lead placeholder's) sent tokens: sent, but no history row of their own."""
+    total = 0
+    ledger = _ledger_message(plan, messages)
+    if ledger is not None:
+        total += message_tokens(ledger)
+    if plan.lead_placeholder and messages:
+        total += message_tokens(messages[0])
+    return total
+
+
+def first_difference(plan: CompactPlan) -> int | None:
+    """The first history row the request does not send as it is (dropped, excluded, cut or masked)."""
+    candidates = [i for i in (*plan.cuts, *plan.masks, *plan.excluded) if i < plan.history_len]
+    if plan.drop_until > plan.drop_from:
+        candidates += [i for i in range(plan.drop_from, min(plan.drop_until, plan.drop_from + len(plan.kept_in_drop) + 1))
+                       if i not in plan.kept_in_drop]
+    return min(candidates) if candidates else None
+
+
+@dataclass
+class BudgetLedger:
+    """Running per-session figures, fed by engine events in order; the faces only read them."""
+
+    model: str = ""
+    window: int = 0
+    reserve: int = 0
+    calls: dict[int, int] = field(default_factory=dict)  # call → request tokens (estimate, or API usage)
+    exact_calls: set[int] = field(default_factory=set)  # calls whose number is the API's
+    event_calls: set[int] = field(default_factory=set)  # calls that made a major compaction event
+    events: list[EventEntry] = field(default_factory=list)  # every event, routine cuts included
+    major_events: list[EventEntry] = field(default_factory=list)  # drops, masks, summaries, your changes
+    routine_cuts: int = 0  # results cut on read by events that changed nothing else
+    cost: float = 0.0  # USD at list price over the calls that reported usage
+    unpriced_calls: int = 0  # calls whose model has no known price (the total is then unknown)
+    usage: ev.Usage | None = None  # the last call's usage
+    summaries: int = 0
+    current: CallFigures | None = None  # the call being made, or the next one between turns
+    current_plan: CompactPlan | None = None
+    current_messages: Sequence[Message] = ()
+    last_plan: CompactPlan | None = None  # the last call's plan and request (what an event is diffed against)
+    last_messages: Sequence[Message] = ()
+
+    # -- feeding --------------------------------------------------------------------------------
+    def feed(self, event: object, base: BaseBreakdown | None = None) -> None:
+        """Take one engine event (others are ignored)."""
+        match event:
+            case ev.CompactionReported():
+                self._on_call(event)
+            case ev.Usage():
+                self._on_usage(event)
+            case ev.SummaryWritten():
+                self.summaries += event.summary is not None
+            case ev.SessionCleared():
+                self.reset()
+
+    def reset(self) -> None:
+        model, window, reserve = self.model, self.window, self.reserve
+        self.__init__(model=model, window=window, reserve=reserve)  # type: ignore[misc]
+
+    def configure(self, model: str, window: int, reserve: int) -> None:
+        self.model, self.window, self.reserve = model, window, reserve
+
+    def _on_call(self, event: ev.CompactionReported) -> None:
+        plan = event.plan
+        self.calls[event.call] = event.outbound_tokens
+        if plan.event is not None:
+            entry = EventEntry(plan.event, plan, event.messages, self.last_plan, self.last_messages)
+            self.events.append(entry)
+            if plan.event.major:  # something left the request or was replaced (not a routine cut)
+                self.event_calls.add(event.call)
+                self.major_events.append(entry)
+            else:
+                self.routine_cuts += plan.event.cut
+        self.current = self.figures(f"Call #{event.call}", event.call, plan, event.messages,
+                                    event.system_tokens + event.tools_tokens, history_len=event.history_len)
+        self.current_plan, self.current_messages = plan, event.messages
+        self.last_plan, self.last_messages = plan, event.messages
+
+    def _on_usage(self, usage: ev.Usage) -> None:
+        cost = cost_usd(self.model, UsageInfo(usage.input_tokens, usage.output_tokens,
+                                              usage.cache_creation_input_tokens, usage.cache_read_input_tokens))
+        if cost is None:
+            self.unpriced_calls += 1
+        else:
+            self.cost += cost
+        if usage.purpose == "summary":
+            return
+        self.usage = usage
+        self.calls[usage.call] = usage.context_tokens
+        self.exact_calls.add(usage.call)
+        current = self.current
+        if current is not None and current.call == usage.call:
+            from dataclasses import replace
+
+            cached = usage.cache_read_input_tokens
+            self.current = replace(current, exact_total=usage.context_tokens, cached=cached,
+                                   new=usage.context_tokens - cached)
+
+    def preview(self, result: CompactResult, base: int, history_tokens: int = 0) -> CallFigures:
+        """Between turns: the next call's plan (`Session.plan_call()`) becomes the current figures."""
+        self.current = self.figures("Next call", None, result.plan, result.messages, base, history_tokens)
+        self.current_plan, self.current_messages = result.plan, result.messages
+        return self.current
+
+    # -- figures --------------------------------------------------------------------------------
+    def figures(self, label: str, call: int | None, plan: CompactPlan, messages: Sequence[Message], base: int,
+                history_tokens: int = 0, history_len: int | None = None) -> CallFigures:
+        total = plan.estimated_tokens
+        raw = base + plan.message_tokens_after
+        scale = total / raw if raw else 1.0  # the engine's calibration on real usage
+        cached_count = min(plan.cached_messages, len(messages))
+        new_raw = sum(message_tokens(m) for m in messages[cached_count:])
+        new_messages = round(new_raw * scale)
+        if self.calls and (call is None or call > min(self.calls)):  # a previous request put the base in cache
+            new = new_messages
+        else:
+            new = min(round(base * scale) + new_messages, total)
+        new = min(new, total)
+        cached = total - new
+        price = cost_usd(self.model, UsageInfo(0, 0, new, cached))
+        return CallFigures(label, call, self.window, self.reserve, base, plan.message_tokens_after, total, cached,
+                           new, cached_count, plan.high_tokens, plan.low_tokens, price,
+                           history_tokens=history_tokens or plan.message_tokens_before, dropped=plan.dropped_count,
+                           calibrated=bool(self.exact_calls) and abs(scale - 1.0) > 1e-6)
+
+    # -- reading --------------------------------------------------------------------------------
+    @property
+    def priced(self) -> bool:
+        return model_info(self.model).input_price is not None
+
+    @property
+    def cost_known(self) -> bool:
+        """A session cost can be shown: usage came in and every call had a price."""
+        return self.usage is not None and not self.unpriced_calls
+
+    def context_line(self) -> str:
+        """`ctx 62% · 14 dropped · $0.12`: the one-line meter for a folded panel (and headless)."""
+        figures = self.current
+        if figures is None:
+            return "ctx: no call yet"
+        approx = "" if figures.exact_total is not None else "≈"
+        parts = [f"ctx {approx}{figures.percent}%"]
+        if figures.dropped:
+            parts.append(f"{figures.dropped} dropped")
+        if self.cost_known:
+            parts.append(fmt_usd(self.cost))
+        return " · ".join(parts)
+
+    def price_text(self, figures: CallFigures) -> str:
+        """"≈$0.0123" at list price, or the cache-weighted size when the model has no known price."""
+        if figures.price_usd is not None:
+            return f"≈{fmt_usd(figures.price_usd)} input"
+        return f"≈{fmt_tokens(round(figures.cache_units))} cache-units (new 1, cached {CACHE_READ_UNITS:g})"
+
+    def summary_line(self) -> str:
+        """Headless prints this at the end of a run: the same figures the panel shows."""
+        figures = self.current
+        if figures is None:
+            return "no model call"
+        parts = [f"{len(self.calls)} call{'s' * (len(self.calls) != 1)}",
+                 f"last {'' if figures.exact_total is not None else '≈'}{fmt_tokens(figures.shown_total)} tok "
+                 f"(cached {fmt_tokens(figures.cached)} · "
+                 f"new {fmt_tokens(figures.new)})",
+                 f"{len(self.major_events)} compaction event{'s' * (len(self.major_events) != 1)}"]
+        if figures.dropped:
+            parts.append(f"{figures.dropped} messages not sent")
+        if self.cost_known:
+            parts.append(f"session {fmt_usd(self.cost)}")
+        return " · ".join(parts)
+
+
+def fmt_usd(amount: float) -> str:
+    """Session cost: cents matter early on, so small amounts keep four decimals."""
+    return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"
+
+
+__all__ = ["BaseBreakdown", "BudgetLedger", "CallFigures", "EventEntry", "RequestChange", "base_breakdown",
+           "first_difference", "fmt_usd", "ledger_tokens", "request_diff"]

@@ -1,0 +1,99 @@
+"""The panel's events list: one plain-words line per compaction event, newest last.
+
+It replaces the raw `compact.run key=value` line (which stays in the trace): "call 21 · over 120k:
+dropped 14 old messages, masked 6 old results, ledger keeps 3 prompts and 9 files · 121k → 47k tok".
+Enter (or a click) on a line opens the event's loss report (`EventScreen`). When the next call would
+make an event of its own (a `--transcript` or resumed history that cannot fit), that is listed too, so
+the panel never claims "every message is sent whole" for a request that will be compacted.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from textual.binding import Binding
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui_agent.core.budget import EventEntry
+from tui_agent.core.compaction.plan import CompactEvent
+from tui_agent.ui.themes import MUTED
+
+SHOW_EVENTS = 50  # older events stay in the ledger; the list shows the newest ones
+NONE_YET = "no compaction yet: every message is sent whole"
+
+
+class EventsList(OptionList, can_focus=False):
+    """Compaction events of this session (and the next call's, when it would make one).
+
+    Off the Tab cycle (Tab visits chat, rows and prompt only): `v` in the rows brings the keyboard here,
+    Esc or leaving gives it back."""
+
+    DEFAULT_CSS = """
+    EventsList { height: auto; max-height: 5; border: none; padding: 0 1; background: $surface;
+                 scrollbar-size-vertical: 1; }
+    EventsList:focus { border: none; }
+    EventsList > .option-list--option { color: $foreground 78%; }
+    """
+    BINDINGS = [Binding("escape", "back", "Back to the rows", show=False)]
+
+    class Opened(Message):
+        """An event line was chosen: show its loss report."""
+
+        def __init__(self, entry: EventEntry) -> None:
+            super().__init__()
+            self.entry = entry
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.entries: list[EventEntry | None] = []
+        self._shown: tuple = ()
+
+    def show(self, entries: Sequence[EventEntry], pending: CompactEvent | None = None,
+             pending_entry: EventEntry | None = None, empty: str = NONE_YET) -> None:
+        """Redraw only when the events changed (a call without an event costs nothing here)."""
+        tail = list(entries[-SHOW_EVENTS:])
+        key = (len(entries), id(tail[-1]) if tail else None, pending.line() if pending else None, empty)
+        if key == self._shown:
+            return
+        self._shown = key
+        options: list[Option] = []
+        self.entries = []
+        for entry in tail:
+            options.append(Option(Content(entry.line)))
+            self.entries.append(entry)
+        if pending is not None:
+            options.append(Option(Content.assemble(("next call · ", "bold"), pending.line().split(" · ", 1)[-1])))
+            self.entries.append(pending_entry)
+        if not options:
+            options.append(Option(Content.styled(empty, MUTED), disabled=True))
+            self.entries.append(None)
+        self.clear_options()
+        self.add_options(options)
+        self.highlighted = None
+        self.scroll_end(animate=False, immediate=True)
+
+    def take_focus(self) -> None:
+        """Focus the list (on its newest line) although it is off the Tab cycle."""
+        self.can_focus = True
+        self.focus()
+        if self.option_count and self.highlighted is None:
+            self.highlighted = self.option_count - 1
+
+    def on_blur(self) -> None:
+        self.can_focus = False
+
+    def action_back(self) -> None:
+        self.can_focus = False
+        self.screen.query_one("HistoryRows").focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        entry = self.entries[event.option_index] if event.option_index < len(self.entries) else None
+        if entry is not None:
+            self.post_message(self.Opened(entry))
+
+
+__all__ = ["EventsList", "NONE_YET"]
