@@ -322,3 +322,11 @@ async def test_blank_partial_text_is_not_kept_on_cancel():
 def ended_reason(events: list) -> str:
     assert isinstance(events[-1], ev.TurnEnded)
     return events[-1].reason
+
+
+async def test_a_blank_prompt_never_enters_the_history(tmp_path: Path) -> None:
+    provider = ScriptedProvider(replies=[text_reply("hello")])
+    session = Session(provider=provider, tools=registry(), workspace=tmp_path)
+    events = [e async for e in session.run_turn(" \r\n\t")]
+    assert isinstance(events[-1], ev.TurnEnded) and events[-1].reason == "error" and "empty" in events[-1].error
+    assert session.history == [] and provider.requests == []

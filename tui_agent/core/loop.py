@@ -153,6 +153,11 @@ async def run_turn(
     # or a history loaded from elsewhere): answer them first, or this request would be a 400.
     if answer_trailing_tool_uses(history, CANCELLED_MESSAGE) is not None:
         trace.trace("query.repaired", reason="unanswered_tool_use")
+    if prompt is not None and not prompt.strip():
+        # The API rejects a whitespace-only text block, and such a message would be dropped on resume:
+        # an empty prompt never enters the history.
+        yield ev.TurnEnded("error", 0, "The prompt is empty: type something to ask.")
+        return
     if prompt is not None:
         history.append(user_text(prompt))
         yield ev.TurnStarted(prompt, len(history) - 1)
