@@ -39,14 +39,14 @@ class ReplayPanel(BudgetPanel):
             del history[step.history_len:]
         else:
             history.extend(replay.history[len(history):step.history_len])
-        self.on_compaction(ev.CompactionReported(step.number, step.plan, step.history_len, baseline_estimate(replay),
-                                                 0, step.messages))
-        self.calls = {s.number: s.plan.estimated_tokens for s in replay.steps[:step.number]}
-        last = step.plan.last_event
-        self._last_compaction = (last.line() if last is not None and last.major else
-                                 f"call #{step.number}: {step.plan.summary()}" if step.plan.changed else "")
-        self._render_spark()
-        self._render_compaction()
+        # The panel draws what its budget ledger holds: replay every step up to this one into a fresh ledger,
+        # so stepping back shows the calls, events and cost as they stood at this call.
+        self.ledger.reset()
+        base = baseline_estimate(replay)
+        for earlier in replay.steps[: step.number - 1]:
+            self.ledger.feed(ev.CompactionReported(earlier.number, earlier.plan, earlier.history_len, base, 0,
+                                                   earlier.messages))
+        self.on_compaction(ev.CompactionReported(step.number, step.plan, step.history_len, base, 0, step.messages))
 
     def action_count_exact(self) -> None:
         from textual.content import Content
