@@ -15,7 +15,7 @@ from typing import Any, Literal, Sequence
 
 from tui_agent.core.budget import fmt_usd  # noqa: F401 - the panel's name for it
 from tui_agent.core.compaction import BlockCut, CompactPlan
-from tui_agent.core.compaction.plan import OpKind
+from tui_agent.core.compaction.plan import OpKind, fmt_tokens
 from tui_agent.core.messages import Message, blocks, result_text
 from tui_agent.core.tokens import message_chars, message_tokens
 
@@ -24,15 +24,7 @@ _KEY_INPUTS = ("file_path", "pattern", "command", "path", "skill", "url", "query
 SPARK = "▁▂▃▄▅▆▇█"
 
 
-def fmt_k(n: int) -> str:
-    """Compact sizes: 812, 1.2k, 12.4k, 124k, 1.2M."""
-    if n < 1000:
-        return str(n)
-    if n < 100_000:
-        return f"{n / 1000:.1f}k"
-    if n < 1_000_000:
-        return f"{n // 1000}k"
-    return f"{n / 1_000_000:.1f}M"
+fmt_k = fmt_tokens  # compact sizes (812, 1.2k, 12.4k, 124k, 1.2M): the engine's reasons use the same
 
 
 def key_input(tool_input: Any, workspace: Path | None = None) -> str:
