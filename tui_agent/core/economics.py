@@ -23,6 +23,7 @@ from tui_agent.core import tokens as tk
 from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
 from tui_agent.core.compaction.estimator import TokenLedger
 from tui_agent.core.compaction.ledger import request_text
+from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.messages import Message, is_user_text, protocol_errors, text_of, to_json, tool_results, tool_uses
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
 
@@ -77,6 +78,7 @@ class StrategyResult:
     invalid: int = 0
     events: int = 0
     times: list[float] = field(default_factory=list)
+    coverage: Coverage = field(default_factory=Coverage)  # future-entity coverage (`core.coverage`)
 
     @property
     def price(self) -> float:
@@ -232,9 +234,12 @@ class StrategyRun:
     """
 
     def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: object | None,
-                 required: list[tuple[list[str], list[str]]] | None = None) -> None:
+                 required: list[tuple[list[str], list[str]]] | None = None,
+                 future: list[frozenset[str]] | None = None) -> None:
         self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
         self.required = required
+        self.future = future  # per call: the entities the agent's next replies use (`core.coverage`)
+        self._entities = EntityIndex()
         self.result = StrategyResult(name)
         self.k = 0  # the next call to run
         self._previous: list[Message] = []
@@ -283,6 +288,9 @@ class StrategyRun:
             prompts, paths = self.required[k]
             result.prompts_missing += sum(1 for p in prompts if p not in text)
             result.paths_missing += sum(1 for p in paths if p not in text)
+        if self.future is not None:
+            wanted = self.future[k]
+            result.coverage.add(len(wanted), self._entities.present(wanted, messages))
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
 
@@ -299,11 +307,12 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
     model = recorded.model
     baseline_estimate = round(model.baseline / model.ratio)
     required = _required(recorded) if check_memory else None
+    future = future_entities(recorded.history, recorded.calls) if check_memory else None
     out: dict[str, StrategyRun] = {}
     for name in strategies:
         compactor = factories[name]() if factories and name in factories else make_strategy(
             name, policy, baseline_estimate)
-        out[name] = StrategyRun(name, recorded, policy, compactor, required)
+        out[name] = StrategyRun(name, recorded, policy, compactor, required, future)
     return out
 
 
@@ -470,7 +479,7 @@ def format_report(reports: Sequence[SessionReport]) -> str:
     """The economics table: per session and in total, each strategy beside the append-only conversation."""
     lines: list[str] = []
     head = (f"{'strategy':<8} {'calls':>5} {'over':>4} {'peak':>7} {'avg':>7} {'price':>7} {'÷none':>6} "
-            f"{'cost÷none':>9} {'hit%':>5} {'newest':>7} {'prompts✗':>8} {'paths✗':>6} {'bad':>4} {'events':>6} "
+            f"{'cost÷none':>9} {'hit%':>5} {'cover':>5} {'newest':>7} {'prompts✗':>8} {'paths✗':>6} {'bad':>4} {'events':>6} "
             f"{'t med':>7} {'t max':>7}")
     totals: dict[str, StrategyResult] = {}
     for report in reports:
@@ -486,6 +495,7 @@ def format_report(reports: Sequence[SessionReport]) -> str:
                 setattr(t, attr, getattr(t, attr) + getattr(r, attr))
             t.peak = max(t.peak, r.peak)
             t.times += r.times
+            t.coverage.merge(r.coverage)
         if base is not None and base.cost:
             written = base.tokens - base.cached  # new content: every strategy writes it at least once
             floor = WRITE * written + READ * max(50_000 * base.calls - written, 0)
@@ -505,6 +515,9 @@ def format_report(reports: Sequence[SessionReport]) -> str:
                          if "none" in rep.results and rep.results["none"].price] for name in totals}
         lines.append("mean price ÷ none per session: " + ", ".join(
             f"{name} {statistics.fmean(v):.3f}" for name, v in prices.items() if v))
+        lines.append("future-entity coverage (next 10 replies' entities still in the request), per session: " + "; ".join(
+            f"{name} " + " ".join(f"{rep.results[name].coverage.value:.3f}" for rep in reports if name in rep.results)
+            for name in totals))
     return "\n".join(lines)
 
 
@@ -518,6 +531,6 @@ def _row(r: StrategyResult, base: StrategyResult | None) -> str:
     t_med = statistics.median(r.times) * 1000 if r.times else 0.0
     t_max = max(r.times) * 1000 if r.times else 0.0
     return (f"{r.strategy:<8} {r.calls:>5} {r.over_window:>4} {r.peak / 1000:>6.1f}k {r.average / 1000:>6.1f}k "
-            f"{r.price:>7.4f} {price_ratio:>6.3f} {cost_ratio:>9.3f} {r.hit_share * 100:>5.1f} "
+            f"{r.price:>7.4f} {price_ratio:>6.3f} {cost_ratio:>9.3f} {r.hit_share * 100:>5.1f} {r.coverage.value:>5.3f} "
             f"{r.newest_intact:>3}/{r.calls:<3} {r.prompts_missing:>8} {r.paths_missing:>6} {r.invalid:>4} "
             f"{r.events:>6} {t_med:>6.2f}ms {t_max:>6.1f}ms")
