@@ -35,6 +35,9 @@ class TranscriptLoad:
     compaction_boundaries: list[int] = field(default_factory=list)
     # history index of an assistant message → the model that wrote it (whose signature its thinking carries)
     message_models: dict[int, str] = field(default_factory=dict)
+    # history index of an assistant message → when the call that began it was logged (POSIX seconds): the
+    # gaps price cache expiry
+    call_times: dict[int, float] = field(default_factory=dict)
 
 
 def _content_blocks(content: Any) -> list[dict[str, Any]]:
@@ -89,6 +92,7 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     boundaries: list[int] = []
     boundary_pending = False
     written_by: list[tuple[Message, str]] = []
+    stamped: list[tuple[Message, float]] = []
     for record in records:
         if record.get("type") == "system":
             boundary_pending = True
@@ -123,6 +127,9 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
                 history.append({"role": "assistant", "content": list(blocks)})
                 if usage is not None:
                     started.append((history[-1], usage))
+                    stamp = _timestamp(record.get("timestamp"))
+                    if stamp is not None:
+                        stamped.append((history[-1], stamp))
                 if isinstance(model, str) and model:
                     written_by.append((history[-1], model))
             continue
@@ -155,7 +162,23 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     where = {id(message): i for i, message in enumerate(history)}
     load.call_usage = [(where[id(message)], usage) for message, usage in started if id(message) in where]
     load.message_models = {where[id(message)]: model for message, model in written_by if id(message) in where}
+    load.call_times = {where[id(message)]: stamp for message, stamp in stamped if id(message) in where}
     return load
+
+
+def _timestamp(value: Any) -> float | None:
+    """An ISO 8601 timestamp as POSIX seconds (None when absent or unreadable: a gap is then unknown)."""
+    if not isinstance(value, str):
+        return None
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
 
 
 def _lands(record: dict[str, Any], keep_thinking: bool, keep_meta: bool) -> bool:
