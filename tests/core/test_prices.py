@@ -5,19 +5,20 @@ from __future__ import annotations
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.economics import Recorded, TokenModel, replay
 from tui_agent.core.messages import assistant_text, user_text
-from tui_agent.core.prices import CLASSIC, NEWER, CachePrice, model_price
+from tui_agent.core.prices import CLASSIC, NEWER, CachePrice, for_model
 from tui_agent.core.transcripts import _timestamp
 
 POLICY = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
 
 
-def test_model_prices_take_the_longest_matching_family():
-    assert model_price("claude-opus-4-5-20251101").input_usd == 5.0
-    assert model_price("claude-opus-4-1-20250805").input_usd == 15.0
-    assert model_price("claude-sonnet-5-5").read == 0.05
-    assert model_price("claude-fable-5-1").read == 0.025
-    assert model_price("some-unknown-model").input_usd == 3.0  # the documented default
-    assert model_price("claude-sonnet-4-20250514").cache(one_hour=True) == CachePrice(0.1, 2.0, 3600.0)
+def test_each_model_reads_the_cache_at_its_own_price():
+    assert for_model("claude-opus-4-5-20251101").read == 0.1
+    assert abs(for_model("claude-sonnet-5-5").read - 0.05) < 1e-9
+    assert abs(for_model("claude-opus-5-5").read - 0.05) < 1e-9
+    assert abs(for_model("claude-fable-5-1").read - 0.025) < 1e-9
+    assert for_model("some-unknown-model").read == 0.1  # the usual multiplier when the model is unknown
+    assert for_model("claude-sonnet-4-20250514", one_hour=True) == CachePrice(0.1, 2.0, 3600.0)
+    assert for_model("claude-sonnet-4-20250514") == CachePrice(0.1, 1.25, 300.0)
 
 
 def test_a_request_costs_its_read_prefix_and_its_written_rest():
