@@ -55,7 +55,19 @@ ATTACKS = [
     "shopt -s expand_aliases\nalias f='rm victim'\nf",
     "echo $(echo x # )\nrm victim\n)",
     "((x = 1 << 2))\nrm victim",
+    "{ x=1 rm victim; }",
+    "if true; then x=1 rm victim; fi",
+    "! x=1 rm victim",
+    "while ! x=1 rm victim; do break; done",
+    "f() { x=1 rm victim; }; f",
+    "eval -- 'rm victim'",
+    "hash -p /bin/rm foo; foo victim",
 ]
+
+# Launchers that run their arguments (checked by the gate only: not every machine has them, or allows
+# a user namespace, so bash is not asked to prove these).
+LAUNCHERS = ["prlimit rm victim", "setpriv rm victim", "unshare -U rm victim", "nsenter rm victim",
+             "fakeroot rm victim", "pkexec rm victim", "systemd-run --user rm victim", "enable -f x.so rm"]
 
 
 def run_in_bash(command: str, folder: Path) -> bool:
@@ -77,6 +89,12 @@ def test_each_form_really_deletes_and_the_deny_rule_stops_it(command: str, tmp_p
         assert policy.decide(BASH, {"command": command}, ctx).behavior == "deny", command
     interactive = PermissionPolicy(deny_rules=rules, allow_rules=[Rule("Bash")])
     assert interactive.decide(BASH, {"command": command}, ctx).behavior in ("deny", "ask"), command
+
+
+@pytest.mark.parametrize("command", LAUNCHERS)
+def test_launchers_are_looked_through(command: str, tmp_path: Path) -> None:
+    policy = PermissionPolicy(mode="allow_all", deny_rules=[Rule.parse("Bash(rm:*)")])
+    assert policy.decide(BASH, {"command": command}, ToolContext(workspace=tmp_path)).behavior == "deny"
 
 
 @pytest.mark.parametrize("command", ATTACKS + [a.replace("rm victim", "git status; touch pwned") for a in ATTACKS])

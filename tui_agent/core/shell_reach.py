@@ -31,6 +31,12 @@ _WRAPPER_ARG_OPTIONS: dict[str, set[str]] = {
     "flock": {"-w", "-E", "--timeout", "--conflict-exit-code"}, "watch": {"-n", "-d", "--interval"},
     "strace": {"-e", "-o", "-p", "-s", "-u", "-E"}, "ltrace": {"-e", "-o", "-p", "-s", "-u"},
     "busybox": set(), "env": {"-u", "-C", "--unset", "--chdir"}, "chroot": {"--userspec", "--groups"},
+    # Launchers that run their arguments as a command (Linux tools commonly at hand).
+    "prlimit": {"-p", "--pid"}, "setpriv": set(), "unshare": {"-S", "-G", "-R", "-w", "--setuid", "--setgid"},
+    "nsenter": {"-t", "-S", "-G", "--target"}, "pkexec": {"--user"}, "fakeroot": {"-l", "-s", "-i", "--lib"},
+    "systemd-run": {"-p", "-E", "-u", "-M", "-H", "--unit", "--property", "--setenv", "--uid", "--gid",
+                    "--description", "--slice", "--working-directory"},
+    "firejail": set(), "catchsegv": set(), "dbus-run-session": {"--config-file"}, "runcon": {"-u", "-r", "-t", "-l"},
 }
 # Wrappers that take one positional argument before the command (`timeout 5 rm`, `flock f rm`).
 _POSITIONAL_BEFORE = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1, "chroot": 1}
@@ -97,12 +103,22 @@ def _strip_keywords(words: list[str]) -> list[str]:
     return words
 
 
+def _command_start(words: list[str]) -> list[str]:
+    """`words` from the command name on: reserved words and `NAME=value` prefixes in any order
+    (`{ x=1 rm …; }`, `! x=1 rm …`, `if x=1 rm …`)."""
+    while True:
+        _, rest = strip_assignments(words)
+        rest = _strip_keywords(rest)
+        if rest == words:
+            return words
+        words = rest
+
+
 def _expand(words: list[str], result: Effective, depth: int) -> None:
     """Add `words` (one simple command) and whatever it runs in turn."""
     fed = False  # under xargs, which adds words of its input to the command
     while True:
-        _, words = strip_assignments(words)
-        words = _strip_keywords(words)
+        words = _command_start(words)
         if not words:
             if fed:
                 result.opaque.append("xargs supplies the command it runs")
@@ -121,6 +137,9 @@ def _expand(words: list[str], result: Effective, depth: int) -> None:
             rest = args[1:] if args[:1] == ["--"] else args
             if not rest or is_dynamic(rest[0]) or rest[0].startswith(_DEVICE_PREFIXES):
                 result.opaque.append(f"{base} reads a script that is only known at run time")
+            return
+        if base in ("hash", "enable") and any(arg.startswith("-") and ("p" in arg or "f" in arg) for arg in args):
+            result.opaque.append(f"{base} gives a command name another program")  # `hash -p /bin/rm x`
             return
         if base in ("eval", "trap", "alias") or base in _DASH_C_RUNNERS:
             _run_string(base, args, result, depth)
@@ -186,7 +205,7 @@ def _shell(args: list[str], result: Effective, depth: int, fed: bool) -> None:
 def _run_string(base: str, args: list[str], result: Effective, depth: int) -> None:
     """Builtins and programs whose argument is itself a command line."""
     if base == "eval":
-        _merge(result, effective_commands(" ".join(args), depth + 1))
+        _merge(result, effective_commands(" ".join(args[1:] if args[:1] == ["--"] else args), depth + 1))
         return
     if base == "alias":  # with expand_aliases on, the value runs wherever the name is used
         for arg in args:
