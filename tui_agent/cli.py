@@ -68,8 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve", help="serve the TUI in a browser (each tab is its own session in the workspace)",
         description="Serve the TUI to web browsers through textual-serve: each tab runs its own session "
-        "in the workspace. Anyone who can reach the port can run tools there, so it listens on "
-        "loopback unless --host says otherwise.")
+        "in the workspace. Anyone who can reach the port and has the token can run tools there, so it "
+        "listens on loopback unless --host says otherwise; open the printed URL (it carries the token).")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1; anything else exposes the workspace)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
