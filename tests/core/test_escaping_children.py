@@ -80,3 +80,23 @@ def test_headless_ends_a_setsid_child_when_it_exits(tmp_path: Path) -> None:
         wait_until_sync(lambda: gone(pid), what=f"the setsid child {pid} to end when tui-agent exits")
     finally:
         cleanup(tmp_path)
+
+
+def test_a_pid_taken_by_another_process_is_never_signalled() -> None:
+    """What was found is signalled only while it is the same process (pid and start time)."""
+    import subprocess
+
+    from tui_agent.core import descendants
+
+    child = subprocess.Popen(["sleep", "300"])
+    try:
+        started = descendants._stat(child.pid)
+        assert started is not None
+        descendants.signal_all({child.pid: started[1] + 1}, signal.SIGKILL)  # "a later process"
+        assert child.poll() is None and descendants.alive(child.pid)
+        descendants.signal_all({child.pid: started[1]}, signal.SIGKILL)
+        assert child.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=30)

@@ -32,21 +32,25 @@ def new_run() -> str:
     return f"{os.getpid()}-{next(_runs)}"
 
 
-def _table() -> dict[int, int]:
-    """pid → parent pid for every process /proc shows (empty where there is no /proc)."""
-    table: dict[int, int] = {}
+def _stat(pid: int | str) -> tuple[int, int] | None:
+    """(parent pid, start time in clock ticks) of a live process; None when it is gone or unreadable."""
+    try:
+        fields = (PROC / str(pid) / "stat").read_bytes().rsplit(b")", 1)[1].split()
+        return int(fields[1]), int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _table() -> dict[int, tuple[int, int]]:
+    """pid → (parent pid, start time) for every process /proc shows (empty where there is no /proc)."""
+    table: dict[int, tuple[int, int]] = {}
     try:
         entries = list(os.scandir(PROC))
     except OSError:
         return table
     for entry in entries:
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (PROC / entry.name / "stat").read_bytes()
-            table[int(entry.name)] = int(stat.rsplit(b")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue  # gone meanwhile, or not readable
+        if entry.name.isdigit() and (stat := _stat(entry.name)) is not None:
+            table[int(entry.name)] = stat
     return table
 
 
@@ -61,12 +65,13 @@ def _marked(pid: int, mark: bytes, prefix: bool) -> bool:
     return False
 
 
-def _under(roots: set[int], table: dict[int, int]) -> set[int]:
+def _under(roots: set[int], table: dict[int, tuple[int, int]]) -> set[int]:
     """`roots` and all their descendants in `table`."""
     children: dict[int, list[int]] = {}
-    for pid, parent in table.items():
+    for pid, (parent, _) in table.items():
         children.setdefault(parent, []).append(pid)
-    found, stack = set(), [pid for pid in roots if pid in table]
+    found: set[int] = set()
+    stack = [pid for pid in roots if pid in table]
     while stack:
         pid = stack.pop()
         if pid not in found:
@@ -75,26 +80,33 @@ def _under(roots: set[int], table: dict[int, int]) -> set[int]:
     return found
 
 
-def _find(roots: set[int], mark: str, prefix: bool) -> set[int]:
+Found = dict[int, int]  # pid → start time: a pid reused by a later process is never signalled
+
+
+def _find(roots: set[int], mark: str, prefix: bool) -> Found:
     table = _table()
     needle = f"{MARK}={mark}".encode()
     me = os.getpid()
     marked = {pid for pid in table if pid != me and _marked(pid, needle, prefix)}
-    return _under(roots | marked, table) - {me}
+    return {pid: table[pid][1] for pid in _under(roots | marked, table) if pid != me}
 
 
-def of_run(shell_pid: int, run: str) -> set[int]:
+def of_run(shell_pid: int, run: str) -> Found:
     """The live processes of one Bash command: its shell's tree and every process with its mark."""
     return _find({shell_pid}, run, prefix=False)
 
 
-def of_agent() -> set[int]:
+def of_agent() -> Found:
     """The live processes of every Bash command this tui-agent process ran (for exit)."""
     return _find(set(), f"{os.getpid()}-", prefix=True)
 
 
-def signal_all(pids: set[int], sig: int) -> None:
-    for pid in pids:
+def signal_all(found: Found, sig: int) -> None:
+    """Signal each process found that is still the same process (same pid *and* start time)."""
+    for pid, started in found.items():
+        stat = _stat(pid)
+        if stat is None or stat[1] != started:
+            continue
         try:
             os.kill(pid, sig)
         except (ProcessLookupError, PermissionError):

@@ -91,7 +91,7 @@ def end_all(grace: float = GRACE_S) -> int:
                                            or any(descendants.alive(p) for p in strays)):
         time.sleep(0.01)
     _signal_all([g for g in groups if _alive(g)], signal.SIGKILL)
-    descendants.signal_all({p for p in strays if descendants.alive(p)}, signal.SIGKILL)
+    descendants.signal_all({p: t for p, t in strays.items() if descendants.alive(p)}, signal.SIGKILL)
     with _lock:
         _prune()
     return len(groups) + len(strays)

@@ -131,7 +131,7 @@ async def _terminate(proc: asyncio.subprocess.Process, run: str) -> None:
         pass
     finally:
         kill_group(proc.pid, signal.SIGKILL)
-        descendants.signal_all(escaped | descendants.of_run(proc.pid, run), signal.SIGKILL)
+        descendants.signal_all({**escaped, **descendants.of_run(proc.pid, run)}, signal.SIGKILL)
     try:
         await asyncio.wait_for(_exited(proc), KILL_GRACE_S)
     except asyncio.TimeoutError:
@@ -187,8 +187,8 @@ class BashTool(Tool):
         return await run_command(command, Path(ctx.workspace), timeout_ms / 1000)
 
 
-async def _ended(pids: set[int]) -> None:
-    while any(descendants.alive(pid) for pid in pids):
+async def _ended(found: descendants.Found) -> None:
+    while any(descendants.alive(pid) for pid in found):
         await asyncio.sleep(0.01)
 
 
