@@ -160,3 +160,20 @@ def test_only_the_plain_linux_driver_is_replaced() -> None:
     app.driver_class = HeadlessDriver
     TerminalGuard([]).attach(app)
     assert app.driver_class is HeadlessDriver  # serve's and the tests' drivers stay
+
+
+async def test_a_sigcont_without_a_suspend_does_not_start_application_mode_again(
+        own_signals: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hang-up comes with SIGCONT; LinuxDriver's handler restarted application mode on the dying
+    terminal (a second writer, whose full queue then hung the shutdown: the orphan's stack in issue 21)."""
+    from textual.drivers.linux_driver import LinuxDriver
+
+    starts: list[str] = []
+    monkeypatch.setattr(LinuxDriver, "start_application_mode", lambda self: starts.append("start"))
+    monkeypatch.setattr(LinuxDriver, "stop_application_mode", lambda self: starts.append("stop"))
+    driver = GuardedLinuxDriver(App())
+    driver._sigcont_application()  # what the SIGCONT handler runs
+    assert starts == []
+    driver.suspend_application_mode()  # Ctrl+Z: a real suspend, then SIGCONT resumes
+    driver._sigcont_application()
+    assert starts == ["stop", "start"]

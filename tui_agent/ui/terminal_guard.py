@@ -205,6 +205,7 @@ class GuardedLinuxDriver(LinuxDriver):
     """`LinuxDriver` whose writes never block on a terminal that is gone."""
 
     guard: TerminalGuard | None = None
+    _suspended = False  # set by a real suspend (Ctrl+Z, App.suspend); a resume without one is ignored
 
     @classmethod
     def bound_to(cls, guard: TerminalGuard) -> type["GuardedLinuxDriver"]:
@@ -219,6 +220,19 @@ class GuardedLinuxDriver(LinuxDriver):
             if os.isatty(self.fileno):
                 HangupWatcher(self.fileno, guard.terminal_lost).start()  # start-up included
         super().start_application_mode()
+
+    def suspend_application_mode(self) -> None:
+        self._suspended = True
+        super().suspend_application_mode()
+
+    def resume_application_mode(self) -> None:
+        """Only after a suspend. LinuxDriver resumes on every SIGCONT, and the kernel sends one with the
+        hang-up's SIGHUP: application mode then started a second time (a second writer thread and input
+        thread) on a terminal about to vanish, and the shutdown hung on the new writer's full queue."""
+        if not self._suspended:
+            return
+        self._suspended = False
+        super().resume_application_mode()
 
     def _lost(self) -> None:
         if self.guard is not None:
