@@ -2,15 +2,16 @@
 
 Textual's `LinuxDriver` writes through a `WriterThread` that drains a bounded queue (30 writes) into the
 tty. When the terminal goes away (the window closed, `tmux kill-server`), the writer's next write fails
-with EIO and the thread dies; nothing drains the queue any more, so the 31st `driver.write` blocks the
-event loop for ever. The shutdown that SIGHUP started writes a dozen escape sequences (mouse off, alt
-screen off...), so a process with a few frames queued hung in `Queue.put` inside `App._shutdown`, and with
-the loop blocked, later SIGTERMs (delivered to the loop through asyncio's wakeup fd) never ran either: an
-orphan that only SIGKILL ended. See docs/upstream-textual-writer-queue.md.
+with EIO and the thread dies; nothing drains its queue any more, so the 31st `driver.write` (or the
+shutdown's `stop()`) blocks the event loop for ever, and with the loop blocked later SIGTERMs (delivered
+through asyncio's wakeup fd) never run either: an orphan that only SIGKILL ended. What made it likely:
+a SIGCONT arrives with the hang-up, and LinuxDriver answers every SIGCONT by starting application mode
+again, i.e. a second writer on the dying terminal. See docs/upstream-textual-writer-queue.md.
 
 Three parts, each enough on its own for a different way of dying:
-- `GuardedLinuxDriver`: a write never waits on a writer that is gone, nor, once a signalled shutdown is
-  under way, on one stuck for `WRITE_STALL_S`; the output is dropped and the terminal counted as lost.
+- `GuardedLinuxDriver`: resumes only after its own suspend; a write never waits on a writer that is
+  gone, nor, once a signalled shutdown is under way, on one stuck for `WRITE_STALL_S`; the output is
+  dropped and the terminal counted as lost.
   It reaches into `WriterThread._queue` because the put is the thing that blocks; textual is pinned
   exactly and tests/ui/test_terminal_guard.py breaks if that changes.
 - `HangupWatcher`: a thread that waits for POLLHUP on the tty, for a terminal that vanishes while the
