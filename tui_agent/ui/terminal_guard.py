@@ -158,6 +158,7 @@ class TerminalGuard:
         self.app: App | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.driver: LinuxDriver | None = None
+        self.watcher: HangupWatcher | None = None
         self.lost = False
         self._lost_lock = threading.Lock()
 
@@ -218,8 +219,9 @@ class GuardedLinuxDriver(LinuxDriver):
         if guard is not None:
             guard.loop = asyncio.get_running_loop()
             guard.driver = self
-            if os.isatty(self.fileno):
-                HangupWatcher(self.fileno, guard.terminal_lost).start()  # start-up included
+            if guard.watcher is None and os.isatty(self.fileno):  # one per process, resumes included
+                guard.watcher = HangupWatcher(self.fileno, guard.terminal_lost)
+                guard.watcher.start()  # before application mode: a terminal gone during start-up counts
         super().start_application_mode()
 
     def suspend_application_mode(self) -> None:
