@@ -177,3 +177,16 @@ async def test_a_sigcont_without_a_suspend_does_not_start_application_mode_again
     driver.suspend_application_mode()  # Ctrl+Z: a real suspend, then SIGCONT resumes
     driver._sigcont_application()
     assert starts == ["stop", "start"]
+
+
+def test_the_watchdogs_journal_cleanup_flushes_a_batch_still_in_the_buffer(tmp_path) -> None:
+    from tests.ui.support import demo_session, make_repo
+    from tui_agent.core.journal.writer import start_journal
+    from tui_agent.ui.terminal_guard import journal_flusher
+
+    session = demo_session(make_repo(tmp_path))
+    journal = start_journal(session)
+    journal.open().append({"type": "note", "text": "batched"}, sync=False)  # buffered until the next sync
+    assert b"batched" not in journal.path.read_bytes()
+    journal_flusher(session)()
+    assert b"batched" in journal.path.read_bytes()
