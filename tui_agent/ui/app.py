@@ -25,12 +25,12 @@ from tui_agent.core import process_groups, trace
 from tui_agent.ui.commands import palette_commands
 from tui_agent.ui.screens.main import MainScreen
 from tui_agent.ui.settings import UIState, log_dir, user_themes_dir
-from tui_agent.ui.terminal_guard import TerminalGuard, grace_from_env, journal_flusher
 from tui_agent.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, bundled_themes_dir, load_themes
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
     from tui_agent.core.trust import Answer, TrustQuestion
+    from tui_agent.ui.terminal_guard import TerminalGuard
 
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 
@@ -39,7 +39,7 @@ class AgentApp(App[int]):
     TITLE = "tui-agent"
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses elsewhere resolve it too
     BINDINGS = [Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False)]
-    terminal_guard: TerminalGuard | None = None  # set by run_app: a signalled exit then ends for sure
+    terminal_guard: "TerminalGuard | None" = None  # set by run_app: a signalled exit then ends for sure
 
     def __init__(
         self,
@@ -186,6 +186,8 @@ def run_app(session: "Session", startup_notices: Sequence[ev.Notice] | None = No
     if trace_notice is not None:
         notices.append(trace_notice)
     app = AgentApp(session, startup_notices=notices, resumed=resumed, pick_session=pick_session)
+    from tui_agent.ui.terminal_guard import TerminalGuard, grace_from_env, journal_flusher
+
     # a lost terminal or a signal ends the process for sure (issue 21): journal flushed, Bash's groups ended
     guard = TerminalGuard([journal_flusher(session), lambda: process_groups.end_all(0.2)], grace_from_env())
     app.terminal_guard = guard
