@@ -75,6 +75,8 @@ class Pane:
         for pid, started in [*leftovers, (self.pid, self.started)]:
             if not gone(pid, started):
                 os.kill(pid, signal.SIGKILL)
+        # a killed server leaves its socket file behind: 21 per run of this module otherwise
+        (Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / self.socket).unlink(missing_ok=True)
 
 
 def first_frame_seconds(tmp_path: Path) -> float:
