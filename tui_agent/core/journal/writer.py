@@ -118,6 +118,8 @@ class Journal:
         if isinstance(event, ev.SessionCleared):
             self._start_next_file()
             return
+        if self._said_nothing():
+            return
         self.sync_messages()
         match event:
             case ev.CompactionReported():
@@ -146,6 +148,12 @@ class Journal:
                 self.sync_compaction_state()
 
     # -- pieces ------------------------------------------------------------------------------
+    def _said_nothing(self) -> bool:
+        """No file yet and an empty history (a blank prompt never enters it): nothing is written, so a
+        session that said nothing leaves no file, no listing entry and no parent link (issue 22). Its
+        header, written with the first message, carries the model and state of that moment."""
+        return self.file is None and not self.session.history
+
     def _append(self, kind: str, sync: bool = True, **fields: Any) -> None:
         self.open().append({"type": kind, "at": rec.now_iso(), **fields}, sync)
 
@@ -194,13 +202,17 @@ class Journal:
         self._prefix = prefix
 
     def _start_next_file(self) -> None:
-        """`/clear`: close this file with a link to the next session, which links back as its parent."""
+        """`/clear`: close this file with a link to the next session, which links back as its parent.
+        A session that said nothing has no file: it keeps its id (and its parent), as nothing ended."""
+        if self.file is None:
+            self._compaction_state = None
+            self._prefix = []
+            return
         old_id = self.session.session_id
         new_id = rec.new_session_id()
-        if self.file is not None:  # nothing was said in this session yet: no link to leave
-            self._append(rec.CLEARED, next=new_id)
-            self.close()
-            self.parent = old_id
+        self._append(rec.CLEARED, next=new_id)
+        self.close()
+        self.parent = old_id
         self.path = self.path.with_name(f"{new_id}{self.path.suffix}")
         self.source = None
         self.written = 0
