@@ -79,8 +79,11 @@ def model_for(args: argparse.Namespace, load: "JournalLoad | None") -> tuple[str
 
 
 def workspace_for(args: argparse.Namespace, load: "JournalLoad | None", default: Path) -> Path:
-    """A resumed session runs in its own workspace (unless -C says otherwise and it still exists)."""
-    if load is None or args.cwd is not None:
+    """A resumed session runs in its own workspace (unless -C says otherwise and it still exists). Only
+    the data dir's own journals are believed: a file from elsewhere runs in the current workspace."""
+    from tui_agent.core.journal.paths import is_own_journal
+
+    if load is None or args.cwd is not None or not is_own_journal(load.path, load.session_id):
         return default
     recorded = Path(load.header.workspace)
     return recorded if recorded.is_dir() else default

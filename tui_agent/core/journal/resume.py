@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from tui_agent.core import events as ev
 from tui_agent.core.journal.compaction_glue import import_compaction_state
+from tui_agent.core.journal.paths import is_own_journal
 from tui_agent.core.journal.reader import JournalLoad
 from tui_agent.core.journal.writer import Journal, start_journal
 from tui_agent.core.messages import Message, protocol_errors, tool_result_block, tool_uses
@@ -88,7 +89,12 @@ def resume_journaled(session: "Session", load: JournalLoad,
     """Restore `load` into `session` and keep journaling: in the same file, or in a new one that names
     the old session as its parent when the history had to be cut."""
     restored = restore(session, load)
-    if restored.fork:
+    if not is_own_journal(load.path, load.session_id, environ):
+        journal = start_journal(session, source=f"file {load.path}", environ=environ)
+        restored.notices.append(ev.Notice(
+            f"{load.path} is not one of this data dir's session journals: it continues as a new session "
+            f"{session.session_id} in {session.workspace} (its recorded workspace and id are not used).", "info"))
+    elif restored.fork:
         journal = start_journal(session, source=f"session {load.session_id}", environ=environ)
     else:
         journal = start_journal(session, session_id=load.session_id, resumed_written=restored.kept,
