@@ -155,8 +155,13 @@ def sessions_command(argv: list[str]) -> int:
     from tui_agent.core.journal.paths import sessions_dir
     from tui_agent.core.journal.store import list_sessions
 
+    from tui_agent.core.sanitize import strip_controls
+
     workspace = None if args.all else (args.cwd or Path.cwd()).resolve()
-    sessions = list_sessions(workspace)
+    skipped: list[str] = []
+    sessions = list_sessions(workspace, warnings=skipped)
+    for problem in skipped:
+        print(strip_controls(f"warning: {problem}"), file=sys.stderr)
     if not sessions:
         where = "" if workspace is None else f" for {workspace}"
         print(f"no saved sessions{where} (they live in {sessions_dir()})", file=sys.stderr)
@@ -168,8 +173,6 @@ def sessions_command(argv: list[str]) -> int:
                               "messages": info.messages, "tokens": info.tokens, "first_prompt": info.first_prompt,
                               "parent": info.parent}, ensure_ascii=False))
         else:
-            from tui_agent.core.sanitize import strip_controls
-
             print(strip_controls(info.line() + (f"  [{info.workspace}]" if workspace is None else "")))
     return 0
 
