@@ -114,14 +114,16 @@ def print_outbound(session: "Session", prompt: str | None, out=None) -> int:
     import asyncio
 
     from tui_agent.core.outbound import format_body, next_outbound_body
+    from tui_agent.core.sanitize import escape_json_controls
 
     out = out or sys.stdout
 
     async def run() -> str:
         try:
             for notice in await session.start_background():
-                print(f"[{notice.level}] {notice.text}", file=sys.stderr)
-            return format_body(next_outbound_body(session, prompt))
+                print_notice(notice)
+            # the same JSON, but a C1 control in a file's text (CSI `\x9b`) reaches the terminal escaped
+            return escape_json_controls(format_body(next_outbound_body(session, prompt)))
         finally:
             await session.aclose()
 
@@ -131,6 +133,13 @@ def print_outbound(session: "Session", prompt: str | None, out=None) -> int:
     out.write(text + "\n")
     out.flush()
     return 0
+
+
+def print_notice(notice: "Notice") -> None:
+    """A notice on stderr: its text can hold a journal header's id or a file name, so no controls."""
+    from tui_agent.core.sanitize import strip_controls
+
+    print(strip_controls(f"[{notice.level}] {notice.text}"), file=sys.stderr)
 
 
 # -- subcommands -------------------------------------------------------------------------------
@@ -155,7 +164,7 @@ def sessions_command(argv: list[str]) -> int:
     from tui_agent.core.journal.paths import sessions_dir
     from tui_agent.core.journal.store import list_sessions
 
-    from tui_agent.core.sanitize import strip_controls
+    from tui_agent.core.sanitize import escape_json_controls, strip_controls
 
     workspace = None if args.all else (args.cwd or Path.cwd()).resolve()
     skipped: list[str] = []
@@ -168,10 +177,10 @@ def sessions_command(argv: list[str]) -> int:
         return 0
     for info in sessions:
         if args.json:
-            print(json.dumps({"id": info.session_id, "path": str(info.path), "workspace": info.workspace,
+            print(escape_json_controls(json.dumps({"id": info.session_id, "path": str(info.path), "workspace": info.workspace,
                               "model": info.model, "started": info.started, "last_activity": info.last_activity,
                               "messages": info.messages, "tokens": info.tokens, "first_prompt": info.first_prompt,
-                              "parent": info.parent}, ensure_ascii=False))
+                              "parent": info.parent}, ensure_ascii=False)))
         else:
             print(strip_controls(info.line() + (f"  [{info.workspace}]" if workspace is None else "")))
     return 0
@@ -195,15 +204,16 @@ def export_command(argv: list[str]) -> int:
         load = read_journal(find_session(args.id))
     except JournalError as error:
         return _error(str(error)) or 2
+    from tui_agent.core.sanitize import escape_json_controls, strip_controls
+
     for warning in load.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(strip_controls(f"warning: {warning}"), file=sys.stderr)
     text = markdown_of(load) if args.format == "md" else export_jsonl(load)
     if args.output is None:
-        from tui_agent.core.sanitize import strip_controls
-
-        # On a terminal, escape sequences from tool output or model text would act on it; a pipe gets the
-        # session exactly as saved.
-        sys.stdout.write(strip_controls(text) if sys.stdout.isatty() else text)
+        # Standard output ends on a terminal more often than not (`| less -R`, `| head`): escape sequences
+        # from file contents or model text would act on it (window title, clipboard). Markdown loses its
+        # control characters, JSONL gets them as \u escapes (the same JSON); `-o FILE` keeps the text as is.
+        sys.stdout.write(strip_controls(text) if args.format == "md" else escape_json_controls(text))
         return 0
     try:
         args.output.write_text(text, encoding="utf-8")
@@ -214,5 +224,7 @@ def export_command(argv: list[str]) -> int:
 
 
 def _error(message: str) -> None:
-    print(f"error: {message}", file=sys.stderr)
+    from tui_agent.core.sanitize import strip_controls
+
+    print(strip_controls(f"error: {message}"), file=sys.stderr)  # (it may quote an id or a file name)
     return None
