@@ -87,6 +87,7 @@ def play_and_resume(tmp_path: Path, turns, window: int, input_tokens: int):
         assert parent is None or parent in listed
         assert (parent is None) == (not listed)
         return None
+    journal_of(session).close()  # the old process is gone, and its journal lock with it
     load = read_journal(path)
     assert load.warnings == []
     # a new process: the provider is built for the model the journal names

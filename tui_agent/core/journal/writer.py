@@ -37,14 +37,39 @@ def secret_values(environ: Mapping[str, str]) -> list[str]:
     return sorted(values, key=len, reverse=True)
 
 
+class JournalLocked(OSError):
+    """Another live process is writing this journal (it holds the file's lock)."""
+
+
+def lock_file(fd: int, path: Path) -> None:
+    """Take `path`'s exclusive lock, without waiting: two processes appending to one journal would write
+    records with the same indices (the reader keeps the first, the other turns vanish). `flock` belongs
+    to the open file, so the lock dies with its process, `kill -9` included: a crash never leaves a
+    session locked. Raises `JournalLocked` when another process holds it. (No `fcntl`: no lock.)"""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise JournalLocked(f"{path} is in use by another tui-agent process") from None
+
+
 class JournalFile:
-    """One append-only journal file: 0600, each line flushed and fsynced before `append` returns."""
+    """One append-only journal file: 0600, locked while open (`lock_file`), each line flushed and
+    fsynced before `append` returns."""
 
     def __init__(self, path: Path, secrets: list[str] | None = None) -> None:
         self.path = path
         self.secrets = secrets or []
         ensure_dir(path.parent)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            lock_file(fd, path)  # before anything is written to it
+        except OSError:
+            os.close(fd)
+            raise
         os.fchmod(fd, 0o600)  # also when the file existed with looser permissions
         self._file: IO[bytes] | None = os.fdopen(fd, "ab")
         if path.stat().st_size and not _ends_with_newline(path):
@@ -249,15 +274,17 @@ def start_journal(
     source: str | None = None,
     resumed_written: int | None = None,
     environ: Mapping[str, str] | None = None,
+    parent: str | None = None,
 ) -> Journal:
     """Journal `session` from now on. A new session gets a new file and a header, and any history it
     already holds (a loaded transcript) is written at once. With `resumed_written` the session was
     read back from its existing file (`session_id`): records are appended after a `resumed` marker.
-    Raises OSError when a file that must be written now cannot be opened."""
+    `parent` links a new file to the session it continues (a fork). Raises OSError when a file that
+    must be written now cannot be opened, `JournalLocked` when another process is writing it."""
     environ = os.environ if environ is None else environ
     secrets = secret_values(environ)
     session.session_id = session_id or session.session_id or rec.new_session_id()
-    journal = Journal(session, journal_path(session.session_id, environ), secrets, source=source)
+    journal = Journal(session, journal_path(session.session_id, environ), secrets, parent=parent, source=source)
     if resumed_written is not None:
         journal.written = resumed_written
         journal._append(rec.RESUMED, version=__version__, model=session.model, messages=resumed_written)
