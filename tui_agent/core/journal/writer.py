@@ -5,15 +5,14 @@ entries it has not written yet. The loop's own repairs after a cancel or an erro
 interrupted, synthetic tool_results) are appended without an event of their own; `TurnClosed` picks them
 up. So a `kill -9` loses at most what was not yet in the history: the message in flight.
 
-Secrets: the journal never sees request headers or the environment. As a second line of defence the
-values of key-like environment variables (`*_API_KEY`, `*_TOKEN`, `*_SECRET`) are replaced by
-`[redacted]` in every line before it is written.
+Secrets: the journal never sees request headers or the environment. As a second line of defence every
+line is redacted before it is written (`redact.py` says exactly what is caught: secret-named variables'
+values, key shapes, `Bearer` tokens, private key blocks).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Mapping
@@ -23,18 +22,10 @@ from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
 from tui_agent.core.journal.compaction_glue import call_fields, compaction_mode, export_compaction_state
 from tui_agent.core.journal.paths import ensure_dir, journal_path
+from tui_agent.core.journal.redact import REDACTED, Secrets, redact_record, secret_values  # noqa: F401
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
-
-_SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET|PASSWORD)$", re.I)
-REDACTED = "[redacted]"
-
-
-def secret_values(environ: Mapping[str, str]) -> list[str]:
-    """Values of key-like variables long enough to be a real secret, longest first."""
-    values = {v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= 8}
-    return sorted(values, key=len, reverse=True)
 
 
 class JournalLocked(OSError):
@@ -63,6 +54,7 @@ class JournalFile:
     def __init__(self, path: Path, secrets: list[str] | None = None) -> None:
         self.path = path
         self.secrets = secrets or []
+        self._secrets = Secrets.of(self.secrets)
         ensure_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
         try:
@@ -78,9 +70,7 @@ class JournalFile:
     def append(self, record: dict[str, Any], sync: bool = True) -> None:
         """Write one record; `sync=False` leaves the flush + fsync to the next synced write or `sync()`
         (a batch, such as a loaded transcript's hundreds of messages, pays for one fsync, not one each)."""
-        line = rec.dumps(record)
-        for secret in self.secrets:
-            line = line.replace(secret, REDACTED)
+        line = rec.dumps(redact_record(record, self._secrets))
         self._write(line.encode("utf-8") + b"\n", sync)
 
     def _write(self, data: bytes, sync: bool = True) -> None:
