@@ -165,7 +165,8 @@ def find_session(key: str, environ: Mapping[str, str] | None = None) -> Path:
     if candidate.suffix == SUFFIX and candidate.is_file():
         return candidate
     if "/" in key or candidate.suffix == SUFFIX:  # a path, not an id: never a glob pattern
-        what = "is not a regular file" if candidate.exists() else "does not exist"
+        what = ("does not exist" if not candidate.exists() else "is not a regular file" if not candidate.is_file()
+                else f"is not a session journal (a {SUFFIX} file)")
         raise JournalError(f"the session file {key} {what}")
     folder = sessions_dir(environ)
     exact = folder / f"{key}{SUFFIX}"
