@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Mapping, TextIO
 
 from tui_agent import __version__, exit_codes
-from tui_agent.session_cli import SUBCOMMANDS, add_session_flags, journal_hook, model_for, resolve_resume, workspace_for
+from tui_agent.session_cli import (
+    SUBCOMMANDS,
+    add_session_flags,
+    journal_hook,
+    model_for,
+    print_notice,
+    resolve_resume,
+    workspace_for,
+)
 
 ENV_HELP = """environment:
   ANTHROPIC_API_KEY       use Claude (default model: see --model); without any key the offline demo model runs
@@ -244,8 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         from tui_agent.headless import run_headless
 
         if transcript is not None:
-            notice = transcript[1]
-            print(f"[{notice.level}] {notice.text}", file=sys.stderr, flush=True)  # what the answer builds on
+            print_notice(transcript[1])  # what the answer builds on
         return run_headless(prompt, workspace=workspace, model=model, provider=provider,
                             max_turns=args.max_turns, allow_write=True if args.allow_write else None,
                             history=transcript[0] if transcript else None, context_window=args.context_window,
@@ -283,7 +290,7 @@ def _print_outbound(args, workspace: Path, model, provider, prompt, load, transc
     """`--print-outbound`: the session as it would be (new, resumed or a transcript), never journaled."""
     from tui_agent.core.factory import build_session
     from tui_agent.core.journal.resume import restore
-    from tui_agent.session_cli import print_outbound
+    from tui_agent.session_cli import print_notice, print_outbound
 
     session, notices = build_session(workspace, model=model, provider=provider, headless=True,
                                      allow_write=True if args.allow_write else None,
@@ -295,7 +302,7 @@ def _print_outbound(args, workspace: Path, model, provider, prompt, load, transc
     if load is not None:
         notices += restore(session, load).notices
     for notice in notices:
-        print(f"[{notice.level}] {notice.text}", file=sys.stderr)
+        print_notice(notice)  # ("Resumed session <id>": the id comes from the file's header)
     return print_outbound(session, prompt)
 
 

@@ -47,7 +47,9 @@ def replay_command(argv: list[str]) -> int:
             report = session_report(path, check_memory=not args.no_memory)
             if not report.calls:
                 return _error(f"{path} has no recorded model call with usage to replay")
-            sys.stdout.write(format_report([report]) + "\n")
+            from tui_agent.core.sanitize import strip_controls
+
+            sys.stdout.write(strip_controls(format_report([report])) + "\n")  # model names come from the file
             return 0
         from tui_agent.core.replay import open_replay
 
@@ -58,7 +60,9 @@ def replay_command(argv: list[str]) -> int:
             from tui_agent.core.replay import replay_json
 
             replay = open_replay(path, STRATEGIES, check_memory=not args.no_memory)
-            sys.stdout.write(json.dumps(replay_json(replay), ensure_ascii=False) + "\n")
+            from tui_agent.core.sanitize import escape_json_controls
+
+            sys.stdout.write(escape_json_controls(json.dumps(replay_json(replay), ensure_ascii=False)) + "\n")
             return 0
         replay = open_replay(path)
     except JournalError as error:
@@ -80,5 +84,7 @@ def _check_transcript(path: Path) -> None:
 
 
 def _error(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    from tui_agent.core.sanitize import strip_controls
+
+    print(strip_controls(f"error: {message}"), file=sys.stderr)
     return 2

@@ -79,8 +79,11 @@ def model_for(args: argparse.Namespace, load: "JournalLoad | None") -> tuple[str
 
 
 def workspace_for(args: argparse.Namespace, load: "JournalLoad | None", default: Path) -> Path:
-    """A resumed session runs in its own workspace (unless -C says otherwise and it still exists)."""
-    if load is None or args.cwd is not None:
+    """A resumed session runs in its own workspace (unless -C says otherwise and it still exists). Only
+    the data dir's own journals are believed: a file from elsewhere runs in the current workspace."""
+    from tui_agent.core.journal.paths import is_own_journal
+
+    if load is None or args.cwd is not None or not is_own_journal(load.path, load.session_id):
         return default
     recorded = Path(load.header.workspace)
     return recorded if recorded.is_dir() else default
@@ -111,14 +114,16 @@ def print_outbound(session: "Session", prompt: str | None, out=None) -> int:
     import asyncio
 
     from tui_agent.core.outbound import format_body, next_outbound_body
+    from tui_agent.core.sanitize import escape_json_controls
 
     out = out or sys.stdout
 
     async def run() -> str:
         try:
             for notice in await session.start_background():
-                print(f"[{notice.level}] {notice.text}", file=sys.stderr)
-            return format_body(next_outbound_body(session, prompt))
+                print_notice(notice)
+            # the same JSON, but a C1 control in a file's text (CSI `\x9b`) reaches the terminal escaped
+            return escape_json_controls(format_body(next_outbound_body(session, prompt)))
         finally:
             await session.aclose()
 
@@ -128,6 +133,13 @@ def print_outbound(session: "Session", prompt: str | None, out=None) -> int:
     out.write(text + "\n")
     out.flush()
     return 0
+
+
+def print_notice(notice: "Notice") -> None:
+    """A notice on stderr: its text can hold a journal header's id or a file name, so no controls."""
+    from tui_agent.core.sanitize import strip_controls
+
+    print(strip_controls(f"[{notice.level}] {notice.text}"), file=sys.stderr)
 
 
 # -- subcommands -------------------------------------------------------------------------------
@@ -152,21 +164,24 @@ def sessions_command(argv: list[str]) -> int:
     from tui_agent.core.journal.paths import sessions_dir
     from tui_agent.core.journal.store import list_sessions
 
+    from tui_agent.core.sanitize import escape_json_controls, strip_controls
+
     workspace = None if args.all else (args.cwd or Path.cwd()).resolve()
-    sessions = list_sessions(workspace)
+    skipped: list[str] = []
+    sessions = list_sessions(workspace, warnings=skipped)
+    for problem in skipped:
+        print(strip_controls(f"warning: {problem}"), file=sys.stderr)
     if not sessions:
         where = "" if workspace is None else f" for {workspace}"
         print(f"no saved sessions{where} (they live in {sessions_dir()})", file=sys.stderr)
         return 0
     for info in sessions:
         if args.json:
-            print(json.dumps({"id": info.session_id, "path": str(info.path), "workspace": info.workspace,
+            print(escape_json_controls(json.dumps({"id": info.session_id, "path": str(info.path), "workspace": info.workspace,
                               "model": info.model, "started": info.started, "last_activity": info.last_activity,
                               "messages": info.messages, "tokens": info.tokens, "first_prompt": info.first_prompt,
-                              "parent": info.parent}, ensure_ascii=False))
+                              "parent": info.parent}, ensure_ascii=False)))
         else:
-            from tui_agent.core.sanitize import strip_controls
-
             print(strip_controls(info.line() + (f"  [{info.workspace}]" if workspace is None else "")))
     return 0
 
@@ -189,15 +204,16 @@ def export_command(argv: list[str]) -> int:
         load = read_journal(find_session(args.id))
     except JournalError as error:
         return _error(str(error)) or 2
+    from tui_agent.core.sanitize import escape_json_controls, strip_controls
+
     for warning in load.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(strip_controls(f"warning: {warning}"), file=sys.stderr)
     text = markdown_of(load) if args.format == "md" else export_jsonl(load)
     if args.output is None:
-        from tui_agent.core.sanitize import strip_controls
-
-        # On a terminal, escape sequences from tool output or model text would act on it; a pipe gets the
-        # session exactly as saved.
-        sys.stdout.write(strip_controls(text) if sys.stdout.isatty() else text)
+        # Standard output ends on a terminal more often than not (`| less -R`, `| head`): escape sequences
+        # from file contents or model text would act on it (window title, clipboard). Markdown loses its
+        # control characters, JSONL gets them as \u escapes (the same JSON); `-o FILE` keeps the text as is.
+        sys.stdout.write(strip_controls(text) if args.format == "md" else escape_json_controls(text))
         return 0
     try:
         args.output.write_text(text, encoding="utf-8")
@@ -208,5 +224,7 @@ def export_command(argv: list[str]) -> int:
 
 
 def _error(message: str) -> None:
-    print(f"error: {message}", file=sys.stderr)
+    from tui_agent.core.sanitize import strip_controls
+
+    print(strip_controls(f"error: {message}"), file=sys.stderr)  # (it may quote an id or a file name)
     return None

@@ -152,3 +152,31 @@ def test_fifo_as_agents_md_does_not_hang(tmp_path: Path) -> None:
     os.mkfifo(repo / "AGENTS.md")
     (repo / "CLAUDE.md").write_text("claude\n")
     assert load_project_context(repo).text == "claude\n"
+
+
+def test_a_symlink_loop_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    """Issue 19 item 9: `AGENTS.md -> AGENTS.md` used to raise "Symlink loop" on every turn."""
+    from tui_agent.core.project_context import load_with_warnings
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "AGENTS.md").symlink_to("AGENTS.md")
+    (tmp_path / "CLAUDE.md").write_text("the real instructions")
+    loaded, warnings = load_with_warnings(tmp_path)
+    assert loaded is not None and loaded.text == "the real instructions"
+    assert len(warnings) == 1 and "symlink loop" in warnings[0]
+    context = ProjectContext(tmp_path)
+    assert context.get().text == "the real instructions" and context.warnings == warnings
+
+
+def test_headless_runs_with_a_looping_agents_md(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "AGENTS.md").symlink_to("CLAUDE.md")
+    (tmp_path / "CLAUDE.md").symlink_to("AGENTS.md")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    out = subprocess.run([sys.executable, "-m", "tui_agent", "-p", "hello"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    assert "symlink loop" in out.stderr

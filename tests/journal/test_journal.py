@@ -130,6 +130,7 @@ async def test_a_corrupt_or_truncated_line_is_skipped_with_its_line_number(works
     assert any("line 3" in w and "skipped" in w for w in load.warnings), load.warnings
     assert any(f"line {len(lines) + 1}" in w for w in load.warnings), load.warnings
     # resuming appends on a fresh line after the cut one, so the next read sees every new record
+    journal.close()  # the old process is gone, and its journal lock with it
     fresh = session_on(workspace, ScriptedProvider(replies=[text_reply("three")]))
     resume_journaled(fresh, load)
     await run(fresh, "second")
@@ -166,6 +167,7 @@ async def test_a_tool_cut_off_by_a_kill_is_answered_on_resume(workspace) -> None
     session.history.append({"role": "assistant", "content": [
         {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "notes.txt"}}]})
     journal.sync_messages()
+    journal.close()  # the old process is gone, and its journal lock with it
     fresh = session_on(workspace, ScriptedProvider(replies=[text_reply("ok")]))
     _, notices = resume_journaled(fresh, read_journal(journal.path))
     assert len(fresh.history) == 3 and fresh.history[2]["content"][0]["is_error"] is True
@@ -258,6 +260,7 @@ async def test_compaction_state_is_journaled_and_restored(workspace) -> None:
     assert kinds.count("compaction_change") == 3 and "compaction_state" in kinds
     changes = [(r["action"], r["index"], r["on"]) for r in records(journal.path) if r["type"] == "compaction_change"]
     assert changes == [("pin", 2, True), ("exclude", 1, True), ("exclude", 1, False)]
+    journal.close()  # the old process is gone, and its journal lock with it
     fresh = session_on(workspace, ScriptedProvider())
     resume_journaled(fresh, read_journal(journal.path))
     assert fresh.compactor.export_state() == session.compactor.export_state()
@@ -270,6 +273,7 @@ async def test_a_journal_with_compaction_state_resumes_into_a_session_without_a_
     journal = start_journal(session)
     await run(session, "first")
     assert read_journal(journal.path).compaction_state is not None
+    journal.close()  # the old process is gone, and its journal lock with it
     fresh = session_on(workspace, ScriptedProvider())
     fresh.compactor = None  # a face that runs without compaction state: the history still comes back
     _, notices = resume_journaled(fresh, read_journal(journal.path))
@@ -338,6 +342,7 @@ async def test_the_compaction_strategy_comes_back_with_its_state(workspace) -> N
     await run(session, "second")
     load = read_journal(journal.path)
     assert load.compaction_mode == "v1"
+    journal.close()  # the old process is gone, and its journal lock with it
     fresh = session_on(workspace, ScriptedProvider())
     assert fresh.compact_mode == "v2"
     _, notices = resume_journaled(fresh, load)

@@ -78,11 +78,16 @@ def play_and_resume(tmp_path: Path, turns, window: int, input_tokens: int):
     asyncio.run(play())
     event(f"compaction changed the last call: {bool(session.last_plan and session.last_plan.changed)}")
     path = journal_of(session).path
-    if not path.exists():  # ended right after /clear: the new session has said nothing, no file yet
+    listed = {info.session_id for info in list_sessions(workspace, environ)}
+    files = {p.stem for p in (Path(environ["TUI_AGENT_DATA_DIR"]) / "sessions").glob("*.jsonl")}
+    assert files == listed  # every file written is a session that said something (issue 22)
+    if not path.exists():  # the session has said nothing (after /clear, or only blank prompts): no file yet
         assert session.history == []
         parent = journal_of(session).parent  # the file it will link back to once it has something
-        assert parent in {info.session_id for info in list_sessions(workspace, environ)}
+        assert parent is None or parent in listed
+        assert (parent is None) == (not listed)
         return None
+    journal_of(session).close()  # the old process is gone, and its journal lock with it
     load = read_journal(path)
     assert load.warnings == []
     # a new process: the provider is built for the model the journal names
@@ -99,6 +104,7 @@ SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[Healt
 
 @SETTINGS
 @example(turns=[("\r", [], "0", "none")], window=3085, input_tokens=1237)
+@example(turns=[("\r", [], "0", "clear")], window=3085, input_tokens=1237)  # issue 22: said nothing, then /clear
 @given(**sessions)
 def test_journal_then_resume_is_the_same_session(tmp_path: Path, turns, window: int, input_tokens: int) -> None:
     pair = play_and_resume(tmp_path, turns, window, input_tokens)

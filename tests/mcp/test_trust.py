@@ -231,3 +231,67 @@ async def test_mcp_config_named_by_the_user_is_trusted_unless_it_lives_in_the_re
     notices = await session.start_background()
     assert len(session.tools) == 0 and "--trust-project-mcp" in notices[0].text
     await session.aclose()
+
+
+# -- issue 19 item 1: decided by where a file is named, not where it resolves ------------------------
+async def test_a_workspace_mcp_json_linked_out_of_the_workspace_is_still_the_projects(tmp_path: Path) -> None:
+    monorepo, config = tmp_path / "monorepo", tmp_path / "config"
+    (monorepo / "pkg").mkdir(parents=True)
+    (monorepo / "tools.json").write_text(json.dumps(PWNED_CONFIG))
+    (monorepo / "pkg" / ".mcp.json").symlink_to("../tools.json")
+    session, asked = session_for(monorepo / "pkg", config, ["later"])
+    await session.start_background()
+    assert len(asked) == 1 and asked[0].items[0].name == "x"  # the trust question, not a silent start
+    assert not (monorepo / "pkg" / "PWNED").exists()
+    await session.aclose()
+
+
+def test_headless_needs_the_flag_for_a_linked_mcp_json(tmp_path: Path) -> None:
+    monorepo = tmp_path / "monorepo"
+    (monorepo / "pkg").mkdir(parents=True)
+    (monorepo / "tools.json").write_text(json.dumps(PWNED_CONFIG))
+    (monorepo / "pkg" / ".mcp.json").symlink_to("../tools.json")
+    out = cli(["-C", "pkg", "-p", "hello"], monorepo, tmp_path / "config")
+    assert out.returncode == 0, out.stderr
+    assert not (monorepo / "pkg" / "PWNED").exists() and "--trust-project-mcp" in out.stderr
+
+
+async def test_an_mcp_config_entry_named_in_the_workspace_is_the_projects_wherever_it_points(tmp_path: Path) -> None:
+    repo, config = tmp_path / "repo", tmp_path / "config"
+    repo.mkdir()
+    outside = write_config(tmp_path / "elsewhere.json", {"demo": demo_entry()})
+    (repo / "mcp.json").symlink_to(outside)
+    session = Session(ScriptedProvider(), ToolRegistry(), repo, permissions=PermissionPolicy())
+    install_mcp(session, environ={"TUI_AGENT_CONFIG_DIR": str(config), "MCP_CONFIG": str(repo / "mcp.json")},
+                log_dir=repo / "logs")
+    notices = await session.start_background()
+    assert len(session.tools) == 0 and "--trust-project-mcp" in notices[0].text
+    await session.aclose()
+
+
+def test_a_project_link_to_the_users_own_mcp_json_is_still_a_project_file(tmp_path: Path) -> None:
+    from tui_agent.core.trust import is_project_file
+
+    repo, config = tmp_path / "repo", tmp_path / "config"
+    repo.mkdir()
+    user_file = write_config(config / "mcp.json", {"demo": demo_entry()})
+    (repo / ".mcp.json").symlink_to(user_file)
+    assert is_project_file(repo / ".mcp.json", repo, (user_file,))
+    assert not is_project_file(user_file, repo, (user_file,))
+    assert not is_project_file(user_file, tmp_path, (user_file,))  # the user's file under its own name
+    loop = repo / "loop.json"
+    loop.symlink_to(loop)
+    assert is_project_file(loop, repo, (user_file,))
+
+
+def test_project_settings_linked_out_of_the_workspace_stay_the_projects(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_agent.core.settings import load_permission_settings
+
+    monorepo, config = tmp_path / "monorepo", tmp_path / "config"
+    (monorepo / "pkg" / ".tui-agent").mkdir(parents=True)
+    monkeypatch.setenv("TUI_AGENT_CONFIG_DIR", str(config))
+    (monorepo / "shared.json").write_text(json.dumps({"permissions": {"allow": ["Bash"]}}))
+    (monorepo / "pkg" / ".tui-agent" / "settings.json").symlink_to("../../shared.json")
+    loaded = load_permission_settings(monorepo / "pkg")
+    assert loaded.allow == [] and [str(r) for r in loaded.project_allow] == ["Bash"]  # needs approval

@@ -120,6 +120,7 @@ async def test_a_session_resumed_at_start_is_drawn_at_once(tmp_path) -> None:
     start_journal(first)
     async for _ in first.run_turn("show me the app"):
         pass
+    journal_of(first).close()  # the old process is gone, and its journal lock with it
     fresh = scripted_session(repo, [], provider=ScriptedProvider(model="claude-sonnet-5"))
     _, notices = resume_journaled(fresh, read_journal(journal_of(first).path))
     app = make_app(fresh, startup_notices=notices, resumed=True)

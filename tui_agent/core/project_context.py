@@ -10,7 +10,8 @@ Seed rules (§9), kept because users already write their files for them:
 - over 64 KB (UTF-8) the text is cut and `[project context truncated at 64KB]` is appended;
 - a symlinked file is used only when it resolves inside the workspace: the text goes to the model's
   provider, so `CLAUDE.md -> ~/.aws/credentials` in a cloned repository must not send the user's
-  secrets (Read refuses that file too). A skipped file becomes a warning. Only regular files are read.
+  secrets (Read refuses that file too). A skipped file (a symlink loop too) becomes a warning. Only
+  regular files are read.
 
 The text lives in the system prompt, never in the history, so `/clear` keeps it. `ProjectContext`
 re-checks the candidate files' mtimes on every use (a dozen `stat` calls) and re-reads only when one
@@ -58,8 +59,12 @@ def truncate_utf8(text: str, max_bytes: int, note: str) -> tuple[str, bool]:
 
 
 def usable(path: Path, workspace: Path) -> tuple[bool, str]:
-    """(use it?, why not): a regular file that is not a symlink, or one resolving inside the workspace."""
-    resolved = path.resolve()
+    """(use it?, why not): a regular file that is not a symlink, or one resolving inside the workspace.
+    A symlink loop is skipped with a warning: it must not fail every turn."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError("Symlink loop from ...")
+        return False, f"{path} is a symlink loop; it was not loaded."
     root = Path(workspace).resolve()
     if path.is_symlink() and not (resolved == root or root in resolved.parents):
         return False, f"{path} is a symlink to {resolved}, outside the workspace; it was not loaded."

@@ -24,5 +24,13 @@ def strip_controls(text: str) -> str:
     return _CONTROLS.sub("", text)
 
 
+def escape_json_controls(text: str) -> str:
+    """JSON text (`json.dumps(..., ensure_ascii=False)`) made safe for a terminal and still the same
+    JSON: the controls `json.dumps` leaves raw (DEL and the C1 range, such as CSI `\x9b`) become
+    `\u009b` escapes, which decode to the same strings. For faces that print JSON (`--print-outbound`,
+    `--json` listings, a jsonl export): stripping would change the data, escaping does not."""
+    return _CONTROLS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def has_controls(text: str) -> bool:
     return bool(_CONTROLS.search(text))

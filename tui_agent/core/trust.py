@@ -128,11 +128,31 @@ class TrustStore:
 
 
 def is_project_file(path: Path | None, workspace: Path, user_files: tuple[Path, ...] = ()) -> bool:
-    """A config file the repository controls: inside the workspace, and not one of the user's own."""
+    """A config file the repository controls: *named* inside the workspace (or resolving into it), and
+    not one of the user's own files.
+
+    Decided by where the file is named, not only where it resolves: the repository owns its names, so
+    `pkg/.mcp.json -> ../tools.json` (a monorepo package opened with `-C pkg`) is still the project's
+    file, whatever it points at. A user file counts as the user's only under its own name (a project
+    link to it is still the project's file)."""
     if path is None:
         return False
-    resolved = Path(path).resolve()
-    if any(resolved == Path(user).resolve() for user in user_files):
+    named = _named(Path(path))
+    if any(named == _named(Path(user)) for user in user_files):
         return False
     root = Path(workspace).resolve()
-    return resolved == root or root in resolved.parents
+    places = {Path(os.path.abspath(path)), named}
+    try:
+        places.add(Path(path).resolve())
+    except (OSError, RuntimeError):  # a symlink loop: it is named in the workspace or not, as above
+        pass
+    return any(place == root or root in place.parents for place in places)
+
+
+def _named(path: Path) -> Path:
+    """`path` with its folder resolved but not the file itself (a symlinked file keeps its own name)."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.parent.resolve() / absolute.name
+    except (OSError, RuntimeError):
+        return absolute

@@ -9,7 +9,6 @@ compaction did, the real usage and price when known).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Iterable
 
 from tui_agent.core.journal.reader import CallRecord, JournalLoad
@@ -19,8 +18,11 @@ FORMATS = ("md", "jsonl")
 
 
 def export_jsonl(load: JournalLoad) -> str:
-    """The journal file itself: it is already the complete, documented record."""
-    return Path(load.path).read_text(encoding="utf-8")
+    """The journal file itself: it is already the complete, documented record (bytes that are not
+    UTF-8, which the reader skipped, come out as U+FFFD)."""
+    from tui_agent.core.journal.safe_read import read_journal_bytes
+
+    return read_journal_bytes(load.path).decode("utf-8", "replace")
 
 
 def export_markdown(history: list[Message], calls: Iterable[CallRecord] = (), *, title: str = "Session",

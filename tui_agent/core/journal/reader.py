@@ -8,13 +8,22 @@ what to do.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
+from tui_agent.core.journal.safe_read import (
+    as_float,
+    as_int,
+    check_message,
+    loads_line,
+    opt_float,
+    opt_int,
+    opt_str,
+    read_journal_bytes,
+)
 from tui_agent.core.messages import Message
 
 
@@ -59,11 +68,9 @@ class JournalLoad:
 
 
 def read_journal(path: Path) -> JournalLoad:
-    """Parse `path`; raises `JournalError` (one line) when it is not a usable journal at all."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise rec.JournalError(f"cannot read session file {path}: {error.strerror or error}") from error
+    """Parse `path`; raises `JournalError` (one line) when it is not a usable journal at all (not a
+    regular file, over the size cap, no header). A line that cannot be used is skipped with a warning."""
+    raw = read_journal_bytes(path)
     load: JournalLoad | None = None
     early_warnings: list[str] = []
     for number, line in enumerate(raw.split(b"\n"), start=1):
@@ -71,8 +78,8 @@ def read_journal(path: Path) -> JournalLoad:
             continue
         where = f"{Path(path).name} line {number}"
         try:
-            record = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            record = loads_line(line)
+        except ValueError:
             (load.warnings if load else early_warnings).append(f"{where}: not a complete JSON record (skipped)")
             continue
         if not isinstance(record, dict):
@@ -86,7 +93,7 @@ def read_journal(path: Path) -> JournalLoad:
             continue
         try:
             _apply(load, record)
-        except (KeyError, TypeError, ValueError) as error:
+        except (KeyError, TypeError, ValueError, ArithmeticError) as error:
             load.warnings.append(f"{where}: a {record.get('type', 'record')!r} record is malformed ({error}; skipped)")
     if load is None:
         raise rec.JournalError(f"{path} is empty or not a tui-agent session journal")
@@ -111,31 +118,32 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
     if isinstance(record.get("at"), str):
         load.last_activity = record["at"]
     if kind == rec.MESSAGE:
-        index, message = int(record["index"]), record["message"]
-        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
-            raise ValueError("not a message")
+        index, message = as_int(record["index"]), record["message"]
+        check_message(message)
         if index < len(load.history):
             raise ValueError(f"message {index} was already read")
         if index > len(load.history):
             load.warnings.append(f"{load.path.name}: messages {len(load.history)}–{index - 1} are missing")
         load.history.append(message)
     elif kind == rec.CALL:
-        plan = record.get("plan")
-        load.calls.append(CallRecord(int(record["call"]), str(record.get("model", load.model)),
-                                     int(record.get("estimated_tokens", 0)), int(record.get("history_len", 0)),
-                                     record.get("plan_digest"), plan if isinstance(plan, str) else None,
-                                     record.get("sent"), record.get("dropped"), record.get("event"),
-                                     record.get("summary")))
-        load.calls_made = max(load.calls_made, int(record["call"]))
+        load.calls.append(CallRecord(as_int(record["call"]), str(record.get("model", load.model)),
+                                     as_int(record.get("estimated_tokens", 0)), as_int(record.get("history_len", 0)),
+                                     opt_str(record.get("plan_digest")), _text_or_none(record.get("plan")),
+                                     opt_int(record.get("sent")), opt_int(record.get("dropped")),
+                                     opt_str(record.get("event")), opt_str(record.get("summary"))))
+        load.calls_made = max(load.calls_made, load.calls[-1].call)
     elif kind == rec.USAGE:
-        usage = ev.Usage(int(record["call"]), int(record["input_tokens"]), int(record["output_tokens"]),
-                         int(record.get("cache_creation_input_tokens", 0)), int(record.get("cache_read_input_tokens", 0)))
+        usage = ev.Usage(as_int(record["call"]), as_int(record["input_tokens"]), as_int(record["output_tokens"]),
+                         as_int(record.get("cache_creation_input_tokens", 0)),
+                         as_int(record.get("cache_read_input_tokens", 0)))
+        calibration = as_float(record.get("calibration", load.calibration))
+        cost = opt_float(record.get("cost_usd"))
         load.usage.append(usage)
-        load.calibration = float(record.get("calibration", load.calibration))
-        load.calls_made = max(load.calls_made, int(record.get("calls", usage.call)))
+        load.calibration = calibration
+        load.calls_made = max(load.calls_made, as_int(record.get("calls", usage.call)))
         for call in reversed(load.calls):
             if call.call == usage.call:
-                call.usage, call.cost_usd = usage, record.get("cost_usd")
+                call.usage, call.cost_usd = usage, cost
                 break
     elif kind == rec.COMPACTION_STATE:
         if not isinstance(record["state"], dict):
@@ -143,7 +151,7 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         load.compaction_state = record["state"]
         load.compaction_mode = record.get("mode")
     elif kind == rec.CACHE_PREFIX:
-        kept, add = int(record["kept"]), record["add"]
+        kept, add = as_int(record["kept"]), record["add"]
         if not isinstance(add, list):
             raise ValueError("add is not a list")
         load.cache_prefix = load.cache_prefix[:kept] + [str(d) for d in add]
@@ -158,3 +166,7 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         pass  # markers for people and replay; the state that matters is in compaction_state
     else:
         raise ValueError(f"unknown record type {kind!r}")
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None

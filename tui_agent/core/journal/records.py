@@ -59,11 +59,16 @@ class Header:
                 started=str(record.get("started", "")),
                 tui_agent_version=str(record.get("tui_agent_version", "")),
                 format=int(record["format"]),
-                parent=record.get("parent"),
-                source=record.get("source"),
+                parent=_text(record.get("parent")),
+                source=_text(record.get("source")),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise JournalError(f"the header is incomplete ({error})") from error
+
+
+def _text(value: Any) -> str | None:
+    """An optional header field: text or nothing (a number or an object there is not a session link)."""
+    return value if isinstance(value, str) else None
 
 
 def now_iso() -> str:

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Mapping
 
 from tui_agent.core import events as ev
 from tui_agent.core.journal.compaction_glue import import_compaction_state
+from tui_agent.core.journal.paths import is_own_journal
 from tui_agent.core.journal.reader import JournalLoad
-from tui_agent.core.journal.writer import Journal, start_journal
+from tui_agent.core.journal.records import new_session_id
+from tui_agent.core.journal.writer import Journal, JournalLocked, start_journal
 from tui_agent.core.messages import Message, protocol_errors, tool_result_block, tool_uses
 
 if TYPE_CHECKING:
@@ -88,14 +90,33 @@ def resume_journaled(session: "Session", load: JournalLoad,
     """Restore `load` into `session` and keep journaling: in the same file, or in a new one that names
     the old session as its parent when the history had to be cut."""
     restored = restore(session, load)
-    if restored.fork:
+    if not is_own_journal(load.path, load.session_id, environ):
+        journal = start_journal(session, source=f"file {load.path}", environ=environ)
+        restored.notices.append(ev.Notice(
+            f"{load.path} is not one of this data dir's session journals: it continues as a new session "
+            f"{session.session_id} in {session.workspace} (its recorded workspace and id are not used).", "info"))
+    elif restored.fork:
         journal = start_journal(session, source=f"session {load.session_id}", environ=environ)
     else:
-        journal = start_journal(session, session_id=load.session_id, resumed_written=restored.kept,
-                                environ=environ)
+        journal = _continue_or_fork(session, load, restored, environ)
     if load.model and load.model != session.model:
         journal(ev.ModelSwitched(load.model, session.model, session.provider.name))
     return journal, restored.notices
+
+
+def _continue_or_fork(session: "Session", load: JournalLoad, restored: Restored,
+                      environ: Mapping[str, str] | None) -> Journal:
+    """Append to the session's own file, or, when another live process is writing it (its lock is
+    held), continue in a new file linked to it as its parent: two writers never share one journal."""
+    try:
+        return start_journal(session, session_id=load.session_id, resumed_written=restored.kept, environ=environ)
+    except JournalLocked:
+        journal = start_journal(session, session_id=new_session_id(), source=f"session {load.session_id}",
+                                environ=environ, parent=load.session_id)
+        restored.notices.append(ev.Notice(
+            f"Session {load.session_id} is open in another tui-agent process: this one continues as a new "
+            f"session {session.session_id} (linked to it), so neither loses the other's turns.", "warning"))
+        return journal
 
 
 def reopen(session: "Session", load: JournalLoad,

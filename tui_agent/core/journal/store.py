@@ -5,7 +5,6 @@ messages, tokens of the last call, model."""
 from __future__ import annotations
 
 import glob
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -13,6 +12,7 @@ from typing import Mapping
 from tui_agent.core.journal.paths import SUFFIX, sessions_dir
 from tui_agent.core.journal.reader import JournalLoad
 from tui_agent.core.journal.records import FORMAT_VERSION, HEADER, Header, JournalError
+from tui_agent.core.journal.safe_read import as_int, check_message, loads_line, read_journal_bytes
 from tui_agent.core.messages import is_user_text, text_of
 
 
@@ -49,15 +49,17 @@ def short_time(stamp: str) -> str:
     return stamp[:16].replace("T", " ")
 
 
-def list_sessions(workspace: Path | None = None, environ: Mapping[str, str] | None = None) -> list[SessionInfo]:
-    """Readable sessions (of `workspace` when given), newest activity first; unreadable files are left out."""
+def list_sessions(workspace: Path | None = None, environ: Mapping[str, str] | None = None,
+                  warnings: list[str] | None = None) -> list[SessionInfo]:
+    """Readable sessions (of `workspace` when given), newest activity first. Unreadable files are left
+    out (with a line in `warnings` when one is given): one bad file never fails the listing."""
     folder = sessions_dir(environ)
     if not folder.is_dir():
         return []
     infos = []
     wanted = str(Path(workspace).resolve()) if workspace is not None else None
     for path in folder.glob(f"*{SUFFIX}"):
-        info = summarize(path)
+        info = _summarize_or_skip(path, warnings)
         if info is None or info.messages == 0:
             continue
         if wanted is not None and info.workspace != wanted:
@@ -67,14 +69,23 @@ def list_sessions(workspace: Path | None = None, environ: Mapping[str, str] | No
     return infos
 
 
+def _summarize_or_skip(path: Path, warnings: list[str] | None) -> SessionInfo | None:
+    try:
+        return summarize(path)
+    except JournalError as error:
+        problem = str(error)
+    except (ValueError, TypeError, KeyError, ArithmeticError, RecursionError, MemoryError) as error:
+        problem = f"{path} could not be summarised ({type(error).__name__})"
+    if warnings is not None:
+        warnings.append(f"{problem}; it was left out")
+    return None
+
+
 def summarize(path: Path) -> SessionInfo | None:
     """`SessionInfo.of(read_journal(path))` without decoding every message: the writer puts `"type"`
     first on each line, so message lines are counted by their prefix and only the first user prompt
     is decoded. Listing many long sessions (the picker, `sessions`) stays fast. None: not a journal."""
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
+    raw = read_journal_bytes(path)  # JournalError: not a regular file, or over the cap
     header: Header | None = None
     messages, first, tokens, estimate = 0, "", None, 0
     model, last, cleared = "", "", None
@@ -89,8 +100,8 @@ def summarize(path: Path) -> SessionInfo | None:
             last = line
             continue
         try:
-            record = json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            record = loads_line(line)
+        except ValueError:
             continue
         if not isinstance(record, dict):
             continue
@@ -106,15 +117,18 @@ def summarize(path: Path) -> SessionInfo | None:
             continue
         last = line
         kind = record.get("type")
-        if kind == "usage":
-            tokens = sum(int(record.get(k, 0) or 0) for k in
-                         ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-        elif kind == "call":
-            estimate = int(record.get("estimated_tokens", 0) or 0)
-        elif kind == "model":
+        try:
+            if kind == "usage":
+                tokens = sum(as_int(record.get(k, 0) or 0) for k in
+                             ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+            elif kind == "call":
+                estimate = as_int(record.get("estimated_tokens", 0) or 0)
+        except ValueError:  # a malformed record: the full reader skips it too
+            continue
+        if kind == "model":
             model = str(record.get("model", model))
-        elif kind == "cleared":
-            cleared = record.get("next")
+        elif kind == "cleared" and isinstance(record.get("next"), str):
+            cleared = record["next"]
     if header is None:
         return None
     return SessionInfo(header.session_id, path, header.workspace, model, header.started,
@@ -127,10 +141,11 @@ _MESSAGE = b'{"type":"message"'
 
 def _prompt_of(line: bytes) -> str:
     try:
-        message = json.loads(line).get("message", {})
-    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        message = loads_line(line).get("message", {})
+        check_message(message)
+    except (ValueError, AttributeError):
         return ""
-    return text_of(message) if isinstance(message, dict) and is_user_text(message) else ""
+    return text_of(message) if is_user_text(message) else ""
 
 
 def _at(line: bytes) -> str:
@@ -149,6 +164,10 @@ def find_session(key: str, environ: Mapping[str, str] | None = None) -> Path:
     candidate = Path(key).expanduser()
     if candidate.suffix == SUFFIX and candidate.is_file():
         return candidate
+    if "/" in key or candidate.suffix == SUFFIX:  # a path, not an id: never a glob pattern
+        what = ("does not exist" if not candidate.exists() else "is not a regular file" if not candidate.is_file()
+                else f"is not a session journal (a {SUFFIX} file)")
+        raise JournalError(f"the session file {key} {what}")
     folder = sessions_dir(environ)
     exact = folder / f"{key}{SUFFIX}"
     if exact.is_file():

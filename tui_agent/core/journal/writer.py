@@ -5,15 +5,14 @@ entries it has not written yet. The loop's own repairs after a cancel or an erro
 interrupted, synthetic tool_results) are appended without an event of their own; `TurnClosed` picks them
 up. So a `kill -9` loses at most what was not yet in the history: the message in flight.
 
-Secrets: the journal never sees request headers or the environment. As a second line of defence the
-values of key-like environment variables (`*_API_KEY`, `*_TOKEN`, `*_SECRET`) are replaced by
-`[redacted]` in every line before it is written.
+Secrets: the journal never sees request headers or the environment. As a second line of defence every
+line is redacted before it is written (`redact.py` says exactly what is caught: secret-named variables'
+values, key shapes, `Bearer` tokens, private key blocks).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Mapping
@@ -23,28 +22,46 @@ from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
 from tui_agent.core.journal.compaction_glue import call_fields, compaction_mode, export_compaction_state
 from tui_agent.core.journal.paths import ensure_dir, journal_path
+from tui_agent.core.journal.redact import REDACTED, Secrets, redact_record, secret_values  # noqa: F401
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
 
-_SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET|PASSWORD)$", re.I)
-REDACTED = "[redacted]"
+
+class JournalLocked(OSError):
+    """Another live process is writing this journal (it holds the file's lock)."""
 
 
-def secret_values(environ: Mapping[str, str]) -> list[str]:
-    """Values of key-like variables long enough to be a real secret, longest first."""
-    values = {v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= 8}
-    return sorted(values, key=len, reverse=True)
+def lock_file(fd: int, path: Path) -> None:
+    """Take `path`'s exclusive lock, without waiting: two processes appending to one journal would write
+    records with the same indices (the reader keeps the first, the other turns vanish). `flock` belongs
+    to the open file, so the lock dies with its process, `kill -9` included: a crash never leaves a
+    session locked. Raises `JournalLocked` when another process holds it. (No `fcntl`: no lock.)"""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise JournalLocked(f"{path} is in use by another tui-agent process") from None
 
 
 class JournalFile:
-    """One append-only journal file: 0600, each line flushed and fsynced before `append` returns."""
+    """One append-only journal file: 0600, locked while open (`lock_file`), each line flushed and
+    fsynced before `append` returns."""
 
     def __init__(self, path: Path, secrets: list[str] | None = None) -> None:
         self.path = path
         self.secrets = secrets or []
+        self._secrets = Secrets.of(self.secrets)
         ensure_dir(path.parent)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            lock_file(fd, path)  # before anything is written to it
+        except OSError:
+            os.close(fd)
+            raise
         os.fchmod(fd, 0o600)  # also when the file existed with looser permissions
         self._file: IO[bytes] | None = os.fdopen(fd, "ab")
         if path.stat().st_size and not _ends_with_newline(path):
@@ -53,9 +70,7 @@ class JournalFile:
     def append(self, record: dict[str, Any], sync: bool = True) -> None:
         """Write one record; `sync=False` leaves the flush + fsync to the next synced write or `sync()`
         (a batch, such as a loaded transcript's hundreds of messages, pays for one fsync, not one each)."""
-        line = rec.dumps(record)
-        for secret in self.secrets:
-            line = line.replace(secret, REDACTED)
+        line = rec.dumps(redact_record(record, self._secrets))
         self._write(line.encode("utf-8") + b"\n", sync)
 
     def _write(self, data: bytes, sync: bool = True) -> None:
@@ -118,6 +133,8 @@ class Journal:
         if isinstance(event, ev.SessionCleared):
             self._start_next_file()
             return
+        if self._said_nothing():
+            return
         self.sync_messages()
         match event:
             case ev.CompactionReported():
@@ -146,6 +163,12 @@ class Journal:
                 self.sync_compaction_state()
 
     # -- pieces ------------------------------------------------------------------------------
+    def _said_nothing(self) -> bool:
+        """No file yet and an empty history (a blank prompt never enters it): nothing is written, so a
+        session that said nothing leaves no file, no listing entry and no parent link (issue 22). Its
+        header, written with the first message, carries the model and state of that moment."""
+        return self.file is None and not self.session.history
+
     def _append(self, kind: str, sync: bool = True, **fields: Any) -> None:
         self.open().append({"type": kind, "at": rec.now_iso(), **fields}, sync)
 
@@ -194,13 +217,17 @@ class Journal:
         self._prefix = prefix
 
     def _start_next_file(self) -> None:
-        """`/clear`: close this file with a link to the next session, which links back as its parent."""
+        """`/clear`: close this file with a link to the next session, which links back as its parent.
+        A session that said nothing has no file: it keeps its id (and its parent), as nothing ended."""
+        if self.file is None:
+            self._compaction_state = None
+            self._prefix = []
+            return
         old_id = self.session.session_id
         new_id = rec.new_session_id()
-        if self.file is not None:  # nothing was said in this session yet: no link to leave
-            self._append(rec.CLEARED, next=new_id)
-            self.close()
-            self.parent = old_id
+        self._append(rec.CLEARED, next=new_id)
+        self.close()
+        self.parent = old_id
         self.path = self.path.with_name(f"{new_id}{self.path.suffix}")
         self.source = None
         self.written = 0
@@ -237,15 +264,17 @@ def start_journal(
     source: str | None = None,
     resumed_written: int | None = None,
     environ: Mapping[str, str] | None = None,
+    parent: str | None = None,
 ) -> Journal:
     """Journal `session` from now on. A new session gets a new file and a header, and any history it
     already holds (a loaded transcript) is written at once. With `resumed_written` the session was
     read back from its existing file (`session_id`): records are appended after a `resumed` marker.
-    Raises OSError when a file that must be written now cannot be opened."""
+    `parent` links a new file to the session it continues (a fork). Raises OSError when a file that
+    must be written now cannot be opened, `JournalLocked` when another process is writing it."""
     environ = os.environ if environ is None else environ
     secrets = secret_values(environ)
     session.session_id = session_id or session.session_id or rec.new_session_id()
-    journal = Journal(session, journal_path(session.session_id, environ), secrets, source=source)
+    journal = Journal(session, journal_path(session.session_id, environ), secrets, parent=parent, source=source)
     if resumed_written is not None:
         journal.written = resumed_written
         journal._append(rec.RESUMED, version=__version__, model=session.model, messages=resumed_written)

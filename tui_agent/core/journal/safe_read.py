@@ -1,0 +1,140 @@
+"""Reading journal files that may be hostile or broken, without letting one of them stop a listing.
+
+The data dir is shared by every workspace: one bad file there must not break `sessions`, `--continue`,
+`export` or `replay` for all of them. So a journal is read only when it is a regular file under a size
+cap (a `*.jsonl` FIFO would hang the read, a symlink to `/dev/zero` never ends), and each line is
+parsed so that every way it can fail is a `ValueError` the reader turns into a skipped line: JSON
+nested 100,000 deep (RecursionError), and strings holding a lone surrogate (`"\\ud800"` is valid JSON
+but cannot be printed or sent as UTF-8: it is replaced by `?`). What a record's fields must hold is
+checked by the reader (`check_message` and the typed field helpers here).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from tui_agent.core.config_files import read_bytes_capped
+from tui_agent.core.journal.records import JournalError
+
+MAX_JOURNAL_BYTES = 512 * 1024 * 1024  # far beyond a real session (they are a few MB); bounds memory
+
+
+def read_journal_bytes(path: Path | str, limit: int = MAX_JOURNAL_BYTES) -> bytes:
+    """The bytes of a journal file: a regular file under `limit`, else a one-line `JournalError`."""
+    try:
+        data = read_bytes_capped(path, limit)
+    except OSError as error:  # config_files.UnreadableFile says why in words
+        raise JournalError(f"cannot read session file {path}: {error.strerror or error}") from None
+    if data is None:
+        raise JournalError(f"cannot read session file {path}: it does not exist")
+    return data
+
+
+def loads_line(line: bytes) -> Any:
+    """One JSON line; `ValueError` for anything that is not readable JSON (bad UTF-8, too deep)."""
+    try:
+        value = json.loads(line.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"not UTF-8 (byte {error.start})") from None
+    if b"\\ud" in line or b"\\uD" in line:  # the only way a lone surrogate gets in: an escape
+        value = without_lone_surrogates(value)
+    return value
+
+
+def _fixed(text: str) -> str:
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """`value` with every string (keys too) made encodable; iterative, so depth costs no recursion."""
+    if isinstance(value, str):
+        return _fixed(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key in list(item):
+                inner = item[key]
+                if isinstance(inner, str):
+                    inner = _fixed(inner)
+                elif isinstance(inner, (dict, list)):
+                    stack.append(inner)
+                fixed = _fixed(key)
+                if fixed != key:
+                    del item[key]
+                item[fixed] = inner
+        elif isinstance(item, list):
+            for index, inner in enumerate(item):
+                if isinstance(inner, str):
+                    item[index] = _fixed(inner)
+                elif isinstance(inner, (dict, list)):
+                    stack.append(inner)
+    return value
+
+
+# -- typed fields ----------------------------------------------------------------------------------
+def as_int(value: Any) -> int:
+    """An integer field: an int, or a float with an integral finite value (`1e400` is refused)."""
+    if isinstance(value, str):
+        return int(value)  # (a hand-edited "3"; garbage is a ValueError)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{value!r} is not a number")
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        raise ValueError(f"{value!r} is not a whole finite number")
+    return int(value)
+
+
+def as_float(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{value!r} is not a finite number")
+    return float(value)
+
+
+def opt_int(value: Any) -> int | None:
+    return None if value is None else as_int(value)
+
+
+def opt_float(value: Any) -> float | None:
+    return None if value is None else as_float(value)
+
+
+def opt_str(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{value!r} is not text")
+    return value
+
+
+_BLOCK_FIELDS = {"text": {"text": str}, "tool_use": {"id": str, "name": str, "input": dict},
+                 "tool_result": {"tool_use_id": str}, "thinking": {"thinking": str}}
+
+
+def check_message(message: Any) -> None:
+    """A history entry every face can show and the API can take: `ValueError` says what is wrong."""
+    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        raise ValueError("not a message")
+    content = message.get("content")
+    if isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise ValueError("its content is neither text nor a list of blocks")
+    for block in content:
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            raise ValueError("a content block is not an object with a type")
+        for name, kind in _BLOCK_FIELDS.get(block["type"], {}).items():
+            if not isinstance(block.get(name), kind):
+                raise ValueError(f"a {block['type']} block's {name!r} is not {kind.__name__}")
+        if block["type"] == "tool_result":
+            inner = block.get("content")
+            if inner is not None and not isinstance(inner, (str, list)):
+                raise ValueError("a tool_result's content is neither text nor a list")
+            if isinstance(inner, list) and not all(isinstance(b, dict) for b in inner):
+                raise ValueError("a tool_result's content holds something that is not a block")
