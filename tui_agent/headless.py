@@ -11,6 +11,8 @@ Exit codes (`tui_agent.exit_codes`): 0 answered; 1 error (one line on stderr); 2
 from __future__ import annotations
 
 import asyncio
+import atexit
+import gc
 import sys
 from pathlib import Path
 from typing import Callable, TextIO
@@ -101,6 +103,22 @@ async def _consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> e
     return ended
 
 
+_freeze_registered = False
+
+
+def freeze_heap_at_exit() -> None:
+    """Freeze the heap when the interpreter exits, so its final garbage collection skips it.
+
+    After a turn the process holds the SDK's thousands of pydantic classes and the whole history; the
+    collection Python runs while it shuts down walks all of it for nothing (the OS frees the memory at
+    once) and took about a second after the answer was printed (bench/bench_turn.py's "exit").
+    """
+    global _freeze_registered
+    if not _freeze_registered:
+        _freeze_registered = True
+        atexit.register(gc.freeze)
+
+
 def run_headless(
     prompt: str,
     *,
@@ -141,6 +159,7 @@ def run_headless(
             await session.aclose()
 
     process_groups.install_signal_handlers()  # SIGTERM/SIGHUP: end what Bash started, then die of the signal
+    freeze_heap_at_exit()
     try:
         ended = asyncio.run(run())
     except KeyboardInterrupt:

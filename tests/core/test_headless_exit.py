@@ -1,0 +1,32 @@
+"""Headless exit cost: the interpreter's last garbage collection must not walk the heap a turn leaves behind.
+
+After a turn a `-p` process holds the SDK's classes and the whole history; Python's shutdown collection
+walked all of it and took about a second after the answer was printed (bench/bench_turn.py, "exit").
+The heap is frozen at exit instead: the check runs in a child process, from an exit handler that runs
+after ours (handlers run last-registered first, and this one is registered before the CLI starts).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+CHILD = """
+import atexit, gc, sys
+atexit.register(lambda: print(f"frozen={gc.get_freeze_count()}", flush=True))
+from tui_agent.cli import main
+code = main(sys.argv[1:])
+print(f"code={code}", flush=True)
+"""
+
+
+def test_headless_freezes_the_heap_before_the_interpreter_exits(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# demo\n")
+    env = {**os.environ, "TUI_AGENT_CONFIG_DIR": str(tmp_path / "config")}
+    out = subprocess.run([sys.executable, "-c", CHILD, "-p", "hello", "--model", "demo", "-C", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+    assert "code=0" in out.stdout, out.stderr
+    frozen = int(out.stdout.rsplit("frozen=", 1)[1].split()[0])
+    assert frozen > 10_000, out.stdout  # the whole heap, not a handful of objects
