@@ -17,7 +17,6 @@ the next request: SDK parsing, tools, compaction, journal, events) and the exit 
 from __future__ import annotations
 
 import argparse
-import cProfile
 import os
 import pstats
 import shutil
