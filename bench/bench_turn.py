@@ -200,6 +200,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="also profile one turn of ours (cProfile)")
     parser.add_argument("--ours-only", action="store_true", help="skip Claude Code")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also run tui-agent as of this git revision (checked out into a temp dir), alternated")
     args = parser.parse_args()
     ws, files = workspace()
     scratch = Path(tempfile.mkdtemp(prefix="bench-turn-state-"))  # config and journals (same disk as HOME)
@@ -214,14 +216,28 @@ def main() -> int:
     run_once(ours_command(ws), env, ws, files)  # warm the bytecode and file caches
     if claude:
         run_once(cc_command, cc_env, ws, files)
+    baseline_env, baseline = None, []
+    if args.baseline:
+        tree = scratch / "baseline"
+        tree.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        baseline_env = {**env, "PYTHONPATH": str(tree)}  # before the editable install on sys.path
+        run_once(ours_command(ws), baseline_env, ws, files)  # warm its bytecode
     ours, theirs = [], []
     for _ in range(args.runs):
         ours.append(run_once(ours_command(ws), env, ws, files))
+        if baseline_env:
+            baseline.append(run_once(ours_command(ws), baseline_env, ws, files))
         if claude:
             theirs.append(run_once(cc_command, cc_env, ws, files))
     print(f"one turn of {FILES} Reads of {FILE_CHARS // 1000}k characters, {args.runs} alternated runs, "
           f"load average {os.getloadavg()[0]:.2f}")
     describe("tui-agent", ours)
+    if baseline:
+        describe(f"at {args.baseline}"[:12], baseline)
+        ratio = statistics.median(r.wall for r in ours) / statistics.median(r.wall for r in baseline)
+        print(f"tui-agent now / at {args.baseline}: {ratio:.2f}×")
     if theirs:
         describe("Claude Code", theirs)
         ratio = statistics.median(r.wall for r in ours) / statistics.median(r.wall for r in theirs)
