@@ -117,6 +117,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--floor", action="store_true", help="also a trivial Textual app and --version")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also time tui-agent as of this git revision (checked out into a temp dir), alternated")
     parser.add_argument("--onboarding", action="store_true",
                         help="give Claude Code an empty HOME: time its onboarding (welcome) screen instead")
     args = parser.parse_args()
@@ -140,15 +142,26 @@ def main() -> int:
         theirs = (f"env HOME={home} ANTHROPIC_API_KEY={KEY} ANTHROPIC_BASE_URL=http://127.0.0.1:{closed_port()} "
                   f"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 {claude}")
         print(f"Claude Code {claude_code_version(claude)} ({claude})")
+    baseline_cmd = None
+    if args.baseline:
+        tree = scratch / "baseline"
+        tree.mkdir()
+        archive = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "archive", args.baseline],
+                                 capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        baseline_cmd = ours.replace("TUI_AGENT_CONFIG_DIR=", f"PYTHONPATH={tree} TUI_AGENT_CONFIG_DIR=", 1)
+        first_frame(baseline_cmd, workspace, "Context budget", "warm-baseline")
     cc_ready = "Welcome to Claude Code" if args.onboarding else "for shortcuts"
     trivial = f"env -u PYTHONDONTWRITEBYTECODE {sys.executable} {scratch / 'trivial_app.py'}"
     (scratch / "trivial_app.py").write_text(TRIVIAL_APP)
     first_frame(ours, workspace, "Context budget", "warm")  # the file cache and the bytecode cache
     if theirs:
         first_frame(theirs, workspace, cc_ready, "warm-cc")
-    frames, cc, floor, versions = [], [], [], []
+    frames, cc, floor, versions, before = [], [], [], [], []
     for run in range(args.runs):
         frames.append(first_frame(ours, workspace, "Context budget", f"ours{run}"))
+        if baseline_cmd:
+            before.append(first_frame(baseline_cmd, workspace, "Context budget", f"baseline{run}"))
         if theirs:
             cc.append(first_frame(theirs, workspace, cc_ready, f"cc{run}"))
         if args.floor:
@@ -156,6 +169,8 @@ def main() -> int:
             versions.append(timed([str(EXE), "--version"]))
     print(f"{args.runs} alternated runs in tmux 120×40, load average {os.getloadavg()[0]:.2f}")
     ours_ready = summary("tui-agent", frames)
+    if before:
+        print(f"tui-agent now / at {args.baseline}: {ours_ready / summary(f'at {args.baseline}'[:12], before):.2f}×")
     if floor:
         summary("trivial app", floor)
         print(f"tui-agent --version {statistics.median(versions) * 1000:.0f} ms median")
