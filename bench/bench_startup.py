@@ -93,7 +93,7 @@ def describe_screen(pane: str) -> str:
     if "Welcome to Claude Code" in pane:
         return "Claude Code's onboarding"
     if "Context budget" in pane:
-        return "tui-agent's main screen"
+        return "tui-agent's main screen" if "tui-agent" in pane else "the trivial app's screen"
     lines = [line.strip() for line in pane.splitlines() if line.strip()]
     return f"first line {lines[0][:60]!r}" if lines else "blank"
 
