@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -72,6 +73,8 @@ def first_frame(command: str, cwd: Path, ready: str, name: str) -> Frame:
     start = time.perf_counter()
     subprocess.run(["tmux", "-L", server, "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", "-c",
                     str(cwd), command], check=True)
+    leader = subprocess.run(["tmux", "-L", server, "display-message", "-p", "-t", "bench", "#{pane_pid}"],
+                            capture_output=True, text=True).stdout.strip()
     painted, screen = None, ""
     try:
         while time.perf_counter() - start < 15:
@@ -85,6 +88,24 @@ def first_frame(command: str, cwd: Path, ready: str, name: str) -> Frame:
         raise RuntimeError(f"{name}: no {ready!r} within 15 s; the pane shows:\n{capture(server)}")
     finally:
         subprocess.run(["tmux", "-L", server, "kill-server"], capture_output=True)
+        if leader.isdigit():
+            end_process_group(int(leader))
+
+
+def end_process_group(leader: int) -> None:
+    """The program we launched, if the hang-up did not end it (a TUI can hang in its shutdown once its
+    terminal is gone): its pane made it a process-group leader, so the group is exactly what we started."""
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(leader, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    try:
+        os.killpg(leader, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def describe_screen(pane: str) -> str:
