@@ -8,6 +8,7 @@ after ours (handlers run last-registered first, and this one is registered befor
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -30,3 +31,31 @@ def test_headless_freezes_the_heap_before_the_interpreter_exits(tmp_path: Path) 
     assert "code=0" in out.stdout, out.stderr
     frozen = int(out.stdout.rsplit("frozen=", 1)[1].split()[0])
     assert frozen > 10_000, out.stdout  # the whole heap, not a handful of objects
+
+
+def test_headless_imports_the_sdk_before_the_turn_with_the_collector_paused(tmp_path: Path, monkeypatch) -> None:
+    """The SDK import (most of a headless start) creates long-lived objects by the hundred thousand: the
+    cyclic GC is paused while it runs, and on again before the turn."""
+    import gc
+
+    from tui_agent.core.providers.demo import DemoProvider
+    from tui_agent.headless import run_headless
+
+    (tmp_path / "README.md").write_text("# demo\n")
+    monkeypatch.setenv("TUI_AGENT_CONFIG_DIR", str(tmp_path / "config"))
+    seen: list[bool] = []
+    monkeypatch.setattr(DemoProvider, "preload", lambda self: seen.append(gc.isenabled()))
+    turn_started: list[bool] = []
+    real_stream = DemoProvider.stream
+
+    def stream(self, request):
+        turn_started.append(gc.isenabled())
+        return real_stream(self, request)
+
+    monkeypatch.setattr(DemoProvider, "stream", stream)
+    assert gc.isenabled()
+    code = run_headless("hello", workspace=tmp_path, model="demo", out=io.StringIO(), err=io.StringIO())
+    assert code == 0
+    assert seen == [False]  # imported once, before the turn, with the collector paused
+    assert turn_started and all(turn_started)  # and it is on again for the turn
+    assert gc.isenabled()
