@@ -35,7 +35,7 @@ def test_headless_freezes_the_heap_before_the_interpreter_exits(tmp_path: Path) 
 
 def test_headless_imports_the_sdk_before_the_turn_with_the_collector_paused(tmp_path: Path, monkeypatch) -> None:
     """The SDK import (most of a headless start) creates long-lived objects by the hundred thousand: the
-    cyclic GC is paused while it runs, and on again before the turn."""
+    cyclic GC is paused while it runs, and on again before the turn, with what start-up made frozen."""
     import gc
 
     from tui_agent.core.providers.demo import DemoProvider
@@ -49,13 +49,14 @@ def test_headless_imports_the_sdk_before_the_turn_with_the_collector_paused(tmp_
     real_stream = DemoProvider.stream
 
     def stream(self, request):
-        turn_started.append(gc.isenabled())
+        turn_started.append(gc.isenabled() and gc.get_freeze_count() > 0)
         return real_stream(self, request)
 
     monkeypatch.setattr(DemoProvider, "stream", stream)
     assert gc.isenabled()
+    gc.unfreeze()  # an earlier test in this process may have frozen the heap
     code = run_headless("hello", workspace=tmp_path, model="demo", out=io.StringIO(), err=io.StringIO())
     assert code == 0
     assert seen == [False]  # imported once, before the turn, with the collector paused
-    assert turn_started and all(turn_started)  # and it is on again for the turn
+    assert turn_started and all(turn_started)  # on again for the turn, start-up's objects frozen out of its way
     assert gc.isenabled()
