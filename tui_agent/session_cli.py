@@ -43,13 +43,15 @@ class Resume:
 
 def resolve_resume(args: argparse.Namespace, workspace: Path, headless: bool) -> Resume | None:
     """What `--continue` / `--resume` ask for, or None after printing a one-line error."""
+    if not args.continue_ and args.resume is None:
+        return Resume()  # a new session: the journal's reader is not needed (nor imported before the first frame)
     from tui_agent.core.journal import JournalError
     from tui_agent.core.journal.reader import read_journal
     from tui_agent.core.journal.store import find_session, latest_session
 
     if args.continue_ and args.resume is not None:
         return _error("use either --continue or --resume, not both")
-    if (args.continue_ or args.resume is not None) and args.transcript is not None:
+    if args.transcript is not None:
         return _error("--transcript starts a new session; it cannot be combined with --continue or --resume")
     try:
         if args.continue_:
@@ -94,11 +96,12 @@ def journal_hook(load: "JournalLoad | None", source: str | None = None) -> Calla
 
     def attach(session: "Session") -> list["Notice"]:
         from tui_agent.core.events import Notice
-        from tui_agent.core.journal.resume import resume_journaled
         from tui_agent.core.journal.writer import start_journal
 
         try:
             if load is not None:
+                from tui_agent.core.journal.resume import resume_journaled  # only to resume: not for a new session
+
                 return resume_journaled(session, load)[1]
             start_journal(session, source=source)
         except OSError as error:

@@ -2,8 +2,8 @@
 
 One JSONL file per session under `<data dir>/sessions/` (see `paths.py`): a versioned header, then one
 record per finalized message, model call, usage report, compaction-state change, permission answer,
-model switch and `/clear`. The `Journal` (a `Session` listener, `writer.py`) appends and fsyncs each
-record; `reader.py` reads a file back (skipping broken lines with a warning, refusing newer formats);
+model switch and `/clear`. The `Journal` (a `Session` listener, `writer.py`) appends each record (flushed at
+once, fsynced when a turn closes); `reader.py` reads a file back (skipping broken lines with a warning, refusing newer formats);
 `resume.py` puts a read journal back into a Session; `store.py` lists and finds sessions; `export.py`
 renders one as Markdown or JSONL.
 """

@@ -1,4 +1,9 @@
-"""The journal writer: a `Session` listener that appends one fsynced JSON line per record.
+"""The journal writer: a `Session` listener that appends one JSON line per record.
+
+Each record reaches the operating system (flushed) before the listener returns, so a killed process loses
+nothing written; the file is fsynced once a turn has closed (and when it is closed), so only a power cut can
+cost the turn in progress. An fsync per record (six per model call) was the biggest cost per call of a long
+turn (bench/bench_turn.py): Claude Code does not sync its session files at all.
 
 It follows the history by index rather than by event: on every event it first writes the history
 entries it has not written yet. The loop's own repairs after a cancel or an error (a partial reply marked
@@ -48,8 +53,8 @@ def lock_file(fd: int, path: Path) -> None:
 
 
 class JournalFile:
-    """One append-only journal file: 0600, locked while open (`lock_file`), each line flushed and
-    fsynced before `append` returns."""
+    """One append-only journal file: 0600, locked while open (`lock_file`), each line flushed to the OS
+    before `append` returns; `sync()` also makes it durable (fsync)."""
 
     def __init__(self, path: Path, secrets: list[str] | None = None) -> None:
         self.path = path
@@ -67,26 +72,36 @@ class JournalFile:
         if path.stat().st_size and not _ends_with_newline(path):
             self._write(b"\n")  # a line cut short by a kill: start the next record on its own line
 
-    def append(self, record: dict[str, Any], sync: bool = True) -> None:
-        """Write one record; `sync=False` leaves the flush + fsync to the next synced write or `sync()`
-        (a batch, such as a loaded transcript's hundreds of messages, pays for one fsync, not one each)."""
+    def append(self, record: dict[str, Any], flush: bool = True) -> None:
+        """Write one record; `flush=False` leaves it buffered until the next flushed write, `flush()` or
+        `sync()` (a batch, such as a loaded transcript's hundreds of messages, is written at once)."""
         line = rec.dumps(redact_record(record, self._secrets))
-        self._write(line.encode("utf-8") + b"\n", sync)
+        self._write(line.encode("utf-8") + b"\n", flush)
 
-    def _write(self, data: bytes, sync: bool = True) -> None:
+    def _write(self, data: bytes, flush: bool = True) -> None:
         if self._file is None:
             return
         self._file.write(data)
-        if sync:
-            self.sync()
+        if flush:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand what is buffered to the OS: it survives the process being killed."""
+        if self._file is not None:
+            self._file.flush()
 
     def sync(self) -> None:
+        """Flush and fsync: it survives a power cut too."""
         if self._file is not None:
             self._file.flush()
             os.fsync(self._file.fileno())
 
     def close(self) -> None:
         if self._file is not None:
+            try:
+                self.sync()
+            except OSError:
+                pass  # closing after a failed write (disk full): the problem is already reported
             self._file.close()
             self._file = None
 
@@ -161,6 +176,8 @@ class Journal:
                 self.sync_compaction_state()
             case ev.TurnClosed():
                 self.sync_compaction_state()
+                if self.file is not None:
+                    self.file.sync()  # the turn is on disk for good
 
     # -- pieces ------------------------------------------------------------------------------
     def _said_nothing(self) -> bool:
@@ -169,8 +186,8 @@ class Journal:
         header, written with the first message, carries the model and state of that moment."""
         return self.file is None and not self.session.history
 
-    def _append(self, kind: str, sync: bool = True, **fields: Any) -> None:
-        self.open().append({"type": kind, "at": rec.now_iso(), **fields}, sync)
+    def _append(self, kind: str, flush: bool = True, **fields: Any) -> None:
+        self.open().append({"type": kind, "at": rec.now_iso(), **fields}, flush)
 
     def open(self) -> JournalFile:
         """The file, created with its header on first use (existing files are appended to)."""
@@ -186,9 +203,9 @@ class Journal:
         if self.written >= len(history):
             return
         while self.written < len(history):
-            self._append(rec.MESSAGE, sync=False, index=self.written, message=history[self.written])
+            self._append(rec.MESSAGE, flush=False, index=self.written, message=history[self.written])
             self.written += 1
-        self.open().sync()  # one fsync for the batch (usually a single message)
+        self.open().flush()  # one write for the batch (usually a single message)
 
     def sync_compaction_state(self) -> None:
         state = export_compaction_state(self.session)
