@@ -19,6 +19,11 @@ def sessions_dir(environ: Mapping[str, str] | None = None) -> Path:
     return data_dir(environ) / "sessions"
 
 
+def exports_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where `/export` with no file name writes: beside the journals, never into the repository."""
+    return data_dir(environ) / "exports"
+
+
 def journal_path(session_id: str, environ: Mapping[str, str] | None = None) -> Path:
     return sessions_dir(environ) / f"{session_id}{SUFFIX}"
 
