@@ -303,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
                             history=transcript[0] if transcript else None, context_window=args.context_window,
                             max_output_tokens=args.max_output_tokens, compact=compact,
                             prepare=_then(lambda session: _foreign_thinking(session, transcript[2])
-                                          if transcript else [], journal_hook(resume.load, source)),
+                                          if transcript else [], journal_hook(resume.load, source, view=transcript is not None)),
                             trust_project_mcp=args.trust_project_mcp)
 
     # Start-up allocates hundreds of thousands of objects that all live on; pausing the cyclic GC until
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         session.history.extend(history)
         notices.append(notice)
         notices += _foreign_thinking(session, written_by)
-    notices += journal_hook(resume.load, source)(session)
+    notices += journal_hook(resume.load, source, view=transcript is not None)(session)
     trace.bind_session(session.trace_id)  # after the journal hook: a journaled session has its id by now
     trace.trace("cli.start", mode="tui")
     if trace_notice is not None:
