@@ -97,7 +97,8 @@ async def test_a_named_file_after_a_drop_is_the_one_read():
     run = Run()
     await explore_until_a_drop(run)
     events = await run.ask("what does tui_agent/core/budget.py do?")
-    assert tools(events)[0] == ("Read", {"file_path": "tui_agent/core/budget.py"})
+    name, tool_input = tools(events)[0]
+    assert (name, tool_input["file_path"]) == ("Read", "tui_agent/core/budget.py")
     assert "as you asked" in answer(events)
 
 
@@ -105,7 +106,7 @@ async def test_what_is_in_this_repo_takes_a_few_calls():
     run = Run()
     events = await run.ask("what is in this repo?")
     assert [name for name, _ in tools(events)] == ["Glob", "Read", "Read"]
-    assert ("Read", {"file_path": "README.md"}) in tools(events)
+    assert ("Read", "README.md") in [(name, i.get("file_path")) for name, i in tools(events)]
     assert len(run.calls) == 3 and "`README.md`" in answer(events)
 
 
@@ -122,3 +123,20 @@ def test_the_recap_is_recognised_by_the_mark_its_builder_writes():
     assert earlier_prompts(request) == ["first prompt", "second prompt"]
     # A recap that came last (the current prompt is older than it) is still not taken for the prompt.
     assert current_turn([user_text("newest real prompt"), recap]).prompt == "newest real prompt"
+
+
+async def test_a_long_file_is_read_as_its_first_lines(tmp_path):
+    """One Read must not fill the demo's small window (an emergency drop would take the prompt with it)."""
+    (tmp_path / "long.py").write_text("".join(f"line_{n} = {n}\n" for n in range(20_000)))
+    (tmp_path / "short.py").write_text("x = 1\n")
+    session, _ = build_session(tmp_path, model="demo", headless=True)
+    events = await session_turn(session, "what do long.py and short.py do?")
+    reads = {i["file_path"]: i for name, i in tools(events) if name == "Read"}
+    assert reads["short.py"] == {"file_path": "short.py"}
+    assert 20 <= reads["long.py"]["limit"] < 1000
+    sent = [e for e in events if isinstance(e, ev.CompactionReported)]
+    assert all(e.plan.estimated_tokens < e.plan.budget_tokens for e in sent)
+
+
+async def session_turn(session, prompt):
+    return [e async for e in session.run_turn(prompt)]

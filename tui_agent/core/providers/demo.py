@@ -52,8 +52,11 @@ DEMO_NOTICE = (
     "`OPENAI_API_KEY` for an OpenAI-compatible endpoint, and start again.*\n\n"
 )
 CHOSEN_NOTICE = "*Demo model (offline): chosen with `--model demo`, no real model is called.*\n\n"
-DEMO_CONTEXT_WINDOW = 28_000  # small on purpose: the meter moves and every tier shows in a demo
+DEMO_CONTEXT_WINDOW = 24_000  # small on purpose: the meter moves and every tier shows in a demo
 DEMO_OUTPUT_TOKENS = 4_096
+READ_SHARE = 8  # one Read takes at most about an eighth of the window: a turn of reads stays in it
+READ_MIN_CHARS = 16_000  # files up to this size are always read whole (a window this small is a test's)
+READ_LINE_CHARS = 60  # a typical source line, to turn that share into a line limit
 
 
 def demo_policy() -> CompactPolicy:
@@ -62,7 +65,7 @@ def demo_policy() -> CompactPolicy:
     The low mark sits well above the base (system prompt and tools, about 4.6k tokens here), so a drop
     keeps a head, a recap and the turn in progress; the masked results' protected tail fits the window;
     and the summary tier is on (the demo writes an extractive summary, no model needed)."""
-    return CompactPolicy(low_water=0.5, keep_head=0.10, mask_protect_tokens=6_000, summary=True)
+    return CompactPolicy(low_water=0.5, keep_head=0.06, mask_protect_tokens=6_000, summary=True)
 
 
 _STOPWORDS = {
@@ -166,7 +169,7 @@ class DemoProvider(Provider):
                 picks += _pick([f for f in listed if f not in picks], set(picks), keyword, 2 - len(picks))
             if picks:
                 names = " and ".join(f"`{p}`" for p in picks)
-                return f"Let me read {names} first.", [("Read", {"file_path": p}) for p in picks]
+                return f"Let me read {names} first.", [self._read(p) for p in picks]
         if step == 2 and skills and "Skill" in available and not _used(turn, "Skill"):
             return f"There is a `{skills[0]}` skill for this project; let me load it.", [("Skill", {"skill": skills[0]})]
         if step in (2, 3) and "Grep" in available and not _used(turn, "Grep"):
@@ -179,7 +182,7 @@ class DemoProvider(Provider):
             if not picks:  # everything was read in earlier turns: re-read what this turn has not seen
                 picks = _pick(found + listed, _read_in_turn(turn), keyword, 1)
             if picks:
-                return f"`{picks[0]}` looks relevant; reading it.", [("Read", {"file_path": picks[0]})]
+                return f"`{picks[0]}` looks relevant; reading it.", [self._read(picks[0])]
         return answer(turn, hints), []
 
     # -- prompts that say what they want -------------------------------------------------------
@@ -198,7 +201,7 @@ class DemoProvider(Provider):
         unread = [p for p in named if p not in _read_in_turn(turn)]
         if unread:
             names = " and ".join(f"`{p}`" for p in unread)
-            return f"Reading {names}, as you asked.", [("Read", {"file_path": p}) for p in unread]
+            return f"Reading {names}, as you asked.", [self._read(p) for p in unread]
         if keyword and not _used(turn, "Grep"):
             return (f"Now I'll look for `{keyword}` in the repository.",
                     [("Grep", {"pattern": keyword, "output_mode": "content", "-n": True, "head_limit": 20, "-i": True})])
@@ -213,7 +216,7 @@ class DemoProvider(Provider):
             picks = picks or _pick(listed, set(), "", 1)
             if picks:
                 names = " and ".join(f"`{p}`" for p in picks)
-                return f"Reading {names} for what the project says of itself.", [("Read", {"file_path": p}) for p in picks]
+                return f"Reading {names} for what the project says of itself.", [self._read(p) for p in picks]
         return answer(turn, hints), []
 
     def _biggest(self, turn: Turn, hints: Words) -> tuple[str, list[tuple[str, dict]]]:
@@ -228,7 +231,7 @@ class DemoProvider(Provider):
         unread = [p for p in biggest if p not in _read_in_turn(turn)]
         if unread:
             names = " and ".join(f"`{p}`" for p in unread)
-            return f"The largest are {names}; reading them.", [("Read", {"file_path": p}) for p in unread]
+            return f"The largest are {names}; reading them.", [self._read(p) for p in unread]
         return biggest_answer(turn, sizes, hints), []
 
     def _listed_files(self, turn: Turn) -> list[str]:
@@ -243,6 +246,20 @@ class DemoProvider(Provider):
                 if self._is_file(line):
                     files.append(line)
         return files
+
+    def _read(self, path: str) -> tuple[str, dict[str, Any]]:
+        """A Read that fits the demo's small window: a file larger than an eighth of the window (in
+        characters, about 4 a token; at least READ_MIN_CHARS) is read as its first lines, as a real model
+        pages a long file. One huge read would otherwise overflow the window and take the prompt with it."""
+        budget_chars = max(4 * max(self.context_window - self.max_output_tokens, 1) // READ_SHARE, READ_MIN_CHARS)
+        tool_input: dict[str, Any] = {"file_path": path}
+        try:
+            size = (self.workspace / path).stat().st_size if self.workspace is not None else 0
+        except OSError:
+            size = 0
+        if size > budget_chars:
+            tool_input["limit"] = max(budget_chars // READ_LINE_CHARS, 20)
+        return "Read", tool_input
 
     def _is_file(self, path: str) -> bool:
         if self.workspace is None:
