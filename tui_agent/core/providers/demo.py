@@ -82,9 +82,10 @@ _PREFERRED = ("readme", "agents.md", "claude.md", "pyproject.toml", "package.jso
 _BIGGEST = re.compile(r"\b(biggest|largest|longest|heaviest|bulkiest)\b", re.IGNORECASE)
 _OVERVIEW = re.compile(r"\b(what('s| is) (in )?(this|the) (repo|repository|project|folder|directory|codebase|"
                        r"workspace)|overview|give me a tour|what is here)\b", re.IGNORECASE)
-_GREP_ASK = re.compile(r"^\W*(?:please\s+)?(?:grep|search|look|find)(?:\s+(?:for|up))?\s+(?P<terms>.+?)"
-                       r"(?:\s+(?:in\s+(?:the|this)\s+(?:repo|repository|project|code(?:base)?)|here|everywhere))?"
-                       r"\W*$", re.IGNORECASE | re.DOTALL)
+_GREP_ASK = re.compile(r"^\W*(?:please\s+)?(?:grep(?:\s+for)?|search\s+for|look\s+for|find\s+(?:all\s+)?(?:the\s+)?"
+                       r"(?:occurrences|uses|mentions)\s+of)\s+(?P<terms>.+?)"
+                       r"(?:\s+(?:in\s+(?:the|this)\s+(?:repo|repository|project|code(?:base)?)|here|everywhere)"
+                       r"|\s+in\s+(?P<path>[\w./-]+))?\W*$", re.IGNORECASE | re.DOTALL)
 _TERM_SPLIT = re.compile(r"\s*(?:,|&|\band\b|\bor\b)\s*", re.IGNORECASE)
 _PATH_TOKEN = re.compile(r"[\w./-]*[\w-]\.[A-Za-z0-9]{1,8}|[\w.-]+/[\w./-]+")
 
@@ -132,11 +133,12 @@ class DemoProvider(Provider):
         if GREETING.match(turn.prompt) or RECAP.search(turn.prompt):  # no exploring: it is all in the talk
             return from_conversation(turn.prompt, earlier_prompts(request.messages),
                                      _files_read(request.messages), hints), []
-        terms = _grep_terms(turn.prompt)
+        terms, where = _grep_ask(turn.prompt)
         if terms and "Grep" in available:
             if not _used(turn, "Grep"):
                 names = " and ".join(f"`{md_escape(t)}`" for t in terms)
-                return f"Searching for {names}.", [("Grep", _grep_input(t)) for t in terms]
+                return (f"Searching for {names}" + (f" in `{where}`." if where else "."),
+                        [("Grep", _grep_input(t, where)) for t in terms])
             return grep_answer(turn, [(t, _grep_input(t)["pattern"]) for t in terms], hints), []
         named = self._named_files(turn.prompt)
         if named and "Read" in available:
@@ -288,21 +290,24 @@ def _files_read(messages: list[Message]) -> list[str]:
                               if use.get("name") == "Read"))
 
 
-def _grep_terms(prompt: str) -> list[str]:
-    """"grep for TODO and FIXME" → ["TODO", "FIXME"]; a quoted term stays whole."""
+def _grep_ask(prompt: str) -> tuple[list[str], str | None]:
+    """"grep for TODO and FIXME [in src]" → (["TODO", "FIXME"], "src"); a quoted term stays whole."""
     match = _GREP_ASK.match(prompt.strip())
     if not match:
-        return []
+        return [], None
     text = match.group("terms")
     quoted = re.findall(r"[`'\"]([^`'\"]+)[`'\"]", text)
     terms = quoted or [t.strip(" `'\"") for t in _TERM_SPLIT.split(text)]
-    return list(dict.fromkeys(t for t in terms if t))[:4]
+    return list(dict.fromkeys(t for t in terms if t))[:4], match.group("path")
 
 
-def _grep_input(term: str) -> dict[str, Any]:
+def _grep_input(term: str, path: str | None = None) -> dict[str, Any]:
     """One Grep per term, literal, case-insensitive only when typed in lower case (smart case)."""
-    return {"pattern": re.escape(term), "output_mode": "content", "-n": True, "head_limit": 20,
-            "-i": term == term.lower()}
+    tool_input: dict[str, Any] = {"pattern": re.escape(term), "output_mode": "content", "-n": True,
+                                  "head_limit": 20, "-i": term == term.lower()}
+    if path:
+        tool_input["path"] = path
+    return tool_input
 
 
 def _read_in_turn(turn: Turn) -> set[str]:
