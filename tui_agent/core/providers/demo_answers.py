@@ -131,7 +131,7 @@ def answer(turn: Turn, words: Words) -> str:
         tops = list(dict.fromkeys(l.strip().split("/", 1)[0] for l in entries))
         if tops:
             shown = ", ".join(f"`{md_escape(t)}`" for t in tops[:12]) + (" …" if len(tops) > 12 else "")
-            lines += ["", f"At the top level ({plural(len(entries), 'path')} listed): {shown}."]
+            lines += ["", f"Files at the top level ({len(entries)}): {shown}."]
     hits = [(i.get("pattern", ""), t) for name, i, t, e in turn.calls if name == "Grep" and not e]
     if hits:
         pattern, found = hits[0]
