@@ -52,7 +52,41 @@ SERVE_PASSTHROUGH = ("model", "provider", "max_turns", "context_window", "max_ou
                      "compact", "compact_high", "compact_low")
 
 
-def build_parser() -> argparse.ArgumentParser:
+SUBCOMMAND_HELP = (
+    ("sessions", "list saved sessions (tui-agent sessions --help)"),
+    ("export", "print a saved session as Markdown or JSON (tui-agent export --help)"),
+    ("replay", "step through a recorded session call by call (tui-agent replay --help)"),
+)
+
+
+class HelpDefaults:
+    """The defaults `--help` states, read from where they are decided (plain class: `dataclasses` costs
+    start-up time). Only `--help` builds the real ones (`help_defaults()`): the policy and the model table
+    are not imported on the way to a run or to `--version`."""
+
+    def __init__(self, high: str = "", low: str = "", demo_low: str = "", model: str = "", openai_model: str = "",
+                 max_turns: str = "") -> None:
+        self.high, self.low, self.demo_low = high, low, demo_low
+        self.model, self.openai_model, self.max_turns = model, openai_model, max_turns
+
+
+def help_defaults() -> HelpDefaults:
+    from tui_agent.core.compaction.policy import CompactPolicy
+    from tui_agent.core.loop import DEFAULT_MAX_TURNS
+    from tui_agent.core.providers.demo import demo_policy
+    from tui_agent.core.providers.models import DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL
+
+    policy = CompactPolicy()
+    return HelpDefaults(f"{policy.high_water:g}", f"{policy.low_water:g}", f"{demo_policy().low_water:g}",
+                        DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, str(DEFAULT_MAX_TURNS))
+
+
+def wants_help(argv: list[str]) -> bool:
+    return any(arg in ("-h", "--help") for arg in argv)
+
+
+def build_parser(defaults: HelpDefaults | None = None) -> argparse.ArgumentParser:
+    defaults = defaults or HelpDefaults()
     parser = argparse.ArgumentParser(
         prog="tui-agent",
         description="A terminal coding agent with a live context-budget panel. "
@@ -65,14 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", default=None, metavar="PROMPT",
                         help="run PROMPT headless: the answer streams to stdout, tool activity to stderr "
                         "('-' or no value: read the prompt from stdin)")
-    _add_session_flags(parser)
+    _add_session_flags(parser, defaults=defaults)
     parser.add_argument("--allow-write", action="store_true",
                         help="headless: allow tools that change things (Write, Edit, Bash, MCP)")
     parser.add_argument("--trust-project-mcp", action="store_true",
                         help="headless: start the MCP servers of the workspace's own .mcp.json (the TUI asks)")
     add_session_flags(parser)
     parser.add_argument("--version", action="version", version=f"tui-agent {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="serve", title="commands")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     serve = commands.add_parser(
         "serve", help="serve the TUI in a browser (each tab is its own session in the workspace)",
         description="Serve the TUI to web browsers through textual-serve: each tab runs its own session "
@@ -84,17 +118,23 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-tabs", type=int, default=8, metavar="N",
                        help="most browser tabs (app processes) running at once (default 8)")
     # SUPPRESS: a flag given before `serve` (`tui-agent --model demo serve`) is not reset by the subcommand.
-    _add_session_flags(serve, default=argparse.SUPPRESS)
+    _add_session_flags(serve, default=argparse.SUPPRESS, defaults=defaults)
+    for name, text in SUBCOMMAND_HELP:  # dispatched before parsing (session_cli); listed here for --help
+        commands.add_parser(name, help=text, add_help=False)
     return parser
 
 
-def _add_session_flags(parser: argparse.ArgumentParser, default: object = None) -> None:
+def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
+                       defaults: HelpDefaults | None = None) -> None:
     """The flags that shape a session, shared by the TUI, -p and `serve`."""
-    parser.add_argument("--model", default=default, help="model id, or 'demo' for the offline demo model")
+    d = defaults or HelpDefaults()
+    parser.add_argument("--model", default=default,
+                        help=f"model id, or 'demo' for the offline demo model (default: {d.model} with "
+                        f"ANTHROPIC_API_KEY, {d.openai_model} with OPENAI_API_KEY, else demo)")
     parser.add_argument("--provider", choices=["anthropic", "openai", "demo"], default=default,
                         help="force a provider")
     parser.add_argument("--max-turns", type=int, default=default, metavar="N",
-                        help="stop after N model calls in one request (default 20)")
+                        help=f"stop after N model calls in one request (default {d.max_turns})")
     parser.add_argument("--context-window", type=int, default=default, metavar="TOKENS",
                         help="override the model's context window (same as CONTEXT_WINDOW_TOKENS)")
     parser.add_argument("--max-output-tokens", type=int, default=default, metavar="TOKENS",
@@ -106,10 +146,11 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None) 
                         help="compaction strategy: v2 (default: tiered, cache-aware), v1 (first landing), "
                         "seed (the seed article), off")
     parser.add_argument("--compact-high", default=default, metavar="MARK",
-                        help="compact when a request would exceed MARK (fraction of the window, e.g. 0.6, "
-                        "or tokens; default 0.6)")
+                        help="compact when a request would exceed MARK: a fraction of the window less the "
+                        f"output reserve (0 < MARK <= 1), or whole tokens (>= 1000); default {d.high}")
     parser.add_argument("--compact-low", default=default, metavar="MARK",
-                        help="compact down to MARK (fraction of the window or tokens; default 0.3)")
+                        help=f"compact down to MARK (a fraction or whole tokens, below --compact-high; default {d.low}, "
+                        f"{d.demo_low} for the demo model)")
     parser.add_argument("--compact-summary", action="store_true", default=default,
                         help="let the model summarise what compaction drops (one extra call per event)")
     parser.add_argument("-C", "--cwd", type=Path, default=default, metavar="DIR",
@@ -174,6 +215,16 @@ def _foreign_thinking(session, written_by) -> list:
                    "them.", "info")]
 
 
+def _impossible(session) -> bool:
+    """A budget no request fits (`--context-window 100`): one line, and nothing runs (a usage error)."""
+    from tui_agent.core.budget_check import session_budget_error
+
+    problem = session_budget_error(session)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+    return problem is not None
+
+
 def _then(first, second):
     def both(session):
         return first(session) + second(session)
@@ -187,7 +238,10 @@ def main(argv: list[str] | None = None) -> int:
         from tui_agent.session_cli import run_subcommand
 
         return run_subcommand(argv)
-    args = build_parser().parse_args(argv)
+    args = build_parser(help_defaults() if wants_help(argv) else None).parse_args(argv)
+    if args.command in SUBCOMMANDS:
+        print(f"error: put `{args.command}` first: tui-agent {args.command} [its flags]", file=sys.stderr)
+        return exit_codes.USAGE
     if args.max_turns is not None and args.max_turns < 1:
         print("error: --max-turns must be at least 1", file=sys.stderr)
         return exit_codes.USAGE
@@ -258,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                             history=transcript[0] if transcript else None, context_window=args.context_window,
                             max_output_tokens=args.max_output_tokens, compact=compact,
                             prepare=_then(lambda session: _foreign_thinking(session, transcript[2])
-                                          if transcript else [], journal_hook(resume.load, source)),
+                                          if transcript else [], journal_hook(resume.load, source, view=transcript is not None)),
                             trust_project_mcp=args.trust_project_mcp)
 
     # Start-up allocates hundreds of thousands of objects that all live on; pausing the cyclic GC until
@@ -273,12 +327,14 @@ def main(argv: list[str] | None = None) -> int:
                                      max_turns=args.max_turns, demo_delay=0.01,
                                      context_window=args.context_window, max_output_tokens=args.max_output_tokens,
                                      compact=compact)
+    if _impossible(session):
+        return exit_codes.USAGE
     if transcript is not None:
         history, notice, written_by = transcript
         session.history.extend(history)
         notices.append(notice)
         notices += _foreign_thinking(session, written_by)
-    notices += journal_hook(resume.load, source)(session)
+    notices += journal_hook(resume.load, source, view=transcript is not None)(session)
     trace.bind_session(session.trace_id)  # after the journal hook: a journaled session has its id by now
     trace.trace("cli.start", mode="tui")
     if trace_notice is not None:
@@ -296,6 +352,8 @@ def _print_outbound(args, workspace: Path, model, provider, prompt, load, transc
                                      allow_write=True if args.allow_write else None,
                                      context_window=args.context_window, max_output_tokens=args.max_output_tokens,
                                      compact=compact)
+    if _impossible(session):
+        return exit_codes.USAGE
     if transcript is not None:
         session.history.extend(transcript[0])
         notices += _foreign_thinking(session, transcript[2])

@@ -164,6 +164,12 @@ def run_headless(
                                      allow_write=allow_write, max_turns=max_turns,
                                      context_window=context_window, max_output_tokens=max_output_tokens,
                                      compact=compact, trust_project_mcp=trust_project_mcp)
+    from tui_agent.core.budget_check import session_budget_error
+
+    problem = session_budget_error(session)
+    if problem:  # before anything runs or is saved: no call could fit
+        print(f"error: {problem}", file=err, flush=True)
+        return exit_codes.USAGE
     for notice in notices:
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
     if history:

@@ -91,8 +91,10 @@ def workspace_for(args: argparse.Namespace, load: "JournalLoad | None", default:
     return recorded if recorded.is_dir() else default
 
 
-def journal_hook(load: "JournalLoad | None", source: str | None = None) -> Callable[["Session"], list["Notice"]]:
-    """What to do with a built session: restore `load` and keep journaling, or journal it from the start."""
+def journal_hook(load: "JournalLoad | None", source: str | None = None,
+                 view: bool = False) -> Callable[["Session"], list["Notice"]]:
+    """What to do with a built session: restore `load` and keep journaling, or journal it from the start
+    (`view`: a loaded transcript, saved only once the user sends something)."""
 
     def attach(session: "Session") -> list["Notice"]:
         from tui_agent.core.events import Notice
@@ -103,7 +105,7 @@ def journal_hook(load: "JournalLoad | None", source: str | None = None) -> Calla
                 from tui_agent.core.journal.resume import resume_journaled  # only to resume: not for a new session
 
                 return resume_journaled(session, load)[1]
-            start_journal(session, source=source)
+            start_journal(session, source=source, view=view)
         except OSError as error:
             return [Notice(f"This session is not saved: the journal could not be opened ({error}).", "warning")]
         return []

@@ -35,8 +35,14 @@ def test_the_factory_checks_after_start_up_including_the_base(tmp_path):
     assert asyncio.run(notices(context_window=6000, max_output_tokens=500)) == []
 
 
-def test_headless_warns_on_stderr(tmp_path):
-    out = cli(["-p", "hello", "--context-window", "100"], make_repo(tmp_path))
-    warnings = [line for line in out.stderr.splitlines() if line.startswith("[warning] Impossible budget")]
-    assert warnings and "context window (100 tokens)" in warnings[0], out.stderr
-    assert "Impossible" not in out.stdout
+def test_an_impossible_window_is_a_usage_error_in_one_line(tmp_path):
+    """Issue 18: `--context-window 100` used to warn and run with exit 0; no request can fit, so nothing runs."""
+    repo = make_repo(tmp_path)
+    for args in (["-p", "hello", "--context-window", "100"], ["-p", "hello", "--context-window", "6000"],
+                 ["--print-outbound", "--context-window", "100"]):
+        out = cli([*args, "--model", "demo"], repo, {"TUI_AGENT_DATA_DIR": str(tmp_path / "data")})
+        assert out.returncode == 2, (args, out.stderr)
+        lines = out.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: Impossible budget"), out.stderr
+        assert "--context-window" in lines[0] and out.stdout == ""
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("*.jsonl")), "nothing was saved"

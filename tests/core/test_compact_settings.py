@@ -43,7 +43,7 @@ def test_cli_rejects_a_bad_mode_as_a_usage_error(tmp_path):
 
 def test_trace_prints_compact_run_when_trimmed_and_one_line_per_event(tmp_path):
     repo = make_repo(tmp_path)
-    out = cli(["-p", "what is in this repo?", "--compact-high", "3000", "--compact-low", "1500"], repo,
+    out = cli(["-p", "how are widget recipes parsed?", "--compact-high", "3000", "--compact-low", "1500"], repo,
               env_extra={"TRACE": "1"})
     assert out.returncode == 0, out.stderr
     runs = re.findall(r"\[trace\] compact\.run before=(\d+) after=(\d+) droppedMessages=(\d+) truncatedBlocks=(\d+)",

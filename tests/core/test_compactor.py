@@ -313,8 +313,9 @@ async def test_summary_tier_writes_the_summary_into_the_ledger_with_the_demo_mod
 
     for i in range(6):
         (tmp_path / f"big_{i}.py").write_text("\n".join(f"x_{n} = {n}  # " + "pad " * 20 for n in range(400)))
-    session = Session(DemoProvider(workspace=tmp_path), ToolRegistry([GlobTool(), ReadTool()]), tmp_path,
-                      compact_policy=Policy(summary=True, enabled=True))
+    session = Session(DemoProvider(workspace=tmp_path, context_window=16_000), ToolRegistry([GlobTool(), ReadTool()]), tmp_path,
+                      # marks in tokens: the demo pages long files (small reads), so a low mark makes the event
+                      compact_policy=Policy(summary=True, enabled=True, high_water=3000, low_water=1500))
     events = []
     for prompt in ("what is in this repo?", "tell me about big_3.py", "and big_5.py?", "what about the rest?"):
         events += [e async for e in session.run_turn(prompt)]

@@ -60,15 +60,17 @@ async def test_demo_behaves_like_an_agent(tmp_path):
 
 async def test_a_few_prompts_drop_old_turns(tmp_path):
     repo = make_repo(tmp_path)
-    session, _ = build_session(repo, model="demo", headless=True)
+    session, _ = build_session(repo, model="demo", headless=True, context_window=16_000)  # a small repo: a small window
     dropped, reads = [], []
-    for prompt in ("what is in this repo?", "how does assembly work?", "where are the tests?"):
+    prompts = ("how are widget recipes parsed?", "how does assembly work?", "where are the tests?",
+               "how is the command line built?", "what does the guide explain?")
+    for prompt in prompts:
         events = await run(session, prompt)
         assert events[-1].reason == "completed"
         dropped += [e.report.dropped_messages for e in events if isinstance(e, ev.CompactionReported)]
         reads.append([e.input["file_path"] for e in events if isinstance(e, ev.ToolStarted) and e.name == "Read"])
     assert max(dropped) > 0
-    assert len(session.history) >= 3 * 13  # each prompt: at least six tool rounds and an answer
+    assert len(session.history) >= len(prompts) * 11  # a question about the code: five tool rounds and an answer
     assert protocol_errors(session.history) == []
     # The second prompt reads files the first did not.
     assert not set(reads[1][:2]) & set(reads[0])
@@ -98,14 +100,14 @@ def test_headless_answers_with_the_demo_model(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].startswith("*Demo model (offline)")
     assert "ANTHROPIC_API_KEY" in out.stdout.splitlines()[0]
-    assert "[tool] Glob: **/*" in out.stderr and "[tool] Read: README.md" in out.stderr
+    assert "[tool] Glob: *" in out.stderr and "[tool] Read: README.md" in out.stderr
     assert "Here is what I found." in out.stdout
     assert "[tool]" not in out.stdout
 
 
 def test_trace_prints_compact_run_with_consistent_numbers(tmp_path):
     repo = make_repo(tmp_path)
-    out = cli(["-p", "what is in this repo?"], repo, {"TRACE": "1"})
+    out = cli(["-p", "how are widget recipes parsed?"], repo, {"TRACE": "1"})
     assert out.returncode == 0, out.stderr
     lines = [l for l in out.stderr.splitlines() if "compact.run" in l]
     assert lines, out.stderr
@@ -190,7 +192,7 @@ async def test_demo_uses_agents_md_and_skills(tmp_path):
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: review\ndescription: Review a change\n---\n# Review workflow\n")
     session, _ = build_session(repo, model="demo", headless=True)
-    events = await run(session, "what is in this repo?")
+    events = await run(session, "how are widget recipes parsed?")
     text = "".join(e.text for e in events if isinstance(e, ev.TextDelta))
     assert "AGENTS.md" in text
     skill_results = [e for e in events if isinstance(e, ev.ToolFinished) and e.name == "Skill"]

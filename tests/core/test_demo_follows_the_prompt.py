@@ -90,3 +90,17 @@ def test_the_notice_agrees_with_the_missing_key_warning(tmp_path):
     assert "ANTHROPIC_API_KEY" in notice and "OPENAI_API_KEY" in notice
     chosen = cli(["-p", "hello", "--model", "demo"], repo).stdout.splitlines()[0]
     assert "chosen with `--model demo`" in chosen and "API_KEY" not in chosen
+
+
+async def test_grep_for_each_term_in_a_folder(tmp_path):
+    """Issue 18: "grep for X and Y" greps both (one search per term), in the folder named after `in`."""
+    repo = make_repo(tmp_path)
+    (repo / "src" / "widgets" / "todo.py").write_text("# TODO: parse\n# FIXME: later\n")
+    session, _ = build_session(repo, model="demo", headless=True)
+    events = await run(session, "grep for TODO, FIXME or XXX in src/widgets")
+    greps = [(i["pattern"], i.get("path"), i["-i"]) for name, i in tools_of(events) if name == "Grep"]
+    assert greps == [("TODO", "src/widgets", False), ("FIXME", "src/widgets", False), ("XXX", "src/widgets", False)]
+    text = text_of_turn(events)
+    assert "`TODO`: 1 matching line in 1 file" in text and "`XXX`: 0 matching lines" in text
+    events = await run(session, "find where recipes are parsed")  # a question, not a search for its words
+    assert [name for name, _ in tools_of(events)][:1] == ["Glob"]

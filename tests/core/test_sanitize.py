@@ -40,7 +40,7 @@ def test_headless_prints_no_escape_from_a_file_the_demo_model_reads(tmp_path: Pa
     (repo / "README.md").write_text(f"# Demo {OSC52} title{TITLE}\n\nSome text \x1b[2J here.\n")
     (repo / f"evil{TITLE}.md").write_text(f"more {OSC52}\n")
     out, err = io.StringIO(), io.StringIO()
-    code = run_headless("what is in this repo?", workspace=repo, model="demo", out=out, err=err)
+    code = run_headless("how is the demo described?", workspace=repo, model="demo", out=out, err=err)
     assert code == 0, err.getvalue()
     assert "README.md" in out.getvalue() and "Demo ]52;c;SGVsbG8= title" in out.getvalue()
     assert "evil]0;OWNED.md" in err.getvalue()  # the tool line names the file, minus its escapes

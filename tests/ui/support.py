@@ -152,7 +152,7 @@ def scripted_session(workspace: Path, replies: list, *, extra_tools: list[Tool] 
 
 
 def demo_session(workspace: Path, *, compact: CompactOptions | None = None) -> Session:
-    provider = DemoProvider(workspace=workspace, delay=0.0)
+    provider = DemoProvider(workspace=workspace, delay=0.0, context_window=16_000)  # the snapshots' small window
     return frozen(Session(provider, ToolRegistry(reading_tools()), workspace, compact=compact or CompactOptions()))
 
 

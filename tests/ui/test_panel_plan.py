@@ -29,7 +29,7 @@ PROMPTS = ("what does the handler do?", "explain the models", "where are the hel
 
 
 def planned_session(repo: Path) -> Session:
-    session = frozen(Session(DemoProvider(workspace=repo, delay=0.0), ToolRegistry(reading_tools()), repo,
+    session = frozen(Session(DemoProvider(workspace=repo, delay=0.0, context_window=16_000), ToolRegistry(reading_tools()), repo,
                              compact_policy=POLICY))
     register_builtin_commands(session)  # /compact
     return session

@@ -19,15 +19,30 @@ MIN_MESSAGE_ROOM = 1000  # below this many tokens for messages, not even one Rea
 FIX = "raise --context-window (CONTEXT_WINDOW_TOKENS) or lower --max-output-tokens (MAX_OUTPUT_TOKENS)"
 
 
+def impossible_budget(window: int, reserve: int, system: int, tools: int) -> str | None:
+    """The clash when no request can fit at all (a usage error at start-up: nothing should run)."""
+    text = budget_warning(window, reserve, system, tools)
+    return text if text and text.startswith(IMPOSSIBLE) else None
+
+
+def session_budget_error(session: "Session") -> str | None:
+    """`impossible_budget` for a built session (its base without MCP tools: those only add to it)."""
+    system, tools = session.baseline_tokens()
+    return impossible_budget(session.provider.context_window, session.provider.max_output_tokens, system, tools)
+
+
+IMPOSSIBLE = "Impossible budget"
+
+
 def budget_warning(window: int, reserve: int, system: int, tools: int) -> str | None:
     """One sentence naming the clash, or None when the budget leaves room for a conversation."""
     base = system + tools
     if window <= reserve:
-        return (f"Impossible budget: the context window ({window:,} tokens) is not larger than the output "
+        return (f"{IMPOSSIBLE}: the context window ({window:,} tokens) is not larger than the output "
                 f"reserve ({reserve:,} tokens), so no request can fit; {FIX}.")
     room = window - reserve - base
     if room <= 0:
-        return (f"Impossible budget: the base of every call (system prompt ≈{system:,} + tool definitions "
+        return (f"{IMPOSSIBLE}: the base of every call (system prompt ≈{system:,} + tool definitions "
                 f"≈{tools:,} = ≈{base:,} tokens) does not fit in the {window:,}-token window less the "
                 f"{reserve:,}-token output reserve; every call will be over budget. {FIX[0].upper()}{FIX[1:]}.")
     if room < MIN_MESSAGE_ROOM:

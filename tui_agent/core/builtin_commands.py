@@ -186,8 +186,32 @@ def _skills(session: "Session", args: str) -> CommandResult:
     return CommandResult("\n".join(lines), level="warning" if catalog.warnings else "info")
 
 
+INIT_SHOWN = "/init: asking the model to write AGENTS.md"
+
+
 def _init(session: "Session", args: str) -> CommandResult:
     prompt = INIT_PROMPT
     if args.strip():
         prompt += f"\n\nAdditional instructions from the user: {args.strip()}"
-    return CommandResult("Asking the model to write AGENTS.md", prompt=prompt)
+    target = session.workspace / "AGENTS.md"
+    before = _file_state(target)
+
+    def outcome() -> str | None:
+        after = _file_state(target)
+        if after == before:
+            return ("Nothing was written: AGENTS.md is unchanged." if before is not None
+                    else "Nothing was written: there is still no AGENTS.md.")
+        lines = target.read_text(encoding="utf-8", errors="replace").count("\n") if after is not None else 0
+        return f"AGENTS.md {'updated' if before is not None else 'written'} ({lines} lines): {target}"
+
+    shown = INIT_SHOWN + (f" ({args.strip()})" if args.strip() else "")
+    return CommandResult(prompt=prompt, shown=shown, after=outcome)
+
+
+def _file_state(path) -> tuple[int, int, bytes] | None:
+    """(mtime, size, bytes) of a file, None when there is none: what tells a written file from an old one."""
+    try:
+        stat = path.stat()
+        return stat.st_mtime_ns, stat.st_size, path.read_bytes() if stat.st_size <= 1_000_000 else b""
+    except OSError:
+        return None

@@ -19,6 +19,11 @@ class CommandResult:
     text: str = ""
     prompt: str | None = None  # run as the next user prompt (e.g. `/init`, `/<skill> args`)
     level: Literal["info", "warning", "error"] = "info"
+    # The chat's line for `prompt` when the prompt is the app's own wording (the user typed `/init`, not
+    # its 40 lines); None: the prompt itself. The model is sent `prompt` either way.
+    shown: str | None = None
+    # Run by the face once the prompt's turn has ended: a line to show about its outcome, or None.
+    after: Callable[[], str | None] | None = None
 
 
 Handler = Callable[["Session", str], Union[CommandResult, Awaitable[CommandResult]]]

@@ -17,7 +17,7 @@ from tui_agent.core.events import Notice
 from tui_agent.core.mcp import install_mcp
 from tui_agent.core.permissions import PermissionPolicy
 from tui_agent.core.providers.base import Provider
-from tui_agent.core.providers.demo import DemoProvider
+from tui_agent.core.providers.demo import DemoProvider, demo_policy
 from tui_agent.core.session import Session
 from tui_agent.core.settings import PermissionSettings, apply_loaded, load_permission_settings, project_rules_item
 from tui_agent.core.system_prompt import build_system_prompt, context_notices
@@ -89,12 +89,16 @@ def build_session(
     chosen, notices = provider_for_model(model, env, provider=provider, workspace=workspace, demo_delay=demo_delay,
                                          context_window=context_window, max_output_tokens=max_output_tokens)
     permissions = PermissionPolicy.headless(allow_write) if headless else PermissionPolicy()
+    base_policy = None
+    if isinstance(chosen, DemoProvider):  # the demo's own marks (every tier shows), under the user's flags
+        chosen.headless = headless
+        base_policy = demo_policy()
     session = Session(
         provider=chosen,
         tools=ToolRegistry(builtin_tools()),
         workspace=workspace,
         compact_mode=compact.mode,
-        compact_policy=compact.policy(),
+        compact_policy=compact.policy(base_policy),
         permissions=permissions,
     )
     if max_turns is not None:

@@ -67,6 +67,7 @@ class LoopConfig:
     # Headless has nobody to ask "what instead?": a denied call's result goes back to the model, which
     # answers (the turn still ends "denied"). Interactive stops the round and waits for the user.
     answer_denials: bool = False
+    headless: bool = False  # `-p`: the chat lines name what `-p` has (flags, TRACE=1), not the panel's keys
 
     def system(self) -> str:
         return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
@@ -195,7 +196,7 @@ async def run_turn(
                             reason=plan.event.reason, tokens=f"{plan.event.tokens_before}->{plan.event.tokens_after}")
             yield ev.CompactionReported(state.calls, plan, len(history), system_tokens, tool_tokens, result.messages)
             if plan.event is not None and plan.event.major:
-                yield ev.Notice(event_notice(plan), "info")
+                yield ev.Notice(event_notice(plan, headless=config.headless), "info")
 
             request = ModelRequest(
                 model=config.provider.model,
@@ -317,8 +318,15 @@ async def summarise(compactor: Any, config: LoopConfig, system: str, schemas: li
     yield compactor.attach_summary(history, outcome.text, call)
 
 
-def event_notice(plan: CompactPlan) -> str:
-    """The chat's line for a compaction event, so a user with the panel folded is never surprised."""
+TUI_HINT = " F2 shows what is sent."
+TUI_DROP_HINT = " F2 shows what is sent; /compact summarises."
+HEADLESS_HINT = " --print-outbound prints what is sent; TRACE=1 traces every call."
+
+
+def event_notice(plan: CompactPlan, *, headless: bool = False) -> str:
+    """The chat's line for a compaction event, so a user with the panel folded is never surprised.
+
+    Headless (`-p`) has no panel, no F2 and no /compact: its line points at what it has."""
     event = plan.event
     assert event is not None
     what = []
@@ -328,10 +336,11 @@ def event_notice(plan: CompactPlan) -> str:
     if event.masked:
         what.append(f"{event.masked} old tool results were replaced by placeholders")
     if not what and set(event.kinds) <= {"pin", "exclude", "expand", "cut"}:  # the user's own change
-        return f"Your pins, excludes or expands apply from this call on: {event.line()}. F2 shows what is sent."
+        return (f"Your pins, excludes or expands apply from this call on: {event.line()}."
+                + (HEADLESS_HINT if headless else TUI_HINT))
     if not what:
         what.append(event.line())
-    tail = " F2 shows what is sent; /compact summarises." if event.dropped else " F2 shows what is sent."
+    tail = HEADLESS_HINT if headless else TUI_DROP_HINT if event.dropped else TUI_HINT
     return "Older turns are no longer sent in full: " + "; ".join(what) + f" ({event.reason})." + tail
 
 

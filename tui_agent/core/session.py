@@ -105,6 +105,7 @@ class Session:
             max_turns=self.max_turns,
             permissions=self.permissions,
             answer_denials=self.permissions.mode == "headless",
+            headless=self.permissions.mode == "headless",
         )
 
     @property

@@ -107,7 +107,7 @@ async def run_command(screen: "MainScreen", line: str) -> None:
         if result.text:
             await chat.add_notice(result.text, result.level)
         if result.prompt:
-            screen.start_turn(result.prompt)
+            screen.start_turn(result.prompt, shown=result.shown, after=result.after)
 
 
 async def _switch_model(screen: "MainScreen", name: str) -> None:

@@ -106,11 +106,20 @@ async def export_session(screen: "MainScreen", target: str) -> None:
     if not session.history:
         await chat.add_notice("Nothing to export yet: the conversation is empty.", "warning")
         return
+    from tui_agent.core.journal.paths import ensure_dir, exports_dir
+
     journal = journal_of(session)
-    name = target or f"tui-agent-{session.session_id or 'session'}.md"
-    path = Path(name).expanduser()
-    if not path.is_absolute():
-        path = session.workspace / path
+    if target:
+        path = Path(target).expanduser()
+        if not path.is_absolute():
+            path = session.workspace / path
+    else:  # no name: the data dir (a file in the repository would be committed by accident), said below
+        path = exports_dir() / f"tui-agent-{session.session_id or 'session'}.md"
+        try:
+            ensure_dir(path.parent)
+        except OSError as error:
+            await chat.add_notice(f"Cannot create {path.parent}: {error.strerror or error}", "error")
+            return
     load = None
     if journal is not None and journal.path.is_file():
         try:
@@ -129,4 +138,5 @@ async def export_session(screen: "MainScreen", target: str) -> None:
     except OSError as error:
         await chat.add_notice(f"Cannot write {path}: {error.strerror or error}", "error")
         return
-    await chat.add_notice(f"Exported {len(session.history)} messages to {path}")
+    where = "" if target else " (the data dir; /export FILE writes elsewhere)"
+    await chat.add_notice(f"Exported {len(session.history)} messages to {path}{where}")

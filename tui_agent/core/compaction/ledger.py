@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from tui_agent.core import tokens as tk
+from tui_agent.core.compaction.marks import RECAP_MARK, RECAP_PROMPTS_HEADING
 from tui_agent.core.compaction.plan import Ledger, fmt_tokens
 from tui_agent.core.messages import Message, blocks, is_user_text, text_of, tool_results, tool_uses
 
@@ -142,13 +143,13 @@ def build_ledger(
             tools[name] = tools.get(name, 0) + 1
         if fact.commands:
             commands.extend(fact.commands)
-    lines = [f"[Context ledger: {len(dropped)} "
+    lines = [f"{RECAP_MARK} {len(dropped)} "
              f"{'earlier messages' if not start else f'messages after the first {start}'} ({fmt_tokens(chars)} chars) "
              "of this conversation are no longer sent in full. This is what they held; the full history is kept "
              "by the app.]"]
     if prompts:
         lines.append("")
-        lines.append("The user's prompts in that part, oldest first (verbatim):")
+        lines.append(RECAP_PROMPTS_HEADING)
         lines.extend(f"- {text}" for _, text in prompts)
     groups: dict[str, list[str]] = {}
     for path, how in files.items():

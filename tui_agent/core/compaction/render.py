@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Sequence
 
 from tui_agent.core.compaction.cut import cut_block
+from tui_agent.core.compaction.marks import CONTINUES
 from tui_agent.core.compaction.mask import masked_block
 from tui_agent.core.compaction.plan import BlockCut, BlockMask, CompactPlan
 from tui_agent.core.messages import Message, blocks
-
-CONTINUES = "[The conversation continues from earlier messages that are not sent.]"
 
 
 def render_message(message: Message, cuts: Sequence[BlockCut] = (), masks: Sequence[BlockMask] = ()) -> Message:

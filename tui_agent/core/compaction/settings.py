@@ -53,13 +53,29 @@ def mode_of(value: str, where: str) -> str:
     return mode
 
 
+MIN_MARK_TOKENS = 1000  # a mark in tokens below this leaves no room for even one tool result
+
+
 def mark_of(value: str | float, where: str) -> float:
+    """A mark as typed: a fraction of the effective window (0 < f <= 1) or whole tokens (>= 1000).
+
+    `2.0` is neither (a fraction above 1, or two tokens?) and is refused rather than read as 2 tokens."""
+    usage = "a fraction like 0.65, or whole tokens like 120000"
     try:
         mark = float(value)
     except (TypeError, ValueError):
-        raise CompactSettingsError(f"{where}={value!r} is not a number (a fraction like 0.6, or tokens like 120000)")
+        raise CompactSettingsError(f"{where}={value!r} is not a number ({usage})")
+    if mark != mark or mark in (float("inf"), float("-inf")):
+        raise CompactSettingsError(f"{where}={value!r} is not a number ({usage})")
     if mark <= 0:
-        raise CompactSettingsError(f"{where} must be positive (a fraction like 0.6, or tokens like 120000)")
+        raise CompactSettingsError(f"{where} must be positive ({usage})")
+    if mark > 1:
+        written_whole = mark.is_integer() and (not isinstance(value, str) or value.strip().isdigit())
+        if not written_whole:
+            raise CompactSettingsError(f"{where}={value!r}: a fraction of the window is at most 1 ({usage})")
+        if mark < MIN_MARK_TOKENS:
+            raise CompactSettingsError(f"{where}={value!r} tokens is too small for any request (at least "
+                                       f"{MIN_MARK_TOKENS:,} tokens, or a fraction like 0.65)")
     return mark
 
 

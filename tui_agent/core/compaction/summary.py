@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tui_agent.core.compaction.marks import SUMMARY_MARK, is_recap
 from tui_agent.core.messages import Message, text_of, tool_uses, user_text
 
-SUMMARY_MARK = "[tui-agent: summary request]"
 MAX_SUMMARY_TOKENS = 2_000
 
 
@@ -77,7 +77,7 @@ def extractive_summary(messages: list[Message]) -> str:
     prompts, files, answers = [], [], []
     for message in messages[:-1]:
         text = text_of(message).strip()
-        if message.get("role") == "user" and text and not text.startswith("[Context ledger"):
+        if message.get("role") == "user" and text and not is_recap(message):
             prompts.append(" ".join(text.split())[:160])
         for use in tool_uses(message):
             tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}

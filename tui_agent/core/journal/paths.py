@@ -26,6 +26,11 @@ def valid_session_id(session_id: object) -> bool:
     return isinstance(session_id, str) and SESSION_ID.fullmatch(session_id) is not None
 
 
+def exports_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where `/export` with no file name writes: beside the journals, never into the repository."""
+    return data_dir(environ) / "exports"
+
+
 def journal_path(session_id: str, environ: Mapping[str, str] | None = None) -> Path:
     """The journal of `session_id`; a session id that is not ours is a bug, never a path to write to."""
     if not valid_session_id(session_id):

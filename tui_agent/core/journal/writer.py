@@ -126,6 +126,9 @@ class Journal:
     problem: str | None = None  # set when a write failed (disk full...): journaling stopped
     problem_shown: bool = False
     file: JournalFile | None = None
+    # A transcript view (`--transcript`): its loaded messages are saved only once the user sends something
+    # (the history grows past them), so looking at a transcript leaves no session behind.
+    view_until: int = 0
     _compaction_state: str | None = None
     _prefix: list[str] = field(default_factory=list)
 
@@ -150,6 +153,8 @@ class Journal:
             return
         if self._said_nothing():
             return
+        if self.view_until and self.file is None and len(self.session.history) <= self.view_until:
+            return  # still only a view of the transcript
         self.sync_messages()
         match event:
             case ev.CompactionReported():
@@ -247,6 +252,7 @@ class Journal:
         self.parent = old_id
         self.path = self.path.with_name(f"{new_id}{self.path.suffix}")
         self.source = None
+        self.view_until = 0
         self.written = 0
         self._compaction_state = None
         self._prefix = []
@@ -282,12 +288,15 @@ def start_journal(
     resumed_written: int | None = None,
     environ: Mapping[str, str] | None = None,
     parent: str | None = None,
+    view: bool = False,
 ) -> Journal:
     """Journal `session` from now on. A new session gets a new file and a header, and any history it
     already holds (a loaded transcript) is written at once. With `resumed_written` the session was
     read back from its existing file (`session_id`): records are appended after a `resumed` marker.
-    `parent` links a new file to the session it continues (a fork). Raises OSError when a file that
-    must be written now cannot be opened, `JournalLocked` when another process is writing it."""
+    `parent` links a new file to the session it continues (a fork). With `view` the history it holds (a
+    loaded transcript) waits for the user's first prompt: a transcript only looked at is no saved session.
+    Raises OSError when a file that must be written now cannot be opened, `JournalLocked` when another
+    process is writing it."""
     environ = os.environ if environ is None else environ
     secrets = secret_values(environ)
     session.session_id = session_id or session.session_id or rec.new_session_id()
@@ -299,9 +308,12 @@ def start_journal(
         journal._compaction_state = rec.dumps(state) if state is not None else None
         getter = getattr(session.provider, "cache_prefix", None)
         journal._prefix = list(getter()) if callable(getter) else []
-    journal.sync_messages()
-    if session.history:
-        journal.sync_compaction_state()
+    if view and resumed_written is None:
+        journal.view_until = len(session.history)
+    else:
+        journal.sync_messages()
+        if session.history:
+            journal.sync_compaction_state()
     session.listeners.append(journal)
     return journal
 

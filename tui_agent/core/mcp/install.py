@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 NO_CONFIG_TEXT = (
     "No MCP servers configured. Add them to .mcp.json in the workspace, for example:\n"
-    '  {{"mcpServers": {{"time": {{"command": "uvx", "args": ["mcp-server-time"]}}}}}}\n'
-    "or to {user} (user-wide), or list config files in MCP_CONFIG (comma-separated)."
+    '  {{"mcpServers": {{"time": {{"command": "python", "args": ["-m", "mcp_server_time"]}}}}}}\n'
+    "(after `pip install mcp-server-time`), or to {user} (user-wide), or list config files in MCP_CONFIG "
+    "(comma-separated)."
 )
 
 

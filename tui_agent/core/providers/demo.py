@@ -1,19 +1,19 @@
 """The demo model: an offline, deterministic "model" that drives the agent like a real one.
 
 It is the embedded default when no API key is configured, so a new user sees the app work at once.
-Each prompt it looks around (Glob), reads a few files (Read, two at a time), searches (Grep), reads
-what the search found, and answers in Markdown naming what it read, streaming word by word. That is
-six tool rounds per prompt: one request over a repository with large files already makes compaction
-truncate older results, and a session of three prompts grows past 40 messages, so old turns drop.
-
-It follows the prompt well enough for a first try: paths named in the prompt are read first; "biggest"
-or "largest" files are ranked by their real sizes (a Grep line count over the repository, one
-`path:count` per file); a greeting or "what did we do so far?" is answered from the conversation it is
-sent, without exploring. Text quoted from files or prompts is Markdown-escaped (`__name__` stays
-`__name__`, not a bold "name").
+A question about the code gets a look around (Glob), two files read at once, a search (Grep) and a few
+reads of what it found, then an answer in Markdown naming what it read, streamed word by word. Prompts
+that say what they want get just that: "what is in this repo?" (the listing and the README: three
+calls), "grep for X and Y" (one search per term), named paths (read first), "biggest" files (ranked by
+a Grep line count), a greeting or "what did we do so far?" (from the conversation, no tools).
 
 It decides only from what it is sent (the compacted outbound copy, the system prompt and the tool list),
-like a real model; the workspace path is used only to skip paths that are not readable files.
+like a real model, and answers the newest prompt the user typed, never the recap compaction put in place
+of older turns (`demo_turn`). The workspace path is used only to skip paths that are not readable files.
+
+Its window and policy (`demo_policy`) are sized so that every compaction tier shows within a few prompts
+on a real repository (cut, mask, a drop that keeps the head, the summary) while the prompt being worked
+on always stays in the request.
 """
 
 from __future__ import annotations
@@ -24,10 +24,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.summary import extractive_summary, is_summary_request
-from tui_agent.core.messages import Message, is_user_text, result_text, text_of, tool_results, tool_uses
+from tui_agent.core.messages import Message, tool_uses
 from tui_agent.core.providers.base import ModelRequest, Provider, ProviderEvent, StreamDone, StreamText
+from tui_agent.core.providers.demo_answers import (
+    GREETING,
+    HEADLESS_WORDS,
+    RECAP,
+    TUI_WORDS,
+    Words,
+    answer,
+    biggest_answer,
+    from_conversation,
+    grep_answer,
+    md_escape,
+)
+from tui_agent.core.providers.demo_turn import Turn, current_turn, earlier_prompts
 from tui_agent.core.providers.scripted import words
+
+__all__ = ["DemoProvider", "demo_policy", "md_escape", "DEMO_NOTICE", "CHOSEN_NOTICE"]
 
 # Said once, in the first reply. It must agree with the start-up warning when a key is missing (which
 # names the same variables): `--model claude-…` alone does not reach Claude without a key.
@@ -36,6 +52,24 @@ DEMO_NOTICE = (
     "`OPENAI_API_KEY` for an OpenAI-compatible endpoint, and start again.*\n\n"
 )
 CHOSEN_NOTICE = "*Demo model (offline): chosen with `--model demo`, no real model is called.*\n\n"
+DEMO_CONTEXT_WINDOW = 24_000  # small on purpose: the meter moves and every tier shows in a demo
+DEMO_OUTPUT_TOKENS = 4_096
+READ_SHARE = 8  # one Read takes at most about an eighth of the window: a turn of reads stays in it
+READ_MIN_CHARS = 16_000  # files up to this size are always read whole (a window this small is a test's)
+READ_LINE_CHARS = 60  # a typical source line, to turn that share into a line limit
+
+
+def demo_policy() -> CompactPolicy:
+    """The demo's marks, as fractions of its (small) window, so they scale with `--context-window`.
+
+    The low mark sits well above the base (system prompt and tools, about 4.6k tokens here), so a drop
+    keeps a head, a recap and the turn in progress; the masked results' protected tail (5k) fits in what
+    the low mark leaves after the base, so a turn's older results are masked before its prompt would have
+    to go; and the summary tier is on (the demo writes an extractive summary, no model needed). Swept on
+    this repository: cut, mask, drop and summary all show by the third or fourth prompt."""
+    return CompactPolicy(low_water=0.5, keep_head=0.06, mask_protect_tokens=5_000, summary=True)
+
+
 _STOPWORDS = {
     "what", "which", "where", "there", "this", "that", "these", "those", "with", "from", "about", "does",
     "into", "repo", "repository", "code", "file", "files", "have", "show", "tell", "explain", "please",
@@ -47,34 +81,27 @@ _SKIP_SUFFIXES = {
     ".lock", ".svg", ".woff", ".woff2", ".ttf", ".bin", ".db", ".sqlite", ".jsonl",
 }
 _PREFERRED = ("readme", "agents.md", "claude.md", "pyproject.toml", "package.json", "cargo.toml", "go.mod")
-_LINE_NUMBER = re.compile(r"^\s*\d+\t")
-_GREETING = re.compile(r"^\W*(hi|hello|hey|hallo|howdy|yo|thanks|thank you|good (morning|afternoon|evening))"
-                       r"(\s+there)?\W*$", re.IGNORECASE)
-_RECAP = re.compile(r"\b(what (did|have) we (do|done|talk(ed)? about)|so far|recap|remind me what|"
-                    r"summari[sz]e (our|the|this) (conversation|session|chat))\b", re.IGNORECASE)
 _BIGGEST = re.compile(r"\b(biggest|largest|longest|heaviest|bulkiest)\b", re.IGNORECASE)
+_OVERVIEW = re.compile(r"\b(what('s| is) (in )?(this|the) (repo|repository|project|folder|directory|codebase|"
+                       r"workspace)|overview|give me a tour|what is here)\b", re.IGNORECASE)
+_GREP_ASK = re.compile(r"^\W*(?:please\s+)?(?:grep(?:\s+for)?|search\s+for|look\s+for|find\s+(?:all\s+)?(?:the\s+)?"
+                       r"(?:occurrences|uses|mentions)\s+of)\s+(?P<terms>.+?)"
+                       r"(?:\s+(?:in\s+(?:the|this)\s+(?:repo|repository|project|code(?:base)?)|here|everywhere)"
+                       r"|\s+in\s+(?P<path>[\w./-]+))?\W*$", re.IGNORECASE | re.DOTALL)
+_TERM_SPLIT = re.compile(r"\s*(?:,|&|\band\b|\bor\b)\s*", re.IGNORECASE)
 _PATH_TOKEN = re.compile(r"[\w./-]*[\w-]\.[A-Za-z0-9]{1,8}|[\w.-]+/[\w./-]+")
-_MD_SPECIAL = re.compile(r"([\\`*\[<>])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # a lone ] is never markup
-
-
-@dataclass
-class _Turn:
-    """What the demo can see of the current prompt's turn in the request it was sent."""
-
-    prompt: str
-    rounds: int
-    calls: list[tuple[str, dict[str, Any], str, bool]]  # (tool name, input, result text, is_error)
 
 
 @dataclass
 class DemoProvider(Provider):
     model: str = "demo"
     name: str = "demo"
-    context_window: int = 16_000  # small on purpose: the meter moves and compaction shows in a demo
-    max_output_tokens: int = 4_096
+    context_window: int = DEMO_CONTEXT_WINDOW
+    max_output_tokens: int = DEMO_OUTPUT_TOKENS
     workspace: Path | None = None
     delay: float = 0.0  # seconds between streamed words (the TUI uses a little, tests none)
     chosen: bool = False  # picked with --model demo (rather than for want of a key): the notice says so
+    headless: bool = False  # `-p`: answers point at flags and TRACE=1, not at the panel
     _calls: int = field(default=0, repr=False)
     _announced: bool = field(default=False, repr=False)
 
@@ -86,7 +113,7 @@ class DemoProvider(Provider):
             summary = extractive_summary(request.messages)
             yield StreamDone({"role": "assistant", "content": [{"type": "text", "text": summary}]}, "end_turn", None)
             return
-        turn = _current_turn(request.messages)
+        turn = current_turn(request.messages)
         available = {tool["name"] for tool in request.tools}
         text, uses = self._decide(turn, request, available)
         if not self._announced:
@@ -103,15 +130,26 @@ class DemoProvider(Provider):
         yield StreamDone(message, "tool_use" if uses else "end_turn", None)
 
     # -- the "policy" ----------------------------------------------------------------------------
-    def _decide(self, turn: _Turn, request: ModelRequest, available: set[str]) -> tuple[str, list[tuple[str, dict]]]:
-        if _GREETING.match(turn.prompt) or _RECAP.search(turn.prompt):
-            return _from_conversation(turn.prompt, request.messages), []  # no exploring: it is all in the talk
+    def _decide(self, turn: Turn, request: ModelRequest, available: set[str]) -> tuple[str, list[tuple[str, dict]]]:
+        hints = HEADLESS_WORDS if self.headless else TUI_WORDS
+        if GREETING.match(turn.prompt) or RECAP.search(turn.prompt):  # no exploring: it is all in the talk
+            return from_conversation(turn.prompt, earlier_prompts(request.messages),
+                                     _files_read(request.messages), hints), []
+        terms, where = _grep_ask(turn.prompt)
+        if terms and "Grep" in available:
+            if not _used(turn, "Grep"):
+                names = " and ".join(f"`{md_escape(t)}`" for t in terms)
+                return (f"Searching for {names}" + (f" in `{where}`." if where else "."),
+                        [("Grep", _grep_input(t, where)) for t in terms])
+            return grep_answer(turn, [(t, _grep_input(t)["pattern"]) for t in terms], hints), []
         named = self._named_files(turn.prompt)
         if named and "Read" in available:
-            return self._follow_named(turn, named)
+            return self._follow_named(turn, named, hints)
         if _BIGGEST.search(turn.prompt) and {"Glob", "Grep", "Read"} <= available:
-            return self._biggest(turn)
+            return self._biggest(turn, hints)
         listed = self._listed_files(turn)
+        if _OVERVIEW.search(turn.prompt) and {"Glob", "Read"} <= available:
+            return self._overview(turn, listed, hints, request.system)
         seen = _already_read(request.messages)
         keyword = _keyword(turn.prompt)
         skills = _skills(request.system)
@@ -127,17 +165,15 @@ class DemoProvider(Provider):
             step -= 1
             skills = []
         if step == 0 and "Glob" in available:
-            intro = "I'll start by looking at how the repository is laid out."
-            if "AGENTS.md" in request.system or "CLAUDE.md" in request.system:
-                intro = "I have the project's instructions (AGENTS.md) in mind. " + intro
-            return intro, [("Glob", {"pattern": "**/*"})]
+            return _intro(request.system, "I'll start by looking at how the repository is laid out."), [
+                ("Glob", {"pattern": "**/*"})]
         if step == 1 and "Read" in available:
             picks = _pick(listed, seen, keyword, 2)
             if len(picks) < 2:
                 picks += _pick([f for f in listed if f not in picks], set(picks), keyword, 2 - len(picks))
             if picks:
                 names = " and ".join(f"`{p}`" for p in picks)
-                return f"Let me read {names} first.", [("Read", {"file_path": p}) for p in picks]
+                return f"Let me read {names} first.", [self._read(p) for p in picks]
         if step == 2 and skills and "Skill" in available and not _used(turn, "Skill"):
             return f"There is a `{skills[0]}` skill for this project; let me load it.", [("Skill", {"skill": skills[0]})]
         if step in (2, 3) and "Grep" in available and not _used(turn, "Grep"):
@@ -150,8 +186,8 @@ class DemoProvider(Provider):
             if not picks:  # everything was read in earlier turns: re-read what this turn has not seen
                 picks = _pick(found + listed, _read_in_turn(turn), keyword, 1)
             if picks:
-                return f"`{picks[0]}` looks relevant; reading it.", [("Read", {"file_path": picks[0]})]
-        return _answer(turn, keyword), []
+                return f"`{picks[0]}` looks relevant; reading it.", [self._read(picks[0])]
+        return answer(turn, hints), []
 
     # -- prompts that say what they want -------------------------------------------------------
     def _named_files(self, prompt: str) -> list[str]:
@@ -163,19 +199,31 @@ class DemoProvider(Provider):
                 found.append(path)
         return found[:3]
 
-    def _follow_named(self, turn: _Turn, named: list[str]) -> tuple[str, list[tuple[str, dict]]]:
+    def _follow_named(self, turn: Turn, named: list[str], hints: Words) -> tuple[str, list[tuple[str, dict]]]:
         """Read the named files (once), search them for the prompt's keyword, then answer."""
         keyword = _keyword(" ".join(w for w in turn.prompt.split() if w.strip(".,;:!?'\"()`") not in named))
         unread = [p for p in named if p not in _read_in_turn(turn)]
         if unread:
             names = " and ".join(f"`{p}`" for p in unread)
-            return f"Reading {names}, as you asked.", [("Read", {"file_path": p}) for p in unread]
+            return f"Reading {names}, as you asked.", [self._read(p) for p in unread]
         if keyword and not _used(turn, "Grep"):
             return (f"Now I'll look for `{keyword}` in the repository.",
                     [("Grep", {"pattern": keyword, "output_mode": "content", "-n": True, "head_limit": 20, "-i": True})])
-        return _answer(turn, keyword), []
+        return answer(turn, hints), []
 
-    def _biggest(self, turn: _Turn) -> tuple[str, list[tuple[str, dict]]]:
+    def _overview(self, turn: Turn, listed: list[str], hints: Words, system: str) -> tuple[str, list[tuple[str, dict]]]:
+        """"What is in this repo?": the listing and the README (or manifest), then the answer."""
+        if not _used(turn, "Glob"):
+            return _intro(system, "I'll list the top level first."), [("Glob", {"pattern": "*"})]
+        if not _used(turn, "Read"):
+            picks = [p for p in _pick(listed, set(), "", 2) if Path(p).name.lower().startswith(_PREFERRED)]
+            picks = picks or _pick(listed, set(), "", 1)
+            if picks:
+                names = " and ".join(f"`{p}`" for p in picks)
+                return f"Reading {names} for what the project says of itself.", [self._read(p) for p in picks]
+        return answer(turn, hints), []
+
+    def _biggest(self, turn: Turn, hints: Words) -> tuple[str, list[tuple[str, dict]]]:
         """List the files, count their lines (their real size, from the tools), read the two largest."""
         if not _used(turn, "Glob"):
             return "I'll list the files first, then measure them.", [("Glob", {"pattern": "**/*"})]
@@ -187,10 +235,10 @@ class DemoProvider(Provider):
         unread = [p for p in biggest if p not in _read_in_turn(turn)]
         if unread:
             names = " and ".join(f"`{p}`" for p in unread)
-            return f"The largest are {names}; reading them.", [("Read", {"file_path": p}) for p in unread]
-        return _biggest_answer(turn, sizes), []
+            return f"The largest are {names}; reading them.", [self._read(p) for p in unread]
+        return biggest_answer(turn, sizes, hints), []
 
-    def _listed_files(self, turn: _Turn) -> list[str]:
+    def _listed_files(self, turn: Turn) -> list[str]:
         files: list[str] = []
         for name, _input, text, is_error in turn.calls:
             if name != "Glob" or is_error:
@@ -203,27 +251,24 @@ class DemoProvider(Provider):
                     files.append(line)
         return files
 
+    def _read(self, path: str) -> tuple[str, dict[str, Any]]:
+        """A Read that fits the demo's small window: a file larger than an eighth of the window (in
+        characters, about 4 a token; at least READ_MIN_CHARS) is read as its first lines, as a real model
+        pages a long file. One huge read would otherwise overflow the window and take the prompt with it."""
+        budget_chars = max(4 * max(self.context_window - self.max_output_tokens, 1) // READ_SHARE, READ_MIN_CHARS)
+        tool_input: dict[str, Any] = {"file_path": path}
+        try:
+            size = (self.workspace / path).stat().st_size if self.workspace is not None else 0
+        except OSError:
+            size = 0
+        if size > budget_chars:
+            tool_input["limit"] = max(budget_chars // READ_LINE_CHARS, 20)
+        return "Read", tool_input
+
     def _is_file(self, path: str) -> bool:
         if self.workspace is None:
             return bool(Path(path).suffix) and " " not in path
         return (self.workspace / path).is_file()
-
-
-def _current_turn(messages: list[Message]) -> _Turn:
-    start = max((i for i, m in enumerate(messages) if is_user_text(m)), default=0)
-    prompt = text_of(messages[start]) if messages else ""
-    uses: dict[str, tuple[str, dict]] = {}
-    calls: list[tuple[str, dict[str, Any], str, bool]] = []
-    rounds = 0
-    for message in messages[start + 1:]:
-        if message.get("role") == "assistant":
-            rounds += 1
-            for use in tool_uses(message):
-                uses[use["id"]] = (use["name"], use.get("input", {}))
-        for result in tool_results(message):
-            name, tool_input = uses.get(result.get("tool_use_id", ""), ("?", {}))
-            calls.append((name, tool_input, result_text(result), bool(result.get("is_error"))))
-    return _Turn(prompt, rounds, calls)
 
 
 def _already_read(messages: list[Message]) -> set[str]:
@@ -235,11 +280,43 @@ def _already_read(messages: list[Message]) -> set[str]:
     }
 
 
-def _read_in_turn(turn: _Turn) -> set[str]:
+def _intro(system: str, text: str) -> str:
+    if "AGENTS.md" in system or "CLAUDE.md" in system:
+        return "I have the project's instructions (AGENTS.md) in mind. " + text
+    return text
+
+
+def _files_read(messages: list[Message]) -> list[str]:
+    """The files read in what the demo was sent, in order, once each."""
+    return list(dict.fromkeys(str(use.get("input", {}).get("file_path")) for m in messages for use in tool_uses(m)
+                              if use.get("name") == "Read"))
+
+
+def _grep_ask(prompt: str) -> tuple[list[str], str | None]:
+    """"grep for TODO and FIXME [in src]" → (["TODO", "FIXME"], "src"); a quoted term stays whole."""
+    match = _GREP_ASK.match(prompt.strip())
+    if not match:
+        return [], None
+    text = match.group("terms")
+    quoted = re.findall(r"[`'\"]([^`'\"]+)[`'\"]", text)
+    terms = quoted or [t.strip(" `'\"") for t in _TERM_SPLIT.split(text)]
+    return list(dict.fromkeys(t for t in terms if t))[:4], match.group("path")
+
+
+def _grep_input(term: str, path: str | None = None) -> dict[str, Any]:
+    """One Grep per term, literal, case-insensitive only when typed in lower case (smart case)."""
+    tool_input: dict[str, Any] = {"pattern": re.escape(term), "output_mode": "content", "-n": True,
+                                  "head_limit": 20, "-i": term == term.lower()}
+    if path:
+        tool_input["path"] = path
+    return tool_input
+
+
+def _read_in_turn(turn: Turn) -> set[str]:
     return {str(i.get("file_path")) for name, i, _t, _e in turn.calls if name == "Read"}
 
 
-def _used(turn: _Turn, tool: str) -> bool:
+def _used(turn: Turn, tool: str) -> bool:
     return any(name == tool for name, *_ in turn.calls)
 
 
@@ -255,7 +332,7 @@ def _skills(system: str) -> list[str]:
     return re.findall(r"^- ([\w.-]+)", section, flags=re.MULTILINE)
 
 
-def _grep_files(turn: _Turn) -> list[str]:
+def _grep_files(turn: Turn) -> list[str]:
     files: list[str] = []
     for name, _i, text, is_error in turn.calls:
         if name == "Grep" and not is_error:
@@ -284,21 +361,7 @@ def _pick(candidates: list[str], seen: set[str], keyword: str, count: int) -> li
     return sorted(pool, key=rank)[:count]
 
 
-def _first_line(text: str) -> str:
-    for raw in text.splitlines():
-        line = _LINE_NUMBER.sub("", raw).strip().strip("#").strip().strip('"').strip()
-        if len(line) > 3 and not line.startswith(("---", "```", "<", "import ", "from ", "#!", "…[", "[")):
-            return line[:100]
-    return ""
-
-
-def md_escape(text: str) -> str:
-    """Quoted text as literal Markdown: `__name__`, `*args` and `[x]` stay as written. An underscore
-    inside a word (`handler_0`) cannot start emphasis and is left alone, so plain output stays clean."""
-    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
-
-
-def _line_counts(turn: _Turn) -> list[tuple[str, int]]:
+def _line_counts(turn: Turn) -> list[tuple[str, int]]:
     """(path, lines) from this turn's Grep count results, largest first (ties by path: deterministic)."""
     counts: dict[str, int] = {}
     for name, tool_input, text, is_error in turn.calls:
@@ -309,71 +372,6 @@ def _line_counts(turn: _Turn) -> list[tuple[str, int]]:
             if sep and path and number.strip().isdigit():
                 counts[path.strip()] = int(number)
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-
-
-def _biggest_answer(turn: _Turn, sizes: list[tuple[str, int]]) -> str:
-    if not sizes:
-        return "I could not measure the files here (the line count found nothing readable)."
-    lines = ["The largest files by line count (counted with Grep, so these are real sizes):", ""]
-    for path, count in sizes[:5]:
-        lines.append(f"- `{path}`: {count:,} lines")
-    reads = [(i.get("file_path"), t) for name, i, t, e in turn.calls if name == "Read" and not e]
-    if reads:
-        lines += ["", "What the largest ones hold:"]
-        for path, text in reads:
-            first = _first_line(text)
-            lines.append(f"- `{path}`" + (f": {md_escape(first)}" if first else ""))
-    lines += ["", "Large results like these are what the budget panel cuts (✂) in later calls."]
-    return "\n".join(lines)
-
-
-def _from_conversation(prompt: str, messages: list[Message]) -> str:
-    """A greeting or "what did we do so far?": answered from the messages this call was sent."""
-    prompts = [text_of(m) for m in messages if is_user_text(m)][:-1]  # the last one is this prompt
-    files = list(dict.fromkeys(str(u.get("input", {}).get("file_path")) for m in messages for u in tool_uses(m)
-                               if u.get("name") == "Read"))
-    if _GREETING.match(prompt) and not _RECAP.search(prompt):
-        lead = "Hello! I'm the offline demo model."
-        if not prompts:
-            return (f"{lead} Ask me about the code here, for example “what does the README say?” or “which "
-                    "are the biggest files?”, and watch the budget panel as I read files.")
-        return f"{lead} We have talked about {len(prompts)} thing{'s' if len(prompts) != 1 else ''} so far; ask on."
-    if not prompts:
-        return "Nothing yet: this is the first prompt of the conversation. Ask me about the code here."
-    lines = [f"From what is still in my context, you asked {len(prompts)} thing{'s' if len(prompts) != 1 else ''}:", ""]
-    lines += [f"{n}. “{md_escape(' '.join(p.split())[:100])}”" for n, p in enumerate(prompts, start=1)]
-    if files:
-        shown = ", ".join(f"`{f}`" for f in files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
-        lines += ["", f"I read {shown}."]
-    lines += ["", "Older turns that compaction dropped are no longer sent to me; the budget panel still shows them."]
-    return "\n".join(lines)
-
-
-def _answer(turn: _Turn, keyword: str) -> str:
-    reads = [(i.get("file_path"), t, e) for name, i, t, e in turn.calls if name == "Read"]
-    ok = [(p, t) for p, t, e in reads if not e]
-    lines = ["Here is what I found."]
-    if ok:
-        lines.append("")
-        lines.append(f"I read {len(ok)} file{'s' if len(ok) != 1 else ''}:")
-        for path, text in ok:
-            numbered = [l for l in text.splitlines() if _LINE_NUMBER.match(l)]
-            size = f"{len(numbered)} lines shown" if numbered else f"{len(text):,} chars"
-            first = _first_line(text)
-            lines.append(f"- `{path}` ({size})" + (f": {md_escape(first)}" if first else ""))
-    listed = sum(1 for name, *_ in turn.calls if name == "Glob")
-    hits = [(i.get("pattern", ""), t) for name, i, t, e in turn.calls if name == "Grep" and not e]
-    if hits:
-        pattern, found = hits[0]
-        count = len([l for l in found.splitlines() if re.match(r"^[^\s:]+:\d+:", l)])
-        lines.append("")
-        lines.append(f"Searching for `{pattern}` gave {count} matching line{'s' if count != 1 else ''}.")
-    if not ok and not listed:
-        lines.append("")
-        lines.append("I could not find readable files here.")
-    lines.append("")
-    lines.append("Ask me about any of these files, or open the context panel to see what I still remember.")
-    return "\n".join(lines)
 
 
 _DEMO_ID = re.compile(r"^toolu_demo_(\d+)_\d+$")

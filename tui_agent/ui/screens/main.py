@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import aclosing
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from textual import events, work
 from textual.app import ComposeResult
@@ -186,16 +186,19 @@ class MainScreen(Screen):
         self.prompt.focus()
 
     # -- turns -----------------------------------------------------------------------------------
-    def start_turn(self, prompt: str) -> None:
+    def start_turn(self, prompt: str, *, shown: str | None = None,
+                   after: Callable[[], str | None] | None = None) -> None:
+        """`shown`: the chat's line for a command's own prompt (/init); `after`: its outcome line."""
         if self.turn_running:
             self.chat.add_notice_nowait("A turn is still running. Press Esc to cancel it first.", "warning")
             return
-        self.turn = self.run_turn(prompt)
+        self.turn = self.run_turn(prompt, shown, after)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_turn(self, prompt: str) -> str:
+    async def run_turn(self, prompt: str, shown: str | None = None,
+                       after: Callable[[], str | None] | None = None) -> str:
         chat = self.chat
-        await chat.add_user(prompt)
+        await chat.add_user(shown or prompt)
         from tui_agent.ui.screens.permission import PermissionScreen  # not needed for the first frame
         from tui_agent.ui.turn import TurnRenderer
 
@@ -228,6 +231,9 @@ class MainScreen(Screen):
             problem = journal_problem(self.session)
             if problem:
                 chat.add_notice_nowait(problem, "warning")
+            outcome = after() if after is not None else None
+            if outcome:
+                chat.add_notice_nowait(outcome)
         return reason
 
     def session_rule(self, tool_name: str, tool_input: dict) -> str:

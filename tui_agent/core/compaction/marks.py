@@ -1,0 +1,48 @@
+"""The fixed words that mark a message the compactor wrote (not the user): one place for all of them.
+
+The recap that stands for dropped messages, the stand-in that opens a request and the summary request
+are user-role text messages, so anything that reads a request as a model would (the demo model, the
+extractive summary) must tell them from the user's own prompts. It does so by these prefixes, imported
+from here, never by a copied string: a rename of the recap's wording then moves every reader with it.
+"""
+
+from __future__ import annotations
+
+from tui_agent.core.messages import Message, is_user_text, text_of
+
+RECAP_MARK = "[Context ledger:"  # the first words of the message standing for dropped messages
+RECAP_PROMPTS_HEADING = "The user's prompts in that part, oldest first (verbatim):"
+CONTINUES = "[The conversation continues from earlier messages that are not sent.]"
+SUMMARY_MARK = "[tui-agent: summary request]"
+
+
+def is_recap(message: Message) -> bool:
+    return is_user_text(message) and text_of(message).startswith(RECAP_MARK)
+
+
+def is_compactor_text(message: Message) -> bool:
+    """A user-role text message written by the compactor: the recap, the stand-in or a summary request."""
+    if not is_user_text(message):
+        return False
+    text = text_of(message)
+    return text.startswith((RECAP_MARK, SUMMARY_MARK)) or text == CONTINUES
+
+
+def is_user_prompt(message: Message) -> bool:
+    """Something the user typed: a non-blank text message of the user's that the compactor did not write."""
+    return is_user_text(message) and bool(text_of(message).strip()) and not is_compactor_text(message)
+
+
+def recap_prompts(message: Message) -> list[str]:
+    """The user's prompts a recap lists (verbatim, oldest first; a long one as its head)."""
+    if not is_recap(message):
+        return []
+    lines = text_of(message).splitlines()
+    if RECAP_PROMPTS_HEADING not in lines:
+        return []
+    out: list[str] = []
+    for line in lines[lines.index(RECAP_PROMPTS_HEADING) + 1:]:
+        if not line.startswith("- "):
+            break
+        out.append(line[2:])
+    return out

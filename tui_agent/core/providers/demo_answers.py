@@ -1,0 +1,146 @@
+"""The demo model's answers: Markdown built only from what its tools returned and what it was sent.
+
+Quoted text is Markdown-escaped (`__name__` stays `__name__`, not a bold "name"). Where an answer points
+at the app, it names what the face at hand has: the context panel in the TUI, flags and `TRACE=1` under
+`-p` (a headless user has no panel to open).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tui_agent.core.providers.demo_turn import Turn
+
+LINE_NUMBER = re.compile(r"^\s*\d+\t")
+GREETING = re.compile(r"^\W*(hi|hello|hey|hallo|howdy|yo|thanks|thank you|good (morning|afternoon|evening))"
+                      r"(\s+there)?\W*$", re.IGNORECASE)
+RECAP = re.compile(r"\b(what (did|have) we (do|done|talk(ed)? about)|so far|recap|remind me what|"
+                   r"summari[sz]e (our|the|this) (conversation|session|chat))\b", re.IGNORECASE)
+_MD_SPECIAL = re.compile(r"([\\`*\[<>])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # a lone ] is never markup
+_MATCH_LINE = re.compile(r"^[^\s:]+:\d+:")
+
+
+@dataclass(frozen=True)
+class Words:
+    """The pointers to the app an answer ends with, for the face the demo runs in."""
+
+    what_is_sent: str  # where to see what the model still gets
+    older_turns: str  # what happened to turns compaction dropped
+    cuts: str  # where cut results show
+
+
+TUI_WORDS = Words(
+    "open the context panel to see what I still remember",
+    "Older turns that compaction dropped are no longer sent to me; the budget panel still shows them.",
+    "Large results like these are what the budget panel cuts (✂) in later calls.",
+)
+HEADLESS_WORDS = Words(
+    "run with `--print-outbound` to see the next request exactly, or `TRACE=1` for each call's compaction",
+    "Older turns that compaction dropped are no longer sent to me; the saved session keeps them "
+    "(`tui-agent export`).",
+    "Large results like these are cut in later calls (`TRACE=1` shows each cut).",
+)
+
+
+def md_escape(text: str) -> str:
+    """Quoted text as literal Markdown: `__name__`, `*args` and `[x]` stay as written. An underscore
+    inside a word (`handler_0`) cannot start emphasis and is left alone, so plain output stays clean."""
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def first_line(text: str) -> str:
+    for raw in text.splitlines():
+        line = LINE_NUMBER.sub("", raw).strip().strip("#").strip().strip('"').strip()
+        if len(line) > 3 and not line.startswith(("---", "```", "<", "import ", "from ", "#!", "…[", "[")):
+            return line[:100]
+    return ""
+
+
+def biggest_answer(turn: Turn, sizes: list[tuple[str, int]], words: Words) -> str:
+    if not sizes:
+        return "I could not measure the files here (the line count found nothing readable)."
+    lines = ["The largest files by line count (counted with Grep, so these are real sizes):", ""]
+    for path, count in sizes[:5]:
+        lines.append(f"- `{path}`: {count:,} lines")
+    reads = [(i.get("file_path"), t) for name, i, t, e in turn.calls if name == "Read" and not e]
+    if reads:
+        lines += ["", "What the largest ones hold:"]
+        for path, text in reads:
+            first = first_line(text)
+            lines.append(f"- `{path}`" + (f": {md_escape(first)}" if first else ""))
+    lines += ["", words.cuts]
+    return "\n".join(lines)
+
+
+def from_conversation(prompt: str, earlier: list[str], files: list[str], words: Words) -> str:
+    """A greeting or "what did we do so far?": answered from the user's earlier prompts (those still sent
+    and those the recap lists) and the files read in what it was sent."""
+    if GREETING.match(prompt) and not RECAP.search(prompt):
+        lead = "Hello! I'm the offline demo model."
+        if not earlier:
+            return (f"{lead} Ask me about the code here, for example “what does the README say?” or “which "
+                    "are the biggest files?”, and watch the budget as I read files.")
+        return f"{lead} You have asked me {plural(len(earlier), 'thing')} before this; ask on."
+    if not earlier:
+        return "Nothing yet: this is the first prompt of the conversation. Ask me about the code here."
+    lines = [f"You asked {plural(len(earlier), 'thing')} before this, oldest first:", ""]
+    lines += [f"{n}. “{md_escape(' '.join(p.split())[:100])}”" for n, p in enumerate(earlier, start=1)]
+    if files:
+        shown = ", ".join(f"`{f}`" for f in files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
+        lines += ["", f"I read {shown}."]
+    lines += ["", words.older_turns]
+    return "\n".join(lines)
+
+
+def grep_answer(turn: Turn, terms: list[tuple[str, str]], words: Words) -> str:
+    """One line per (term, pattern) searched: how many matching lines, in which files."""
+    lines = ["Here is what the search found:", ""]
+    for term, pattern in terms:
+        found = [(i, t) for name, i, t, e in turn.calls if name == "Grep" and not e and i.get("pattern") == pattern]
+        hits = [line for _i, text in found for line in text.splitlines() if _MATCH_LINE.match(line)]
+        files = list(dict.fromkeys(line.split(":", 1)[0] for line in hits))
+        where = (": " + ", ".join(f"`{f}`" for f in files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+                 if files else "")
+        lines.append(f"- `{md_escape(term)}`: {plural(len(hits), 'matching line')}"
+                     + (f" in {plural(len(files), 'file')}" if files else "") + where)
+    lines += ["", f"Ask me to read any of these files, or {words.what_is_sent}."]
+    return "\n".join(lines)
+
+
+def answer(turn: Turn, words: Words) -> str:
+    reads = [(i.get("file_path"), t, e) for name, i, t, e in turn.calls if name == "Read"]
+    ok = [(p, t) for p, t, e in reads if not e]
+    lines = ["Here is what I found."]
+    if ok:
+        lines.append("")
+        lines.append(f"I read {plural(len(ok), 'file')}:")
+        for path, text in ok:
+            numbered = [l for l in text.splitlines() if LINE_NUMBER.match(l)]
+            size = f"{len(numbered)} lines shown" if numbered else f"{len(text):,} chars"
+            first = first_line(text)
+            lines.append(f"- `{path}` ({size})" + (f": {md_escape(first)}" if first else ""))
+    listed = [t for name, _i, t, e in turn.calls if name == "Glob" and not e]
+    top_level = [t for name, i, t, e in turn.calls if name == "Glob" and not e and i.get("pattern") == "*"]
+    if top_level:
+        entries = [l for l in top_level[0].splitlines() if l.strip() and not l.startswith(("…", "(", "["))]
+        tops = list(dict.fromkeys(l.strip().split("/", 1)[0] for l in entries))
+        if tops:
+            shown = ", ".join(f"`{md_escape(t)}`" for t in tops[:12]) + (" …" if len(tops) > 12 else "")
+            lines += ["", f"Files at the top level ({len(entries)}): {shown}."]
+    hits = [(i.get("pattern", ""), t) for name, i, t, e in turn.calls if name == "Grep" and not e]
+    if hits:
+        pattern, found = hits[0]
+        count = len([l for l in found.splitlines() if _MATCH_LINE.match(l)])
+        lines.append("")
+        lines.append(f"Searching for `{md_escape(pattern)}` gave {plural(count, 'matching line')}.")
+    if not ok and not listed:
+        lines.append("")
+        lines.append("I could not find readable files here.")
+    lines.append("")
+    lines.append(f"Ask me about any of these files, or {words.what_is_sent}.")
+    return "\n".join(lines)

@@ -1,0 +1,53 @@
+"""What the demo model reads of a request: the current turn and the user's real prompts.
+
+After a drop the request holds user-role text the compactor wrote (the recap, a stand-in, a summary
+request). A real model tells them from the user's words by reading them; the demo does it by their marks
+(`compaction.marks`), so it answers the newest prompt the user typed, never the recap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tui_agent.core.compaction.marks import is_user_prompt, recap_prompts
+from tui_agent.core.messages import Message, result_text, text_of, tool_results, tool_uses
+
+
+@dataclass
+class Turn:
+    """What the demo can see of the current prompt's turn in the request it was sent."""
+
+    prompt: str
+    rounds: int
+    calls: list[tuple[str, dict[str, Any], str, bool]]  # (tool name, input, result text, is_error)
+
+
+def current_turn(messages: list[Message]) -> Turn:
+    """The turn of the newest prompt the user typed: its text, the rounds since, and its tool calls."""
+    start = max((i for i, m in enumerate(messages) if is_user_prompt(m)), default=-1)
+    prompt = text_of(messages[start]) if start >= 0 else ""
+    uses: dict[str, tuple[str, dict]] = {}
+    calls: list[tuple[str, dict[str, Any], str, bool]] = []
+    rounds = 0
+    for message in messages[start + 1:]:
+        if message.get("role") == "assistant":
+            rounds += 1
+            for use in tool_uses(message):
+                uses[use["id"]] = (use["name"], use.get("input", {}))
+        for result in tool_results(message):
+            name, tool_input = uses.get(result.get("tool_use_id", ""), ("?", {}))
+            calls.append((name, tool_input, result_text(result), bool(result.get("is_error"))))
+    return Turn(prompt, rounds, calls)
+
+
+def earlier_prompts(messages: list[Message]) -> list[str]:
+    """The user's prompts before the current one, oldest first: those still sent as they were typed and
+    those a recap lists in their place (in the order the request holds them)."""
+    prompts: list[str] = []
+    for message in messages:
+        if is_user_prompt(message):
+            prompts.append(text_of(message))
+        else:
+            prompts.extend(recap_prompts(message))
+    return prompts[:-1]  # the last one is the current prompt
