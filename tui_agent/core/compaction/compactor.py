@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 from typing import Any, Sequence
 
 from tui_agent.core import tokens as tk
@@ -40,7 +41,15 @@ from tui_agent.core.compaction.plan import (
 )
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.render import first_message_fix, ledger_message, render_message
-from tui_agent.core.messages import Message, blocks, is_user_text, result_text, tool_results, tool_uses
+from tui_agent.core.messages import (
+    Message,
+    blocks,
+    is_user_text,
+    protocol_errors,
+    result_text,
+    tool_results,
+    tool_uses,
+)
 
 HARD_KEEP_CHARS = 1000  # what the newest round is cut to when it alone does not fit the window
 MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and 5% of the request) to be worth its rewrite
@@ -58,17 +67,24 @@ class _Facts:
 
 
 class Compactor:
-    """`compact(history)` → `CompactResult(messages, plan)`; `observe_usage(real_input_tokens)` after a call."""
+    """`compact(history, call)` → `CompactResult(messages, plan)`; `observe_usage(real_input_tokens)` after a
+    call. Implements `CompactorProtocol` as mode "v2" (or "off" when the policy disables compaction).
+
+    The call number is the caller's; `calls` is only the number of the last planned call, so that
+    `compact(history)` without one (the public contract) names the next call after it."""
 
     def __init__(self, policy: CompactPolicy | None = None, baseline_tokens: int = 0) -> None:
         self.policy = policy or CompactPolicy()
         self.enabled = self.policy.is_enabled()
+        self.mode = "v2" if self.enabled else "off"
+        self.steerable = self.enabled  # pins, excludes, expands and /compact change what v2 sends
         self.tokens = TokenLedger(baseline_tokens)
-        self.calls = 0
+        self.calls = 0  # the number of the last planned call (the caller's number when it gave one)
         self.summary_failures = 0
         self.pins: set[int] = set()
         self.excluded: set[int] = set()
         self.expanded: set[tuple[int, int]] = set()
+        self._reactive_target: int | None = None  # the lower mark a "prompt is too long" asks of the next event
         self._reset()
 
     # -- state ----------------------------------------------------------------------------------
@@ -98,6 +114,8 @@ class Compactor:
         self._skip: set[int] = set()  # excluded messages and their partners (what is really left out)
         self._last_event: CompactEvent | None = None
         self._dropped_reason = ""
+        self._last_cached = 0  # the cached prefix (in messages) of the last plan
+        self._before_event: list[Message] | None = None  # the request before the last event (summary call)
         self.tokens.clear()
         self._n = 0
 
@@ -164,9 +182,9 @@ class Compactor:
 
     # -- the call -------------------------------------------------------------------------------
     def compact(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
-        """Plan the request for a call with `history` as it is now; never mutates `history`."""
-        self.calls += 1
-        call = call if call is not None else self.calls
+        """Plan the request for call `call` with `history` as it is now; never mutates `history`."""
+        call = call if call is not None else self.calls + 1
+        self.calls = call
         kinds: list[EventKind] = []
         self._touched_now = set()
         if self._replaced(history):
@@ -221,8 +239,8 @@ class Compactor:
             event = self._make_event(history, call, kinds, event_reason or "already read", before, after)
         return self._result(history, call, event, first_change)
 
-    def preview(self, history: Sequence[Message]) -> CompactResult:
-        """What `compact(history)` would send, without keeping any decision (the panel's next call)."""
+    def preview(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
+        """What `compact(history, call)` would send, without keeping any decision (the panel's next call)."""
         twin = copy.copy(self)
         twin.tokens = copy.deepcopy(self.tokens)
         twin._cuts = {k: dict(v) for k, v in self._cuts.items()}
@@ -236,7 +254,7 @@ class Compactor:
                              dict(self._facts.calls), self._facts.first)
         twin.pins, twin.excluded, twin.expanded = set(self.pins), set(self.excluded), set(self.expanded)
         twin._skip = set(self._skip)
-        return twin.compact(history, call=self.calls + 1)
+        return twin.compact(history, call=call)
 
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
         """The API said "prompt is too long": learn the real size, and compact to a lower mark next call."""
@@ -253,11 +271,16 @@ class Compactor:
         """The dropped messages the summary should cover (empty when nothing is dropped)."""
         return [history[i] for i in range(self._drop_from, self._drop_until) if i not in self._kept_in_drop]
 
+    @property
+    def ratio(self) -> float:
+        """Real tokens per estimated token, learned from usage (1.0 before any)."""
+        return self.tokens.ratio
+
     def attach_summary(self, history: Sequence[Message], text: str | None, call: int | None = None) -> CompactResult:
         """Put the model's summary of the dropped span into the ledger (None: the summary call failed)."""
         call = call if call is not None else self.calls
         previous = self._last_event
-        cached = getattr(self, "_last_cached", len(self._out))
+        cached = min(self._last_cached, len(self._out))
         if not text:
             self.summary_failures += 1
             return self._result(history, call, previous, cached)
@@ -275,7 +298,7 @@ class Compactor:
     def summary_context(self) -> tuple[list[Message], int]:
         """(the request as it stood before the last event, how many messages that event dropped)."""
         dropped = self._last_event.dropped if self._last_event is not None else 0
-        return list(getattr(self, "_before_event", None) or self._out), dropped
+        return list(self._before_event or self._out), dropped
 
     @property
     def summary_enabled(self) -> bool:
@@ -472,7 +495,7 @@ class Compactor:
 
     def _event(self, history: Sequence[Message], newest: int, call: int, target: int) -> list[EventKind]:
         """Tiers 3 and 4 at once (one cache break): mask old results, then drop down to `target`."""
-        reactive = getattr(self, "_reactive_target", None)
+        reactive = self._reactive_target
         if reactive is not None:
             target = min(target, reactive)
             self._reactive_target = None
@@ -740,9 +763,40 @@ class Compactor:
             "variant": [[i, v] for i, v in sorted(self._variant.items())],
         }
 
-    def import_state(self, history: Sequence[Message], state: dict) -> None:
+    def import_state(self, history: Sequence[Message], state: Mapping[str, Any]) -> str | None:
         """Rebuild the decisions of `export_state` over the same history: the next request is the one the
-        old process would have sent (byte for byte)."""
+        old process would have sent (byte for byte). None when restored; a one-line warning when the state
+        is refused (malformed, stale or forged: it would render an invalid request), and then the
+        compactor plans from the history as a fresh one would. Never raises."""
+        tokens = self.tokens.export()
+        try:
+            self._import(history, state)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
+            self._forget(tokens)
+            return f"The saved compaction state is unreadable ({type(error).__name__}: {error}); planned from the history."
+        problems = self._invalid_import()
+        if problems:
+            self._forget(tokens)
+            return f"The saved compaction state would send an invalid request ({problems}); planned from the history."
+        return None
+
+    def _forget(self, tokens: dict) -> None:
+        """Back to a fresh compactor's decisions; the estimator as it was before the refused import."""
+        self.calls = 0
+        self.summary_failures = 0
+        self.pins, self.excluded, self.expanded = set(), set(), set()
+        self._reset()
+        self.tokens.restore(tokens)
+
+    def _invalid_import(self) -> str:
+        """Why the restored request so far is not one the API accepts ("" when it is)."""
+        if not self._out:
+            return ""
+        errors = protocol_errors(self._out, allow_pending=True)
+        errors += [f"message {p}: empty content" for p, m in enumerate(self._out) if m.get("content") in ([], "")]
+        return "; ".join(errors[:2])
+
+    def _import(self, history: Sequence[Message], state: Mapping[str, Any]) -> None:
         self._reset()
         self.calls = int(state.get("calls", 0))
         self.pins = set(state.get("pins", []))
