@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from tui_agent.core.journal.compaction_glue import export_compaction_state
+from tui_agent.core.journal.compaction_record import export_compaction_state
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.store import list_sessions

@@ -102,8 +102,6 @@ async def run_command(screen: "MainScreen", line: str) -> None:
         if result is None:
             await chat.add_notice(f"Unknown command {name}. Type /help to see the commands.", "error")
             return
-        if not session.running:  # /compact and other engine commands may change the next request
-            screen.panel.show_next_call()
         if result.text:
             await chat.add_notice(result.text, result.level)
         if result.prompt:
@@ -127,7 +125,6 @@ async def _switch_model(screen: "MainScreen", name: str) -> None:
         return
     await session.switch_model(provider)
     screen.update_title()
-    screen.panel.show_next_call()
     from tui_agent.core.budget_check import session_budget_notices
 
     for notice in notices + session_budget_notices(session):

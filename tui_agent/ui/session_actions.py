@@ -91,7 +91,6 @@ async def show_restored(screen: "MainScreen", notices) -> None:
         await chat.add_notice(notice.text, notice.level)
     panel.sync_history()
     panel.replay_usage(session.usage_history)
-    panel.show_next_call()
     screen.update_title()
 
 

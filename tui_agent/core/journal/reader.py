@@ -48,7 +48,6 @@ class JournalLoad:
     calibration: float = 1.0
     compaction_state: dict[str, Any] | None = None
     compaction_mode: str | None = None
-    cache_prefix: list[str] = field(default_factory=list)
     cleared_to: str | None = None  # /clear continued the conversation in this session
     last_activity: str = ""
     warnings: list[str] = field(default_factory=list)
@@ -142,11 +141,6 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
             raise ValueError("state is not an object")
         load.compaction_state = record["state"]
         load.compaction_mode = record.get("mode")
-    elif kind == rec.CACHE_PREFIX:
-        kept, add = int(record["kept"]), record["add"]
-        if not isinstance(add, list):
-            raise ValueError("add is not a list")
-        load.cache_prefix = load.cache_prefix[:kept] + [str(d) for d in add]
     elif kind == rec.PERMISSION:
         load.permissions.append({"id": str(record["id"]), "tool": str(record["tool"]),
                                  "decision": str(record["decision"])})
@@ -154,7 +148,9 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         load.model, load.provider = str(record["model"]), str(record.get("provider", load.provider))
     elif kind == rec.CLEARED:
         load.cleared_to = str(record["next"])
-    elif kind in (rec.RESUMED, rec.COMPACTION_CHANGE):
-        pass  # markers for people and replay; the state that matters is in compaction_state
+    elif kind in (rec.RESUMED, rec.COMPACTION_CHANGE, rec.LEGACY_CACHE_PREFIX):
+        # markers for people and replay; the state that matters is in compaction_state (the cache prefix
+        # older versions recorded is the plan's own now: such lines are read past)
+        pass
     else:
         raise ValueError(f"unknown record type {kind!r}")

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, Mapping
 from tui_agent import __version__
 from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
-from tui_agent.core.journal.compaction_glue import call_fields, compaction_mode, export_compaction_state
+from tui_agent.core.journal.compaction_record import call_fields, export_compaction_state
 from tui_agent.core.journal.paths import ensure_dir, journal_path
 
 if TYPE_CHECKING:
@@ -97,7 +97,6 @@ class Journal:
     problem_shown: bool = False
     file: JournalFile | None = None
     _compaction_state: str | None = None
-    _prefix: list[str] = field(default_factory=list)
 
     def __call__(self, event: Any) -> None:
         if self.problem is not None:
@@ -125,8 +124,6 @@ class Journal:
                              system_tokens=event.system_tokens, tools_tokens=event.tools_tokens,
                              **call_fields(event))
                 self.sync_compaction_state()
-            case ev.AssistantMessage():
-                self.sync_cache_prefix()
             case ev.Usage():
                 self._append(rec.USAGE, call=event.call, input_tokens=event.input_tokens,
                              output_tokens=event.output_tokens,
@@ -138,12 +135,10 @@ class Journal:
                 self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
             case ev.ModelSwitched():
                 self._append(rec.MODEL, old=event.old_model, model=event.model, provider=event.provider)
-                self.sync_cache_prefix()  # a new provider starts with no remembered prefix
             case ev.CompactionChanged():
                 self._append(rec.COMPACTION_CHANGE, action=event.action, index=event.index, on=event.on)
-                self.sync_compaction_state()
-            case ev.TurnClosed():
-                self.sync_compaction_state()
+            case ev.NextRequestChanged():
+                self.sync_compaction_state()  # every change of the next request is saved (`/compact` too)
 
     # -- pieces ------------------------------------------------------------------------------
     def _append(self, kind: str, sync: bool = True, **fields: Any) -> None:
@@ -168,30 +163,12 @@ class Journal:
         self.open().sync()  # one fsync for the batch (usually a single message)
 
     def sync_compaction_state(self) -> None:
+        """The compactor's state, when it differs from the one written last."""
         state = export_compaction_state(self.session)
-        if state is None:
-            return
         key = rec.dumps(state)
         if key != self._compaction_state:
-            self._append(rec.COMPACTION_STATE, state=state, mode=compaction_mode(self.session))
+            self._append(rec.COMPACTION_STATE, state=state, mode=self.session.compact_mode)
             self._compaction_state = key
-
-    def sync_cache_prefix(self) -> None:
-        """The provider's remembered outbound prefix, as a delta against the last one written (most calls
-        keep everything and add two messages, so the file stays small)."""
-        getter = getattr(self.session.provider, "cache_prefix", None)
-        if not callable(getter):
-            return
-        prefix = list(getter())
-        kept = 0
-        for old, new in zip(self._prefix, prefix):
-            if old != new:
-                break
-            kept += 1
-        if kept == len(prefix) == len(self._prefix):
-            return
-        self._append(rec.CACHE_PREFIX, kept=kept, add=prefix[kept:])
-        self._prefix = prefix
 
     def _start_next_file(self) -> None:
         """`/clear`: close this file with a link to the next session, which links back as its parent."""
@@ -205,7 +182,6 @@ class Journal:
         self.source = None
         self.written = 0
         self._compaction_state = None
-        self._prefix = []
         self.session.session_id = new_id
 
 
@@ -249,10 +225,7 @@ def start_journal(
     if resumed_written is not None:
         journal.written = resumed_written
         journal._append(rec.RESUMED, version=__version__, model=session.model, messages=resumed_written)
-        state = export_compaction_state(session)
-        journal._compaction_state = rec.dumps(state) if state is not None else None
-        getter = getattr(session.provider, "cache_prefix", None)
-        journal._prefix = list(getter()) if callable(getter) else []
+        journal._compaction_state = rec.dumps(export_compaction_state(session))
     journal.sync_messages()
     if session.history:
         journal.sync_compaction_state()

@@ -4,8 +4,9 @@ It shows the whole in-memory history and, marked row by row, the exact request e
 kept, ✂ cut, ▒ masked, dropped, Σ summarised, ● pinned, ⊘ excluded, the ≡ ledger, and a ┃ band over
 the prefix the provider reads from its cache. The figures (per-call totals, cached / new, price, cost,
 events) are the core's `BudgetLedger`, fed by the engine's events before any face sees them (it is a
-Session listener); the panel only draws them. Between turns the ledger holds the *next* call's plan
-(`Session.plan_call()`), so a loaded transcript shows what its first call will send at once.
+Session listener); the panel only draws them. Between turns it shows the *next* call's plan, which the
+engine tells whenever it changes (`NextRequestChanged`: turn end, pin / exclude / expand, `/compact`,
+`/clear`, `/model`, resume): the panel never asks for a plan of its own.
 
 `p` / `x` / `e` on a row pin, exclude or expand it (outbound only: the history never changes) and the
 next-call plan is redrawn at once. All heavy lifting is incremental (see `budget_model`), so an update
@@ -25,7 +26,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, CallFigures, base_breakdown, first_difference, ledger_tokens
+from tui_agent.core.budget import BudgetLedger, CallFigures, first_difference, ledger_tokens
 from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd, spark
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
@@ -95,17 +96,25 @@ class BudgetPanel(Vertical):
         if self.ledger.feed not in self.session.listeners:  # fed by the engine before any face sees it
             self.session.listeners.append(self.ledger.feed)
             self._listening = True
+        self.session.listeners.append(self._heard)
         self._render_title()
         self.sync_history()
         self._render_spark()
         self._render_events()
         self._render_reason(None)
-        if self.session.history:  # --transcript, a resume: the first call's plan before any call
-            self.show_next_call()
+        if self.session.history:  # --transcript, a resume: the engine tells the first call's plan now
+            self.session.announce_next("panel shown")
 
     def on_unmount(self) -> None:
         if self._listening and self.ledger.feed in self.session.listeners:
             self.session.listeners.remove(self.ledger.feed)
+        if self._heard in self.session.listeners:
+            self.session.listeners.remove(self._heard)
+
+    def _heard(self, event: object) -> None:
+        """A session listener: the engine's word that the next request changed is drawn at once."""
+        if isinstance(event, ev.NextRequestChanged):
+            self.show_next_call(event)
 
     def on_resize(self) -> None:
         self._render_columns()
@@ -213,8 +222,7 @@ class BudgetPanel(Vertical):
             self.session.exclude(index, on)
         else:
             on = plan is None or (index, 0) not in plan.expanded
-            self.session.expand(index, on)
-        self.show_next_call()
+            self.session.expand(index, on)  # the engine tells the new next call (`_heard`)
         kind = self.rows.view.kind(index) if self.rows.view is not None else "new"
         note = f"#{index} {ACTIONS[action] if on else 'un' + ACTIONS[action]}: next call sends it as {kind}"
         self._render_reason(index, lead=note)
@@ -222,7 +230,6 @@ class BudgetPanel(Vertical):
 
     def focus_first_difference(self) -> int | None:
         """`/context`: the first row the request does not send as it is in the history."""
-        self.show_next_call()
         view = self.rows.view
         index = first_difference(view.plan) if view is not None else None
         if index is not None and index < len(self.index.rows):
@@ -245,7 +252,6 @@ class BudgetPanel(Vertical):
         if not self.session.history:
             self.meter.exact = Content.styled("exact count: nothing to count yet", MUTED)
             return
-        self.show_next_call()  # the count measures the next call: show that one
         self.meter.exact = Content.styled("exact count: asking the provider…", MUTED)
         self._count_exact(self.meter.meter)
 
@@ -267,17 +273,17 @@ class BudgetPanel(Vertical):
         if self.meter.meter is shown:  # still the call it measured
             self.meter.exact = note
 
-    def show_next_call(self) -> None:
-        """Between turns: the next call's plan (the same compactor, not yet run), via the core ledger."""
+    def show_next_call(self, told: ev.NextRequestChanged) -> None:
+        """Between turns: the next call's plan as the engine told it, via the core ledger."""
         self.sync_history()
         if not self.session.history:
             return
-        result = self.session.plan_call()
-        base = base_breakdown(self.session)
+        result, base = told.plan.result, told.base
         self.ledger.configure(self.session.provider.model, self.session.provider.context_window,
                               self.session.provider.max_output_tokens)
         figures = self.ledger.preview(result, base.total, self.index.total_tokens)
-        self.rows.show_view(OutboundView.from_report(result.plan, len(self.session.history), "next call",
+        label = f"next call #{told.plan.call}"
+        self.rows.show_view(OutboundView.from_report(result.plan, len(self.session.history), label,
                                                      result.messages))
         self.meter.base = base
         self.meter.meter = figures
