@@ -18,7 +18,7 @@ from tui_agent.core import trace
 from tui_agent.core.budget import base_breakdown
 from tui_agent.core.call import CallPlan, plan_call
 from tui_agent.core.commands import CommandRegistry
-from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, make_compactor
+from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, CompactResult, make_compactor
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
 from tui_agent.core.messages import Message
@@ -283,6 +283,8 @@ class Session:
                 self.usage_history.append(item)
             elif isinstance(item, ev.SummaryWritten):
                 summary = item.summary
+            if not isinstance(item, CompactResult):
+                self.emit(item)  # the summary call's usage and text are journaled like a turn's
         self.state.last_plan = None
         self.announce_next("/compact")
         told = "with a summary in the recap" if summary else "without a summary (the summary call failed)"

@@ -127,12 +127,14 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
                                      record.get("summary")))
         load.calls_made = max(load.calls_made, int(record["call"]))
     elif kind == rec.USAGE:
+        purpose = "summary" if record.get("purpose") == "summary" else "call"
         usage = ev.Usage(int(record["call"]), int(record["input_tokens"]), int(record["output_tokens"]),
-                         int(record.get("cache_creation_input_tokens", 0)), int(record.get("cache_read_input_tokens", 0)))
+                         int(record.get("cache_creation_input_tokens", 0)), int(record.get("cache_read_input_tokens", 0)),
+                         purpose)
         load.usage.append(usage)
         load.calibration = float(record.get("calibration", load.calibration))
         load.calls_made = max(load.calls_made, int(record.get("calls", usage.call)))
-        for call in reversed(load.calls):
+        for call in reversed(load.calls) if purpose == "call" else ():  # a summary's usage is no call's
             if call.call == usage.call:
                 call.usage, call.cost_usd = usage, record.get("cost_usd")
                 break

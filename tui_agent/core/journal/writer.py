@@ -130,7 +130,8 @@ class Journal:
                              cache_creation_input_tokens=event.cache_creation_input_tokens,
                              cache_read_input_tokens=event.cache_read_input_tokens,
                              cost_usd=_cost(self.session.model, event),
-                             calibration=self.session.calibration, calls=self.session.state.calls)
+                             calibration=self.session.calibration, calls=self.session.state.calls,
+                             **({"purpose": event.purpose} if event.purpose != "call" else {}))
             case ev.PermissionAnswered():
                 self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
             case ev.ModelSwitched():
