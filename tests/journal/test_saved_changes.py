@@ -11,6 +11,7 @@ import pytest
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.writer import journal_of, start_journal
+from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.session import Session
 
 from .helpers import LocalClaude, run, session_on
@@ -26,7 +27,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def claude() -> LocalClaude:
-    return LocalClaude(context_window=40_000, max_output_tokens=1_000)
+    return LocalClaude(context_window=40_000, max_output_tokens=1_000, usage=UsageInfo(900, 20, 0, 0))
 
 
 async def three_prompts(workspace: Path) -> Session:
