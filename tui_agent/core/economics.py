@@ -60,6 +60,12 @@ class Recorded:
     boundaries: list[int] = field(default_factory=list)  # where the agent compacted (compact_boundary)
     models: dict[int, str] = field(default_factory=dict)  # history index → the model that wrote it
     journal: object | None = None  # the `JournalLoad`, when the file is one of our journals
+    # per call: `real` is usage the provider reported (False: our own estimate stood in, e.g. the demo
+    # model's journal; nothing to measure an estimator against). Empty: every call was measured.
+    measured: list[bool] = field(default_factory=list)
+
+    def is_measured(self, k: int) -> bool:
+        return not self.measured or self.measured[k]
 
 
 @dataclass
@@ -98,6 +104,7 @@ class EstimateError:
     after_event: float  # the worst relative error on the first call after a recorded compaction
     after_event_calls: int
     after_events: tuple[float, ...] = ()
+    compared: int = 0  # calls whose recorded usage the estimate was compared with
 
 
 @dataclass
@@ -169,7 +176,7 @@ def _recorded_journal(path: str | Path) -> Recorded:
     cumulative = [0]
     for e in estimates:
         cumulative.append(cumulative[-1] + e)
-    calls, real, usages, whole = [], [], [], []
+    calls, real, usages, whole, measured = [], [], [], [], []
     for record in load.calls:
         usage = record.usage
         if not 0 < record.history_len <= len(history):
@@ -186,11 +193,12 @@ def _recorded_journal(path: str | Path) -> Recorded:
         calls.append(record.history_len)
         real.append(total)
         usages.append(numbers)
+        measured.append(usage is not None)
         whole.append(not record.dropped and record.event is None)
     fit_on = [k for k, w in enumerate(whole) if w] or list(range(len(calls)))
     model = _fit([cumulative[calls[k]] for k in fit_on], [real[k] for k in fit_on])
     return Recorded(Path(path).name, history, calls, real, [0] * len(calls), model, estimates,
-                    len(load.warnings), usages, journal=load)
+                    len(load.warnings), usages, journal=load, measured=measured)
 
 
 def _fit(xs: Sequence[int], ys: Sequence[int]) -> TokenModel:
@@ -287,8 +295,14 @@ class StrategyRun:
         return CallPrice(messages, plan, total, cached, cost)
 
 
-def default_policy() -> CompactPolicy:
-    return CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
+DEFAULT_REPLAY_WINDOW = 200_000
+MAX_OUTPUT_SHARE = 4  # a replayed window keeps at most a quarter of itself for the reply (32k at most)
+
+
+def default_policy(context_window: int = DEFAULT_REPLAY_WINDOW) -> CompactPolicy:
+    """The policy a replay compacts with: the recorded model's window (`replay --context-window`)."""
+    return CompactPolicy(context_window=context_window, max_output_tokens=min(32_000, context_window // MAX_OUTPUT_SHARE),
+                         enabled=True)
 
 
 def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
@@ -430,9 +444,10 @@ class EstimatorRun:
         real = recorded.real[k]
         v1_estimate = (self.baseline_estimate + sum(est[start:index])) * self._calibration
         out = EstimateStep(real, ledger.estimate(), v1_estimate, event)
-        ledger.observe(real)
-        last_v1 = self.baseline_estimate + sum(est[start:index])
-        self._calibration = real / last_v1 if last_v1 else 1.0
+        if recorded.is_measured(k):  # only usage the provider reported teaches the estimators
+            ledger.observe(real)
+            last_v1 = self.baseline_estimate + sum(est[start:index])
+            self._calibration = real / last_v1 if last_v1 else 1.0
         self.k += 1
         return out
 
@@ -444,18 +459,19 @@ def estimator_error(recorded: Recorded, baseline_estimate: int | None = None) ->
     errors, errors_v1, after, after_v1 = [], [], [], []
     for k in range(len(recorded.calls)):
         step = run.step()
-        if k > 0:
+        if k > 0 and recorded.is_measured(k):  # an estimate is measured only against recorded usage
             (after if step.event else errors).append(step.error)
             (after_v1 if step.event else errors_v1).append(step.error_v1)
     return _summary(errors, after), _summary(errors_v1, after_v1)
 
 
 def _summary(errors: list[float], after: list[float]) -> EstimateError:
+    compared = len(errors) + len(after)
     if not errors:
-        return EstimateError(0.0, 0.0, max(after, default=0.0), len(after), tuple(after))
+        return EstimateError(0.0, 0.0, max(after, default=0.0), len(after), tuple(after), compared)
     ordered = sorted(errors)
     return EstimateError(statistics.median(ordered), ordered[min(int(len(ordered) * 0.9), len(ordered) - 1)],
-                         max(after, default=0.0), len(after), tuple(after))
+                         max(after, default=0.0), len(after), tuple(after), compared)
 
 
 def session_report(path: str | Path, strategies: Sequence[str] = STRATEGIES,
@@ -492,9 +508,13 @@ def format_report(reports: Sequence[SessionReport]) -> str:
             lines.append(f"cost floor at an average request of 50k (new content written once, the rest read "
                          f"from cache): {floor / base.cost:.3f} × append-only")
         e, v = report.estimate, report.estimate_v1
-        lines.append(f"estimate error vs logged usage: ours median {e.median:.2%} p90 {e.p90:.2%} first-after-event "
-                     f"{_each(e.after_events)} | v1 median {v.median:.2%} p90 {v.p90:.2%} "
-                     f"first-after-event {_each(v.after_events)}")
+        if not e.compared:
+            lines.append("estimate error: no recorded usage to compare with (the provider reported none; "
+                         "the journal's sizes are our own estimates)")
+        else:
+            lines.append(f"estimate error vs logged usage ({e.compared} calls): ours median {e.median:.2%} p90 {e.p90:.2%} first-after-event "
+                         f"{_each(e.after_events)} | v1 median {v.median:.2%} p90 {v.p90:.2%} "
+                         f"first-after-event {_each(v.after_events)}")
         lines.append("")
     if len(reports) > 1:
         lines.append("== total")
