@@ -149,7 +149,7 @@ def sessions_command(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     import json
 
-    from tui_agent.core.journal.paths import sessions_dir
+    from tui_agent.core.paths import sessions_dir
     from tui_agent.core.journal.store import list_sessions
 
     workspace = None if args.all else (args.cwd or Path.cwd()).resolve()

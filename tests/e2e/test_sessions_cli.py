@@ -14,7 +14,7 @@ import pytest
 
 from tests.e2e.test_headless_real_stack import run_cli
 from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
-from tui_agent.core.journal.paths import sessions_dir
+from tui_agent.core.paths import sessions_dir
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.messages import protocol_errors
 

@@ -12,7 +12,7 @@ import pytest
 
 from tui_agent.core import events as ev
 from tui_agent.core.journal import FORMAT_VERSION, JournalError
-from tui_agent.core.journal.paths import sessions_dir
+from tui_agent.core.paths import sessions_dir
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.writer import REDACTED, journal_of, start_journal

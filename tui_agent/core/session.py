@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
+from tui_agent.core.base_prompt import BASE_SYSTEM_PROMPT
 from tui_agent.core.budget import base_breakdown
 from tui_agent.core.call import CallPlan, plan_call
 from tui_agent.core.commands import CommandRegistry
@@ -33,9 +34,6 @@ if TYPE_CHECKING:
     from tui_agent.core.providers.base import ModelRequest
     from tui_agent.core.trust import Answer, TrustQuestion
 
-BASE_SYSTEM_PROMPT = """You are tui-agent, a coding agent working in the user's repository at {workspace}.
-Use the tools to look at the code before you answer: Glob to find files, Grep to search, Read to read.
-Be concise. Name the files you looked at. Never invent file contents."""
 
 
 def trace_id() -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from tui_agent.core.journal.paths import SUFFIX, sessions_dir
+from tui_agent.core.paths import SUFFIX, sessions_dir
 from tui_agent.core.journal.reader import JournalLoad
 from tui_agent.core.journal.records import FORMAT_VERSION, HEADER, Header, JournalError
 from tui_agent.core.messages import is_user_text, text_of

@@ -22,7 +22,7 @@ from tui_agent import __version__
 from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
 from tui_agent.core.journal.compaction_record import call_fields, export_compaction_state
-from tui_agent.core.journal.paths import ensure_dir, journal_path
+from tui_agent.core.paths import ensure_dir, journal_path
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
