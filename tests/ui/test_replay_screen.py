@@ -57,7 +57,8 @@ async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs(
         assert prompt.disabled and prompt.placeholder == HINT
         assert card_text(app).startswith(f"Call 1 of {replay.calls}")
         first_cost = cost_row(app, "ours")
-        assert len(app.session.history) == replay.step(0).history_len
+        assert len(screen.query_one(HistoryRows).index.rows) == replay.step(0).history_len
+        assert app.session.history == replay.history  # replay shows a part, never cuts the list
 
         for _ in range(3):
             await pilot.press("n")
@@ -67,7 +68,8 @@ async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs(
         assert f"{step.real_tokens:,} tok" in card_text(app)
         assert cost_row(app, "ours") != first_cost  # the running cost grew
         panel_rows = screen.query_one(HistoryRows)
-        assert len(panel_rows.index.rows) == step.history_len == len(app.session.history)
+        assert len(panel_rows.index.rows) == step.history_len
+        assert app.session.history == replay.history
         assert panel_rows.view is not None and panel_rows.view.plan is step.plan
         meter = screen.query_one(BudgetMeter).meter
         assert meter is not None and meter.label == "Call #4"
@@ -76,6 +78,7 @@ async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs(
         await pilot.press("p")
         await pilot.pause()
         assert screen.current == 2 and len(panel_rows.index.rows) == replay.step(2).history_len
+        assert app.session.history == replay.history  # stepping back deletes nothing
 
         await jump(pilot, str(replay.calls))
         last = replay.step(replay.calls - 1)
@@ -118,6 +121,9 @@ async def test_events_jump_to_where_the_agent_compacted(tmp_path: Path) -> None:
         assert screen.current == 5
         await jump(pilot, "1")
         assert screen.current == 0
+        recorded = app.replay.history
+        assert app.session.history == recorded and len(app.session.history) > app.replay.step(0).history_len
+        assert len(screen.query_one(HistoryRows).index.rows) == app.replay.step(0).history_len
         await jump(pilot, "e1")
         assert screen.current == 5
         await pilot.press("g")

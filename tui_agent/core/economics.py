@@ -260,7 +260,7 @@ class StrategyRun:
             messages = prefix
             plan = None
         else:
-            compacted = compactor.compact(prefix)
+            compacted = compactor.compact(prefix, k + 1)  # the call number is the caller's (one counter)
             messages, plan = compacted.messages, compacted.plan
         result.times.append(time.perf_counter() - started)
         if plan is not None and plan.event is not None and plan.event.major:

@@ -26,6 +26,7 @@ from tui_agent.core.economics import (
     load_recorded,
     strategy_runs,
 )
+from tui_agent.core.events import CompactionReported
 from tui_agent.core.messages import Message, text_of
 from tui_agent.core.providers.models import model_info
 
@@ -156,6 +157,11 @@ class Replay:
         out.sort()
         return out if upto is None else [e for e in out if e[0] <= upto]
 
+    def reported(self, step: ReplayStep) -> CompactionReported:
+        """The step as the engine's own call event, for a face's budget ledger (the replay's one place
+        that speaks the loop's language: the baseline is the recorded agent's, on the fitted ruler)."""
+        return CompactionReported(step.number, step.plan, step.history_len, baseline_estimate(self), 0, step.messages)
+
     def unit_price_usd(self) -> float | None:
         """USD per uncached input token of the recorded model (None when its price is unknown)."""
         price = model_info(self.model).input_price if self.model else None
@@ -267,7 +273,8 @@ def replay_json(replay: Replay) -> dict:
 # -- a read-only session for faces ------------------------------------------------------------------
 def replay_session(replay: Replay, workspace: Path | None = None):
     """A Session over the replayed history that can never call a model (its provider refuses), for a face
-    that draws the budget panel from steps. Its history is the face's to trim to the call shown."""
+    that draws the budget panel from steps. Its history is the whole recorded one, which nothing edits (a
+    face shows it up to the call it steps to)."""
     from tui_agent.core.providers.base import Provider, ProviderError
     from tui_agent.core.session import Session
     from tui_agent.core.tools.base import ToolRegistry
@@ -281,7 +288,8 @@ def replay_session(replay: Replay, workspace: Path | None = None):
 
     provider = ReplayProvider(model=replay.model or "recorded", context_window=replay.policy.context_window,
                               max_output_tokens=replay.policy.max_output_tokens, name="replay", reports_usage=True)
-    return Session(provider, ToolRegistry(), workspace or Path.cwd(), compact_policy=replay.policy)
+    return Session(provider, ToolRegistry(), workspace or Path.cwd(), compact_policy=replay.policy,
+                   history=list(replay.history))
 
 
 def baseline_estimate(replay: Replay) -> int:

@@ -74,6 +74,7 @@ class BudgetPanel(Vertical):
         self.index = HistoryIndex(workspace=session.workspace)
         self._listening = False
         self._pending_event = None
+        self.shown_upto: int | None = None  # draw history[:shown_upto] (replay); None: all of it
 
     class CostChanged(Message):
         """The running session cost changed (the screen shows it in the header)."""
@@ -102,7 +103,11 @@ class BudgetPanel(Vertical):
         self._render_spark()
         self._render_events()
         self._render_reason(None)
-        if self.session.history:  # --transcript, a resume: the engine tells the first call's plan now
+        self.ask_first_plan()
+
+    def ask_first_plan(self) -> None:
+        """--transcript, a resume: the engine tells the first call's plan now (replay draws steps instead)."""
+        if self.session.history:
             self.session.announce_next("panel shown")
 
     def on_unmount(self) -> None:
@@ -140,7 +145,7 @@ class BudgetPanel(Vertical):
     # -- event entry points (the ledger already has the event: these only draw) --------------------
     def sync_history(self) -> None:
         """Pick up appended messages (cheap: only new ones are described and estimated)."""
-        reset = self.index.sync(self.session.history)
+        reset = self.index.sync(self.session.history, self.shown_upto)
         if reset:
             if self.ledger.calls and not self.session.history:
                 self.ledger.reset()
