@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import TRANSCRIPTS
 from tests.replay.test_replay_core import compacting_log
 from tui_agent.cli import main
 from tui_agent.core.economics import format_report, session_report
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "transcripts"
+SHARED = TRANSCRIPTS
 FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
 SMALLEST = min(FILES, key=lambda p: p.stat().st_size) if FILES else None
 LARGEST = max(FILES, key=lambda p: p.stat().st_size) if FILES else None

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from tests.shared import TRANSCRIPTS
 from tests.replay.test_replay_core import compacting_log
 from tui_agent.core.replay import open_replay
 from tui_agent.ui.replay_app import ReplayApp
@@ -17,7 +18,7 @@ from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.history_rows import HistoryRows
 from tui_agent.ui.widgets.replay_card import ReplayCard
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "transcripts"
+SHARED = TRANSCRIPTS
 FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
 SMALLEST = min(FILES, key=lambda p: p.stat().st_size) if FILES else None
 

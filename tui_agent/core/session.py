@@ -206,7 +206,6 @@ class Session:
     def last_plan(self) -> CompactPlan | None:
         return self.state.last_plan
 
-    last_report = last_plan  # the first landing's name
 
     def baseline_tokens(self) -> tuple[int, int]:
         """(system prompt, tool definitions) token estimates: what every call pays before any message."""
