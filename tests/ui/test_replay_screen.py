@@ -46,9 +46,13 @@ async def jump(pilot, text: str) -> None:
     await pilot.pause()
 
 
-@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
-async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs() -> None:
-    app = make(SMALLEST)
+@pytest.mark.parametrize("source", ["shared", "synthetic"])
+async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs(source: str) -> None:
+    from tests.shared import SYNTHETIC_TRANSCRIPT
+
+    if source == "shared" and SMALLEST is None:
+        pytest.skip(f"no transcripts at {SHARED} (the synthetic log under tests/ still runs)")
+    app = make(SMALLEST if source == "shared" else SYNTHETIC_TRANSCRIPT)
     replay = app.replay
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
