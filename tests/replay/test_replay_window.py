@@ -64,3 +64,25 @@ async def test_report_compares_the_estimator_only_with_recorded_usage(tmp_path: 
     assert "median" not in out.split("estimate error")[1]
     measured = session_report(await small_window_journal(tmp_path / "m", UsageInfo(1_500, 10, 0, 0)))
     assert measured.estimate.compared == measured.calls - 1 == 11  # each call after the first, vs its usage
+
+
+def test_replay_has_one_ruler_the_meter_the_card_and_the_costs_agree() -> None:
+    """The call event a face's ledger gets is measured in the replay's unit (the fitted token model): the
+    meter's total is the step's `ours_tokens` (what the cost table prices), and its lines add up to it.
+    (Was: "≈13,451 tok ours" in the card beside a meter of the compactor's own estimate, whose lines did
+    not add up to its total.)"""
+    from tests.shared import SYNTHETIC_TRANSCRIPT
+    from tui_agent.core.budget import BudgetLedger
+    from tui_agent.core.replay import open_replay
+
+    replay = open_replay(SYNTHETIC_TRANSCRIPT)
+    ledger = BudgetLedger()
+    ledger.configure(replay.model, replay.policy.context_window, replay.policy.max_output_tokens)
+    for step in replay.run_all():
+        event = replay.reported(step)
+        ledger.feed(event)
+        figures = ledger.current
+        assert figures.total == round(step.ours_tokens) == round(step.costs["v2"].tokens)
+        assert figures.base + figures.messages == figures.total
+        assert figures.cached + figures.new == figures.total
+        assert event.plan is not step.plan and replay.steps[step.number - 1].plan is step.plan  # a copy

@@ -17,7 +17,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
@@ -25,6 +25,9 @@ from tui_agent.core.compaction.estimator import TokenLedger
 from tui_agent.core.compaction.ledger import request_text
 from tui_agent.core.messages import Message, is_user_text, protocol_errors, text_of, to_json, tool_results, tool_uses
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
+
+if TYPE_CHECKING:
+    from tui_agent.core.compaction.protocol import CompactorProtocol
 
 WRITE, READ = 1.25, 0.1
 PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
@@ -211,7 +214,7 @@ def _fit(xs: Sequence[int], ys: Sequence[int]) -> TokenModel:
     return TokenModel(max(my - ratio * mx, 0.0), ratio)
 
 
-def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int):
+def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int) -> "CompactorProtocol | None":
     if name == "none":
         return None
     if name == "seed-v1":
@@ -239,7 +242,7 @@ class StrategyRun:
     time, so a face can show the running cost of each strategy at every call with the very same numbers.
     """
 
-    def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: object | None,
+    def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: "CompactorProtocol | None",
                  required: list[tuple[list[str], list[str]]] | None = None) -> None:
         self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
         self.required = required

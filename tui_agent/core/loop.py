@@ -17,6 +17,7 @@ from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.call import plan_call
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
+from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.summary import run_summary, summary_messages
 from tui_agent.core.messages import (
     Message,
@@ -52,7 +53,7 @@ class LoopConfig:
     provider: Provider
     tools: ToolRegistry
     system_prompt: str | Callable[[], str] = ""
-    compactor: Any = field(default_factory=Compactor)  # Compactor, or SeedCompactor for --compact v1/seed
+    compactor: CompactorProtocol = field(default_factory=Compactor)  # v2, or v1 / seed / off (make_compactor)
     max_turns: int = DEFAULT_MAX_TURNS
     permissions: PermissionPolicy = field(default_factory=PermissionPolicy)
     # Headless has nobody to ask "what instead?": a denied call's result goes back to the model, which
@@ -279,7 +280,7 @@ async def run_turn(
             trace.trace("query.turn_end", reason="cancelled", turn=turn_calls)
 
 
-async def summarise(compactor: Any, config: LoopConfig, system: str, schemas: list[dict[str, Any]], call: int,
+async def summarise(compactor: CompactorProtocol, config: LoopConfig, system: str, schemas: list[dict[str, Any]], call: int,
                     history: list[Message], focus: str = "") -> AsyncIterator[Any]:
     """The summary tier's call for this event: its events, then the plan with the summary in its ledger."""
     before, dropped = compactor.summary_context()

@@ -10,7 +10,7 @@ lookup). Nothing here knows about a screen: `tui-agent replay` draws these steps
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -158,9 +158,16 @@ class Replay:
         return out if upto is None else [e for e in out if e[0] <= upto]
 
     def reported(self, step: ReplayStep) -> CompactionReported:
-        """The step as the engine's own call event, for a face's budget ledger (the replay's one place
-        that speaks the loop's language: the baseline is the recorded agent's, on the fitted ruler)."""
-        return CompactionReported(step.number, step.plan, step.history_len, baseline_estimate(self), 0, step.messages)
+        """The step as the engine's own call event, for a face's budget ledger, measured with the one ruler
+        of the replay: the session's fitted token model (real ≈ baseline + ratio × chars/4), the unit the
+        card and the cost table use. So the meter's total is the step's `ours_tokens`, and its lines (base
+        + messages sent) add up to it; the compactor's own calibrated estimate is not shown beside it."""
+        model = self.recorded.model
+        total = round(step.ours_tokens)
+        base = round(model.baseline)
+        plan = replace(step.plan, estimated_tokens=total, message_tokens_after=total - base,
+                       message_tokens_before=round(model.ratio * step.plan.message_tokens_before))
+        return CompactionReported(step.number, plan, step.history_len, base, 0, step.messages)
 
     def unit_price_usd(self) -> float | None:
         """USD per uncached input token of the recorded model (None when its price is unknown)."""
