@@ -18,8 +18,10 @@ History is never mutated; `render.render_message` builds each outbound message, 
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from dataclasses import dataclass, field, replace
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Sequence
 
 from tui_agent.core import tokens as tk
@@ -51,6 +53,7 @@ from tui_agent.core.messages import (
     tool_uses,
 )
 
+Rerunnable = Callable[[str, Any], "bool | None"]  # (tool name, input) → the tool's answer, None if unknown
 HARD_KEEP_CHARS = 1000  # what the newest round is cut to when it alone does not fit the window
 MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and 5% of the request) to be worth its rewrite
 
@@ -64,6 +67,7 @@ class _Facts:
     total: int = 0
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)  # tool_use id → (name, input)
     first: object = None  # identity of history[0], to notice a replaced history (/clear)
+    first_digest: str = ""  # its content's digest, to notice a state saved over another history
 
 
 class Compactor:
@@ -73,8 +77,11 @@ class Compactor:
     The call number is the caller's; `calls` is only the number of the last planned call, so that
     `compact(history)` without one (the public contract) names the next call after it."""
 
-    def __init__(self, policy: CompactPolicy | None = None, baseline_tokens: int = 0) -> None:
+    def __init__(self, policy: CompactPolicy | None = None, baseline_tokens: int = 0, *,
+                 rerunnable: Rerunnable | None = None) -> None:
         self.policy = policy or CompactPolicy()
+        # the tools' own answer (`ToolRegistry.rerunnable`); the policy's name table when it has none
+        self.tool_rerunnable = rerunnable
         self.enabled = self.policy.is_enabled()
         self.mode = "v2" if self.enabled else "off"
         self.steerable = self.enabled  # pins, excludes, expands and /compact change what v2 sends
@@ -187,9 +194,9 @@ class Compactor:
         self.calls = call
         kinds: list[EventKind] = []
         self._touched_now = set()
-        if self._replaced(history):
-            self._reset()
-            kinds.append("reset")
+        if self._replaced(history):  # /clear: a new conversation (no compaction event: nothing was compacted)
+            self._forget(self.tokens.export())
+            self.calls = call
         prev_out = len(self._out)
         first_change = prev_out
         self._sync(history)
@@ -314,6 +321,7 @@ class Compactor:
         facts = self._facts
         if history and facts.first is None:
             facts.first = history[0]
+            facts.first_digest = digest(history[0])
         for i in range(len(facts.estimates), len(history)):
             message = history[i]
             estimate = tk.message_tokens(message)
@@ -476,7 +484,7 @@ class Compactor:
                 if block.get("type") != "tool_result" or (i, j) in self.expanded or j in self._masks.get(i, {}):
                     continue
                 name, tool_input = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))
-                if not self.policy.rerunnable(name, tool_input):
+                if not self._rerunnable(name, tool_input):
                     continue
                 now = len(result_text(current[j]))
                 original = len(result_text(block))
@@ -492,6 +500,11 @@ class Compactor:
             if new_content is not None:
                 self._replace(history, i, self._render_decided(history, i))
         return masked
+
+    def _rerunnable(self, name: str, tool_input: object) -> bool:
+        """Can this result be had again? The tool answers for itself; a transcript's names use the table."""
+        answer = self.tool_rerunnable(name, tool_input) if self.tool_rerunnable is not None else None
+        return self.policy.rerunnable(name, tool_input) if answer is None else answer
 
     def _event(self, history: Sequence[Message], newest: int, call: int, target: int) -> list[EventKind]:
         """Tiers 3 and 4 at once (one cache break): mask old results, then drop down to `target`."""
@@ -746,6 +759,7 @@ class Compactor:
             "version": 1,
             "calls": self.calls,
             "history_len": self._n,
+            "first": self._facts.first_digest,
             "cuts": [[c.message_index, c.block_index, c.tool_use_id, c.tool_name, c.original_chars, c.kept_chars,
                       c.call, c.hard] for per in self._cuts.values() for c in per.values()],
             "masks": [[m.message_index, m.block_index, m.call] for per in self._masks.values() for m in per.values()],
@@ -761,6 +775,8 @@ class Compactor:
             "summary_failures": self.summary_failures,
             "tokens": self.tokens.export(),
             "variant": [[i, v] for i, v in sorted(self._variant.items())],
+            # what the next call is still to do (a pin, /compact or too_long since the last call)
+            "pending": list(self._pending), "dirty": self._dirty, "reactive_target": self._reactive_target,
         }
 
     def import_state(self, history: Sequence[Message], state: Mapping[str, Any]) -> str | None:
@@ -798,6 +814,12 @@ class Compactor:
 
     def _import(self, history: Sequence[Message], state: Mapping[str, Any]) -> None:
         self._reset()
+        if history and state.get("first", "") not in ("", digest(history[0])):
+            # saved over a history since replaced (/clear): what the old compactor does at its next call
+            self.tokens.restore(state.get("tokens", {}))
+            self.tokens.clear()
+            self.calls = int(state.get("calls", 0))
+            return
         self.calls = int(state.get("calls", 0))
         self.pins = set(state.get("pins", []))
         self.excluded = set(state.get("excluded", []))
@@ -837,6 +859,15 @@ class Compactor:
         self._variant = {int(i): int(v) for i, v in state.get("variant", [])}
         self._rebuild(history[:n])
         self.tokens.restore(state.get("tokens", {}))
+        self._pending = [str(kind) for kind in state.get("pending", [])]
+        self._dirty = bool(state.get("dirty", False))
+        target = state.get("reactive_target")
+        self._reactive_target = None if target is None else int(target)
+
+
+def digest(message: Message) -> str:
+    """A short digest of one message's content (tells one history's first message from another's)."""
+    return hashlib.sha1(json.dumps(message, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def newest_round_start(history: Sequence[Message]) -> int:
