@@ -37,7 +37,7 @@ turn = st.tuples(
     st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=200),  # the prompt
     st.lists(st.lists(step, min_size=1, max_size=3), max_size=3),  # tool rounds, each 1-3 parallel calls
     st.text(min_size=1, max_size=200),  # the final answer
-    st.sampled_from(["none", "switch", "clear"]),  # what happens after the turn
+    st.sampled_from(["none", "switch", "clear", "pin"]),  # what happens after the turn
 )
 
 
@@ -75,6 +75,9 @@ def play_and_resume(tmp_path: Path, turns, window: int, input_tokens: int):
                                                        max_output_tokens=1000, usage=usage))
             elif after == "clear":
                 session.clear()
+            elif after == "pin" and session.history:  # steering between turns, saved before the next call
+                session.pin(0)
+                session.exclude(len(session.history) - 1)
             elif after == "compact":  # /compact with the summary call (the scripted reply, or "(done)")
                 await session.compact_now("the files")
 

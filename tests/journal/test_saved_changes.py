@@ -68,8 +68,6 @@ async def test_compact_then_quit_then_resume_sends_the_compacted_request(workspa
     assert [u.purpose for u in fresh.usage_history][-1] == "summary"
 
 
-@pytest.mark.xfail(strict=True, reason="compactor side (core16): export_state -> import_state between a pin/exclude "
-                   "and the next call drops their pending effect (the state holds them; the twin plans without)")
 async def test_pins_and_excludes_between_turns_are_resumed(workspace: Path) -> None:
     session = await three_prompts(workspace)
     session.exclude(2)

@@ -89,7 +89,7 @@ class Session:
     def _make_compactor(self) -> CompactorProtocol:
         mode = "v1" if self.compact is not None and self.compact_mode == "v2" else self.compact_mode
         return make_compactor(mode, self.provider.context_window, self.provider.max_output_tokens,
-                              policy=self.compact_policy, options=self.compact)
+                              policy=self.compact_policy, options=self.compact, rerunnable=self.tools.rerunnable)
 
     # -- configuration -------------------------------------------------------------------------
     def system_prompt(self) -> str:
