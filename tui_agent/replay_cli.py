@@ -51,7 +51,8 @@ def replay_command(argv: list[str]) -> int:
 
     try:
         if args.report:
-            from tui_agent.core.economics import format_report, session_report, is_journal
+            from tui_agent.core.economics import is_journal
+            from tui_agent.core.economics_report import format_report, session_report
 
             if not is_journal(path):
                 _check_transcript(path)

@@ -10,7 +10,8 @@ import pytest
 
 from tests.shared import TRANSCRIPTS
 from tui_agent.core.compaction import CompactPolicy
-from tui_agent.core.economics import estimator_error, format_report, load_recorded, replay, session_report
+from tui_agent.core.economics import load_recorded, replay
+from tui_agent.core.economics_report import estimator_error, format_report, session_report
 
 SHARED = TRANSCRIPTS
 SESSIONS = sorted(SHARED.glob("*.jsonl"))

@@ -11,7 +11,7 @@ import pytest
 from tests.shared import TRANSCRIPTS
 from tests.replay.test_replay_core import compacting_log
 from tui_agent.cli import main
-from tui_agent.core.economics import format_report, session_report
+from tui_agent.core.economics_report import format_report, session_report
 
 SHARED = TRANSCRIPTS
 FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []

@@ -15,17 +15,8 @@ from pathlib import Path
 from typing import Sequence
 
 from tui_agent.core.compaction import CompactPlan, CompactPolicy
-from tui_agent.core.economics import (
-    EstimateStep,
-    EstimatorRun,
-    Recorded,
-    SessionReport,
-    StrategyRun,
-    default_policy,
-    estimator_error,
-    load_recorded,
-    strategy_runs,
-)
+from tui_agent.core.economics import Recorded, StrategyRun, default_policy, load_recorded, strategy_runs
+from tui_agent.core.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
 from tui_agent.core.events import CompactionReported
 from tui_agent.core.messages import Message, text_of
 from tui_agent.core.providers.models import model_info

@@ -4,13 +4,9 @@ It shows the whole in-memory history and, marked row by row, the exact request e
 kept, ✂ cut, ▒ masked, dropped, Σ summarised, ● pinned, ⊘ excluded, the ≡ ledger, and a ┃ band over
 the prefix the provider reads from its cache. The figures (per-call totals, cached / new, price, cost,
 events) are the core's `BudgetLedger`, fed by the engine's events before any face sees them (it is a
-Session listener); the panel only draws them. Between turns it shows the *next* call's plan, which the
-engine tells whenever it changes (`NextRequestChanged`: turn end, pin / exclude / expand, `/compact`,
-`/clear`, `/model`, resume): the panel never asks for a plan of its own.
-
-`p` / `x` / `e` on a row pin, exclude or expand it (outbound only: the history never changes) and the
-next-call plan is redrawn at once. All heavy lifting is incremental (see `budget_model`), so an update
-costs the same at 10,000 messages.
+Session listener); the panel only draws them. Between turns it shows the *next* call's plan as the engine
+tells it on every change (`NextRequestChanged`); it never asks for a plan of its own. `p` / `x` / `e` pin,
+exclude or expand a row (outbound only). Updates are incremental (`budget_model`): the same at 10k rows.
 """
 
 from __future__ import annotations
@@ -29,24 +25,13 @@ from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger, CallFigures, first_difference, ledger_tokens
 from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd, spark
 from tui_agent.ui.themes import MUTED
+from tui_agent.ui.widgets.budget_legend import ACTIONS, LEGEND
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.events_list import NONE_YET, EventsList
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
-
-LEGEND = Content.assemble(
-    ("▌", "$budget-bar"), "sent ", ("◆", "$budget-protected"), "newest ", ("✂", "bold $budget-truncated"), "cut ",
-    ("▒", "bold $text-warning"), "masked ", ("·dropped", "italic $budget-dropped"), " ",
-    ("Σ", "bold $text-secondary"), "summary", "\n",
-    ("●", "bold $text-success"), "pinned ", ("⊘", "bold $text-error"), "excluded ", ("≡", "bold $text-primary"),
-    "ledger ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate", "\n",
-    ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ", ("enter", "bold"), " open · ",
-    ("v", "bold"), " events",
-)
-ACTIONS = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
-
 
 class BudgetPanel(Vertical):
     """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend."""
@@ -113,8 +98,7 @@ class BudgetPanel(Vertical):
     def on_unmount(self) -> None:
         if self._listening and self.ledger.feed in self.session.listeners:
             self.session.listeners.remove(self.ledger.feed)
-        if self._heard in self.session.listeners:
-            self.session.listeners.remove(self._heard)
+        self.session.listeners[:] = [x for x in self.session.listeners if x != self._heard]
 
     def _heard(self, event: object) -> None:
         """A session listener: the engine's word that the next request changed is drawn at once."""
