@@ -91,6 +91,7 @@ class Compactor:
         self.pins: set[int] = set()
         self.excluded: set[int] = set()
         self.expanded: set[tuple[int, int]] = set()
+        self._why = ""  # why the current event drops (the row reason it records)
         self._reactive_target: int | None = None  # the lower mark a "prompt is too long" asks of the next event
         self._reset()
 
@@ -121,6 +122,7 @@ class Compactor:
         self._skip: set[int] = set()  # excluded messages and their partners (what is really left out)
         self._last_event: CompactEvent | None = None
         self._dropped_reason = ""
+        self._drop_reasons: list[tuple[int, int, str]] = []  # (from, until, why): each drop's own reason
         self._last_cached = 0  # the cached prefix (in messages) of the last plan
         self._before_event: list[Message] | None = None  # the request before the last event (summary call)
         self.tokens.clear()
@@ -209,8 +211,10 @@ class Compactor:
             if self._drop_until > self._drop_from:  # pins bring messages back, excludes leave the ledger
                 self._kept_in_drop = self._islands(history, self._drop_until)
                 self._build_ledger(history, call)
-        kinds += self._pending
-        forced = any(kind in self._pending for kind in ("drop", "summary", "reactive"))
+        pending = self._pending
+        asked = any(kind in pending for kind in ("drop", "summary"))  # /compact
+        forced = asked or "reactive" in pending  # or "prompt is too long"
+        kinds += [kind for kind in dict.fromkeys(pending) if kind not in ("drop", "summary")]
         self._pending = []
         # new messages join the request
         for i in range(self._n, n):
@@ -227,17 +231,24 @@ class Compactor:
         if self._dirty:
             event_reason = "your pins, excludes or expands"
         if self.tokens.estimate() - self._transient(history, newest) > self.policy.high_tokens or forced:
-            event_reason = (f"over the {fmt_tokens(self.policy.high_tokens)} high-water mark" if not forced
-                            else "you asked to compact now")
+            if asked:
+                event_reason, self._why = "you asked to compact now", "you asked"
+            elif forced:
+                event_reason = self._why = "the API said the prompt is too long"
+            else:
+                event_reason = f"over the {fmt_tokens(self.policy.high_tokens)} high-water mark"
+                self._why = f"over the {fmt_tokens(self.policy.high_tokens)} mark"
             target = self.policy.low_tokens
             if forced:  # asked for now: even a small request gives up its older half
                 target = min(target, int(self.tokens.estimate() / 2))
             self._event_first_change = first_change
             kinds += self._event(history, newest, call, target)
             first_change = min(first_change, self._event_first_change)
+            if asked and "drop" in kinds and "summary" in pending:
+                kinds.append("summary")  # /compact asks for the summary of what it dropped
         if self.tokens.estimate() > self.policy.effective_window:
             kinds += self._emergency(history, newest, call)
-            event_reason = event_reason or f"over the {fmt_tokens(self.policy.effective_window)} window"
+            event_reason = event_reason or f"over the {self._budget_words()}"
         if self._dirty:
             first_change = min(first_change, self._rebuild(history))
         event = None
@@ -501,6 +512,12 @@ class Compactor:
                 self._replace(history, i, self._render_decided(history, i))
         return masked
 
+    def _budget_words(self) -> str:
+        """What "the window" means here: the room left for the request once the output is reserved."""
+        policy = self.policy
+        return (f"{fmt_tokens(policy.effective_window)} budget ({fmt_tokens(policy.context_window)} window − "
+                f"{fmt_tokens(policy.context_window - policy.effective_window)} output reserve)")
+
     def _rerunnable(self, name: str, tool_input: object) -> bool:
         """Can this result be had again? The tool answers for itself; a transcript's names use the table."""
         answer = self.tool_rerunnable(name, tool_input) if self.tool_rerunnable is not None else None
@@ -514,15 +531,19 @@ class Compactor:
             self._reactive_target = None
         kinds: list[EventKind] = []
         self._before_event = list(self._out)  # what the summary call sends (the previous call's prefix)
-        if self.policy.drop and self._drop_until <= self._drop_from:
-            self._drop_from = self._choose_head(history, newest, target)
+        head_before = self._drop_from
+        first_drop = self._drop_until <= self._drop_from
+        if self.policy.drop and first_drop:
+            self._drop_from = self._choose_head(history, newest, target)  # tentative: kept only with a drop
         if self.policy.mask and self._mask_old(history, call, newest):
             kinds.append("mask")
         if self.policy.drop and self.tokens.estimate() - self._transient(history, newest) > target:
             until = self._choose_drop(history, newest, target)
             if until > max(self._drop_until, self._drop_from) and self._worth_dropping(history, until):
-                self._set_drop(history, until, call, f"over the {fmt_tokens(self.policy.high_tokens)} mark")
+                self._set_drop(history, until, call, self._why)
                 kinds.append("drop")
+        if first_drop and "drop" not in kinds:
+            self._drop_from = head_before  # no drop: no head either (else the head went out twice)
         self._dirty = True
         self._event_first_change = self._rebuild(history)  # compact() reads it: the cached prefix ends there
         return kinds
@@ -553,9 +574,16 @@ class Compactor:
         grows = self.tokens.size_of(ledger.tokens) - (self.tokens.size_of(self._ledger.tokens) if self._ledger else 0)
         return freed - grows > max(MIN_GAIN_TOKENS, 0.05 * self.tokens.estimate())
 
-    def _set_drop(self, history: Sequence[Message], until: int, call: int, why: str) -> None:
-        self._drop_until = until
-        self._dropped_reason = f"dropped at call {call} ({why})"
+    def _set_drop(self, history: Sequence[Message], until: int, call: int, why: str, start: int | None = None) -> None:
+        """Drop up to `until` (and from `start` when the head goes too); the messages that leave now keep
+        this event's reason for good (a later event never rewrites why an earlier one dropped a row)."""
+        old_from, old_until = self._drop_from, self._drop_until
+        new_from = old_from if start is None else start
+        reason = f"dropped at call {call} ({why})"
+        spans = [(new_from, until)] if old_until <= old_from else [(new_from, old_from), (old_until, until)]
+        self._drop_reasons += [(lo, hi, reason) for lo, hi in spans if hi > lo]
+        self._drop_from, self._drop_until = new_from, until
+        self._dropped_reason = reason
         self._kept_in_drop = self._islands(history, until)
         self._build_ledger(history, call)
         self._prune_dropped()
@@ -624,8 +652,7 @@ class Compactor:
             kinds.append("drop")
             self._rebuild(history)
         if self.tokens.estimate() > self.policy.effective_window and self._drop_from:
-            self._drop_from = 0  # even the head must go
-            self._set_drop(history, until, call, "the window was full")
+            self._set_drop(history, until, call, "the window was full", start=0)  # even the head must go
             kinds.append("drop")
             self._rebuild(history)
         if self.tokens.estimate() > self.policy.effective_window:
@@ -746,7 +773,7 @@ class Compactor:
             estimated_tokens=est, high_tokens=self.policy.high_tokens, low_tokens=self.policy.low_tokens,
             budget_tokens=self.policy.effective_window, over_budget=est > self.policy.effective_window,
             event=event, last_event=self._last_event, cached_messages=first_change,
-            dropped_reason=self._dropped_reason,
+            dropped_reason=self._dropped_reason, drop_reasons=tuple(self._drop_reasons),
             summary_requested=bool(event and "drop" in event.kinds
                                    and (self.summary_enabled or "summary" in event.kinds)),
         )
@@ -772,6 +799,7 @@ class Compactor:
             "pins": sorted(self.pins), "excluded": sorted(self.excluded), "skip": sorted(self._skip),
             "expanded": sorted([list(x) for x in self.expanded]),
             "dropped_reason": self._dropped_reason,
+            "drop_reasons": [list(span) for span in self._drop_reasons],
             "summary_failures": self.summary_failures,
             "tokens": self.tokens.export(),
             "variant": [[i, v] for i, v in sorted(self._variant.items())],
@@ -851,7 +879,8 @@ class Compactor:
         self._drop_from = min(int(state.get("drop_from", 0)), n)
         self._drop_until = min(int(state.get("drop_until", 0)), n)
         self._kept_in_drop = frozenset(state.get("kept_in_drop", []))
-        self._dropped_reason = state.get("dropped_reason", "")
+        self._dropped_reason = str(state.get("dropped_reason", ""))
+        self._drop_reasons = [(int(lo), int(hi), str(why)) for lo, hi, why in state.get("drop_reasons", [])]
         if self._drop_until > self._drop_from:
             self._build_ledger(history, state.get("ledger_call") or 0, summary=state.get("summary"))
         self._cut_scan = int(state.get("cut_scan", 0))

@@ -1,0 +1,94 @@
+"""Regression tests for the compactor-side drift defects of issue 16: each failed before its fix."""
+
+from __future__ import annotations
+
+import json
+
+from tui_agent.core.compaction import Compactor, CompactPolicy
+from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
+
+
+def dumps(messages) -> str:
+    return json.dumps(messages, sort_keys=True)
+
+
+def rounds(n: int, size: int, first: str = "task", name: str = "Read") -> list[dict]:
+    history = [user_text(first)]
+    for i in range(n):
+        history.append({"role": "assistant", "content": [
+            {"type": "text", "text": "look"},
+            {"type": "tool_use", "id": f"t{i}", "name": name, "input": {"file_path": f"f{i}"}}]})
+        history.append({"role": "user", "content": [tool_result_block(f"t{i}", "r" * size)]})
+    return history
+
+
+def test_an_event_that_drops_nothing_sends_the_head_once():
+    """`_event` set the head before it knew a drop would be made, and the layout then sent the head and
+    the whole history after it: the first messages (and their tool_use ids) went out twice."""
+    history = rounds(4, 200)
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=4_000, enabled=True))
+    for n in (3, 5, 7):
+        compactor.compact(history[:n], n)
+    compactor.request_event("drop")  # /compact, but nothing is worth dropping
+    result = compactor.compact(history, 9)
+    assert dumps(result.messages) == dumps(history)
+    history += [{"role": "assistant", "content": [{"type": "text", "text": "done"}]}, user_text("more")]
+    later = compactor.compact(history, 10)
+    assert dumps(later.messages) == dumps(history) and not protocol_errors(later.messages)
+
+
+def test_an_asked_event_lists_only_what_happened_and_says_you_asked():
+    history = rounds(4, 200)
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=4_000, enabled=True))
+    compactor.compact(history[:7], 1)
+    compactor.request_event("summary")
+    nothing = compactor.compact(history, 2)
+    assert nothing.plan.event is None or "drop" not in nothing.plan.event.kinds
+    assert nothing.plan.event is None or "summary" not in nothing.plan.event.kinds
+    big = rounds(12, 3_000)
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=4_000, enabled=True))
+    compactor.compact(big[:-2], 1)
+    compactor.request_event("summary")
+    asked = compactor.compact(big, 2)
+    assert asked.plan.event is not None and "drop" in asked.plan.event.kinds
+    assert asked.plan.event.reason == "you asked to compact now"
+    assert "you asked" in asked.plan.op(asked.plan.drop_until - 1).reason
+
+
+def test_a_row_keeps_the_reason_of_the_event_that_dropped_it():
+    """One `dropped_reason` for every row: a later event rewrote why earlier rows had left."""
+    history = rounds(60, 2_000, name="Edit")  # not re-runnable: nothing is masked, rows are dropped
+    policy = CompactPolicy(context_window=30_000, max_output_tokens=4_000, enabled=True)
+    compactor = Compactor(policy)
+    first_drop = None
+    for n in range(3, len(history) + 1, 2):
+        result = compactor.compact(history[:n], n)
+        event = result.plan.event
+        if event is not None and "drop" in event.kinds:
+            if first_drop is None:
+                first_drop = (n, result.plan.drop_until)
+            else:
+                break
+    assert first_drop is not None and result.plan.drop_until > first_drop[1], "two drops happen"
+    call, until = first_drop
+    assert f"dropped at call {call}" in result.plan.op(until - 1).reason  # its own event, not the newest
+    assert f"dropped at call {n}" in result.plan.op(result.plan.drop_until - 1).reason
+
+
+def test_a_replaced_history_is_no_compaction_event_and_forgets_the_pins():
+    history = rounds(3, 100)
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=4_000, enabled=True))
+    compactor.compact(history, 1)
+    compactor.pin(2)
+    fresh = [user_text("a new conversation")]
+    result = compactor.compact(fresh, 1)
+    assert result.plan.event is None  # /clear used to report "history replaced · 5.0k → 5.0k"
+    assert not result.plan.pins  # the pins named messages of the old history
+
+
+def test_over_the_window_names_the_budget_it_means():
+    history = rounds(1, 80_000, name="Edit")
+    compactor = Compactor(CompactPolicy(context_window=16_000, max_output_tokens=4_096, enabled=True))
+    event = compactor.compact(history, 1).plan.event
+    assert event is not None
+    assert "budget (16.0k window − 4.1k output reserve)" in event.reason, event.reason
