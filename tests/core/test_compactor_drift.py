@@ -92,3 +92,14 @@ def test_over_the_window_names_the_budget_it_means():
     event = compactor.compact(history, 1).plan.event
     assert event is not None
     assert "budget (16.0k window − 4.1k output reserve)" in event.reason, event.reason
+
+
+def test_no_drop_frees_less_than_its_recap():
+    """Over the window, the emergency drop replaced a long prompt by a recap quoting it (a bigger request)."""
+    history = [user_text("please port this: " + "word " * 340), {"role": "assistant", "content": [
+        {"type": "text", "text": "ok"}]}, user_text("now run it"),
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Edit", "input": {"file_path": "a"}}]},
+        {"role": "user", "content": [tool_result_block("t1", "r" * 80_000)]}]
+    result = Compactor(CompactPolicy(context_window=16_000, max_output_tokens=4_000, enabled=True)).compact(history, 1)
+    assert result.plan.event is not None and "drop" not in result.plan.event.kinds
+    assert dumps(result.messages[:3]) == dumps(history[:3]) and not protocol_errors(result.messages)

@@ -55,7 +55,12 @@ from tui_agent.core.messages import (
 
 Rerunnable = Callable[[str, Any], "bool | None"]  # (tool name, input) → the tool's answer, None if unknown
 HARD_KEEP_CHARS = 1000  # what the newest round is cut to when it alone does not fit the window
-MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and 5% of the request) to be worth its rewrite
+MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and MIN_GAIN_SHARE of the request) to be worth its rewrite
+MIN_GAIN_SHARE = 0.05
+FORCED_SHARE = 0.5  # /compact under the mark: the request gives up (at least) this share of itself
+TOO_LONG_SHARE = 0.5  # after "prompt is too long" the next event aims at most at this share of the window
+HEAD_SHARE = 0.5  # the kept head takes at most this share of what the low mark leaves after the baseline
+RECAP_GUESS_TOKENS = 300  # room planned for a recap not yet built (and for its growth when one exists)
 
 
 @dataclass
@@ -90,7 +95,7 @@ class Compactor:
         self.summary_failures = 0
         self.pins: set[int] = set()
         self.excluded: set[int] = set()
-        self.expanded: set[tuple[int, int]] = set()
+        self.expanded: set[int] = set()  # messages whose results go out whole
         self._why = ""  # why the current event drops (the row reason it records)
         self._reactive_target: int | None = None  # the lower mark a "prompt is too long" asks of the next event
         self._reset()
@@ -152,8 +157,7 @@ class Compactor:
 
     def expand(self, index: int, on: bool = True) -> None:
         """Send message `index`'s cut or masked results whole in the next request."""
-        for j in range(64):
-            (self.expanded.add if on else self.expanded.discard)((index, j))
+        (self.expanded.add if on else self.expanded.discard)(index)
         if on:
             self._uncut(index)
         self._user_change("expand")
@@ -240,7 +244,7 @@ class Compactor:
                 self._why = f"over the {fmt_tokens(self.policy.high_tokens)} mark"
             target = self.policy.low_tokens
             if forced:  # asked for now: even a small request gives up its older half
-                target = min(target, int(self.tokens.estimate() / 2))
+                target = min(target, int(self.tokens.estimate() * FORCED_SHARE))
             self._event_first_change = first_change
             kinds += self._event(history, newest, call, target)
             first_change = min(first_change, self._event_first_change)
@@ -282,7 +286,7 @@ class Compactor:
             # the model's real window is smaller than we were told: the marks follow it from now on
             self.policy = replace(self.policy, context_window=limit)
         self._pending.append("reactive")
-        self._reactive_target = int(min(self.policy.low_tokens, (limit or self.policy.context_window) * 0.5))
+        self._reactive_target = int(min(self.policy.low_tokens, (limit or self.policy.context_window) * TOO_LONG_SHARE))
 
     # -- summary tier ---------------------------------------------------------------------------
     def summary_span(self, history: Sequence[Message]) -> list[Message]:
@@ -452,7 +456,7 @@ class Compactor:
             content = blocks(message)
             new_content: bool | None = None
             for j, block in enumerate(content):
-                if block.get("type") != "tool_result" or (i, j) in self.expanded or j in self._cuts.get(i, {}):
+                if block.get("type") != "tool_result" or i in self.expanded or j in self._cuts.get(i, {}):
                     continue
                 if len(result_text(block)) <= limit:
                     continue
@@ -492,7 +496,7 @@ class Compactor:
             current = blocks(self._render(history, i))
             new_content: bool | None = None
             for j, block in enumerate(blocks(message)):
-                if block.get("type") != "tool_result" or (i, j) in self.expanded or j in self._masks.get(i, {}):
+                if block.get("type") != "tool_result" or i in self.expanded or j in self._masks.get(i, {}):
                     continue
                 name, tool_input = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))
                 if not self._rerunnable(name, tool_input):
@@ -556,15 +560,19 @@ class Compactor:
         chars = 0
         for i in range(newest, len(history)):
             for j, block in enumerate(blocks(history[i])):
-                if block.get("type") == "tool_result" and (i, j) not in self.expanded:
+                if block.get("type") == "tool_result" and i not in self.expanded:
                     size = len(result_text(block))
                     if size > self.policy.cut_chars:
                         chars += size - self.policy.cut_keep_chars
         return self.tokens.size_of(tk.tokens_for_chars(chars))
 
     def _worth_dropping(self, history: Sequence[Message], until: int) -> bool:
-        """A drop rewrites the whole request after it: only worth it when it frees more than the ledger
-        that replaces the dropped messages takes (a drop that grows the request is no drop)."""
+        """A drop rewrites the whole request after it: only worth it when it frees clearly more than the
+        ledger that replaces the dropped messages takes (a drop that grows the request is no drop)."""
+        return self._gain(history, until) > max(MIN_GAIN_TOKENS, MIN_GAIN_SHARE * self.tokens.estimate())
+
+    def _gain(self, history: Sequence[Message], until: int) -> float:
+        """Tokens a drop up to `until` frees, less what its recap adds."""
         floor = max(self._drop_until, self._drop_from)
         freed = sum(self.tokens.size(self._units[pos]) for pos, i in enumerate(self._out_idx) if floor <= i < until)
         ledger, _ = build_ledger(self._facts.messages, until, self._islands(history, until),
@@ -572,7 +580,7 @@ class Compactor:
                                  prompt_max_chars=self.policy.ledger_prompt_max_chars, call=0,
                                  start=self._drop_from, excluded=frozenset(self._skip))
         grows = self.tokens.size_of(ledger.tokens) - (self.tokens.size_of(self._ledger.tokens) if self._ledger else 0)
-        return freed - grows > max(MIN_GAIN_TOKENS, 0.05 * self.tokens.estimate())
+        return freed - grows
 
     def _set_drop(self, history: Sequence[Message], until: int, call: int, why: str, start: int | None = None) -> None:
         """Drop up to `until` (and from `start` when the head goes too); the messages that leave now keep
@@ -598,7 +606,7 @@ class Compactor:
         largest assistant-message boundary within `keep_head` tokens, and within half of what the
         low-water mark leaves after the baseline (the rest is for the ledger and the recent tail), never
         into the newest round."""
-        budget = min(float(self.policy.head_tokens), 0.5 * (target - self.tokens.baseline))
+        budget = min(float(self.policy.head_tokens), HEAD_SHARE * (target - self.tokens.baseline))
         if budget <= 0:
             return 0
         total = 0.0
@@ -624,7 +632,7 @@ class Compactor:
         `target`; at worst the newest round's own assistant message."""
         floor = max(self._drop_until, self._drop_from)
         fixed = self.tokens.baseline + self._head_size() - self._transient(history, newest)
-        fixed += self.tokens.size_of(self._ledger.tokens if self._ledger else 300) + 300
+        fixed += self.tokens.size_of(self._ledger.tokens if self._ledger else RECAP_GUESS_TOKENS) + RECAP_GUESS_TOKENS
         suffix = 0.0
         best = None
         for pos in range(len(self._out) - 1, -1, -1):
@@ -647,7 +655,7 @@ class Compactor:
         kinds: list[EventKind] = []
         floor = max(self._drop_until, self._drop_from)
         until = _last_assistant_before(history, newest + 1, floor)
-        if until > floor:
+        if until > floor and self._gain(history, until) > 0:  # never a drop that frees less than its recap
             self._set_drop(history, until, call, "the window was full")
             kinds.append("drop")
             self._rebuild(history)
@@ -659,7 +667,7 @@ class Compactor:
             for i in range(newest, len(history)):
                 touched = False
                 for j, block in enumerate(blocks(history[i])):
-                    if block.get("type") != "tool_result" or (i, j) in self.expanded:
+                    if block.get("type") != "tool_result" or i in self.expanded:
                         continue
                     name = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))[0]
                     cut = cut_block(block, HARD_KEEP_CHARS, name)
@@ -797,7 +805,7 @@ class Compactor:
             "summary": self._ledger.summary if self._ledger else None,
             "cut_scan": self._cut_scan,
             "pins": sorted(self.pins), "excluded": sorted(self.excluded), "skip": sorted(self._skip),
-            "expanded": sorted([list(x) for x in self.expanded]),
+            "expanded": sorted(self.expanded),
             "dropped_reason": self._dropped_reason,
             "drop_reasons": [list(span) for span in self._drop_reasons],
             "summary_failures": self.summary_failures,
@@ -851,7 +859,8 @@ class Compactor:
         self.calls = int(state.get("calls", 0))
         self.pins = set(state.get("pins", []))
         self.excluded = set(state.get("excluded", []))
-        self.expanded = {tuple(x) for x in state.get("expanded", [])}  # type: ignore[misc]
+        # message indices (an older journal saved (message, block) pairs: the message is what was expanded)
+        self.expanded = {int(x[0]) if isinstance(x, list) else int(x) for x in state.get("expanded", [])}
         self._skip = set(state.get("skip", []))
         self.summary_failures = int(state.get("summary_failures", 0))
         n = min(int(state.get("history_len", 0)), len(history))

@@ -173,7 +173,7 @@ class CompactPlan:
     masks: Mapping[int, tuple[BlockMask, ...]] = field(default_factory=dict)
     pins: frozenset[int] = frozenset()
     excluded: frozenset[int] = frozenset()
-    expanded: frozenset[tuple[int, int]] = frozenset()
+    expanded: frozenset[int] = frozenset()  # messages whose results go out whole
     protected_from: int = 0
     protected_indices: tuple[int, ...] | None = None  # v1/seed: exactly the protected rounds' results
     ledger: Ledger | None = None

@@ -212,7 +212,7 @@ class BudgetPanel(Vertical):
             on = plan is None or index not in plan.excluded
             self.session.exclude(index, on)
         else:
-            on = plan is None or (index, 0) not in plan.expanded
+            on = plan is None or index not in plan.expanded
             self.session.expand(index, on)
         self.show_next_call()
         kind = self.rows.view.kind(index) if self.rows.view is not None else "new"
