@@ -103,3 +103,22 @@ def test_no_drop_frees_less_than_its_recap():
     result = Compactor(CompactPolicy(context_window=16_000, max_output_tokens=4_000, enabled=True)).compact(history, 1)
     assert result.plan.event is not None and "drop" not in result.plan.event.kinds
     assert dumps(result.messages[:3]) == dumps(history[:3]) and not protocol_errors(result.messages)
+
+
+def test_a_pinned_prompt_travels_with_its_answer():
+    """Pinning a prompt whose turn was dropped sent it directly before the answer to another prompt."""
+    history: list[dict] = []
+    for p in range(8):
+        history.append(user_text(f"question {p}"))
+        history.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {p} " + "a" * 6_000}]})
+    history.append(user_text("last question"))
+    compactor = Compactor(CompactPolicy(context_window=30_000, max_output_tokens=4_000, enabled=True))
+    compactor.compact(history[:-2], 1)
+    compactor.pin(4)  # "question 2"
+    compactor.request_event("drop")
+    result = compactor.compact(history, 2)
+    assert result.plan.drop_until > 5, "question 2's turn is in the dropped span"
+    texts = [json.dumps(m) for m in result.messages]
+    at = next(k for k, t in enumerate(texts) if "question 2" in t and "answer" not in t)
+    assert "answer 2" in texts[at + 1]
+    assert not protocol_errors(result.messages)

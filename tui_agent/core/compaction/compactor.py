@@ -597,9 +597,10 @@ class Compactor:
         self._prune_dropped()
 
     def _islands(self, history: Sequence[Message], until: int) -> frozenset[int]:
-        """Pinned messages in the dropped span, with the partners they cannot be sent without."""
+        """Pinned messages in the dropped span, with the partners they cannot be sent without; a pinned
+        prompt travels with its answer (never sent directly before the answer to another prompt)."""
         return frozenset(k for i in self.pins if self._drop_from <= i < until
-                         for k in exchange(history, i) if self._drop_from <= k < until)
+                         for k in pinned_with(history, i) if self._drop_from <= k < until)
 
     def _choose_head(self, history: Sequence[Message], newest: int, target: int) -> int:
         """The start of the conversation that stays first in every request (and so in the cache): the
@@ -929,6 +930,21 @@ def exchange(history: Sequence[Message], i: int) -> set[int]:
         out.add(i - 1)
     elif message.get("role") == "assistant" and i + 1 < len(history) and is_user_text(history[i + 1]):
         out.add(i + 1)
+    return out
+
+
+def pinned_with(history: Sequence[Message], i: int) -> set[int]:
+    """What a pin on message i keeps: its exchange, and for a prompt the turn up to its answer (the first
+    assistant message after it that calls no tool), so the pair is never split by a drop."""
+    out = exchange(history, i)
+    if not is_user_text(history[i]):
+        return out
+    for k in range(i + 1, len(history)):
+        if is_user_text(history[k]):
+            break
+        out.add(k)
+        if history[k].get("role") == "assistant" and not tool_uses(history[k]):
+            break
     return out
 
 
