@@ -122,3 +122,32 @@ def test_a_pinned_prompt_travels_with_its_answer():
     at = next(k for k, t in enumerate(texts) if "question 2" in t and "answer" not in t)
     assert "answer 2" in texts[at + 1]
     assert not protocol_errors(result.messages)
+
+
+def test_the_loss_report_is_this_events_and_agrees_with_its_diff():
+    """The loss report was cumulative (listing messages that left at earlier events)."""
+    history = rounds(60, 2_000, name="Edit")
+    compactor = Compactor(CompactPolicy(context_window=30_000, max_output_tokens=4_000, enabled=True))
+    previous = None
+    drops = 0
+    for n in range(3, len(history) + 1, 2):
+        result = compactor.compact(history[:n], n)
+        event = result.plan.event
+        if event is not None and "drop" in event.kinds and previous is not None:
+            drops += 1
+            would_send = set(previous.plan.outbound_indices) | set(range(previous.plan.history_len, n))
+            diff = would_send - set(result.plan.outbound_indices)
+            assert set(event.loss.left_request) == diff and event.dropped == len(diff)
+        previous = result
+    assert drops >= 2
+
+
+def test_an_excluded_read_is_lost_unless_the_recap_has_it():
+    history = rounds(3, 200)
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=4_000, enabled=True))
+    compactor.compact(history[:5], 1)
+    compactor.exclude(1)  # the Read of f0 and its result
+    history += [{"role": "assistant", "content": [{"type": "text", "text": "done"}]}, user_text("more")]
+    event = compactor.compact(history, 2).plan.event
+    assert event is not None and "exclude" in event.kinds
+    assert "f0" in event.loss.missing_paths

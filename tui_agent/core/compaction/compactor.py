@@ -128,6 +128,7 @@ class Compactor:
         self._last_event: CompactEvent | None = None
         self._dropped_reason = ""
         self._drop_reasons: list[tuple[int, int, str]] = []  # (from, until, why): each drop's own reason
+        self._sent_before: frozenset[int] = frozenset()  # history indices the previous request sent
         self._last_cached = 0  # the cached prefix (in messages) of the last plan
         self._before_event: list[Message] | None = None  # the request before the last event (summary call)
         self.tokens.clear()
@@ -224,6 +225,9 @@ class Compactor:
         for i in range(self._n, n):
             self._append(history, i)
         self._n = n
+        # what an append-only request would send now (the previous one and the new messages): the loss
+        # report of an event at this call is its diff
+        self._sent_before = frozenset(self._pos)
         before = self.tokens.estimate()
         # tier 2: cut what the model has read
         if self.policy.cut_on_read:
@@ -720,18 +724,13 @@ class Compactor:
         left: tuple[int, ...] = ()
         loss = LossReport()
         if "drop" in unique or "mask" in unique or "exclude" in unique:
-            previous = self._last_event
-            start = 0
-            if previous is not None and previous.loss.left_request:
-                start = previous.loss.left_request[-1] + 1
-            start = max(start, self._drop_from)
-            left = tuple(i for i in range(start, self._drop_until) if i not in self._kept_in_drop)
-            gone = [i for i in range(self._drop_from, self._drop_until) if i not in self._kept_in_drop]
-            gone += [i for i in self._masks if i >= self._drop_until]
-            gone += [i for i in self._skip if i < len(history)]
-            prompts, paths = missing_from(lambda: request_text(self._out), self._facts.messages, sorted(set(gone)),
-                                          self.policy.ledger_prompt_max_chars, self._ledger)
+            # this event's own loss: what the previous request sent and this one does not (its diff), and
+            # what of that (or of the results masked now) appears neither in the request nor in the recap
+            left = tuple(sorted(i for i in self._sent_before if i not in self._pos))
             masked_idx = tuple(sorted(i for i, per in self._masks.items() if any(m.call == call for m in per.values())))
+            prompts, paths = missing_from(lambda: request_text(self._out), self._facts.messages,
+                                          sorted(set(left) | set(masked_idx)), self.policy.ledger_prompt_max_chars,
+                                          self._ledger)
             loss = LossReport(left, masked_idx, prompts, paths)
         ledger = self._ledger
         event = CompactEvent(
