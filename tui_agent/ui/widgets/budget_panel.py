@@ -210,7 +210,7 @@ class BudgetPanel(Vertical):
             on = plan is None or index not in plan.excluded
             self.session.exclude(index, on)
         else:
-            on = plan is None or (index, 0) not in plan.expanded
+            on = plan is None or index not in plan.expanded
             self.session.expand(index, on)  # the engine tells the new next call (`_heard`)
         kind = self.rows.view.kind(index) if self.rows.view is not None else "new"
         note = f"#{index} {ACTIONS[action] if on else 'un' + ACTIONS[action]}: next call sends it as {kind}"
