@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.journal.helpers import LocalClaude, run, session_on
 from tui_agent.core import events as ev
 from tui_agent.core.compaction import CompactPolicy
@@ -110,3 +112,23 @@ async def test_compact_now_plans_the_next_call_and_that_call_sends_it(tmp_path: 
     session.history[:] = history
     await run(session, "next")
     assert session.provider.bodies[calls_before] == expected
+
+
+@pytest.mark.xfail(strict=True, reason="compactor side (core16): preview() appends to the real compactor's "
+                   "drop_reasons (the twin shares the list), so a preview keeps a decision")
+async def test_planning_the_next_call_keeps_no_decision(tmp_path: Path) -> None:
+    """The panel's next call, `--print-outbound` and every NextRequestChanged plan a preview: it must leave
+    the compactor's state exactly as it was."""
+    from tui_agent.core.providers.base import UsageInfo
+
+    # the round trip's smallest failing draw: one turn at a 2.5k window, real usage far over the estimate
+    session = session_on(tmp_path, LocalClaude(context_window=2_500, max_output_tokens=1_000,
+                                               usage=UsageInfo(1_486, 20, 0, 0)))
+    for _ in range(2):
+        session.provider.replies = [[{"type": "text", "text": "0"}]]
+        await run(session, "0")
+    before = session.compactor.export_state()
+    assert before["drop_reasons"]  # a drop was made: there is a reason to keep
+    for _ in range(3):
+        session.plan_call()
+    assert session.compactor.export_state() == before

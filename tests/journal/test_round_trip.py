@@ -9,7 +9,6 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
@@ -141,8 +140,6 @@ turn_then_compact = st.tuples(st.text(min_size=1, max_size=50),
                               st.sampled_from(["none", "compact", "clear"]))
 
 
-@pytest.mark.xfail(strict=True, reason="compactor side (core16): after a forced event that drops nothing the head "
-                   "goes out twice (a tool_use id repeated), so the resumed compactor rightly refuses that state")
 @SETTINGS
 @example(turns=[("0", [[("Read", "f0.txt")], [("Read", "f3.txt")]], "0", "compact")], window=2500, input_tokens=50)
 @given(turns=st.lists(turn_then_compact, min_size=1, max_size=4), window=st.integers(2_500, 9_000),
