@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 
 
+MIN_WINDOW = 1_000  # below this no request fits (the system prompt and tools alone are larger)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-agent replay",
@@ -26,6 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-memory", action="store_true",
                         help="skip counting prompts/paths missing from each request (faster)")
     parser.add_argument("--call", type=int, default=1, metavar="N", help="TUI: open at call N (default 1)")
+    parser.add_argument("--context-window", type=int, default=None, metavar="TOKENS",
+                        help="the recorded model's context window, which our compactor replays against "
+                        "(default 200000; a journal of a 16k demo session needs 16000)")
     return parser
 
 
@@ -36,15 +42,21 @@ def replay_command(argv: list[str]) -> int:
     path: Path = args.file
     if not path.is_file():
         return _error(f"{path} is not a file")
+    if args.context_window is not None and args.context_window < MIN_WINDOW:
+        return _error(f"--context-window must be at least {MIN_WINDOW} tokens (got {args.context_window})")
+    from tui_agent.core.economics import default_policy
     from tui_agent.core.journal import JournalError
+
+    policy = default_policy(args.context_window) if args.context_window else default_policy()
 
     try:
         if args.report:
-            from tui_agent.core.economics import format_report, session_report, is_journal
+            from tui_agent.core.economics import is_journal
+            from tui_agent.core.economics_report import format_report, session_report
 
             if not is_journal(path):
                 _check_transcript(path)
-            report = session_report(path, check_memory=not args.no_memory)
+            report = session_report(path, policy=policy, check_memory=not args.no_memory)
             if not report.calls:
                 return _error(f"{path} has no recorded model call with usage to replay")
             from tui_agent.core.sanitize import strip_controls
@@ -59,12 +71,12 @@ def replay_command(argv: list[str]) -> int:
             from tui_agent.core.economics import STRATEGIES
             from tui_agent.core.replay import replay_json
 
-            replay = open_replay(path, STRATEGIES, check_memory=not args.no_memory)
+            replay = open_replay(path, STRATEGIES, policy, check_memory=not args.no_memory)
             from tui_agent.core.sanitize import escape_json_controls
 
             sys.stdout.write(escape_json_controls(json.dumps(replay_json(replay), ensure_ascii=False)) + "\n")
             return 0
-        replay = open_replay(path)
+        replay = open_replay(path, policy=policy)
     except JournalError as error:
         return _error(str(error))
     except OSError as error:

@@ -83,7 +83,7 @@ def model_for(args: argparse.Namespace, load: "JournalLoad | None") -> tuple[str
 def workspace_for(args: argparse.Namespace, load: "JournalLoad | None", default: Path) -> Path:
     """A resumed session runs in its own workspace (unless -C says otherwise and it still exists). Only
     the data dir's own journals are believed: a file from elsewhere runs in the current workspace."""
-    from tui_agent.core.journal.paths import is_own_journal
+    from tui_agent.core.paths import is_own_journal
 
     if load is None or args.cwd is not None or not is_own_journal(load.path, load.session_id):
         return default
@@ -166,7 +166,7 @@ def sessions_command(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     import json
 
-    from tui_agent.core.journal.paths import sessions_dir
+    from tui_agent.core.paths import sessions_dir
     from tui_agent.core.journal.store import list_sessions
 
     from tui_agent.core.sanitize import escape_json_controls, strip_controls

@@ -5,14 +5,15 @@ The sessions live in ../shared/transcripts (CI has them there); a fresh clone wi
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
+from tests.shared import TRANSCRIPTS
 from tui_agent.core.compaction import CompactPolicy
-from tui_agent.core.economics import estimator_error, format_report, load_recorded, replay, session_report
+from tui_agent.core.economics import load_recorded, replay
+from tui_agent.core.economics_report import estimator_error, format_report, session_report
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts"
+SHARED = TRANSCRIPTS
 SESSIONS = sorted(SHARED.glob("*.jsonl"))
 POLICY = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
 

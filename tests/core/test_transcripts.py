@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.shared import TRANSCRIPTS
 from tui_agent.compact import CompactOptions, compact_messages
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.transcripts import load_transcript
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "transcripts"
+SHARED = TRANSCRIPTS
 FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
 
 

@@ -3,29 +3,18 @@ anthropic SDK), calling tools of a real MCP server process, with real tools on a
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
+from tests.e2e.conftest import cli_env
 from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
 from tests.mcp.helpers import demo_entry, write_config
 
 
-@pytest.fixture
-def fake():
-    server = FakeAnthropic()
-    with server:
-        yield server
-    assert server.violations == [], "the fake API saw invalid requests"
-
-
 def run_cli(args: list[str], cwd: Path, fake: FakeAnthropic, tmp_path: Path, **env_extra: str):
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake.base_url,
-               TUI_AGENT_CONFIG_DIR=str(tmp_path / "config"), MODEL_MAX_RETRIES="1", **env_extra)
+    env = cli_env(tmp_path, fake, **env_extra)
     return subprocess.run([sys.executable, "-m", "tui_agent", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=90, stdin=subprocess.DEVNULL)
 

@@ -15,37 +15,24 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import pytest
 
+from tests.e2e.conftest import cli_env
 from tests.e2e.test_headless_real_stack import run_cli
+from tests.waiting import wait_until_sync
 from tests.fakes.fake_anthropic import FakeAnthropic, message_events, text, tool_use
 from tests.fakes.http import Reply
-from tui_agent.core.journal.paths import sessions_dir
+from tui_agent.core.paths import sessions_dir
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.messages import protocol_errors, text_of, tool_results
 
 
-@pytest.fixture
-def fake():
-    server = FakeAnthropic()
-    with server:
-        yield server
-    assert server.violations == [], "the fake API saw invalid requests"
-
-
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.05)
+    wait_until_sync(condition, what=what, timeout=timeout, interval=0.05)
 
 
 def spawn(args: list[str], cwd: Path, fake: FakeAnthropic, tmp_path: Path) -> tuple[subprocess.Popen, Path]:
     """`tui-agent ARGS` in its own process group (so SIGKILL also takes its `sleep`); stderr to a file."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake.base_url,
-               TUI_AGENT_CONFIG_DIR=str(tmp_path / "config"), MODEL_MAX_RETRIES="1")
+    env = cli_env(tmp_path, fake)
     err = tmp_path / f"stderr-{time.monotonic_ns()}.txt"
     proc = subprocess.Popen([sys.executable, "-m", "tui_agent", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=open(err, "w"), start_new_session=True)

@@ -5,29 +5,22 @@ transcript that is journaled from the moment it is loaded."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import cli_env
+from tests.shared import TRANSCRIPTS
 from tests.e2e.test_headless_real_stack import run_cli
-from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
-from tui_agent.core.journal.paths import sessions_dir
+from tests.fakes.fake_anthropic import text, tool_use
+from tui_agent.core.paths import sessions_dir
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.messages import protocol_errors
 
-TRANSCRIPT = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts" / \
+TRANSCRIPT = TRANSCRIPTS / \
     "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
-
-
-@pytest.fixture
-def fake():
-    server = FakeAnthropic()
-    with server:
-        yield server
-    assert server.violations == [], "the fake API saw invalid requests"
 
 
 @pytest.fixture
@@ -44,8 +37,7 @@ def journals() -> list[Path]:
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """The CLI with no model configured (the offline demo model): for the commands that call none."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], cwd=cwd, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tui_agent", *args], cwd=cwd, env=cli_env(), capture_output=True,
                           text=True, timeout=90, stdin=subprocess.DEVNULL)
 
 

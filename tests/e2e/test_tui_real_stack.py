@@ -6,22 +6,13 @@ from __future__ import annotations
 
 import os
 
-import pytest
 
-from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
+from tests.fakes.fake_anthropic import text, tool_use
 from tests.mcp.helpers import demo_entry, write_config
 from tests.ui.support import make_app, send
 from tui_agent.core.factory import build_session
 from tui_agent.core.messages import protocol_errors
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
-
-
-@pytest.fixture
-def fake():
-    server = FakeAnthropic()
-    with server:
-        yield server
-    assert server.violations == [], "the fake API saw invalid requests"
 
 
 def chat_text(app) -> str:

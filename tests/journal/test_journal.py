@@ -12,7 +12,7 @@ import pytest
 
 from tui_agent.core import events as ev
 from tui_agent.core.journal import FORMAT_VERSION, JournalError
-from tui_agent.core.journal.paths import sessions_dir
+from tui_agent.core.paths import sessions_dir
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.writer import REDACTED, journal_of, start_journal
@@ -268,17 +268,21 @@ async def test_compaction_state_is_journaled_and_restored(workspace) -> None:
     assert fresh.next_request() == session.next_request()
 
 
-async def test_a_journal_with_compaction_state_resumes_into_a_session_without_a_compactor(workspace) -> None:
+async def test_a_journal_whose_compaction_state_cannot_be_restored_resumes_the_history(workspace) -> None:
+    """(Was: a session without a compactor. Every session has one now, typed by CompactorProtocol; what can
+    still happen is a saved state of a strategy this version does not know.)"""
     session = session_on(workspace, ScriptedProvider(replies=[text_reply("one")]))
     journal = start_journal(session)
     await run(session, "first")
-    assert read_journal(journal.path).compaction_state is not None
+    load = read_journal(journal.path)
+    assert load.compaction_state is not None
+    load.compaction_mode = "v9"
     journal.close()  # the old process is gone, and its journal lock with it
     fresh = session_on(workspace, ScriptedProvider())
-    fresh.compactor = None  # a face that runs without compaction state: the history still comes back
-    _, notices = resume_journaled(fresh, read_journal(journal.path))
+    _, notices = resume_journaled(fresh, load)
     assert fresh.history == session.history
-    assert any("no compactor" in n.text for n in notices)
+    assert any("'v9' is not available" in n.text for n in notices)
+    assert fresh.next_request().messages == session.next_request().messages  # planned from the history
 
 
 async def test_markdown_export_marks_each_call_and_its_compaction_event(workspace) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.core.journal.paths import is_own_journal, journal_path, sessions_dir, valid_session_id
+from tui_agent.core.paths import is_own_journal, journal_path, sessions_dir, valid_session_id
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.records import FORMAT_VERSION, new_session_id
 from tui_agent.core.journal.resume import resume_journaled

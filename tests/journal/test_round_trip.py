@@ -1,7 +1,7 @@
 """Round trip (property): journal → resume gives the same history, usage, counters, compaction state
 and the same next request, byte for byte as the Anthropic provider would POST it, over random sessions:
 tool calls, big results that compaction must cut or drop, usage that moves the calibration, model
-switches and /clear."""
+switches, /compact (saved although it is no call) and /clear."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from tui_agent.core.journal.compaction_glue import export_compaction_state
+from tui_agent.core.journal.compaction_record import export_compaction_state
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.store import list_sessions
@@ -36,7 +36,7 @@ turn = st.tuples(
     st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=200),  # the prompt
     st.lists(st.lists(step, min_size=1, max_size=3), max_size=3),  # tool rounds, each 1-3 parallel calls
     st.text(min_size=1, max_size=200),  # the final answer
-    st.sampled_from(["none", "switch", "clear"]),  # what happens after the turn
+    st.sampled_from(["none", "switch", "clear", "pin"]),  # what happens after the turn
 )
 
 
@@ -74,6 +74,11 @@ def play_and_resume(tmp_path: Path, turns, window: int, input_tokens: int):
                                                        max_output_tokens=1000, usage=usage))
             elif after == "clear":
                 session.clear()
+            elif after == "pin" and session.history:  # steering between turns, saved before the next call
+                session.pin(0)
+                session.exclude(len(session.history) - 1)
+            elif after == "compact":  # /compact with the summary call (the scripted reply, or "(done)")
+                await session.compact_now("the files")
 
     asyncio.run(play())
     event(f"compaction changed the last call: {bool(session.last_plan and session.last_plan.changed)}")
@@ -116,7 +121,7 @@ def test_journal_then_resume_is_the_same_session(tmp_path: Path, turns, window: 
     assert fresh.usage_history == session.usage_history
     assert (fresh.state.calls, fresh.calibration) == (session.state.calls, session.calibration)
     assert export_compaction_state(fresh) == export_compaction_state(session)
-    # the provider's remembered prefix came back: the same request gets the same body, breakpoints and all
+    # the provider keeps nothing of its own: the same request gets the same body, breakpoints and all
     request = session.next_request()
     assert fresh.provider.outbound_body(request) == session.provider.outbound_body(request)
 
@@ -133,3 +138,26 @@ def test_journal_then_resume_sends_the_same_next_request(tmp_path: Path, turns, 
     request = session.next_request()
     assert fresh.next_request() == request
     assert fresh.provider.outbound_body(fresh.next_request()) == session.provider.outbound_body(request)
+
+
+
+turn_then_compact = st.tuples(st.text(min_size=1, max_size=50),
+                              st.lists(st.lists(step, min_size=1, max_size=3), max_size=3), st.text(min_size=1, max_size=50),
+                              st.sampled_from(["none", "compact", "clear"]))
+
+
+@SETTINGS
+@example(turns=[("0", [[("Read", "f0.txt")], [("Read", "f3.txt")]], "0", "compact")], window=2500, input_tokens=50)
+@given(turns=st.lists(turn_then_compact, min_size=1, max_size=4), window=st.integers(2_500, 9_000),
+       input_tokens=st.integers(50, 9_000))
+def test_compact_then_resume_is_the_same_session_and_request(tmp_path: Path, turns, window: int,
+                                                             input_tokens: int) -> None:
+    """`/compact` (with its summary call) is no model call, yet a resume after it sends what it planned."""
+    pair = play_and_resume(tmp_path, turns, window, input_tokens)
+    if pair is None:
+        return
+    session, fresh = pair
+    assert fresh.history == session.history and fresh.usage_history == session.usage_history
+    assert not session.history or protocol_errors(session.next_request().messages) == []
+    assert fresh.next_request() == session.next_request()
+    assert fresh.provider.outbound_body(fresh.next_request()) == session.provider.outbound_body(session.next_request())

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tui_agent.core.journal.paths import sessions_dir
+from tui_agent.core.paths import sessions_dir
 from tui_agent.core.journal.records import FORMAT_VERSION, new_session_id
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_agent.core.journal.paths import sessions_dir
+from tui_agent.core.paths import sessions_dir
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.store import list_sessions
 from tui_agent.core.messages import user_text

@@ -171,3 +171,21 @@ async def test_notice_objects_come_from_the_provider(fake_anthropic):
     fake_anthropic.replies = [rate_limited(retry_after_ms=10), text("x")]
     items = await collect(provider_for(fake_anthropic).stream(request()))
     assert isinstance(items[0], StreamNotice) and items[0].text.startswith("rate limited (429), retrying in")
+
+
+def test_breakpoints_come_from_the_request_not_from_earlier_calls():
+    """The provider keeps no hidden digest of the previous request: the plan's `stable_prefix` places the
+    middle breakpoint, so a fresh provider (a resumed session, `--print-outbound`) builds exactly the body
+    a provider that made the earlier calls would."""
+    from tui_agent.core.messages import assistant_text
+
+    used, fresh = (AnthropicProvider(api_key="test-key", model="claude-fake-1") for _ in range(2))
+    used.build_params(request(user_text("first")))
+    later = ModelRequest(model="claude-fake-1", system="be brief", tools=[], max_tokens=512, stable_prefix=1,
+                         messages=[user_text("first"), assistant_text("ok"), user_text("second")])
+    body = fresh.build_params(later)
+    assert used.build_params(later) == body == {k: v for k, v in fresh.outbound_body(later).items() if k != "stream"}
+    assert body["messages"][0]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in json.dumps(body["messages"][1])
+    unstable = fresh.build_params(ModelRequest(**{**later.__dict__, "stable_prefix": 0}))
+    assert "cache_control" not in json.dumps(unstable["messages"][0])

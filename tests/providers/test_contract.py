@@ -26,7 +26,7 @@ from tests.fakes.http import Reply
 from tests.providers.conftest import FAST_RETRY, collect, ended, notices, run
 from tests.waiting import wait_until
 from tui_agent.core import events as ev
-from tui_agent.core.loop import CUT_OFF_MESSAGE
+from tui_agent.core.tool_round import CUT_OFF_MESSAGE
 from tui_agent.core.messages import protocol_errors, tool_results, tool_uses, user_text
 from tui_agent.core.providers.base import ModelRequest, Provider, StreamDone, StreamText
 from tui_agent.core.session import Session

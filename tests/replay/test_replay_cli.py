@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import TRANSCRIPTS
 from tests.replay.test_replay_core import compacting_log
 from tui_agent.cli import main
-from tui_agent.core.economics import format_report, session_report
+from tui_agent.core.economics_report import format_report, session_report
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "transcripts"
+SHARED = TRANSCRIPTS
 FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
 SMALLEST = min(FILES, key=lambda p: p.stat().st_size) if FILES else None
 LARGEST = max(FILES, key=lambda p: p.stat().st_size) if FILES else None
@@ -128,3 +129,12 @@ def test_shared_transcripts_replay_headless(path: Path, capsys) -> None:
     lines = untimed(out)
     assert lines[0].startswith(f"== {path.name}: {data['report']['messages']} messages, {len(steps)} calls")
     assert [line.split()[0] for line in lines[2:6]] == list(strategies)
+
+
+def test_the_synthetic_transcript_replays_headless_like_the_benchmark(capsys) -> None:
+    """The acceptance checks above on the small log kept under tests/ (never skipped)."""
+    from tests.shared import SYNTHETIC_TRANSCRIPT
+
+    check_report_matches(SYNTHETIC_TRANSCRIPT, capsys)
+    data = check_json_matches(SYNTHETIC_TRANSCRIPT, capsys)
+    assert len(data["steps"]) == 9 and [c["kind"] for c in data["agent_compactions"]] == ["boundary", "summary"]

@@ -6,11 +6,11 @@ Review a failure in snapshot_report.html, then `pytest tests/snapshots --snapsho
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 
+from tests.shared import TRANSCRIPTS
 from tests.waiting import wait_until
 from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.providers.scripted import text_reply, tool_reply
@@ -132,7 +132,7 @@ def test_panel_with_usage_and_exact_count(snap_compare, tmp_path) -> None:
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
 
 
-REPLAY_SHARED = Path(__file__).resolve().parents[3] / "shared" / "transcripts"
+REPLAY_SHARED = TRANSCRIPTS
 REPLAY_FILES = sorted(REPLAY_SHARED.glob("*.jsonl")) if REPLAY_SHARED.is_dir() else []
 
 

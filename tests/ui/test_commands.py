@@ -101,7 +101,9 @@ async def test_model_switch_to_demo(tmp_path) -> None:
         assert session.provider.model == "demo"
         assert "demo" in app.screen.sub_title
         assert "Model: demo" in notices(app)[-1].text
-        assert seen == [ModelSwitched("scripted", "demo", "demo")]  # through Session.switch_model
+        assert seen[0] == ModelSwitched("scripted", "demo", "demo")  # through Session.switch_model
+        assert [type(e).__name__ for e in seen] == ["ModelSwitched", "NextRequestChanged"]
+        assert seen[1].why == "/model" and seen[1].plan.request.model == "demo"  # the panel redraws from it
 
 
 async def test_completion_hints_and_tab(tmp_path) -> None:

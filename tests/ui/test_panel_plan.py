@@ -61,7 +61,7 @@ async def test_every_operation_has_its_mark_and_the_sent_column_sums_to_the_mete
         await run_prompts(pilot)
         panel = app.screen.query_one(BudgetPanel)
         rows, view = panel.rows, panel.rows.view
-        assert view is not None and view.label == "next call"
+        assert view is not None and view.label == f"next call #{session.state.calls + 1}"
         cut, masked, dropped = first_of(view, "cut"), first_of(view, "masked"), first_of(view, "dropped")
         plan = view.plan
         cut_line = row_text(rows, cut)
@@ -221,7 +221,7 @@ async def test_compact_command_refreshes_the_panel(tmp_path) -> None:
         assert panel.rows.view.plan.drop_until == panel.rows.view.plan.drop_from  # nothing dropped yet
         await send(pilot, "/compact the handlers")
         view = panel.rows.view
-        assert view.plan.drop_until > view.plan.drop_from and view.label == "next call"
+        assert view.plan.drop_until > view.plan.drop_from and view.label == f"next call #{session.state.calls + 1}"
         first = view.plan.drop_from
         assert view.kind(first) == "summarised"  # the demo model writes an extractive summary
         assert row_text(panel.rows, first)[1] == "Σ" and "Σ in summary" in row_text(panel.rows, first)
@@ -281,7 +281,7 @@ async def test_transcript_shows_the_next_calls_plan_before_any_call(tmp_path) ->
         panel = app.screen.query_one(BudgetPanel)
         assert session.state.calls == 0
         view = panel.rows.view
-        assert view is not None and view.label == "next call" and panel.meter.meter.label == "Next call"
+        assert view is not None and view.label == "next call #1" and panel.meter.meter.label == "Next call"
         assert view.plan.dropped_count > 0 and panel.meter.meter.total <= session.provider.context_window
         lines = event_lines(panel)
         assert NONE_YET not in lines and lines[-1].startswith("next call · ")

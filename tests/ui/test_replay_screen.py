@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from tests.shared import TRANSCRIPTS
 from tests.replay.test_replay_core import compacting_log
 from tui_agent.core.replay import open_replay
 from tui_agent.ui.replay_app import ReplayApp
@@ -17,7 +18,7 @@ from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.history_rows import HistoryRows
 from tui_agent.ui.widgets.replay_card import ReplayCard
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "transcripts"
+SHARED = TRANSCRIPTS
 FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
 SMALLEST = min(FILES, key=lambda p: p.stat().st_size) if FILES else None
 
@@ -45,9 +46,13 @@ async def jump(pilot, text: str) -> None:
     await pilot.pause()
 
 
-@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
-async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs() -> None:
-    app = make(SMALLEST)
+@pytest.mark.parametrize("source", ["shared", "synthetic"])
+async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs(source: str) -> None:
+    from tests.shared import SYNTHETIC_TRANSCRIPT
+
+    if source == "shared" and SMALLEST is None:
+        pytest.skip(f"no transcripts at {SHARED} (the synthetic log under tests/ still runs)")
+    app = make(SMALLEST if source == "shared" else SYNTHETIC_TRANSCRIPT)
     replay = app.replay
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
@@ -57,7 +62,8 @@ async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs(
         assert prompt.disabled and prompt.placeholder == HINT
         assert card_text(app).startswith(f"Call 1 of {replay.calls}")
         first_cost = cost_row(app, "ours")
-        assert len(app.session.history) == replay.step(0).history_len
+        assert len(screen.query_one(HistoryRows).index.rows) == replay.step(0).history_len
+        assert app.session.history == replay.history  # replay shows a part, never cuts the list
 
         for _ in range(3):
             await pilot.press("n")
@@ -67,8 +73,10 @@ async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs(
         assert f"{step.real_tokens:,} tok" in card_text(app)
         assert cost_row(app, "ours") != first_cost  # the running cost grew
         panel_rows = screen.query_one(HistoryRows)
-        assert len(panel_rows.index.rows) == step.history_len == len(app.session.history)
-        assert panel_rows.view is not None and panel_rows.view.plan is step.plan
+        assert len(panel_rows.index.rows) == step.history_len
+        assert app.session.history == replay.history
+        assert panel_rows.view is not None and panel_rows.view.plan.digest == step.plan.digest  # the step's plan...
+        assert panel_rows.view.plan.estimated_tokens == round(step.ours_tokens)  # ...on the replay's one ruler
         meter = screen.query_one(BudgetMeter).meter
         assert meter is not None and meter.label == "Call #4"
         assert f"call {step.number}/{replay.calls}" in screen.sub_title
@@ -76,6 +84,7 @@ async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs(
         await pilot.press("p")
         await pilot.pause()
         assert screen.current == 2 and len(panel_rows.index.rows) == replay.step(2).history_len
+        assert app.session.history == replay.history  # stepping back deletes nothing
 
         await jump(pilot, str(replay.calls))
         last = replay.step(replay.calls - 1)
@@ -118,6 +127,9 @@ async def test_events_jump_to_where_the_agent_compacted(tmp_path: Path) -> None:
         assert screen.current == 5
         await jump(pilot, "1")
         assert screen.current == 0
+        recorded = app.replay.history
+        assert app.session.history == recorded and len(app.session.history) > app.replay.step(0).history_len
+        assert len(screen.query_one(HistoryRows).index.rows) == app.replay.step(0).history_len
         await jump(pilot, "e1")
         assert screen.current == 5
         await pilot.press("g")

@@ -17,16 +17,18 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
-from tui_agent.core.compaction.estimator import TokenLedger
 from tui_agent.core.compaction.ledger import request_text
 from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
 from tui_agent.core.messages import Message, is_user_text, protocol_errors, text_of, to_json, tool_results, tool_uses
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
+
+if TYPE_CHECKING:
+    from tui_agent.core.compaction.protocol import CompactorProtocol
 
 PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
 PATH_KEYS = ("file_path", "path", "notebook_path")
@@ -61,7 +63,13 @@ class Recorded:
     boundaries: list[int] = field(default_factory=list)  # where the agent compacted (compact_boundary)
     models: dict[int, str] = field(default_factory=dict)  # history index → the model that wrote it
     journal: object | None = None  # the `JournalLoad`, when the file is one of our journals
+    # per call: `real` is usage the provider reported (False: our own estimate stood in, e.g. the demo
+    # model's journal; nothing to measure an estimator against). Empty: every call was measured.
+    measured: list[bool] = field(default_factory=list)
     times: list[float | None] = field(default_factory=list)  # when each call was logged (None: unknown)
+
+    def is_measured(self, k: int) -> bool:
+        return not self.measured or self.measured[k]
 
     def gap(self, k: int) -> float | None:
         """Seconds between call k-1 and call k (None when either time is unknown)."""
@@ -99,27 +107,6 @@ class StrategyResult:
     @property
     def hit_share(self) -> float:
         return self.cached / self.tokens if self.tokens else 0.0
-
-
-@dataclass
-class EstimateError:
-    median: float
-    p90: float
-    after_event: float  # the worst relative error on the first call after a recorded compaction
-    after_event_calls: int
-    after_events: tuple[float, ...] = ()
-
-
-@dataclass
-class SessionReport:
-    name: str
-    calls: int
-    messages: int
-    model: TokenModel
-    results: dict[str, StrategyResult]
-    estimate: EstimateError
-    estimate_v1: EstimateError
-    price: CachePrice = CLASSIC
 
 
 def load_recorded(path: str | Path) -> Recorded:
@@ -181,7 +168,7 @@ def _recorded_journal(path: str | Path) -> Recorded:
     cumulative = [0]
     for e in estimates:
         cumulative.append(cumulative[-1] + e)
-    calls, real, usages, whole = [], [], [], []
+    calls, real, usages, whole, measured = [], [], [], [], []
     for record in load.calls:
         usage = record.usage
         if not 0 < record.history_len <= len(history):
@@ -198,11 +185,12 @@ def _recorded_journal(path: str | Path) -> Recorded:
         calls.append(record.history_len)
         real.append(total)
         usages.append(numbers)
+        measured.append(usage is not None)
         whole.append(not record.dropped and record.event is None)
     fit_on = [k for k, w in enumerate(whole) if w] or list(range(len(calls)))
     model = _fit([cumulative[calls[k]] for k in fit_on], [real[k] for k in fit_on])
     return Recorded(Path(path).name, history, calls, real, [0] * len(calls), model, estimates,
-                    len(load.warnings), usages, journal=load)
+                    len(load.warnings), usages, journal=load, measured=measured)
 
 
 def _fit(xs: Sequence[int], ys: Sequence[int]) -> TokenModel:
@@ -215,7 +203,7 @@ def _fit(xs: Sequence[int], ys: Sequence[int]) -> TokenModel:
     return TokenModel(max(my - ratio * mx, 0.0), ratio)
 
 
-def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int):
+def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int) -> "CompactorProtocol | None":
     if name == "none":
         return None
     if name == "seed-v1":
@@ -243,7 +231,7 @@ class StrategyRun:
     time, so a face can show the running cost of each strategy at every call with the very same numbers.
     """
 
-    def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: object | None,
+    def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: "CompactorProtocol | None",
                  required: list[tuple[list[str], list[str]]] | None = None,
                  future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC) -> None:
         self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
@@ -268,7 +256,7 @@ class StrategyRun:
             messages = prefix
             plan = None
         else:
-            compacted = compactor.compact(prefix)
+            compacted = compactor.compact(prefix, k + 1)  # the call number is the caller's (one counter)
             messages, plan = compacted.messages, compacted.plan
         result.times.append(time.perf_counter() - started)
         if plan is not None and plan.event is not None and plan.event.major:
@@ -308,8 +296,14 @@ class StrategyRun:
         return CallPrice(messages, plan, total, cached, cost)
 
 
-def default_policy() -> CompactPolicy:
-    return CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
+DEFAULT_REPLAY_WINDOW = 200_000
+MAX_OUTPUT_SHARE = 4  # a replayed window keeps at most a quarter of itself for the reply (32k at most)
+
+
+def default_policy(context_window: int = DEFAULT_REPLAY_WINDOW) -> CompactPolicy:
+    """The policy a replay compacts with: the recorded model's window (`replay --context-window`)."""
+    return CompactPolicy(context_window=context_window, max_output_tokens=min(32_000, context_window // MAX_OUTPUT_SHARE),
+                         enabled=True)
 
 
 def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
@@ -405,151 +399,3 @@ def _required(recorded: Recorded) -> list[tuple[list[str], list[str]]]:
             used += len(text)
         out.append((chosen, list(paths_so_far)))
     return out
-
-
-@dataclass(frozen=True)
-class EstimateStep:
-    """Both estimators' guess of one request the recorded agent really sent, before its usage was known."""
-
-    real: int
-    ours: float  # `TokenLedger`
-    v1: float  # one calibration ratio for the whole request
-    event: bool  # the first call after a recorded compaction
-
-    @property
-    def error(self) -> float:
-        return abs(self.ours - self.real) / self.real if self.real else 0.0
-
-    @property
-    def error_v1(self) -> float:
-        return abs(self.v1 - self.real) / self.real if self.real else 0.0
-
-
-class EstimatorRun:
-    """The estimators stepping through the recorded requests (the agent's own, after its compactions),
-    each learning from the logged usage of the call before, as they would in a live session."""
-
-    def __init__(self, recorded: Recorded, baseline_estimate: int | None = None) -> None:
-        self.recorded = recorded
-        if baseline_estimate is None:
-            baseline_estimate = round(recorded.model.baseline / recorded.model.ratio)
-        self.baseline_estimate = baseline_estimate
-        self.ledger = TokenLedger(baseline_estimate)
-        self.k = 0
-        self._start, self._end = 0, 0
-        self._calibration = 1.0
-
-    def step(self) -> EstimateStep:
-        recorded, ledger, est, k = self.recorded, self.ledger, self.recorded.estimates, self.k
-        index, start = recorded.calls[k], recorded.segment_start[k]
-        event = start != self._start
-        if event:
-            for i in range(self._start, self._end):
-                ledger.remove(i)
-            self._start, self._end = start, start
-        for i in range(self._end, index):
-            ledger.add(i, est[i])
-        self._end = index
-        real = recorded.real[k]
-        v1_estimate = (self.baseline_estimate + sum(est[start:index])) * self._calibration
-        out = EstimateStep(real, ledger.estimate(), v1_estimate, event)
-        ledger.observe(real)
-        last_v1 = self.baseline_estimate + sum(est[start:index])
-        self._calibration = real / last_v1 if last_v1 else 1.0
-        self.k += 1
-        return out
-
-
-def estimator_error(recorded: Recorded, baseline_estimate: int | None = None) -> tuple[EstimateError, EstimateError]:
-    """The estimator on the requests the recorded agent really sent, against their logged real size:
-    ours (`TokenLedger`) and v1's (one calibration ratio for the whole request)."""
-    run = EstimatorRun(recorded, baseline_estimate)
-    errors, errors_v1, after, after_v1 = [], [], [], []
-    for k in range(len(recorded.calls)):
-        step = run.step()
-        if k > 0:
-            (after if step.event else errors).append(step.error)
-            (after_v1 if step.event else errors_v1).append(step.error_v1)
-    return _summary(errors, after), _summary(errors_v1, after_v1)
-
-
-def _summary(errors: list[float], after: list[float]) -> EstimateError:
-    if not errors:
-        return EstimateError(0.0, 0.0, max(after, default=0.0), len(after), tuple(after))
-    ordered = sorted(errors)
-    return EstimateError(statistics.median(ordered), ordered[min(int(len(ordered) * 0.9), len(ordered) - 1)],
-                         max(after, default=0.0), len(after), tuple(after))
-
-
-def session_report(path: str | Path, strategies: Sequence[str] = STRATEGIES,
-                   policy: CompactPolicy | None = None, check_memory: bool = True, *,
-                   price: CachePrice = CLASSIC, recorded: Recorded | None = None) -> SessionReport:
-    """One session's table at one cache price (`recorded`: the session already loaded from `path`)."""
-    recorded = recorded or load_recorded(path)
-    results = replay(recorded, strategies, policy, check_memory=check_memory, price=price)
-    ours, v1 = estimator_error(recorded)
-    return SessionReport(recorded.name, len(recorded.calls), len(recorded.history), recorded.model, results, ours, v1,
-                         price)
-
-
-def format_report(reports: Sequence[SessionReport]) -> str:
-    """The economics table: per session and in total, each strategy beside the append-only conversation."""
-    lines: list[str] = []
-    head = (f"{'strategy':<8} {'calls':>5} {'over':>4} {'peak':>7} {'avg':>7} {'price':>7} {'÷none':>6} "
-            f"{'cost÷none':>9} {'hit%':>5} {'cover':>5} {'newest':>7} {'prompts✗':>8} {'paths✗':>6} {'bad':>4} {'events':>6} "
-            f"{'t med':>7} {'t max':>7}")
-    totals: dict[str, StrategyResult] = {}
-    for report in reports:
-        expired = max((r.expired for r in report.results.values()), default=0)
-        lines.append(f"== {report.name}: {report.messages} messages, {report.calls} calls; tokens ≈ "
-                     f"{report.model.baseline:,.0f} + {report.model.ratio:.2f} × chars/4; cache {report.price.label}"
-                     + (f" ({expired} calls after the cache went cold)" if report.price.ttl_seconds else ""))
-        lines.append(head)
-        base = report.results.get("none")
-        for name, r in report.results.items():
-            lines.append(_row(r, base))
-            t = totals.setdefault(name, StrategyResult(name))
-            for attr in ("calls", "over_window", "tokens", "cost", "cached", "newest_intact", "prompts_missing",
-                         "paths_missing", "invalid", "events", "expired"):
-                setattr(t, attr, getattr(t, attr) + getattr(r, attr))
-            t.peak = max(t.peak, r.peak)
-            t.times += r.times
-            t.coverage.merge(r.coverage)
-        if base is not None and base.cost:
-            written = base.tokens - base.cached  # new content: every strategy writes it at least once
-            floor = report.price.write * written + report.price.read * max(50_000 * base.calls - written, 0)
-            lines.append(f"cost floor at an average request of 50k (new content written once, the rest read "
-                         f"from cache): {floor / base.cost:.3f} × append-only")
-        e, v = report.estimate, report.estimate_v1
-        lines.append(f"estimate error vs logged usage: ours median {e.median:.2%} p90 {e.p90:.2%} first-after-event "
-                     f"{_each(e.after_events)} | v1 median {v.median:.2%} p90 {v.p90:.2%} "
-                     f"first-after-event {_each(v.after_events)}")
-        lines.append("")
-    if len(reports) > 1:
-        lines.append("== total")
-        lines.append(head)
-        for name, r in totals.items():
-            lines.append(_row(r, totals.get("none")))
-        prices = {name: [rep.results[name].price / rep.results["none"].price for rep in reports
-                         if "none" in rep.results and rep.results["none"].price] for name in totals}
-        lines.append("mean price ÷ none per session: " + ", ".join(
-            f"{name} {statistics.fmean(v):.3f}" for name, v in prices.items() if v))
-        lines.append("future-entity coverage (next 10 replies' entities still in the request), per session: " + "; ".join(
-            f"{name} " + " ".join(f"{rep.results[name].coverage.value:.3f}" for rep in reports if name in rep.results)
-            for name in totals))
-    return "\n".join(lines)
-
-
-def _each(values: Sequence[float]) -> str:
-    return ", ".join(f"{v:.2%}" for v in values) if values else "no recorded compaction"
-
-
-def _row(r: StrategyResult, base: StrategyResult | None) -> str:
-    price_ratio = r.price / base.price if base and base.price else 0.0
-    cost_ratio = r.cost / base.cost if base and base.cost else 0.0
-    t_med = statistics.median(r.times) * 1000 if r.times else 0.0
-    t_max = max(r.times) * 1000 if r.times else 0.0
-    return (f"{r.strategy:<8} {r.calls:>5} {r.over_window:>4} {r.peak / 1000:>6.1f}k {r.average / 1000:>6.1f}k "
-            f"{r.price:>7.4f} {price_ratio:>6.3f} {cost_ratio:>9.3f} {r.hit_share * 100:>5.1f} {r.coverage.value:>5.3f} "
-            f"{r.newest_intact:>3}/{r.calls:<3} {r.prompts_missing:>8} {r.paths_missing:>6} {r.invalid:>4} "
-            f"{r.events:>6} {t_med:>6.2f}ms {t_max:>6.1f}ms")

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from tui_agent.core.compaction import CompactPlan
 from tui_agent.core.messages import Message
+
+if TYPE_CHECKING:
+    from tui_agent.core.budget import BaseBreakdown
+    from tui_agent.core.call import CallPlan
 
 TurnEndReason = Literal["completed", "max_turns", "cancelled", "error", "denied"]
 
@@ -200,7 +204,22 @@ class CompactionChanged:
     on: bool = True
 
 
-SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed, CompactionChanged]
+@dataclass(frozen=True)
+class NextRequestChanged:
+    """What the next model call will send may have changed: a turn ended, a pin / exclude / expand,
+    `/compact` (with its summary), `/clear`, `/model`, another strategy, a resume.
+
+    The engine tells once and the faces listen: the journal saves the compactor's state from it (so a
+    resumed session plans this very request), the panel redraws its "next call" from `plan`, and nobody
+    asks the session for a plan of their own. `why` names the change in words (for traces and tests).
+    """
+
+    plan: "CallPlan"
+    base: "BaseBreakdown"  # what every call pays before any message, split by where it comes from
+    why: str
+
+
+SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed, CompactionChanged, NextRequestChanged]
 
 
 EngineEvent = Union[

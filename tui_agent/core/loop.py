@@ -9,34 +9,28 @@ message, and no half-built tool_use is ever appended.
 
 from __future__ import annotations
 
-import asyncio
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
+from tui_agent.core.call import plan_call
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
+from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.summary import run_summary, summary_messages
 from tui_agent.core.messages import (
     Message,
     answer_trailing_tool_uses,
     assemble_content,
     blocks,
-    clean_message,
     text_of,
     tool_result_block,
     tool_use_ids,
     tool_uses,
     user_text,
 )
-from tui_agent.core.permissions import (
-    REJECT_MESSAGE,
-    SKIPPED_MESSAGE,
-    PermissionDecision,
-    PermissionPolicy,
-)
+from tui_agent.core.permissions import PermissionPolicy
 from tui_agent.core.providers.base import (
     ModelRequest,
     PromptTooLongError,
@@ -46,14 +40,12 @@ from tui_agent.core.providers.base import (
     StreamNotice,
     StreamText,
 )
-from tui_agent.core.tokens import text_tokens, tools_tokens
-from tui_agent.core.tools.base import ToolContext, ToolOutput, ToolRegistry, validate_input
+from tui_agent.core.tool_round import ToolOutcome, run_tools
+from tui_agent.core.tools.base import ToolContext, ToolRegistry
 
 DEFAULT_MAX_TURNS = 20
 CANCELLED_MESSAGE = "Cancelled: the user interrupted the turn before this tool finished."
 INTERRUPTED_MARK = "\n\n[interrupted]"
-CUT_OFF_MESSAGE = ("Not run: the reply was cut off by the output limit before this call was complete; "
-                   "its input may be truncated. Send the call again, shorter if needed.")
 
 
 @dataclass
@@ -61,7 +53,7 @@ class LoopConfig:
     provider: Provider
     tools: ToolRegistry
     system_prompt: str | Callable[[], str] = ""
-    compactor: Any = field(default_factory=Compactor)  # Compactor, or SeedCompactor for --compact v1/seed
+    compactor: CompactorProtocol = field(default_factory=Compactor)  # v2, or v1 / seed / off (make_compactor)
     max_turns: int = DEFAULT_MAX_TURNS
     permissions: PermissionPolicy = field(default_factory=PermissionPolicy)
     # Headless has nobody to ask "what instead?": a denied call's result goes back to the model, which
@@ -115,7 +107,7 @@ class _Pending:
 
     partial: list[str] = field(default_factory=list)
     uses: list[dict[str, Any]] = field(default_factory=list)
-    finished: dict[str, dict[str, Any]] = field(default_factory=dict)
+    finished: dict[str, ToolOutcome] = field(default_factory=dict)
     anchor: Message | None = None
     anchor_len: int = 0
 
@@ -177,34 +169,26 @@ async def run_turn(
             retrying = False
             system = config.system()
             schemas = config.tools.schemas()
-            system_tokens, tool_tokens = text_tokens(system), tools_tokens(schemas)
             compactor = config.compactor
-            compactor.set_baseline(system_tokens + tool_tokens)
-            result = compactor.compact(history, call=state.calls)
-            if result.plan.summary_requested:
+            planned = plan_call(compactor, config.provider, system, schemas, history, state.calls, keep=True)
+            if planned.plan.summary_requested:
                 async for event in summarise(compactor, config, system, schemas, state.calls, history):
                     if isinstance(event, CompactResult):
-                        result = event
+                        planned = planned.with_result(event)
                     else:
                         yield event
-            plan = result.plan
+            plan, request = planned.plan, planned.request
             state.last_plan = plan
             if plan.changed:
                 trace.trace("compact.run", **plan.trace_fields())
             if plan.event is not None:
                 trace.trace("compact.event", call=state.calls, kinds=",".join(plan.event.kinds),
                             reason=plan.event.reason, tokens=f"{plan.event.tokens_before}->{plan.event.tokens_after}")
-            yield ev.CompactionReported(state.calls, plan, len(history), system_tokens, tool_tokens, result.messages)
+            yield ev.CompactionReported(state.calls, plan, len(history), planned.system_tokens, planned.tools_tokens,
+                                        planned.messages)
             if plan.event is not None and plan.event.major:
                 yield ev.Notice(event_notice(plan, headless=config.headless), "info")
 
-            request = ModelRequest(
-                model=config.provider.model,
-                system=system,
-                messages=[clean_message(m) for m in result.messages],
-                tools=schemas,
-                max_tokens=config.provider.max_output_tokens,
-            )
             trace.trace("api.request", messages=len(request.messages), tools=len(schemas), model=request.model)
             pending.clear()
             pending.watch(history)
@@ -265,13 +249,11 @@ async def run_turn(
             cut_off = set()
             if done.stop_reason == "max_tokens" and blocks(message)[-1].get("type") == "tool_use":
                 cut_off.add(uses[-1]["id"])
-            async for event in _run_tools(uses, config, ctx, pending.finished, cut_off):
+            async for event in run_tools(uses, config, ctx, pending.finished, cut_off):
                 yield event
             finished = pending.finished
-            denied = any(r.get("_denied") for r in finished.values())
-            results = [
-                tool_result_block(u["id"], finished[u["id"]]["content"], finished[u["id"]]["is_error"]) for u in uses
-            ]
+            denied = any(outcome.denied for outcome in finished.values())
+            results = [finished[u["id"]].block(u["id"]) for u in uses]
             history.append({"role": "user", "content": results})
             pending.clear()
             yield ev.ToolResultsAppended(history[-1], len(history) - 1)
@@ -299,7 +281,7 @@ async def run_turn(
             trace.trace("query.turn_end", reason="cancelled", turn=turn_calls)
 
 
-async def summarise(compactor: Any, config: LoopConfig, system: str, schemas: list[dict[str, Any]], call: int,
+async def summarise(compactor: CompactorProtocol, config: LoopConfig, system: str, schemas: list[dict[str, Any]], call: int,
                     history: list[Message], focus: str = "") -> AsyncIterator[Any]:
     """The summary tier's call for this event: its events, then the plan with the summary in its ledger."""
     before, dropped = compactor.summary_context()
@@ -348,7 +330,7 @@ def _repair_after_interrupt(
     history: list[Message],
     partial: list[str] | str,
     pending_uses: list[dict[str, Any]],
-    finished: dict[str, dict[str, Any]],
+    finished: dict[str, ToolOutcome],
     reason: str,
 ) -> None:
     """Leave a valid history after a cancel or an error: keep what was shown, answer every tool_use."""
@@ -358,156 +340,10 @@ def _repair_after_interrupt(
         for use in pending_uses:
             done = finished.get(use["id"])
             if done is not None:
-                results.append(tool_result_block(use["id"], done["content"], done["is_error"]))
+                results.append(done.block(use["id"]))
             else:
                 results.append(tool_result_block(use["id"], reason, True))
         history.append({"role": "user", "content": results})
     elif text.strip():
         # The partial reply stays visible and in history, marked as interrupted; no half tool_use enters.
         history.append({"role": "assistant", "content": [{"type": "text", "text": text + INTERRUPTED_MARK}]})
-
-
-async def _run_tools(
-    uses: list[dict[str, Any]],
-    config: LoopConfig,
-    ctx: ToolContext,
-    finished: dict[str, dict[str, Any]],
-    cut_off: set[str] = frozenset(),  # type: ignore[assignment]
-) -> AsyncIterator[ev.EngineEvent]:
-    """Run this round's tools: consecutive auto-allowed read-only calls together, others in order.
-
-    Fills `finished[tool_use_id]` as results arrive, so a cancel can answer the rest.
-    """
-    # Validate and classify each call once per round (not again per batch scan and per execution).
-    problems = [CUT_OFF_MESSAGE if use["id"] in cut_off else _problem(use, config) for use in uses]
-    parallel = [_auto_parallel(use, problem, config, ctx) for use, problem in zip(uses, problems)]
-    stop = False
-    i = 0
-    while i < len(uses):
-        use = uses[i]
-        if stop:
-            _finish(finished, use, SKIPPED_MESSAGE, True)
-            yield _finished_event(use, finished, 0.0)
-            i += 1
-            continue
-        j = i + 1
-        while parallel[i] and j < len(uses) and parallel[j]:
-            j += 1
-        if j - i > 1:
-            batch = uses[i:j]
-            for item in batch:
-                yield _started_event(item, config)
-            started = time.monotonic()
-            outputs = await asyncio.gather(*(_execute(item, None, config, ctx) for item in batch))
-            for item, output in zip(batch, outputs):
-                _finish(finished, item, output.content, output.is_error)
-                yield _finished_event(item, finished, time.monotonic() - started)
-            i += len(batch)
-            continue
-        yield _started_event(use, config)
-        started = time.monotonic()
-        tool = config.tools.get(use["name"])
-        tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
-        problem = problems[i]
-        if problem is None and tool is not None:
-            try:
-                decision = config.permissions.decide(tool, tool_input, ctx)
-            except Exception as error:  # noqa: BLE001 - e.g. a symlink loop in a path: this call's error only
-                problem = _error_text(error)
-        if problem is None and tool is not None:
-            if decision.behavior == "ask":
-                future: asyncio.Future = asyncio.get_running_loop().create_future()
-                yield ev.PermissionRequested(tool.name, tool_input, _safely(tool.summary, tool_input),
-                                             _safely(tool.permission_preview, tool_input, ctx), future, id=use["id"])
-                answer = await future
-                yield ev.PermissionAnswered(use["id"], tool.name, str(getattr(answer, "value", answer)))
-                if answer == PermissionDecision.ALLOW_SESSION:
-                    config.permissions.remember(tool, tool_input)
-                decision_ok = answer in (PermissionDecision.ALLOW_ONCE, PermissionDecision.ALLOW_SESSION)
-                if not decision_ok:
-                    _finish(finished, use, REJECT_MESSAGE, True, denied=True)
-                    stop = True
-            elif decision.behavior == "deny":
-                _finish(finished, use, decision.message, True, denied=True)
-                stop = not config.answer_denials
-        if use["id"] not in finished:
-            output = await _execute(use, problem, config, ctx)
-            _finish(finished, use, output.content, output.is_error)
-        yield _finished_event(use, finished, time.monotonic() - started)
-        i += 1
-
-
-def _problem(use: dict[str, Any], config: LoopConfig) -> str | None:
-    tool = config.tools.get(use.get("name", ""))
-    if tool is None:
-        return f"Unknown tool: {use.get('name')}. Available tools: {', '.join(config.tools.names())}."
-    return validate_input(tool, use.get("input"))
-
-
-def _auto_parallel(use: dict[str, Any], problem: str | None, config: LoopConfig, ctx: ToolContext) -> bool:
-    """A valid, concurrency-safe call the permission gate allows without asking."""
-    tool = config.tools.get(use.get("name", ""))
-    if tool is None or problem is not None:
-        return False
-    tool_input = use["input"]
-    try:
-        if not tool.is_concurrency_safe(tool_input):
-            return False
-        return config.permissions.decide(tool, tool_input, ctx).behavior == "allow"
-    except Exception:  # noqa: BLE001 - decided (and reported) again when the call runs on its own
-        return False
-
-
-async def _execute(use: dict[str, Any], problem: str | None, config: LoopConfig, ctx: ToolContext) -> ToolOutput:
-    """Call one already-validated tool (`problem` is its validation error, if any); every failure becomes
-    an error output, never an exception."""
-    name = use.get("name", "")
-    trace.trace("tool.start", name=name, id=use.get("id"))
-    if problem is not None:
-        output = ToolOutput(problem, True)
-    else:
-        tool = config.tools.get(name)
-        assert tool is not None
-        try:
-            output = await tool.call(use["input"], ctx)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # noqa: BLE001 - a tool failure is a result, not a crash
-            output = ToolOutput(_error_text(error), True)
-    trace.trace("tool.end", name=name, id=use.get("id"), ok=str(not output.is_error).lower())
-    return output
-
-
-def _error_text(error: Exception) -> str:
-    from tui_agent.core.tools.base import ToolError
-
-    text = str(error) if isinstance(error, ToolError) else f"{type(error).__name__}: {error}"
-    return text or type(error).__name__
-
-
-def _safely(describe: Callable[..., str], *args: Any) -> str:
-    """A tool's summary or preview; one that raises (a bad path) shows nothing rather than end the round."""
-    try:
-        return describe(*args)
-    except Exception:  # noqa: BLE001
-        return ""
-
-
-def _finish(finished: dict, use: dict[str, Any], content: Any, is_error: bool, denied: bool = False) -> None:
-    finished[use["id"]] = {"content": content, "is_error": is_error, "_denied": denied}
-
-
-def _started_event(use: dict[str, Any], config: LoopConfig) -> ev.ToolStarted:
-    tool = config.tools.get(use.get("name", ""))
-    tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
-    summary = _safely(tool.summary, tool_input) if tool is not None else ""
-    return ev.ToolStarted(use["id"], use.get("name", ""), tool_input, summary)
-
-
-def _finished_event(use: dict[str, Any], finished: dict, duration: float) -> ev.ToolFinished:
-    from tui_agent.core.messages import result_text
-
-    done = finished[use["id"]]
-    block = tool_result_block(use["id"], done["content"], done["is_error"])
-    return ev.ToolFinished(use["id"], use.get("name", ""), done["content"], done["is_error"], duration,
-                           len(result_text(block)))

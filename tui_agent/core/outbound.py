@@ -1,15 +1,16 @@
 """`--print-outbound`: the exact JSON body of the next model call, without calling the model.
 
-The body is built by the same code as a real call: the session's compacted next request
-(`Session.next_request`), turned into the wire body by the provider's own builder
-(`Provider.outbound_body`: for Claude, `build_params` with its cache breakpoints, plus the SDK's
-`stream: true`), so what is printed is what would be sent.
+The body is built by the same code as a real call: the session's compacted next request (`core/call.py`'s
+`plan_call`, as the loop plans its call), turned into the wire body by the provider's own builder
+(`Provider.outbound_body`: for Claude, `build_params` with its cache breakpoints from the plan's stable
+prefix, plus the SDK's `stream: true`), so what is printed is what would be sent.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.core.call import plan_call
 from tui_agent.core.messages import user_text
 
 if TYPE_CHECKING:
@@ -19,17 +20,13 @@ if TYPE_CHECKING:
 def next_outbound_body(session: "Session", prompt: str | None = None) -> dict[str, Any]:
     """The body of the next call; with `prompt`, of the call that prompt would start.
 
-    The prompt is put on a copy of the history, which is swapped back before returning: nothing is
-    appended and nothing is journaled (the listeners see no event).
+    The one call plan (`core/call.py`) over the history, or over a copy with the prompt appended: the
+    session's history is never touched, nothing is kept and nothing is journaled (no event is told).
     """
-    history = session.history
-    if prompt is not None:
-        session.history = [*history, user_text(prompt)]
-    try:
-        request = session.next_request()
-    finally:
-        session.history = history
-    return session.provider.outbound_body(request)
+    history = session.history if prompt is None else [*session.history, user_text(prompt)]
+    planned = plan_call(session.compactor, session.provider, session.system_prompt(), session.tools.schemas(),
+                        history, session.next_call, keep=False)
+    return session.provider.outbound_body(planned.request)
 
 
 def format_body(body: dict[str, Any]) -> str:

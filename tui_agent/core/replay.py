@@ -10,22 +10,14 @@ lookup). Nothing here knows about a screen: `tui-agent replay` draws these steps
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
 from tui_agent.core.compaction import CompactPlan, CompactPolicy
-from tui_agent.core.economics import (
-    EstimateStep,
-    EstimatorRun,
-    Recorded,
-    SessionReport,
-    StrategyRun,
-    default_policy,
-    estimator_error,
-    load_recorded,
-    strategy_runs,
-)
+from tui_agent.core.economics import Recorded, StrategyRun, default_policy, load_recorded, strategy_runs
+from tui_agent.core.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
+from tui_agent.core.events import CompactionReported
 from tui_agent.core.messages import Message, text_of
 from tui_agent.core.providers.models import model_info
 
@@ -156,6 +148,18 @@ class Replay:
         out.sort()
         return out if upto is None else [e for e in out if e[0] <= upto]
 
+    def reported(self, step: ReplayStep) -> CompactionReported:
+        """The step as the engine's own call event, for a face's budget ledger, measured with the one ruler
+        of the replay: the session's fitted token model (real ≈ baseline + ratio × chars/4), the unit the
+        card and the cost table use. So the meter's total is the step's `ours_tokens`, and its lines (base
+        + messages sent) add up to it; the compactor's own calibrated estimate is not shown beside it."""
+        model = self.recorded.model
+        total = round(step.ours_tokens)
+        base = round(model.baseline)
+        plan = replace(step.plan, estimated_tokens=total, message_tokens_after=total - base,
+                       message_tokens_before=round(model.ratio * step.plan.message_tokens_before))
+        return CompactionReported(step.number, plan, step.history_len, base, 0, step.messages)
+
     def unit_price_usd(self) -> float | None:
         """USD per uncached input token of the recorded model (None when its price is unknown)."""
         price = model_info(self.model).input_price if self.model else None
@@ -247,7 +251,8 @@ def report_json(report: SessionReport) -> dict:
             "invalid": r.invalid, "events": r.events, "expired": r.expired,
             "coverage": r.coverage.value, "coverage_pooled": r.coverage.pooled, "coverage_calls": r.coverage.calls}
             for name, r in report.results.items()},
-        "estimate_error": {label: {"median": e.median, "p90": e.p90, "after_event": e.after_event,
+        "estimate_error": {label: {"compared": e.compared, "median": e.median, "p90": e.p90,
+                                   "after_event": e.after_event,
                                    "after_event_calls": e.after_event_calls, "after_events": list(e.after_events)}
                            for label, e in (("ours", report.estimate), ("v1", report.estimate_v1))},
     }
@@ -269,7 +274,8 @@ def replay_json(replay: Replay) -> dict:
 # -- a read-only session for faces ------------------------------------------------------------------
 def replay_session(replay: Replay, workspace: Path | None = None):
     """A Session over the replayed history that can never call a model (its provider refuses), for a face
-    that draws the budget panel from steps. Its history is the face's to trim to the call shown."""
+    that draws the budget panel from steps. Its history is the whole recorded one, which nothing edits (a
+    face shows it up to the call it steps to)."""
     from tui_agent.core.providers.base import Provider, ProviderError
     from tui_agent.core.session import Session
     from tui_agent.core.tools.base import ToolRegistry
@@ -283,7 +289,8 @@ def replay_session(replay: Replay, workspace: Path | None = None):
 
     provider = ReplayProvider(model=replay.model or "recorded", context_window=replay.policy.context_window,
                               max_output_tokens=replay.policy.max_output_tokens, name="replay", reports_usage=True)
-    return Session(provider, ToolRegistry(), workspace or Path.cwd(), compact_policy=replay.policy)
+    return Session(provider, ToolRegistry(), workspace or Path.cwd(), compact_policy=replay.policy,
+                   history=list(replay.history))
 
 
 def baseline_estimate(replay: Replay) -> int:

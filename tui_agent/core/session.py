@@ -15,8 +15,12 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
+from tui_agent.core.base_prompt import BASE_SYSTEM_PROMPT
+from tui_agent.core.budget import base_breakdown
+from tui_agent.core.call import CallPlan, plan_call
 from tui_agent.core.commands import CommandRegistry
 from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, CompactResult, make_compactor
+from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
 from tui_agent.core.messages import Message
 from tui_agent.core.permissions import PermissionPolicy
@@ -30,9 +34,6 @@ if TYPE_CHECKING:
     from tui_agent.core.providers.base import ModelRequest
     from tui_agent.core.trust import Answer, TrustQuestion
 
-BASE_SYSTEM_PROMPT = """You are tui-agent, a coding agent working in the user's repository at {workspace}.
-Use the tools to look at the code before you answer: Glob to find files, Grep to search, Read to read.
-Be concise. Name the files you looked at. Never invent file contents."""
 
 
 def trace_id() -> str:
@@ -85,10 +86,10 @@ class Session:
         self.compactor = self._make_compactor()
         self._trace_id = trace_id()
 
-    def _make_compactor(self):
+    def _make_compactor(self) -> CompactorProtocol:
         mode = "v1" if self.compact is not None and self.compact_mode == "v2" else self.compact_mode
         return make_compactor(mode, self.provider.context_window, self.provider.max_output_tokens,
-                              policy=self.compact_policy, options=self.compact)
+                              policy=self.compact_policy, options=self.compact, rerunnable=self.tools.rerunnable)
 
     # -- configuration -------------------------------------------------------------------------
     def system_prompt(self) -> str:
@@ -130,6 +131,7 @@ class Session:
         finally:
             self.running = False
             self.emit(ev.TurnClosed(len(self.history)))
+            self.announce_next("turn end")
 
     @property
     def trace_id(self) -> str:
@@ -151,10 +153,14 @@ class Session:
         self.usage_history = []
         self.ctx.read_files.clear()
         self.state.last_plan = None
-        self.state.calls = 0  # call numbers restart with the conversation, as the panel's count does
+        self.state.calls = 0  # the one counter: the next call is call 1 again
+        # A new conversation gets a new compactor (same strategy and policy): nothing of the old one's
+        # decisions applies, and a compactor that saw its history replaced would report an event for it.
+        self.compactor = self._make_compactor()
         self._trace_id = trace_id()
         self.emit(ev.SessionCleared(dropped))  # the journal moves to a new file and session id here
         trace.bind_session(self.trace_id)
+        self.announce_next("/clear")
 
     async def switch_model(self, provider: Provider) -> ev.ModelSwitched:
         """Send the next calls to `provider` (closing the old one) and tell the listeners.
@@ -172,6 +178,7 @@ class Session:
                 pass
         event = ev.ModelSwitched(old.model, provider.model, provider.name)
         self.emit(event)
+        self.announce_next("/model")
         return event
 
     async def start_background(self) -> list[ev.Notice]:
@@ -200,82 +207,91 @@ class Session:
     def last_plan(self) -> CompactPlan | None:
         return self.state.last_plan
 
-    last_report = last_plan  # the first landing's name
 
     def baseline_tokens(self) -> tuple[int, int]:
         """(system prompt, tool definitions) token estimates: what every call pays before any message."""
         return text_tokens(self.system_prompt()), tools_tokens(self.tools.schemas())
 
-    def plan_call(self) -> CompactResult:
-        """What the next call would send, without calling anything or keeping a decision. The loop and the
-        panel's "next call" preview use the same compactor, so the two cannot drift."""
-        system, tools = self.baseline_tokens()
-        self.compactor.set_baseline(system + tools)
-        return self.compactor.preview(self.history)
+    @property
+    def next_call(self) -> int:
+        """The number of the next model call: the session's one counter (`state.calls`) plus one."""
+        return self.state.calls + 1
 
-    preview_compaction = plan_call  # the first landing's name
+    def plan_call(self) -> CallPlan:
+        """What the next call would send (`core/call.py`), without calling anything or keeping a decision:
+        the loop plans its real call the same way, so the preview and the call cannot drift."""
+        return plan_call(self.compactor, self.provider, self.system_prompt(), self.tools.schemas(), self.history,
+                         self.next_call, keep=False)
+
+    def announce_next(self, why: str) -> None:
+        """Tell the listeners the next request may have changed (`NextRequestChanged`): the journal saves
+        the compactor's state from it and the panel redraws from it."""
+        if self.listeners:
+            self.emit(ev.NextRequestChanged(self.plan_call(), base_breakdown(self), why))
 
     def switch_compaction(self, mode: str) -> None:
         """Another strategy (v2, v1, seed, off) from the next call on."""
         self.compact_mode = mode
         self.compact = None
         self.compactor = self._make_compactor()
+        self.announce_next("compaction strategy")
 
     # -- outbound-only steering (the history never changes) --------------------------------------
     def pin(self, index: int, on: bool = True) -> None:
         """Always send message `index` verbatim (never cut, masked, dropped or summarised)."""
-        if hasattr(self.compactor, "pin"):
-            self.compactor.pin(index, on)
-            self.emit(ev.CompactionChanged("pin", index, on))
+        self.compactor.pin(index, on)
+        self.emit(ev.CompactionChanged("pin", index, on))
+        self.announce_next("pin")
 
     def exclude(self, index: int, on: bool = True) -> None:
         """Never send message `index` (with its tool_use/tool_result partner)."""
-        if hasattr(self.compactor, "exclude"):
-            self.compactor.exclude(index, on)
-            self.emit(ev.CompactionChanged("exclude", index, on))
+        self.compactor.exclude(index, on)
+        self.emit(ev.CompactionChanged("exclude", index, on))
+        self.announce_next("exclude")
 
     def expand(self, index: int, on: bool = True) -> None:
         """Send message `index`'s cut or masked results whole in the next request."""
-        if hasattr(self.compactor, "expand"):
-            self.compactor.expand(index, on)
-            self.emit(ev.CompactionChanged("expand", index, on))
+        self.compactor.expand(index, on)
+        self.emit(ev.CompactionChanged("expand", index, on))
+        self.announce_next("expand")
 
     async def compact_now(self, focus: str = "") -> str:
         """`/compact [focus]`: a compaction event now, with the model's summary of what it drops (the
         summary tier, whatever the setting); the next call sends the result. Returns what happened."""
-        from tui_agent.core.compaction import Compactor
         from tui_agent.core.loop import summarise
 
         if self.running:
             return "A turn is running: /compact can run once it ends."
         if not self.history:
             return "Nothing to compact yet."
-        if not isinstance(self.compactor, Compactor):
+        if not self.compactor.steerable:
             return f"/compact needs the tiered compactor; this session uses --compact {self.compact_mode}."
-        system, tools = self.baseline_tokens()
-        self.compactor.set_baseline(system + tools)
+        config, system, schemas = self.loop_config(), self.system_prompt(), self.tools.schemas()
         self.compactor.request_event("summary")
-        result = self.compactor.compact(self.history, call=self.state.calls + 1)
-        event = result.plan.event
+        # Planned for the next call's number and kept (the pending request is used up either way); what
+        # it keeps besides a drop is what that call would decide anyway.
+        planned = plan_call(self.compactor, self.provider, system, schemas, self.history, self.next_call, keep=True)
+        event = planned.plan.event
         if event is None or "drop" not in event.kinds:
-            self.compactor.calls -= 1
+            self.announce_next("/compact")
             return "Nothing to compact: the request holds only the newest round."
         summary: str | None = None
-        async for item in summarise(self.compactor, self.loop_config(), self.system_prompt(), self.tools.schemas(),
-                                    self.state.calls + 1, self.history, focus):
+        async for item in summarise(self.compactor, config, system, schemas, self.next_call, self.history, focus):
             if isinstance(item, ev.Usage):
                 self.usage_history.append(item)
             elif isinstance(item, ev.SummaryWritten):
                 summary = item.summary
+            if not isinstance(item, CompactResult):
+                self.emit(item)  # the summary call's usage and text are journaled like a turn's
         self.state.last_plan = None
-        told = "with a summary in the ledger" if summary else "without a summary (the summary call failed)"
+        self.announce_next("/compact")
+        told = "with a summary in the recap" if summary else "without a summary (the summary call failed)"
         return f"Compacted now, {told}: {event.line()}."
 
     @property
     def calibration(self) -> float:
         """Real tokens per estimated token, learned from usage (1.0 before any)."""
-        tokens = getattr(self.compactor, "tokens", None)
-        return tokens.ratio if tokens is not None else getattr(self.compactor, "calibration", 1.0)
+        return self.compactor.ratio
 
     def calibrated(self, estimated_tokens: int) -> int:
         """An estimate scaled by what the API reported (still an estimate: show it with ≈)."""
@@ -283,17 +299,7 @@ class Session:
 
     def next_request(self) -> "ModelRequest":
         """The request the next call would send (compacted), e.g. for an exact `count_tokens`."""
-        from tui_agent.core.messages import clean_message
-        from tui_agent.core.providers.base import ModelRequest
-
-        result = self.plan_call()
-        return ModelRequest(
-            model=self.provider.model,
-            system=self.system_prompt(),
-            messages=[clean_message(m) for m in result.messages],
-            tools=self.tools.schemas(),
-            max_tokens=self.provider.max_output_tokens,
-        )
+        return self.plan_call().request
 
     async def count_next_tokens(self) -> int | None:
         """Exact input tokens of the next call where the provider can count them (None otherwise)."""

@@ -16,55 +16,19 @@ face shows, and the valid rules are still applied.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.core.config_files import parse_json, read_text_capped
+from tui_agent.core.paths import config_dir
 from tui_agent.core.permissions import PermissionPolicy, Rule
 
 if TYPE_CHECKING:
     from tui_agent.core.trust import TrustItem
 
-CONFIG_ENV = "TUI_AGENT_CONFIG_DIR"
-DATA_ENV = "TUI_AGENT_DATA_DIR"
 SETTINGS_NAME = "settings.json"
 PROJECT_DIR = ".tui-agent"
-
-
-def config_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """The user-level config folder (settings, skills, themes, mcp.json): `$TUI_AGENT_CONFIG_DIR` or the
-    platform's. The one place that decides it, so tests that set the variable never touch the real home."""
-    override = (os.environ if environ is None else environ).get(CONFIG_ENV, "").strip()
-    if override:
-        return Path(override).expanduser()
-    import platformdirs  # lazy: only paid when settings are read
-
-    return Path(platformdirs.user_config_path("tui-agent"))
-
-
-def log_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Where logs go (the TUI's trace log, MCP servers' stderr): `$TUI_AGENT_CONFIG_DIR/logs` or the
-    platform's log dir. Files the user can `tail -f`; lines on the Textual screen would corrupt it."""
-    override = (os.environ if environ is None else environ).get(CONFIG_ENV, "").strip()
-    if override:
-        return Path(override).expanduser() / "logs"
-    import platformdirs
-
-    return Path(platformdirs.user_log_path("tui-agent"))
-
-
-def data_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Where session journals live: `$TUI_AGENT_DATA_DIR` or the platform's user data dir
-    (`platformdirs.user_data_path("tui-agent")`, e.g. `~/.local/share/tui-agent`). Data, not config:
-    a user may sync or wipe their config folder without losing their sessions, and vice versa."""
-    override = (os.environ if environ is None else environ).get(DATA_ENV, "").strip()
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_path("tui-agent"))
 
 
 def settings_files(workspace: Path) -> list[Path]:

@@ -67,7 +67,7 @@ def skill_roots(workspace: Path, user_dir: Path | None) -> list[tuple[Path, str]
 
 
 def default_user_dir() -> Path:
-    from tui_agent.core.settings import config_dir
+    from tui_agent.core.paths import config_dir
 
     return config_dir() / "skills"
 
@@ -161,7 +161,7 @@ def discover_skills(workspace: Path, user_dir: Path | None = None) -> tuple[list
 def _boundaries(root: Path, label: str, workspace: Path, user_dir: Path | None) -> list[Path]:
     """Where a root's SKILL.md files may live once symlinks are resolved."""
     if label == "user" and user_dir is not None:
-        from tui_agent.core.settings import config_dir
+        from tui_agent.core.paths import config_dir
 
         return [Path(user_dir).resolve(), config_dir().resolve()]
     return [Path(workspace).resolve()]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tui_agent.core.base_prompt import BASE_SYSTEM_PROMPT
 from tui_agent.core.project_context import ProjectContext
 from tui_agent.core.skills import catalog_for, catalog_text
 
@@ -33,8 +34,6 @@ def project_context_for(ctx: "ToolContext") -> ProjectContext:
 
 def build_system_prompt(session: "Session") -> str:
     """Base prompt + tool guidance + project instructions + skills catalog, separated by blank lines."""
-    from tui_agent.core.session import BASE_SYSTEM_PROMPT
-
     parts = [BASE_SYSTEM_PROMPT.format(workspace=session.workspace), TOOLS_GUIDANCE]
     loaded = project_context_for(session.ctx).get()
     if loaded is not None:

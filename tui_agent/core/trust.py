@@ -60,7 +60,7 @@ class TrustQuestion:
 
 
 def trust_path(environ: Mapping[str, str] | None = None) -> Path:
-    from tui_agent.core.settings import config_dir
+    from tui_agent.core.paths import config_dir
 
     return config_dir(environ) / TRUST_FILE
 

@@ -68,15 +68,17 @@ class HistoryIndex:
     _source: list[Message] | None = None
     _tool_names: dict[str, str] = field(default_factory=dict)
 
-    def sync(self, history: list[Message]) -> bool:
-        """Describe messages not seen yet; True when the history was replaced (e.g. `/clear`)."""
-        reset = history is not self._source or len(history) < len(self.rows)
+    def sync(self, history: list[Message], upto: int | None = None) -> bool:
+        """Describe messages not seen yet (of `history[:upto]`: replay shows a recorded history up to the
+        call it steps to, without cutting the list); True when the rows were rebuilt (e.g. `/clear`)."""
+        end = len(history) if upto is None else min(upto, len(history))
+        reset = history is not self._source or end < len(self.rows)
         if reset:
             self.rows = []
             self.total_tokens = self.max_tokens = 0
             self._tool_names = {}
             self._source = history
-        for i in range(len(self.rows), len(history)):
+        for i in range(len(self.rows), end):
             row = self._describe(i, history[i])
             self.rows.append(row)
             self.total_tokens += row.tokens

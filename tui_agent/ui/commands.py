@@ -15,7 +15,7 @@ from textual.app import InvalidThemeError
 from textual.app import SystemCommand
 
 if TYPE_CHECKING:
-    from tui_agent.ui.screens.main import MainScreen
+    from tui_agent.ui.host import CommandHost
 
 UI_COMMANDS: list[tuple[str, str]] = [
     ("/help", "List commands and keys"),
@@ -49,7 +49,7 @@ def help_text(items: list[tuple[str, str]], width: int) -> str:
     return "\n".join(lines)
 
 
-def command_list(screen: "MainScreen") -> list[tuple[str, str]]:
+def command_list(screen: "CommandHost") -> list[tuple[str, str]]:
     """UI commands first, then the engine's, as (usage, description)."""
     items = list(UI_COMMANDS)
     ui_names = {name.split(" ")[0] for name, _ in UI_COMMANDS}
@@ -60,7 +60,7 @@ def command_list(screen: "MainScreen") -> list[tuple[str, str]]:
     return items
 
 
-async def run_command(screen: "MainScreen", line: str) -> None:
+async def run_command(screen: "CommandHost", line: str) -> None:
     """Run one `/command args` line typed into the prompt (or chosen in the palette)."""
     app, chat, session = screen.app, screen.chat, screen.session
     name, _, args = line.strip().partition(" ")
@@ -102,15 +102,13 @@ async def run_command(screen: "MainScreen", line: str) -> None:
         if result is None:
             await chat.add_notice(f"Unknown command {name}. Type /help to see the commands.", "error")
             return
-        if not session.running:  # /compact and other engine commands may change the next request
-            screen.panel.show_next_call()
         if result.text:
             await chat.add_notice(result.text, result.level)
         if result.prompt:
             screen.start_turn(result.prompt, shown=result.shown, after=result.after)
 
 
-async def _switch_model(screen: "MainScreen", name: str) -> None:
+async def _switch_model(screen: "CommandHost", name: str) -> None:
     chat, session = screen.chat, screen.session
     if not name:
         await chat.add_notice(f"Model: {session.provider.model}. Use /model NAME to switch.")
@@ -127,7 +125,6 @@ async def _switch_model(screen: "MainScreen", name: str) -> None:
         return
     await session.switch_model(provider)
     screen.update_title()
-    screen.panel.show_next_call()
     from tui_agent.core.budget_check import session_budget_notices
 
     for notice in notices + session_budget_notices(session):
@@ -135,7 +132,7 @@ async def _switch_model(screen: "MainScreen", name: str) -> None:
     await chat.add_notice(f"Model: {provider.model} (context window {provider.context_window:,} tokens)")
 
 
-def palette_commands(screen: "MainScreen", themes: Iterable[str]) -> Iterable[SystemCommand]:
+def palette_commands(screen: "CommandHost", themes: Iterable[str]) -> Iterable[SystemCommand]:
     """The slash commands as command-palette entries; ones that need an argument prefill the prompt."""
     def run(line: str) -> Callable[[], None]:
         return lambda: screen.run_line(line)

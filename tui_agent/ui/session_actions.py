@@ -11,12 +11,12 @@ from tui_agent.core.messages import blocks, is_user_text, text_of
 
 if TYPE_CHECKING:
     from tui_agent.core.journal.reader import JournalLoad
-    from tui_agent.ui.screens.main import MainScreen
+    from tui_agent.ui.host import CommandHost
 
 SHOW_LAST = 30  # messages of a resumed conversation redrawn in the chat (the panel lists them all)
 
 
-async def open_resume_picker(screen: "MainScreen") -> None:
+async def open_resume_picker(screen: "CommandHost") -> None:
     from tui_agent.core.journal.store import list_sessions
     from tui_agent.ui.screens.resume_picker import ResumePicker
 
@@ -25,12 +25,12 @@ async def open_resume_picker(screen: "MainScreen") -> None:
     screen.app.push_screen(ResumePicker(sessions), callback=lambda info: _picked(screen, info))
 
 
-def _picked(screen: "MainScreen", info) -> None:
+def _picked(screen: "CommandHost", info) -> None:
     if info is not None:
         screen.run_worker(resume_path(screen, info.path), group="command")
 
 
-async def resume_path(screen: "MainScreen", path: Path) -> None:
+async def resume_path(screen: "CommandHost", path: Path) -> None:
     from tui_agent.core.journal import JournalError
     from tui_agent.core.journal.reader import read_journal
 
@@ -42,7 +42,7 @@ async def resume_path(screen: "MainScreen", path: Path) -> None:
     await resume_load(screen, load)
 
 
-async def resume_load(screen: "MainScreen", load: "JournalLoad") -> None:
+async def resume_load(screen: "CommandHost", load: "JournalLoad") -> None:
     """Stop any turn, switch to the session's model, restore it, and redraw chat and panel."""
     from tui_agent.core.journal.resume import reopen
 
@@ -63,7 +63,7 @@ async def resume_load(screen: "MainScreen", load: "JournalLoad") -> None:
     await show_restored(screen, restored + notices)
 
 
-async def show_restored(screen: "MainScreen", notices) -> None:
+async def show_restored(screen: "CommandHost", notices) -> None:
     """Draw the last messages of a restored history, replay its usage into the panel (cost, meter) and
     show the plan of the next call at once."""
     session, chat, panel = screen.session, screen.chat, screen.panel
@@ -91,11 +91,10 @@ async def show_restored(screen: "MainScreen", notices) -> None:
         await chat.add_notice(notice.text, notice.level)
     panel.sync_history()
     panel.replay_usage(session.usage_history)
-    panel.show_next_call()
     screen.update_title()
 
 
-async def export_session(screen: "MainScreen", target: str) -> None:
+async def export_session(screen: "CommandHost", target: str) -> None:
     """`/export [FILE]`: Markdown (or our JSONL when FILE ends in .jsonl) of the whole session."""
     from tui_agent.core.journal import JournalError
     from tui_agent.core.journal.export import export_jsonl, export_markdown, markdown_of
@@ -106,7 +105,7 @@ async def export_session(screen: "MainScreen", target: str) -> None:
     if not session.history:
         await chat.add_notice("Nothing to export yet: the conversation is empty.", "warning")
         return
-    from tui_agent.core.journal.paths import ensure_dir, exports_dir
+    from tui_agent.core.paths import ensure_dir, exports_dir
 
     journal = journal_of(session)
     if target:

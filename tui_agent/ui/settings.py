@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_agent.core.config_files import parse_json, read_text_capped
-from tui_agent.core.settings import config_dir, log_dir
+from tui_agent.core.paths import config_dir, log_dir
 
 __all__ = ["STATE_FILE", "UIState", "config_dir", "log_dir", "user_themes_dir"]
 

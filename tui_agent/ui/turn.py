@@ -75,7 +75,6 @@ class TurnRenderer:
                 elif reason in END_MESSAGES:
                     text, level = END_MESSAGES[reason]
                     await self.chat.add_notice(text, level)  # type: ignore[arg-type]
-                self.panel.show_next_call()
 
     async def close(self) -> None:
         """Stop the current Markdown stream, flushing what it holds (also on cancel, pitfall P4)."""

@@ -6,7 +6,7 @@
 - `compact_messages(messages, options)`: the legacy pure function, kept as it was.
 """
 
-from tui_agent.core.compaction.compactor import Compactor, newest_round_start
+from tui_agent.core.compaction.compactor import Compactor, Rerunnable, newest_round_start
 from tui_agent.core.compaction.legacy import (
     HARD_TOOL_RESULT_CHARS,
     TRUNCATION_NOTE,
@@ -28,6 +28,7 @@ from tui_agent.core.compaction.plan import (
     MessageOp,
 )
 from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.render import render
 from tui_agent.core.compaction.seed import SeedCompactor
 
@@ -35,19 +36,21 @@ MODES = ("v2", "v1", "seed", "off")
 
 
 def make_compactor(mode: str, context_window: int, max_output_tokens: int, *,
-                   policy: CompactPolicy | None = None, options: CompactOptions | None = None):
-    """The compactor for a strategy name: v2 (default), v1 (first landing), seed (the article), off."""
+                   policy: CompactPolicy | None = None, options: CompactOptions | None = None,
+                   rerunnable: Rerunnable | None = None) -> CompactorProtocol:
+    """The compactor for a strategy name: v2 (default), v1 (first landing), seed (the article), off.
+    `rerunnable` is the tools' own answer to "can this result be had again?" (`ToolRegistry.rerunnable`)."""
     from dataclasses import replace
 
     base = policy or CompactPolicy()
     base = replace(base, context_window=context_window, max_output_tokens=max_output_tokens)
     if mode == "off":
-        return Compactor(replace(base, enabled=False))
+        return Compactor(replace(base, enabled=False), rerunnable=rerunnable)
     if mode in ("v1", "seed"):
         return SeedCompactor(base, mode=mode, options=options)
     if mode != "v2":
         raise ValueError(f"unknown compaction mode {mode!r} (choose {', '.join(MODES)})")
-    return Compactor(base)
+    return Compactor(base, rerunnable=rerunnable)
 
 
 __all__ = [

@@ -18,7 +18,10 @@ History is never mutated; `render.render_message` builds each outbound message, 
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
 from typing import Any, Sequence
 
 from tui_agent.core import tokens as tk
@@ -40,10 +43,24 @@ from tui_agent.core.compaction.plan import (
 )
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.render import first_message_fix, ledger_message, render_message
-from tui_agent.core.messages import Message, blocks, is_user_text, result_text, tool_results, tool_uses
+from tui_agent.core.messages import (
+    Message,
+    blocks,
+    is_user_text,
+    protocol_errors,
+    result_text,
+    tool_results,
+    tool_uses,
+)
 
+Rerunnable = Callable[[str, Any], "bool | None"]  # (tool name, input) → the tool's answer, None if unknown
 HARD_KEEP_CHARS = 1000  # what the newest round is cut to when it alone does not fit the window
-MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and 5% of the request) to be worth its rewrite
+MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and MIN_GAIN_SHARE of the request) to be worth its rewrite
+MIN_GAIN_SHARE = 0.05
+FORCED_SHARE = 0.5  # /compact under the mark: the request gives up (at least) this share of itself
+TOO_LONG_SHARE = 0.5  # after "prompt is too long" the next event aims at most at this share of the window
+HEAD_SHARE = 0.5  # the kept head takes at most this share of what the low mark leaves after the baseline
+RECAP_GUESS_TOKENS = 300  # room planned for a recap not yet built (and for its growth when one exists)
 
 
 @dataclass
@@ -55,20 +72,32 @@ class _Facts:
     total: int = 0
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)  # tool_use id → (name, input)
     first: object = None  # identity of history[0], to notice a replaced history (/clear)
+    first_digest: str = ""  # its content's digest, to notice a state saved over another history
 
 
 class Compactor:
-    """`compact(history)` → `CompactResult(messages, plan)`; `observe_usage(real_input_tokens)` after a call."""
+    """`compact(history, call)` → `CompactResult(messages, plan)`; `observe_usage(real_input_tokens)` after a
+    call. Implements `CompactorProtocol` as mode "v2" (or "off" when the policy disables compaction).
 
-    def __init__(self, policy: CompactPolicy | None = None, baseline_tokens: int = 0) -> None:
+    The call number is the caller's; `calls` is only the number of the last planned call, so that
+    `compact(history)` without one (the public contract) names the next call after it."""
+
+    def __init__(self, policy: CompactPolicy | None = None, baseline_tokens: int = 0, *,
+                 rerunnable: Rerunnable | None = None) -> None:
         self.policy = policy or CompactPolicy()
+        # the tools' own answer (`ToolRegistry.rerunnable`); the policy's name table when it has none
+        self.tool_rerunnable = rerunnable
         self.enabled = self.policy.is_enabled()
+        self.mode = "v2" if self.enabled else "off"
+        self.steerable = self.enabled  # pins, excludes, expands and /compact change what v2 sends
         self.tokens = TokenLedger(baseline_tokens)
-        self.calls = 0
+        self.calls = 0  # the number of the last planned call (the caller's number when it gave one)
         self.summary_failures = 0
         self.pins: set[int] = set()
         self.excluded: set[int] = set()
-        self.expanded: set[tuple[int, int]] = set()
+        self.expanded: set[int] = set()  # messages whose results go out whole
+        self._why = ""  # why the current event drops (the row reason it records)
+        self._reactive_target: int | None = None  # the lower mark a "prompt is too long" asks of the next event
         self._reset()
 
     # -- state ----------------------------------------------------------------------------------
@@ -98,6 +127,10 @@ class Compactor:
         self._skip: set[int] = set()  # excluded messages and their partners (what is really left out)
         self._last_event: CompactEvent | None = None
         self._dropped_reason = ""
+        self._drop_reasons: list[tuple[int, int, str]] = []  # (from, until, why): each drop's own reason
+        self._sent_before: frozenset[int] = frozenset()  # history indices the previous request sent
+        self._last_cached = 0  # the cached prefix (in messages) of the last plan
+        self._before_event: list[Message] | None = None  # the request before the last event (summary call)
         self.tokens.clear()
         self._n = 0
 
@@ -125,8 +158,7 @@ class Compactor:
 
     def expand(self, index: int, on: bool = True) -> None:
         """Send message `index`'s cut or masked results whole in the next request."""
-        for j in range(64):
-            (self.expanded.add if on else self.expanded.discard)((index, j))
+        (self.expanded.add if on else self.expanded.discard)(index)
         if on:
             self._uncut(index)
         self._user_change("expand")
@@ -164,14 +196,14 @@ class Compactor:
 
     # -- the call -------------------------------------------------------------------------------
     def compact(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
-        """Plan the request for a call with `history` as it is now; never mutates `history`."""
-        self.calls += 1
-        call = call if call is not None else self.calls
+        """Plan the request for call `call` with `history` as it is now; never mutates `history`."""
+        call = call if call is not None else self.calls + 1
+        self.calls = call
         kinds: list[EventKind] = []
         self._touched_now = set()
-        if self._replaced(history):
-            self._reset()
-            kinds.append("reset")
+        if self._replaced(history):  # /clear: a new conversation (no compaction event: nothing was compacted)
+            self._forget(self.tokens.export())
+            self.calls = call
         prev_out = len(self._out)
         first_change = prev_out
         self._sync(history)
@@ -184,13 +216,18 @@ class Compactor:
             if self._drop_until > self._drop_from:  # pins bring messages back, excludes leave the ledger
                 self._kept_in_drop = self._islands(history, self._drop_until)
                 self._build_ledger(history, call)
-        kinds += self._pending
-        forced = any(kind in self._pending for kind in ("drop", "summary", "reactive"))
+        pending = self._pending
+        asked = any(kind in pending for kind in ("drop", "summary"))  # /compact
+        forced = asked or "reactive" in pending  # or "prompt is too long"
+        kinds += [kind for kind in dict.fromkeys(pending) if kind not in ("drop", "summary")]
         self._pending = []
         # new messages join the request
         for i in range(self._n, n):
             self._append(history, i)
         self._n = n
+        # what an append-only request would send now (the previous one and the new messages): the loss
+        # report of an event at this call is its diff
+        self._sent_before = frozenset(self._pos)
         before = self.tokens.estimate()
         # tier 2: cut what the model has read
         if self.policy.cut_on_read:
@@ -202,17 +239,24 @@ class Compactor:
         if self._dirty:
             event_reason = "your pins, excludes or expands"
         if self.tokens.estimate() - self._transient(history, newest) > self.policy.high_tokens or forced:
-            event_reason = (f"over the {fmt_tokens(self.policy.high_tokens)} high-water mark" if not forced
-                            else "you asked to compact now")
+            if asked:
+                event_reason, self._why = "you asked to compact now", "you asked"
+            elif forced:
+                event_reason = self._why = "the API said the prompt is too long"
+            else:
+                event_reason = f"over the {fmt_tokens(self.policy.high_tokens)} high-water mark"
+                self._why = f"over the {fmt_tokens(self.policy.high_tokens)} mark"
             target = self.policy.low_tokens
             if forced:  # asked for now: even a small request gives up its older half
-                target = min(target, int(self.tokens.estimate() / 2))
+                target = min(target, int(self.tokens.estimate() * FORCED_SHARE))
             self._event_first_change = first_change
             kinds += self._event(history, newest, call, target)
             first_change = min(first_change, self._event_first_change)
+            if asked and "drop" in kinds and "summary" in pending:
+                kinds.append("summary")  # /compact asks for the summary of what it dropped
         if self.tokens.estimate() > self.policy.effective_window:
             kinds += self._emergency(history, newest, call)
-            event_reason = event_reason or f"over the {fmt_tokens(self.policy.effective_window)} window"
+            event_reason = event_reason or f"over the {self._budget_words()}"
         if self._dirty:
             first_change = min(first_change, self._rebuild(history))
         event = None
@@ -221,8 +265,8 @@ class Compactor:
             event = self._make_event(history, call, kinds, event_reason or "already read", before, after)
         return self._result(history, call, event, first_change)
 
-    def preview(self, history: Sequence[Message]) -> CompactResult:
-        """What `compact(history)` would send, without keeping any decision (the panel's next call)."""
+    def preview(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
+        """What `compact(history, call)` would send, without keeping any decision (the panel's next call)."""
         twin = copy.copy(self)
         twin.tokens = copy.deepcopy(self.tokens)
         twin._cuts = {k: dict(v) for k, v in self._cuts.items()}
@@ -236,7 +280,7 @@ class Compactor:
                              dict(self._facts.calls), self._facts.first)
         twin.pins, twin.excluded, twin.expanded = set(self.pins), set(self.excluded), set(self.expanded)
         twin._skip = set(self._skip)
-        return twin.compact(history, call=self.calls + 1)
+        return twin.compact(history, call=call)
 
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
         """The API said "prompt is too long": learn the real size, and compact to a lower mark next call."""
@@ -246,18 +290,23 @@ class Compactor:
             # the model's real window is smaller than we were told: the marks follow it from now on
             self.policy = replace(self.policy, context_window=limit)
         self._pending.append("reactive")
-        self._reactive_target = int(min(self.policy.low_tokens, (limit or self.policy.context_window) * 0.5))
+        self._reactive_target = int(min(self.policy.low_tokens, (limit or self.policy.context_window) * TOO_LONG_SHARE))
 
     # -- summary tier ---------------------------------------------------------------------------
     def summary_span(self, history: Sequence[Message]) -> list[Message]:
         """The dropped messages the summary should cover (empty when nothing is dropped)."""
         return [history[i] for i in range(self._drop_from, self._drop_until) if i not in self._kept_in_drop]
 
+    @property
+    def ratio(self) -> float:
+        """Real tokens per estimated token, learned from usage (1.0 before any)."""
+        return self.tokens.ratio
+
     def attach_summary(self, history: Sequence[Message], text: str | None, call: int | None = None) -> CompactResult:
         """Put the model's summary of the dropped span into the ledger (None: the summary call failed)."""
         call = call if call is not None else self.calls
         previous = self._last_event
-        cached = getattr(self, "_last_cached", len(self._out))
+        cached = min(self._last_cached, len(self._out))
         if not text:
             self.summary_failures += 1
             return self._result(history, call, previous, cached)
@@ -275,7 +324,7 @@ class Compactor:
     def summary_context(self) -> tuple[list[Message], int]:
         """(the request as it stood before the last event, how many messages that event dropped)."""
         dropped = self._last_event.dropped if self._last_event is not None else 0
-        return list(getattr(self, "_before_event", None) or self._out), dropped
+        return list(self._before_event or self._out), dropped
 
     @property
     def summary_enabled(self) -> bool:
@@ -291,6 +340,7 @@ class Compactor:
         facts = self._facts
         if history and facts.first is None:
             facts.first = history[0]
+            facts.first_digest = digest(history[0])
         for i in range(len(facts.estimates), len(history)):
             message = history[i]
             estimate = tk.message_tokens(message)
@@ -410,7 +460,7 @@ class Compactor:
             content = blocks(message)
             new_content: bool | None = None
             for j, block in enumerate(content):
-                if block.get("type") != "tool_result" or (i, j) in self.expanded or j in self._cuts.get(i, {}):
+                if block.get("type") != "tool_result" or i in self.expanded or j in self._cuts.get(i, {}):
                     continue
                 if len(result_text(block)) <= limit:
                     continue
@@ -450,10 +500,10 @@ class Compactor:
             current = blocks(self._render(history, i))
             new_content: bool | None = None
             for j, block in enumerate(blocks(message)):
-                if block.get("type") != "tool_result" or (i, j) in self.expanded or j in self._masks.get(i, {}):
+                if block.get("type") != "tool_result" or i in self.expanded or j in self._masks.get(i, {}):
                     continue
                 name, tool_input = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))
-                if not self.policy.rerunnable(name, tool_input):
+                if not self._rerunnable(name, tool_input):
                     continue
                 now = len(result_text(current[j]))
                 original = len(result_text(block))
@@ -470,23 +520,38 @@ class Compactor:
                 self._replace(history, i, self._render_decided(history, i))
         return masked
 
+    def _budget_words(self) -> str:
+        """What "the window" means here: the room left for the request once the output is reserved."""
+        policy = self.policy
+        return (f"{fmt_tokens(policy.effective_window)} budget ({fmt_tokens(policy.context_window)} window − "
+                f"{fmt_tokens(policy.context_window - policy.effective_window)} output reserve)")
+
+    def _rerunnable(self, name: str, tool_input: object) -> bool:
+        """Can this result be had again? The tool answers for itself; a transcript's names use the table."""
+        answer = self.tool_rerunnable(name, tool_input) if self.tool_rerunnable is not None else None
+        return self.policy.rerunnable(name, tool_input) if answer is None else answer
+
     def _event(self, history: Sequence[Message], newest: int, call: int, target: int) -> list[EventKind]:
         """Tiers 3 and 4 at once (one cache break): mask old results, then drop down to `target`."""
-        reactive = getattr(self, "_reactive_target", None)
+        reactive = self._reactive_target
         if reactive is not None:
             target = min(target, reactive)
             self._reactive_target = None
         kinds: list[EventKind] = []
         self._before_event = list(self._out)  # what the summary call sends (the previous call's prefix)
-        if self.policy.drop and self._drop_until <= self._drop_from:
-            self._drop_from = self._choose_head(history, newest, target)
+        head_before = self._drop_from
+        first_drop = self._drop_until <= self._drop_from
+        if self.policy.drop and first_drop:
+            self._drop_from = self._choose_head(history, newest, target)  # tentative: kept only with a drop
         if self.policy.mask and self._mask_old(history, call, newest):
             kinds.append("mask")
         if self.policy.drop and self.tokens.estimate() - self._transient(history, newest) > target:
             until = self._choose_drop(history, newest, target)
             if until > max(self._drop_until, self._drop_from) and self._worth_dropping(history, until):
-                self._set_drop(history, until, call, f"over the {fmt_tokens(self.policy.high_tokens)} mark")
+                self._set_drop(history, until, call, self._why)
                 kinds.append("drop")
+        if first_drop and "drop" not in kinds:
+            self._drop_from = head_before  # no drop: no head either (else the head went out twice)
         self._dirty = True
         self._event_first_change = self._rebuild(history)  # compact() reads it: the cached prefix ends there
         return kinds
@@ -499,15 +564,19 @@ class Compactor:
         chars = 0
         for i in range(newest, len(history)):
             for j, block in enumerate(blocks(history[i])):
-                if block.get("type") == "tool_result" and (i, j) not in self.expanded:
+                if block.get("type") == "tool_result" and i not in self.expanded:
                     size = len(result_text(block))
                     if size > self.policy.cut_chars:
                         chars += size - self.policy.cut_keep_chars
         return self.tokens.size_of(tk.tokens_for_chars(chars))
 
     def _worth_dropping(self, history: Sequence[Message], until: int) -> bool:
-        """A drop rewrites the whole request after it: only worth it when it frees more than the ledger
-        that replaces the dropped messages takes (a drop that grows the request is no drop)."""
+        """A drop rewrites the whole request after it: only worth it when it frees clearly more than the
+        ledger that replaces the dropped messages takes (a drop that grows the request is no drop)."""
+        return self._gain(history, until) > max(MIN_GAIN_TOKENS, MIN_GAIN_SHARE * self.tokens.estimate())
+
+    def _gain(self, history: Sequence[Message], until: int) -> float:
+        """Tokens a drop up to `until` frees, less what its recap adds."""
         floor = max(self._drop_until, self._drop_from)
         freed = sum(self.tokens.size(self._units[pos]) for pos, i in enumerate(self._out_idx) if floor <= i < until)
         ledger, _ = build_ledger(self._facts.messages, until, self._islands(history, until),
@@ -515,26 +584,34 @@ class Compactor:
                                  prompt_max_chars=self.policy.ledger_prompt_max_chars, call=0,
                                  start=self._drop_from, excluded=frozenset(self._skip))
         grows = self.tokens.size_of(ledger.tokens) - (self.tokens.size_of(self._ledger.tokens) if self._ledger else 0)
-        return freed - grows > max(MIN_GAIN_TOKENS, 0.05 * self.tokens.estimate())
+        return freed - grows
 
-    def _set_drop(self, history: Sequence[Message], until: int, call: int, why: str) -> None:
-        self._drop_until = until
-        self._dropped_reason = f"dropped at call {call} ({why})"
+    def _set_drop(self, history: Sequence[Message], until: int, call: int, why: str, start: int | None = None) -> None:
+        """Drop up to `until` (and from `start` when the head goes too); the messages that leave now keep
+        this event's reason for good (a later event never rewrites why an earlier one dropped a row)."""
+        old_from, old_until = self._drop_from, self._drop_until
+        new_from = old_from if start is None else start
+        reason = f"dropped at call {call} ({why})"
+        spans = [(new_from, until)] if old_until <= old_from else [(new_from, old_from), (old_until, until)]
+        self._drop_reasons += [(lo, hi, reason) for lo, hi in spans if hi > lo]
+        self._drop_from, self._drop_until = new_from, until
+        self._dropped_reason = reason
         self._kept_in_drop = self._islands(history, until)
         self._build_ledger(history, call)
         self._prune_dropped()
 
     def _islands(self, history: Sequence[Message], until: int) -> frozenset[int]:
-        """Pinned messages in the dropped span, with the partners they cannot be sent without."""
+        """Pinned messages in the dropped span, with the partners they cannot be sent without; a pinned
+        prompt travels with its answer (never sent directly before the answer to another prompt)."""
         return frozenset(k for i in self.pins if self._drop_from <= i < until
-                         for k in exchange(history, i) if self._drop_from <= k < until)
+                         for k in pinned_with(history, i) if self._drop_from <= k < until)
 
     def _choose_head(self, history: Sequence[Message], newest: int, target: int) -> int:
         """The start of the conversation that stays first in every request (and so in the cache): the
         largest assistant-message boundary within `keep_head` tokens, and within half of what the
         low-water mark leaves after the baseline (the rest is for the ledger and the recent tail), never
         into the newest round."""
-        budget = min(float(self.policy.head_tokens), 0.5 * (target - self.tokens.baseline))
+        budget = min(float(self.policy.head_tokens), HEAD_SHARE * (target - self.tokens.baseline))
         if budget <= 0:
             return 0
         total = 0.0
@@ -560,7 +637,7 @@ class Compactor:
         `target`; at worst the newest round's own assistant message."""
         floor = max(self._drop_until, self._drop_from)
         fixed = self.tokens.baseline + self._head_size() - self._transient(history, newest)
-        fixed += self.tokens.size_of(self._ledger.tokens if self._ledger else 300) + 300
+        fixed += self.tokens.size_of(self._ledger.tokens if self._ledger else RECAP_GUESS_TOKENS) + RECAP_GUESS_TOKENS
         suffix = 0.0
         best = None
         for pos in range(len(self._out) - 1, -1, -1):
@@ -583,20 +660,19 @@ class Compactor:
         kinds: list[EventKind] = []
         floor = max(self._drop_until, self._drop_from)
         until = _last_assistant_before(history, newest + 1, floor)
-        if until > floor:
+        if until > floor and self._gain(history, until) > 0:  # never a drop that frees less than its recap
             self._set_drop(history, until, call, "the window was full")
             kinds.append("drop")
             self._rebuild(history)
         if self.tokens.estimate() > self.policy.effective_window and self._drop_from:
-            self._drop_from = 0  # even the head must go
-            self._set_drop(history, until, call, "the window was full")
+            self._set_drop(history, until, call, "the window was full", start=0)  # even the head must go
             kinds.append("drop")
             self._rebuild(history)
         if self.tokens.estimate() > self.policy.effective_window:
             for i in range(newest, len(history)):
                 touched = False
                 for j, block in enumerate(blocks(history[i])):
-                    if block.get("type") != "tool_result" or (i, j) in self.expanded:
+                    if block.get("type") != "tool_result" or i in self.expanded:
                         continue
                     name = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))[0]
                     cut = cut_block(block, HARD_KEEP_CHARS, name)
@@ -648,18 +724,13 @@ class Compactor:
         left: tuple[int, ...] = ()
         loss = LossReport()
         if "drop" in unique or "mask" in unique or "exclude" in unique:
-            previous = self._last_event
-            start = 0
-            if previous is not None and previous.loss.left_request:
-                start = previous.loss.left_request[-1] + 1
-            start = max(start, self._drop_from)
-            left = tuple(i for i in range(start, self._drop_until) if i not in self._kept_in_drop)
-            gone = [i for i in range(self._drop_from, self._drop_until) if i not in self._kept_in_drop]
-            gone += [i for i in self._masks if i >= self._drop_until]
-            gone += [i for i in self._skip if i < len(history)]
-            prompts, paths = missing_from(lambda: request_text(self._out), self._facts.messages, sorted(set(gone)),
-                                          self.policy.ledger_prompt_max_chars, self._ledger)
+            # this event's own loss: what the previous request sent and this one does not (its diff), and
+            # what of that (or of the results masked now) appears neither in the request nor in the recap
+            left = tuple(sorted(i for i in self._sent_before if i not in self._pos))
             masked_idx = tuple(sorted(i for i, per in self._masks.items() if any(m.call == call for m in per.values())))
+            prompts, paths = missing_from(lambda: request_text(self._out), self._facts.messages,
+                                          sorted(set(left) | set(masked_idx)), self.policy.ledger_prompt_max_chars,
+                                          self._ledger)
             loss = LossReport(left, masked_idx, prompts, paths)
         ledger = self._ledger
         event = CompactEvent(
@@ -710,7 +781,7 @@ class Compactor:
             estimated_tokens=est, high_tokens=self.policy.high_tokens, low_tokens=self.policy.low_tokens,
             budget_tokens=self.policy.effective_window, over_budget=est > self.policy.effective_window,
             event=event, last_event=self._last_event, cached_messages=first_change,
-            dropped_reason=self._dropped_reason,
+            dropped_reason=self._dropped_reason, drop_reasons=tuple(self._drop_reasons),
             summary_requested=bool(event and "drop" in event.kinds
                                    and (self.summary_enabled or "summary" in event.kinds)),
         )
@@ -723,6 +794,7 @@ class Compactor:
             "version": 1,
             "calls": self.calls,
             "history_len": self._n,
+            "first": self._facts.first_digest,
             "cuts": [[c.message_index, c.block_index, c.tool_use_id, c.tool_name, c.original_chars, c.kept_chars,
                       c.call, c.hard] for per in self._cuts.values() for c in per.values()],
             "masks": [[m.message_index, m.block_index, m.call] for per in self._masks.values() for m in per.values()],
@@ -733,21 +805,62 @@ class Compactor:
             "summary": self._ledger.summary if self._ledger else None,
             "cut_scan": self._cut_scan,
             "pins": sorted(self.pins), "excluded": sorted(self.excluded), "skip": sorted(self._skip),
-            "expanded": sorted([list(x) for x in self.expanded]),
+            "expanded": sorted(self.expanded),
             "dropped_reason": self._dropped_reason,
+            "drop_reasons": [list(span) for span in self._drop_reasons],
             "summary_failures": self.summary_failures,
             "tokens": self.tokens.export(),
             "variant": [[i, v] for i, v in sorted(self._variant.items())],
+            # what the next call is still to do (a pin, /compact or too_long since the last call)
+            "pending": list(self._pending), "dirty": self._dirty, "reactive_target": self._reactive_target,
         }
 
-    def import_state(self, history: Sequence[Message], state: dict) -> None:
+    def import_state(self, history: Sequence[Message], state: Mapping[str, Any]) -> str | None:
         """Rebuild the decisions of `export_state` over the same history: the next request is the one the
-        old process would have sent (byte for byte)."""
+        old process would have sent (byte for byte). None when restored; a one-line warning when the state
+        is refused (malformed, stale or forged: it would render an invalid request), and then the
+        compactor plans from the history as a fresh one would. Never raises."""
+        tokens = self.tokens.export()
+        try:
+            self._import(history, state)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
+            self._forget(tokens)
+            return f"The saved compaction state is unreadable ({type(error).__name__}: {error}); planned from the history."
+        problems = self._invalid_import()
+        if problems:
+            self._forget(tokens)
+            return f"The saved compaction state would send an invalid request ({problems}); planned from the history."
+        return None
+
+    def _forget(self, tokens: dict) -> None:
+        """Back to a fresh compactor's decisions; the estimator as it was before the refused import."""
+        self.calls = 0
+        self.summary_failures = 0
+        self.pins, self.excluded, self.expanded = set(), set(), set()
         self._reset()
+        self.tokens.restore(tokens)
+
+    def _invalid_import(self) -> str:
+        """Why the restored request so far is not one the API accepts ("" when it is)."""
+        if not self._out:
+            return ""
+        errors = protocol_errors(self._out, allow_pending=True)
+        errors += [f"message {p}: empty content" for p, m in enumerate(self._out) if m.get("content") in ([], "")]
+        return "; ".join(errors[:2])
+
+    def _import(self, history: Sequence[Message], state: Mapping[str, Any]) -> None:
+        self._reset()
+        if history and state.get("first", "") not in ("", digest(history[0])):
+            # saved over a history since replaced (/clear): what the old compactor does at its next call
+            self.tokens.restore(state.get("tokens", {}))
+            self.tokens.clear()
+            self.calls = int(state.get("calls", 0))
+            return
         self.calls = int(state.get("calls", 0))
         self.pins = set(state.get("pins", []))
         self.excluded = set(state.get("excluded", []))
-        self.expanded = {tuple(x) for x in state.get("expanded", [])}  # type: ignore[misc]
+        # message indices (an older journal saved (message, block) pairs: the message is what was expanded)
+        self.expanded = {int(x[0]) if isinstance(x, list) else int(x) for x in state.get("expanded", [])}
         self._skip = set(state.get("skip", []))
         self.summary_failures = int(state.get("summary_failures", 0))
         n = min(int(state.get("history_len", 0)), len(history))
@@ -775,7 +888,8 @@ class Compactor:
         self._drop_from = min(int(state.get("drop_from", 0)), n)
         self._drop_until = min(int(state.get("drop_until", 0)), n)
         self._kept_in_drop = frozenset(state.get("kept_in_drop", []))
-        self._dropped_reason = state.get("dropped_reason", "")
+        self._dropped_reason = str(state.get("dropped_reason", ""))
+        self._drop_reasons = [(int(lo), int(hi), str(why)) for lo, hi, why in state.get("drop_reasons", [])]
         if self._drop_until > self._drop_from:
             self._build_ledger(history, state.get("ledger_call") or 0, summary=state.get("summary"))
         self._cut_scan = int(state.get("cut_scan", 0))
@@ -783,6 +897,15 @@ class Compactor:
         self._variant = {int(i): int(v) for i, v in state.get("variant", [])}
         self._rebuild(history[:n])
         self.tokens.restore(state.get("tokens", {}))
+        self._pending = [str(kind) for kind in state.get("pending", [])]
+        self._dirty = bool(state.get("dirty", False))
+        target = state.get("reactive_target")
+        self._reactive_target = None if target is None else int(target)
+
+
+def digest(message: Message) -> str:
+    """A short digest of one message's content (tells one history's first message from another's)."""
+    return hashlib.sha1(json.dumps(message, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def newest_round_start(history: Sequence[Message]) -> int:
@@ -806,6 +929,21 @@ def exchange(history: Sequence[Message], i: int) -> set[int]:
         out.add(i - 1)
     elif message.get("role") == "assistant" and i + 1 < len(history) and is_user_text(history[i + 1]):
         out.add(i + 1)
+    return out
+
+
+def pinned_with(history: Sequence[Message], i: int) -> set[int]:
+    """What a pin on message i keeps: its exchange, and for a prompt the turn up to its answer (the first
+    assistant message after it that calls no tool), so the pair is never split by a drop."""
+    out = exchange(history, i)
+    if not is_user_text(history[i]):
+        return out
+    for k in range(i + 1, len(history)):
+        if is_user_text(history[k]):
+            break
+        out.add(k)
+        if history[k].get("role") == "assistant" and not tool_uses(history[k]):
+            break
     return out
 
 

@@ -173,7 +173,7 @@ class CompactPlan:
     masks: Mapping[int, tuple[BlockMask, ...]] = field(default_factory=dict)
     pins: frozenset[int] = frozenset()
     excluded: frozenset[int] = frozenset()
-    expanded: frozenset[tuple[int, int]] = frozenset()
+    expanded: frozenset[int] = frozenset()  # messages whose results go out whole
     protected_from: int = 0
     protected_indices: tuple[int, ...] | None = None  # v1/seed: exactly the protected rounds' results
     ledger: Ledger | None = None
@@ -191,7 +191,8 @@ class CompactPlan:
     event: CompactEvent | None = None
     last_event: CompactEvent | None = None  # the newest event up to this call (this one's, or earlier)
     cached_messages: int = 0  # leading outbound messages identical to the previous request's
-    dropped_reason: str = ""
+    dropped_reason: str = ""  # the newest drop's reason (v1/seed: the only one)
+    drop_reasons: tuple[tuple[int, int, str], ...] = ()  # (from, until, why) of each drop, oldest first
     summary_requested: bool = False
 
     # -- per message --------------------------------------------------------------------------
@@ -218,9 +219,10 @@ class CompactPlan:
         if index in self.pins:
             return MessageOp(index, "pinned", "pinned by you: always sent verbatim")
         if not self.is_sent(index):
+            why = self.drop_reason(index)
             if self.ledger is not None and self.ledger.summary:
-                return MessageOp(index, "summarised", f"{self.dropped_reason}; the summary in the ledger covers it")
-            return MessageOp(index, "dropped", f"{self.dropped_reason}; the ledger keeps its prompts and file paths")
+                return MessageOp(index, "summarised", f"{why}; the summary in the ledger covers it")
+            return MessageOp(index, "dropped", f"{why}; the ledger keeps its prompts and file paths")
         if index in self.masks:
             return MessageOp(index, "masked", self.masks[index][0].reason)
         if index in self.cuts:
@@ -228,6 +230,10 @@ class CompactPlan:
         if index >= self.protected_from:
             return MessageOp(index, "kept", "newest round: sent whole (the model has not read it yet)")
         return MessageOp(index, "kept", "sent whole")
+
+    def drop_reason(self, index: int) -> str:
+        """Why message `index` left: the reason of the event that dropped it (the first span holding it)."""
+        return next((why for lo, hi, why in self.drop_reasons if lo <= index < hi), self.dropped_reason)
 
     # -- totals ---------------------------------------------------------------------------------
     @property

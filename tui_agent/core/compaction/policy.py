@@ -10,18 +10,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from tui_agent.core.tools.readonly import is_read_only_command
+
 # Tools whose results can be fetched again by calling them again: masking their old output loses
 # nothing the model cannot get back (the placeholder says how).
 RERUNNABLE_TOOLS = frozenset({
     "Read", "Grep", "Glob", "LS", "NotebookRead", "WebFetch", "WebSearch", "ToolSearch",
 })
-# First words of Bash commands that only look at things (a transcript's Bash calls carry no read-only
-# flag; our own Bash tool answers for itself through `CompactPolicy.rerunnable`).
-READ_ONLY_COMMANDS = frozenset({
-    "ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "pwd", "tree", "file", "stat", "du", "df",
-    "which", "echo", "sed", "awk", "sort", "uniq", "diff", "cut", "jq", "printenv", "date",
-})
-READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "branch", "blame", "ls-files", "grep", "rev-parse"})
+# Which Bash commands only look at things lives with the tools (`tools/readonly.py`); the table here is
+# only for transcripts and tools that do not answer for themselves (`CompactPolicy.rerunnable`).
 
 
 def _fraction_or_tokens(value: float, room: int) -> int:
@@ -92,17 +89,3 @@ class CompactPolicy:
         if name == "Bash" and isinstance(tool_input, dict):
             return is_read_only_command(tool_input.get("command"))
         return name.startswith("mcp__") and name.rsplit("__", 1)[-1].startswith(("get", "list", "read", "search"))
-
-
-def is_read_only_command(command: object) -> bool:
-    """A conservative check: one simple command whose program only looks at things."""
-    if not isinstance(command, str) or not command.strip():
-        return False
-    if any(mark in command for mark in (">", ";", "&", "|", "`", "$(")):
-        return False
-    words = command.split()
-    if words[0] == "git":
-        return len(words) > 1 and words[1] in READ_ONLY_GIT
-    if words[0] == "sed":
-        return not any(w.startswith("-i") or w == "--in-place" for w in words)
-    return words[0] in READ_ONLY_COMMANDS

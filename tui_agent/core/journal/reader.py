@@ -57,7 +57,6 @@ class JournalLoad:
     calibration: float = 1.0
     compaction_state: dict[str, Any] | None = None
     compaction_mode: str | None = None
-    cache_prefix: list[str] = field(default_factory=list)
     cleared_to: str | None = None  # /clear continued the conversation in this session
     last_activity: str = ""
     warnings: list[str] = field(default_factory=list)
@@ -133,15 +132,16 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
                                      opt_str(record.get("event")), opt_str(record.get("summary"))))
         load.calls_made = max(load.calls_made, load.calls[-1].call)
     elif kind == rec.USAGE:
+        purpose = "summary" if record.get("purpose") == "summary" else "call"
         usage = ev.Usage(as_int(record["call"]), as_int(record["input_tokens"]), as_int(record["output_tokens"]),
                          as_int(record.get("cache_creation_input_tokens", 0)),
-                         as_int(record.get("cache_read_input_tokens", 0)))
+                         as_int(record.get("cache_read_input_tokens", 0)), purpose)
         calibration = as_float(record.get("calibration", load.calibration))
         cost = opt_float(record.get("cost_usd"))
         load.usage.append(usage)
         load.calibration = calibration
         load.calls_made = max(load.calls_made, as_int(record.get("calls", usage.call)))
-        for call in reversed(load.calls):
+        for call in reversed(load.calls) if purpose == "call" else ():  # a summary's usage is no call's
             if call.call == usage.call:
                 call.usage, call.cost_usd = usage, cost
                 break
@@ -150,11 +150,6 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
             raise ValueError("state is not an object")
         load.compaction_state = record["state"]
         load.compaction_mode = record.get("mode")
-    elif kind == rec.CACHE_PREFIX:
-        kept, add = as_int(record["kept"]), record["add"]
-        if not isinstance(add, list):
-            raise ValueError("add is not a list")
-        load.cache_prefix = load.cache_prefix[:kept] + [str(d) for d in add]
     elif kind == rec.PERMISSION:
         load.permissions.append({"id": str(record["id"]), "tool": str(record["tool"]),
                                  "decision": str(record["decision"])})
@@ -162,8 +157,10 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         load.model, load.provider = str(record["model"]), str(record.get("provider", load.provider))
     elif kind == rec.CLEARED:
         load.cleared_to = str(record["next"])
-    elif kind in (rec.RESUMED, rec.COMPACTION_CHANGE):
-        pass  # markers for people and replay; the state that matters is in compaction_state
+    elif kind in (rec.RESUMED, rec.COMPACTION_CHANGE, rec.LEGACY_CACHE_PREFIX):
+        # markers for people and replay; the state that matters is in compaction_state (the cache prefix
+        # older versions recorded is the plan's own now: such lines are read past)
+        pass
     else:
         raise ValueError(f"unknown record type {kind!r}")
 

@@ -1,9 +1,9 @@
 """Put a read journal back into a Session and keep journaling it.
 
 The restored session continues exactly where the old one was: the same history, usage and call counter,
-the compactor's sticky decisions (with its calibration of estimates to real tokens) and the provider's
-remembered cache prefix, so the first request after a resume is the request the old process would have
-sent next.
+and the compactor's sticky decisions (with its calibration of estimates to real tokens; the cached
+prefix is part of the plan), so the first request after a resume is the request the old process would
+have sent next.
 
 A crash can leave the history one message short of valid: a `kill -9` while a tool ran leaves a tool_use
 with no result. That call is answered with a synthetic error result (the in-flight message is the one
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
 from tui_agent.core import events as ev
-from tui_agent.core.journal.compaction_glue import import_compaction_state
-from tui_agent.core.journal.paths import is_own_journal
+from tui_agent.core.journal.compaction_record import import_compaction_state
+from tui_agent.core.paths import is_own_journal
 from tui_agent.core.journal.reader import JournalLoad
 from tui_agent.core.journal.records import new_session_id
 from tui_agent.core.journal.writer import Journal, JournalLocked, start_journal
@@ -63,9 +63,6 @@ def restore(session: "Session", load: JournalLoad) -> Restored:
     warning = import_compaction_state(session, load.compaction_state, load.compaction_mode)
     if warning:
         result.notices.append(ev.Notice(warning, "warning"))
-    restore_prefix = getattr(session.provider, "restore_cache_prefix", None)
-    if callable(restore_prefix) and session.model == load.model and not result.fork:
-        restore_prefix(load.cache_prefix)
     for text in load.warnings[:5]:
         result.notices.append(ev.Notice(text, "warning"))
     if len(load.warnings) > 5:
@@ -101,6 +98,7 @@ def resume_journaled(session: "Session", load: JournalLoad,
         journal = _continue_or_fork(session, load, restored, environ)
     if load.model and load.model != session.model:
         journal(ev.ModelSwitched(load.model, session.model, session.provider.name))
+    session.announce_next("resume")
     return journal, restored.notices
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from tui_agent.core.journal.paths import SUFFIX, sessions_dir
+from tui_agent.core.paths import SUFFIX, sessions_dir
 from tui_agent.core.journal.reader import JournalLoad
 from tui_agent.core.journal.records import FORMAT_VERSION, HEADER, Header, JournalError
 from tui_agent.core.journal.safe_read import as_int, check_message, loads_line, read_journal_bytes

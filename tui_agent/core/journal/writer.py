@@ -25,9 +25,9 @@ from typing import IO, TYPE_CHECKING, Any, Mapping
 from tui_agent import __version__
 from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
-from tui_agent.core.journal.compaction_glue import call_fields, compaction_mode, export_compaction_state
-from tui_agent.core.journal.paths import ensure_dir, journal_path
+from tui_agent.core.journal.compaction_record import call_fields, export_compaction_state
 from tui_agent.core.journal.redact import REDACTED, Secrets, redact_record, secret_values  # noqa: F401
+from tui_agent.core.paths import ensure_dir, journal_path
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
@@ -130,7 +130,6 @@ class Journal:
     # (the history grows past them), so looking at a transcript leaves no session behind.
     view_until: int = 0
     _compaction_state: str | None = None
-    _prefix: list[str] = field(default_factory=list)
 
     def __call__(self, event: Any) -> None:
         if self.problem is not None:
@@ -162,25 +161,23 @@ class Journal:
                              system_tokens=event.system_tokens, tools_tokens=event.tools_tokens,
                              **call_fields(event))
                 self.sync_compaction_state()
-            case ev.AssistantMessage():
-                self.sync_cache_prefix()
             case ev.Usage():
                 self._append(rec.USAGE, call=event.call, input_tokens=event.input_tokens,
                              output_tokens=event.output_tokens,
                              cache_creation_input_tokens=event.cache_creation_input_tokens,
                              cache_read_input_tokens=event.cache_read_input_tokens,
                              cost_usd=_cost(self.session.model, event),
-                             calibration=self.session.calibration, calls=self.session.state.calls)
+                             calibration=self.session.calibration, calls=self.session.state.calls,
+                             **({"purpose": event.purpose} if event.purpose != "call" else {}))
             case ev.PermissionAnswered():
                 self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
             case ev.ModelSwitched():
                 self._append(rec.MODEL, old=event.old_model, model=event.model, provider=event.provider)
-                self.sync_cache_prefix()  # a new provider starts with no remembered prefix
             case ev.CompactionChanged():
                 self._append(rec.COMPACTION_CHANGE, action=event.action, index=event.index, on=event.on)
-                self.sync_compaction_state()
+            case ev.NextRequestChanged():
+                self.sync_compaction_state()  # every change of the next request is saved (`/compact` too)
             case ev.TurnClosed():
-                self.sync_compaction_state()
                 if self.file is not None:
                     self.file.sync()  # the turn is on disk for good
 
@@ -213,37 +210,18 @@ class Journal:
         self.open().flush()  # one write for the batch (usually a single message)
 
     def sync_compaction_state(self) -> None:
+        """The compactor's state, when it differs from the one written last."""
         state = export_compaction_state(self.session)
-        if state is None:
-            return
         key = rec.dumps(state)
         if key != self._compaction_state:
-            self._append(rec.COMPACTION_STATE, state=state, mode=compaction_mode(self.session))
+            self._append(rec.COMPACTION_STATE, state=state, mode=self.session.compact_mode)
             self._compaction_state = key
-
-    def sync_cache_prefix(self) -> None:
-        """The provider's remembered outbound prefix, as a delta against the last one written (most calls
-        keep everything and add two messages, so the file stays small)."""
-        getter = getattr(self.session.provider, "cache_prefix", None)
-        if not callable(getter):
-            return
-        prefix = list(getter())
-        kept = 0
-        for old, new in zip(self._prefix, prefix):
-            if old != new:
-                break
-            kept += 1
-        if kept == len(prefix) == len(self._prefix):
-            return
-        self._append(rec.CACHE_PREFIX, kept=kept, add=prefix[kept:])
-        self._prefix = prefix
 
     def _start_next_file(self) -> None:
         """`/clear`: close this file with a link to the next session, which links back as its parent.
         A session that said nothing has no file: it keeps its id (and its parent), as nothing ended."""
         if self.file is None:
             self._compaction_state = None
-            self._prefix = []
             return
         old_id = self.session.session_id
         new_id = rec.new_session_id()
@@ -255,7 +233,6 @@ class Journal:
         self.view_until = 0
         self.written = 0
         self._compaction_state = None
-        self._prefix = []
         self.session.session_id = new_id
 
 
@@ -304,10 +281,7 @@ def start_journal(
     if resumed_written is not None:
         journal.written = resumed_written
         journal._append(rec.RESUMED, version=__version__, model=session.model, messages=resumed_written)
-        state = export_compaction_state(session)
-        journal._compaction_state = rec.dumps(state) if state is not None else None
-        getter = getattr(session.provider, "cache_prefix", None)
-        journal._prefix = list(getter()) if callable(getter) else []
+        journal._compaction_state = rec.dumps(export_compaction_state(session))
     if view and resumed_written is None:
         journal.view_until = len(session.history)
     else:

@@ -69,7 +69,7 @@ class McpConfig:
 
 
 def user_config_dir(environ: Mapping[str, str] | None = None) -> Path:
-    from tui_agent.core.settings import config_dir
+    from tui_agent.core.paths import config_dir
 
     return config_dir(environ)
 

@@ -39,7 +39,7 @@ def call_timeout_from_env(environ: Mapping[str, str] | None = None) -> float:
 
 def default_log_dir(environ: Mapping[str, str] | None = None) -> Path:
     """Beside the TUI's trace log: `<log dir>/mcp` (`$TUI_AGENT_CONFIG_DIR/logs/mcp` when set)."""
-    from tui_agent.core.settings import log_dir
+    from tui_agent.core.paths import log_dir
 
     return log_dir(environ) / "mcp"
 

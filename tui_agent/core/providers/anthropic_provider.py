@@ -18,12 +18,11 @@ Failure handling (each ends in a one-line `ProviderError` the loop can show):
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, AsyncIterator, ClassVar
 
-from tui_agent.core.messages import Block, Message, assemble_content, clean_block, to_json
+from tui_agent.core.messages import Block, Message, assemble_content, clean_block
 from tui_agent.core.providers.base import (
     ModelRequest,
     PromptTooLongError,
@@ -58,33 +57,20 @@ class AnthropicProvider(SdkProvider):
     key_variable: str = "ANTHROPIC_API_KEY"
     sdk_module: ClassVar[str] = "anthropic"
     client_class: ClassVar[str] = "AsyncAnthropic"
-    _previous: list[str] = field(default_factory=list, init=False, repr=False)
 
     # -- request building -------------------------------------------------------------------
-    def cache_prefix(self) -> list[str]:
-        """Digests of the messages the last call sent: where the stable-prefix breakpoint goes next.
-        Journaled, so a resumed session places its breakpoints exactly as the running one would have."""
-        return list(self._previous)
-
-    def restore_cache_prefix(self, digests: list[str]) -> None:
-        self._previous = [str(d) for d in digests]
-
     def outbound_body(self, request: ModelRequest) -> dict[str, Any]:
-        """The exact JSON body the next `stream(request)` would POST (the SDK adds `stream: true`), without
-        moving the remembered prefix: for `--print-outbound`."""
-        previous = list(self._previous)
-        try:
-            return {**self.build_params(request), "stream": True}
-        finally:
-            self._previous = previous
+        """The exact JSON body the next `stream(request)` would POST (the SDK adds `stream: true`): for
+        `--print-outbound`. The same request always gives the same body (no state moves)."""
+        return {**self.build_params(request), "stream": True}
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `messages.stream` keyword arguments, with cache breakpoints; `request` is never mutated.
 
         Breakpoints (at most 4): the last tool definition, the system prompt, the end of the part of the
         messages unchanged since the previous call (the cache written last time can be read there even
-        when compaction changed later messages), and the last message (written now, read next call).
-        The previous call is remembered as message digests, not copies.
+        when compaction changed later messages: `request.stable_prefix`, from the plan), and the last
+        message (written now, read next call). Nothing about earlier calls is remembered here.
         """
         params: dict[str, Any] = {
             "model": request.model or self.model,
@@ -102,17 +88,12 @@ class AnthropicProvider(SdkProvider):
             if cache:
                 tools[-1]["cache_control"] = dict(EPHEMERAL)
             params["tools"] = tools
-        keys = [message_digest(m) for m in request.messages]
-        stable = 0
-        for old, new in zip(self._previous, keys):
-            if old != new:
-                break
-            stable += 1
-        self._previous = keys
-        if cache and params["messages"]:
+        count = len(params["messages"])
+        stable = request.stable_prefix
+        if cache and count:
             used = ("system" in params) + ("tools" in params)
-            targets = [len(keys) - 1]
-            if 0 < stable < len(keys):
+            targets = [count - 1]
+            if 0 < stable < count:
                 targets.insert(0, stable - 1)
             for index in targets[-(MAX_BREAKPOINTS - used):] if used < MAX_BREAKPOINTS else []:
                 params["messages"][index] = _with_breakpoint(params["messages"][index])
@@ -207,18 +188,13 @@ class AnthropicProvider(SdkProvider):
         return int(result.input_tokens)
 
     def build_params_for_count(self, request: ModelRequest) -> dict[str, Any]:
-        """Like `build_params` without caching or `max_tokens` (and without moving the stable prefix)."""
+        """Like `build_params` without caching or `max_tokens`."""
         params: dict[str, Any] = {"model": request.model or self.model, "messages": list(request.messages)}
         if request.system:
             params["system"] = [{"type": "text", "text": request.system}]
         if request.tools:
             params["tools"] = list(request.tools)
         return params
-
-
-def message_digest(message: Message) -> str:
-    """A short stable digest of one outbound message (what the cache keys on, minus breakpoints)."""
-    return hashlib.blake2b(to_json(message).encode(), digest_size=12).hexdigest()
 
 
 class _Dropped(Exception):

@@ -15,11 +15,20 @@ from tui_agent.core.messages import Message
 
 @dataclass(frozen=True)
 class ModelRequest:
+    """One model call as the engine planned it (`core/call.py`).
+
+    `stable_prefix` is how many leading messages are the same as in the previous request of this
+    session (the compaction plan knows it: `CompactPlan.cached_messages`). A provider that caches puts
+    its breakpoint there from the request alone, so it keeps no memory of earlier calls of its own and a
+    resumed session places its breakpoints exactly as the old process would have.
+    """
+
     model: str
     system: str
     messages: list[Message]
     tools: list[dict[str, Any]]
     max_tokens: int
+    stable_prefix: int = 0
 
 
 @dataclass(frozen=True)

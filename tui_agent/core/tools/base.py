@@ -59,6 +59,11 @@ class Tool(ABC):
     def is_read_only(self, tool_input: dict[str, Any]) -> bool:
         return self.read_only
 
+    def rerunnable(self, tool_input: dict[str, Any]) -> bool:
+        """Whether calling this tool again with `tool_input` gives its result back, with no side effect
+        (so the compactor may replace an old result by a placeholder that says "call it again")."""
+        return self.is_read_only(tool_input)
+
     def is_concurrency_safe(self, tool_input: dict[str, Any]) -> bool:
         """Read-only tools requested in one response run concurrently; others run in order."""
         return self.is_read_only(tool_input)
@@ -113,6 +118,13 @@ class ToolRegistry:
 
     def __len__(self) -> int:
         return len(self._tools)
+
+    def rerunnable(self, name: str, tool_input: Any) -> bool | None:
+        """The tool's own answer to "can this result be had again?" (None: no such tool here)."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return None
+        return tool.rerunnable(tool_input if isinstance(tool_input, dict) else {})
 
     def schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self._tools.values()]

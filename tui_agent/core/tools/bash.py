@@ -19,6 +19,7 @@ from typing import Any
 
 from tui_agent.core import descendants, process_groups
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tui_agent.core.tools.readonly import is_read_only_command
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -160,6 +161,10 @@ class BashTool(Tool):
         "additionalProperties": False,
     }
     read_only = False
+
+    def rerunnable(self, tool_input: dict[str, Any]) -> bool:
+        """Only a command that just looks at things (never one that writes, deletes or runs code)."""
+        return is_read_only_command(tool_input.get("command"))
 
     def paths(self, tool_input: dict[str, Any]) -> list[str]:
         return []

@@ -222,7 +222,6 @@ class MainScreen(Screen):
         except asyncio.CancelledError:
             await renderer.close()
             chat.add_notice_nowait("Cancelled. The history keeps what was said so far.", "warning")
-            self.panel.show_next_call()
             raise
         finally:
             await renderer.close()

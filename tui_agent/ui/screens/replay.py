@@ -16,8 +16,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input
 
-from tui_agent.core import events as ev
-from tui_agent.core.replay import baseline_estimate
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.replay_card import ReplayCard
@@ -33,20 +31,18 @@ JUMP_HINT = "Jump to: a call number (12), an event (e3), or e for the next event
 class ReplayPanel(BudgetPanel):
     """The budget panel fed from replay steps instead of a running turn."""
 
+    def ask_first_plan(self) -> None:
+        """Replay draws recorded steps; nothing is planned for a next call."""
+
     def show_step(self, replay: "Replay", step: "ReplayStep") -> None:
-        history = self.session.history
-        if len(history) > step.history_len:
-            del history[step.history_len:]
-        else:
-            history.extend(replay.history[len(history):step.history_len])
+        # The session holds the whole recorded history and is never edited: the rows show it up to the call.
+        self.shown_upto = step.history_len
         # The panel draws what its budget ledger holds: replay every step up to this one into a fresh ledger,
         # so stepping back shows the calls, events and cost as they stood at this call.
         self.ledger.reset()
-        base = baseline_estimate(replay)
         for earlier in replay.steps[: step.number - 1]:
-            self.ledger.feed(ev.CompactionReported(earlier.number, earlier.plan, earlier.history_len, base, 0,
-                                                   earlier.messages))
-        self.on_compaction(ev.CompactionReported(step.number, step.plan, step.history_len, base, 0, step.messages))
+            self.ledger.feed(replay.reported(earlier))
+        self.on_compaction(replay.reported(step))
 
     def action_count_exact(self) -> None:
         from textual.content import Content

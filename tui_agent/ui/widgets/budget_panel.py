@@ -4,12 +4,9 @@ It shows the whole in-memory history and, marked row by row, the exact request e
 kept, ✂ cut, ▒ masked, dropped, Σ summarised, ● pinned, ⊘ excluded, the ≡ ledger, and a ┃ band over
 the prefix the provider reads from its cache. The figures (per-call totals, cached / new, price, cost,
 events) are the core's `BudgetLedger`, fed by the engine's events before any face sees them (it is a
-Session listener); the panel only draws them. Between turns the ledger holds the *next* call's plan
-(`Session.plan_call()`), so a loaded transcript shows what its first call will send at once.
-
-`p` / `x` / `e` on a row pin, exclude or expand it (outbound only: the history never changes) and the
-next-call plan is redrawn at once. All heavy lifting is incremental (see `budget_model`), so an update
-costs the same at 10,000 messages.
+Session listener); the panel only draws them. Between turns it shows the *next* call's plan as the engine
+tells it on every change (`NextRequestChanged`); it never asks for a plan of its own. `p` / `x` / `e` pin,
+exclude or expand a row (outbound only). Updates are incremental (`budget_model`): the same at 10k rows.
 """
 
 from __future__ import annotations
@@ -25,27 +22,16 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, CallFigures, base_breakdown, first_difference, ledger_tokens
+from tui_agent.core.budget import BudgetLedger, CallFigures, first_difference, ledger_tokens
 from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd, spark
 from tui_agent.ui.themes import MUTED
+from tui_agent.ui.widgets.budget_legend import ACTIONS, LEGEND
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.events_list import NONE_YET, EventsList
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
-
-LEGEND = Content.assemble(
-    ("▌", "$budget-bar"), "sent ", ("◆", "$budget-protected"), "newest ", ("✂", "bold $budget-truncated"), "cut ",
-    ("▒", "bold $text-warning"), "masked ", ("·dropped", "italic $budget-dropped"), " ",
-    ("Σ", "bold $text-secondary"), "summary", "\n",
-    ("●", "bold $text-success"), "pinned ", ("⊘", "bold $text-error"), "excluded ", ("≡", "bold $text-primary"),
-    "ledger ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate", "\n",
-    ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ", ("enter", "bold"), " open · ",
-    ("v", "bold"), " events",
-)
-ACTIONS = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
-
 
 class BudgetPanel(Vertical):
     """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend."""
@@ -73,6 +59,7 @@ class BudgetPanel(Vertical):
         self.index = HistoryIndex(workspace=session.workspace)
         self._listening = False
         self._pending_event = None
+        self.shown_upto: int | None = None  # draw history[:shown_upto] (replay); None: all of it
 
     class CostChanged(Message):
         """The running session cost changed (the screen shows it in the header)."""
@@ -95,17 +82,28 @@ class BudgetPanel(Vertical):
         if self.ledger.feed not in self.session.listeners:  # fed by the engine before any face sees it
             self.session.listeners.append(self.ledger.feed)
             self._listening = True
+        self.session.listeners.append(self._heard)
         self._render_title()
         self.sync_history()
         self._render_spark()
         self._render_events()
         self._render_reason(None)
-        if self.session.history:  # --transcript, a resume: the first call's plan before any call
-            self.show_next_call()
+        self.ask_first_plan()
+
+    def ask_first_plan(self) -> None:
+        """--transcript, a resume: the engine tells the first call's plan now (replay draws steps instead)."""
+        if self.session.history:
+            self.session.announce_next("panel shown")
 
     def on_unmount(self) -> None:
         if self._listening and self.ledger.feed in self.session.listeners:
             self.session.listeners.remove(self.ledger.feed)
+        self.session.listeners[:] = [x for x in self.session.listeners if x != self._heard]
+
+    def _heard(self, event: object) -> None:
+        """A session listener: the engine's word that the next request changed is drawn at once."""
+        if isinstance(event, ev.NextRequestChanged):
+            self.show_next_call(event)
 
     def on_resize(self) -> None:
         self._render_columns()
@@ -131,7 +129,7 @@ class BudgetPanel(Vertical):
     # -- event entry points (the ledger already has the event: these only draw) --------------------
     def sync_history(self) -> None:
         """Pick up appended messages (cheap: only new ones are described and estimated)."""
-        reset = self.index.sync(self.session.history)
+        reset = self.index.sync(self.session.history, self.shown_upto)
         if reset:
             if self.ledger.calls and not self.session.history:
                 self.ledger.reset()
@@ -212,9 +210,8 @@ class BudgetPanel(Vertical):
             on = plan is None or index not in plan.excluded
             self.session.exclude(index, on)
         else:
-            on = plan is None or (index, 0) not in plan.expanded
-            self.session.expand(index, on)
-        self.show_next_call()
+            on = plan is None or index not in plan.expanded
+            self.session.expand(index, on)  # the engine tells the new next call (`_heard`)
         kind = self.rows.view.kind(index) if self.rows.view is not None else "new"
         note = f"#{index} {ACTIONS[action] if on else 'un' + ACTIONS[action]}: next call sends it as {kind}"
         self._render_reason(index, lead=note)
@@ -222,7 +219,6 @@ class BudgetPanel(Vertical):
 
     def focus_first_difference(self) -> int | None:
         """`/context`: the first row the request does not send as it is in the history."""
-        self.show_next_call()
         view = self.rows.view
         index = first_difference(view.plan) if view is not None else None
         if index is not None and index < len(self.index.rows):
@@ -245,7 +241,6 @@ class BudgetPanel(Vertical):
         if not self.session.history:
             self.meter.exact = Content.styled("exact count: nothing to count yet", MUTED)
             return
-        self.show_next_call()  # the count measures the next call: show that one
         self.meter.exact = Content.styled("exact count: asking the provider…", MUTED)
         self._count_exact(self.meter.meter)
 
@@ -267,17 +262,17 @@ class BudgetPanel(Vertical):
         if self.meter.meter is shown:  # still the call it measured
             self.meter.exact = note
 
-    def show_next_call(self) -> None:
-        """Between turns: the next call's plan (the same compactor, not yet run), via the core ledger."""
+    def show_next_call(self, told: ev.NextRequestChanged) -> None:
+        """Between turns: the next call's plan as the engine told it, via the core ledger."""
         self.sync_history()
         if not self.session.history:
             return
-        result = self.session.plan_call()
-        base = base_breakdown(self.session)
+        result, base = told.plan.result, told.base
         self.ledger.configure(self.session.provider.model, self.session.provider.context_window,
                               self.session.provider.max_output_tokens)
         figures = self.ledger.preview(result, base.total, self.index.total_tokens)
-        self.rows.show_view(OutboundView.from_report(result.plan, len(self.session.history), "next call",
+        label = f"next call #{told.plan.call}"
+        self.rows.show_view(OutboundView.from_report(result.plan, len(self.session.history), label,
                                                      result.messages))
         self.meter.base = base
         self.meter.meter = figures

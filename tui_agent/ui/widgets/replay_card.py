@@ -72,9 +72,10 @@ def card_content(replay: "Replay", step: "ReplayStep") -> Content:
         Content.styled(f"          uncached {fmt_k(usage.get('input_tokens', 0))} · cache written "
                        f"{fmt_k(usage.get('cache_creation_input_tokens', 0))} · cache read "
                        f"{fmt_k(usage.get('cache_read_input_tokens', 0))}" if usage else "", MUTED),
-        Content.assemble(("estimate  ", MUTED), f"≈{round(estimate):,} tok", (f" ours, of that request: {how}", MUTED)),
+        Content.assemble(("estimator ", MUTED), f"≈{round(estimate):,} tok",
+                         (f" our estimate of that recorded request: {how}", MUTED)),
         Content.assemble(("ours      ", MUTED), (f"≈{round(step.ours_tokens):,} tok", "bold"),
-                         (" what our compactor sends", MUTED)),
+                         (" what our compactor sends, on the fitted ruler", MUTED)),
         Content.styled(f"          {plan.sent_count} msgs sent · {plan.dropped_count} dropped · {cuts} cut · "
                        f"{masks} masked", MUTED),
     ]

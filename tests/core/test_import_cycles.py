@@ -1,0 +1,85 @@
+"""No import circle inside `tui_agent/core` (issue 16): every import counts, lazy ones inside functions too
+(a lazy import that closes a circle only hides it until someone moves it to the top); imports that only
+run for type checking (`if TYPE_CHECKING:`) are excepted. Read with `ast`, so nothing is imported."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "tui_agent"
+
+
+def core_modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted((PACKAGE / "core").rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+def imported(path: Path, known: dict[str, Path]) -> set[str]:
+    """The core modules `path` imports at run time (a `from a.b import c` names `a.b`, or `a.b.c` when
+    that is a module)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only.update(id(inner) for inner in ast.walk(node))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in names if name in known}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), or a module importing itself."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in graph[v]:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_checker_finds_a_circle() -> None:
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_inside_core() -> None:
+    known = core_modules()
+    graph = {name: imported(path, known) - {name} for name, path in known.items()}
+    # a package's own __init__ re-exporting its submodules is not a circle with them
+    for name in graph:
+        graph[name] = {other for other in graph[name] if not other.startswith(name + ".")}
+    assert circles(graph) == []
