@@ -67,7 +67,7 @@ def demo_policy() -> CompactPolicy:
     the low mark leaves after the base, so a turn's older results are masked before its prompt would have
     to go; and the summary tier is on (the demo writes an extractive summary, no model needed). Swept on
     this repository: cut, mask, drop and summary all show by the third or fourth prompt."""
-    return CompactPolicy(low_water=0.5, keep_head=0.06, mask_protect_tokens=5_000, summary=True)
+    return CompactPolicy(low_water=0.5, keep_head=0.06, mask_protect_tokens=4_000, summary=True)
 
 
 _STOPWORDS = {
