@@ -139,6 +139,11 @@ class AgentApp(App[int]):
             yield from palette_commands(main, self.available_themes)
 
     def action_ctrl_c(self) -> None:
+        """The first Ctrl+C clears a draft (↑ brings it back), as in a shell; twice on an empty one quits."""
+        if isinstance(self.screen, MainScreen) and self.screen.clear_draft():
+            self._last_ctrl_c = 0.0
+            self.notify("Draft cleared (↑ brings it back). Ctrl+C twice quits.", timeout=QUIT_WINDOW)
+            return
         now = time.monotonic()
         if now - self._last_ctrl_c <= QUIT_WINDOW:
             self.exit(0)

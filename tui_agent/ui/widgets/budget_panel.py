@@ -31,6 +31,7 @@ from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.events_list import NONE_YET, EventsList
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows
+from tui_agent.ui.widgets.type_through import OnPurpose
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
@@ -228,6 +229,13 @@ class BudgetPanel(Vertical):
         if index is not None and index < len(self.index.rows):
             self.rows.cursor = index
         return index
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`c` counts only in rows entered on purpose; reached by Tab, the c is text for the prompt."""
+        if action == "count_exact":
+            focused = self.screen.focused
+            return isinstance(focused, OnPurpose) and focused.armed and "c" in focused.ARMED_KEYS
+        return True
 
     def on_history_rows_events_wanted(self, event: HistoryRows.EventsWanted) -> None:
         event.stop()

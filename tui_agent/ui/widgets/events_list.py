@@ -20,16 +20,20 @@ from textual.widgets.option_list import Option
 from tui_agent.core.budget import EventEntry
 from tui_agent.core.compaction.plan import CompactEvent
 from tui_agent.ui.themes import MUTED
+from tui_agent.ui.widgets.type_through import OnPurpose
 
 SHOW_EVENTS = 50  # older events stay in the ledger; the list shows the newest ones
 NONE_YET = "no compaction yet: every message is sent whole"
 
 
-class EventsList(OptionList, can_focus=False):
+class EventsList(OnPurpose, OptionList, can_focus=False):
     """Compaction events of this session (and the next call's, when it would make one).
 
     Off the Tab cycle (Tab visits chat, rows and prompt only): `v` in the rows brings the keyboard here,
-    Esc or leaving gives it back."""
+    Esc or leaving gives it back. Text typed here goes to the prompt; Enter opens an event only when
+    the list was entered on purpose (`v`)."""
+
+    ARMED_KEYS = frozenset({"enter"})
 
     DEFAULT_CSS = """
     EventsList { height: auto; max-height: 5; border: none; padding: 0 1; background: $surface;
@@ -78,16 +82,17 @@ class EventsList(OptionList, can_focus=False):
     def take_focus(self) -> None:
         """Focus the list (on its newest line) although it is off the Tab cycle."""
         self.can_focus = True
-        self.focus()
+        self.enter_on_purpose()
         if self.option_count and self.highlighted is None:
             self.highlighted = self.option_count - 1
 
     def on_blur(self) -> None:
+        """(`OnPurpose.on_blur` disarms as well.)"""
         self.can_focus = False
 
     def action_back(self) -> None:
         self.can_focus = False
-        self.screen.query_one("HistoryRows").focus()
+        self.screen.query_one("HistoryRows").enter_on_purpose()  # back where the user came from
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

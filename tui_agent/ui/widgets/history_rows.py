@@ -22,6 +22,7 @@ from textual.strip import Strip
 
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import HistoryIndex, OutboundView, Row, fmt_k
+from tui_agent.ui.widgets.type_through import OnPurpose
 
 BAR_CELLS = 4
 BAR_GLYPHS = " ▏▎▍▌▋▊▉█"
@@ -40,14 +41,21 @@ MARKS = {
     "excluded": ("⊘", "excluded"),
     "new": (" ", ""),
 }
+ALT_ACTIONS = {"alt+p": "pin", "alt+x": "exclude", "alt+e": "expand", "alt+v": "events"}
 SENT_KINDS = frozenset({"kept", "cut", "masked", "pinned"})
 NOT_SENT_KINDS = frozenset({"dropped", "summarised", "excluded"})
 EXTRA = {"masked": (" ▒ placeholder", "masked"), "pinned": (" ● pinned", "pinned"),
          "excluded": (" ⊘ excluded", "excluded"), "summarised": (" Σ in summary", "summarised")}
 
 
-class HistoryRows(ScrollView, can_focus=True):
-    """Rows of the full history; outbound rows highlighted, dropped rows greyed, cuts marked ✂."""
+class HistoryRows(OnPurpose, ScrollView, can_focus=True):
+    """Rows of the full history; outbound rows highlighted, dropped rows greyed, cuts marked ✂.
+
+    Reached by Tab, the rows only move (↑/↓): text goes to the prompt and p / x / e / v / Enter act once
+    the panel was entered on purpose (F2, `/context`, a click), or at once with alt (alt+p...). The
+    footer shows whichever keys act now."""
+
+    ARMED_KEYS = frozenset({"enter", "p", "x", "e", "v", "c"})  # c: the panel's exact count
 
     COMPONENT_CLASSES = {
         "history-rows--sent",
@@ -90,6 +98,12 @@ class HistoryRows(ScrollView, can_focus=True):
         Binding("x", "act('exclude')", "Exclude"),
         Binding("e", "act('expand')", "Expand"),
         Binding("v", "events", "Events"),
+        # Before the panel was entered on purpose: the same actions with alt, and F2 to use the plain keys.
+        Binding("alt+p", "act('pin', 'alt')", "Pin"),
+        Binding("alt+x", "act('exclude', 'alt')", "Exclude"),
+        Binding("alt+e", "act('expand', 'alt')", "Expand"),
+        Binding("alt+v", "events('alt')", "Events"),
+        Binding("f2", "arm", "Use panel keys"),
     ]
 
     cursor: reactive[int | None] = reactive(None, repaint=False)
@@ -280,10 +294,34 @@ class HistoryRows(ScrollView, can_focus=True):
     class EventsWanted(Message):
         """`v`: the keyboard goes to the events list (it is off the Tab cycle, like the tool cards)."""
 
-    def action_events(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Plain keys while armed, alt+key and F2 before: the footer lists only the keys that act now
+        (an armed panel still takes alt+key: `on_key`)."""
+        if action in ("act", "events", "open"):
+            return ("alt" in parameters) != self.armed
+        if action == "arm":
+            return not self.armed  # armed, F2 falls through to the screen's (hide the panel)
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """(Textual then calls `OnPurpose.on_key` too, unless this one handled the key.)"""
+        if self.armed and event.key in ALT_ACTIONS:
+            event.stop()
+            event.prevent_default()
+            action = ALT_ACTIONS[event.key]
+            if action == "events":
+                self.action_events()
+            else:
+                self.action_act(action)
+
+    def action_arm(self) -> None:
+        self.arm()
+
+    def action_events(self, how: str = "") -> None:
         self.post_message(self.EventsWanted())
 
-    def action_act(self, action: str) -> None:
+    def action_act(self, action: str, how: str = "") -> None:
+        self.arm()  # alt+key is on purpose: the plain keys act from now on
         if self.cursor is not None:
             self.post_message(self.Acted(self.cursor, action))
 
@@ -292,6 +330,7 @@ class HistoryRows(ScrollView, can_focus=True):
             self.post_message(self.Opened(self.cursor))
 
     def on_click(self, event: events.Click) -> None:
+        self.arm()
         line = event.y + self.scroll_offset.y
         if 0 <= line < len(self.index.rows):
             self.cursor = line

@@ -19,12 +19,17 @@ from textual.widgets import Static
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import fmt_k
 from tui_agent.ui.themes import MUTED
+from tui_agent.ui.widgets.type_through import OnPurpose
 
 RESULT_PREVIEW_CHARS = 8000
 STATUS = {"running": ("…", "$text-warning"), "done": ("✓", "$text-success"), "error": ("✗", "$text-error")}
 
 
-class ToolCard(Vertical, can_focus=True):
+class ToolCard(OnPurpose, Vertical, can_focus=True):
+    """Enter / Space open the card only once the cards were entered on purpose (Enter from the chat, a
+    click): reached otherwise, text typed here goes to the prompt, spaces and Enter included."""
+
+    ARMED_KEYS = frozenset({"enter", "space"})
     DEFAULT_CSS = """
     ToolCard { height: auto; margin: 1 0 0 0; padding: 0 1; background: $boost; }
     ToolCard:focus { background: $primary 15%; }
@@ -101,7 +106,10 @@ class ToolCard(Vertical, can_focus=True):
         cards = [card for card in self.parent.children if isinstance(card, ToolCard)] if self.parent else []
         at = cards.index(self) + delta if self in cards else -1
         if 0 <= at < len(cards):
-            cards[at].focus()
+            if self.armed:
+                cards[at].enter_on_purpose()
+            else:
+                cards[at].focus()
         elif self.parent is not None:
             self.parent.focus()
 
@@ -117,6 +125,7 @@ class ToolCard(Vertical, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
+        self.arm()
         self.action_toggle()
 
 
