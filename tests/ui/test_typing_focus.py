@@ -151,3 +151,39 @@ async def test_first_ctrl_c_clears_the_draft_then_twice_quits(tmp_path) -> None:
         await pilot.press("ctrl+c")
         await pilot.pause()
     assert app.return_code == 0
+
+
+def burst(app, text: str) -> None:
+    """Keys as a terminal delivers a fast typist's line: all queued before the app handles the first
+    (Pilot's `press` waits after each key, so the focus would already have moved)."""
+    from textual import events
+
+    for char in text:
+        key = {"\n": "enter", " ": "space"}.get(char, char)
+        app.post_message(events.Key(key, None if char == "\n" else char))
+
+
+async def test_a_burst_of_keys_on_the_chat_or_the_entered_rows_arrives_whole_and_in_order(tmp_path) -> None:
+    from tui_agent.ui.widgets.chat_pane import ChatPane
+    from tui_agent.ui.widgets.history_rows import HistoryRows
+    from tui_agent.ui.widgets.prompt_area import PromptArea
+
+    session = planned_session(make_repo(tmp_path))
+    app = make_app(session)
+    async with app.run_test(size=(140, 36)) as pilot:
+        await send(pilot, "what does the handler do?")
+        changes = outbound_changes(session)
+        screen = app.screen
+        screen.query_one(ChatPane).focus()
+        await pilot.pause()
+        burst(app, "explain the models\n")  # the Enter must send, not step into the cards
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert user_texts(session)[-1] == "explain the models"
+        rows = screen.query_one(HistoryRows)
+        rows.enter_on_purpose()
+        await pilot.pause()
+        burst(app, "apex")  # typed text, although p, e, x are the rows' keys once entered
+        await pilot.pause()
+        assert screen.query_one(PromptArea).text == "apex" and changes == []

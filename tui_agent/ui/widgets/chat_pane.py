@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from tui_agent.ui.widgets.notice_line import NoticeLine
 from tui_agent.ui.widgets.tool_card import ToolCard
-from tui_agent.ui.widgets.type_through import TypedToPrompt, typed_text
+from tui_agent.ui.widgets.type_through import forward, typed_text
 from tui_agent.ui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ class ChatPane(VerticalScroll):
         self.cards: dict[str, ToolCard] = {}
         self.hint = NewOutputHint(NEW_OUTPUT, id="new-output", markup=False)
         self._output_pending = False
+        self.forwarding = False  # text typed here is on its way to the prompt (see type_through.forward)
 
     def compose(self):
         yield self.hint
@@ -77,10 +78,13 @@ class ChatPane(VerticalScroll):
     def on_key(self, event: events.Key) -> None:
         """Text typed on the chat belongs to the prompt (Space too); Enter steps into the cards."""
         text = typed_text(event)
-        if text is not None and text != "\n":
+        if text is not None and (text != "\n" or self.forwarding):  # an Enter after text sends it
             event.stop()
             event.prevent_default()
-            self.post_message(TypedToPrompt(text))
+            forward(self, text)
+
+    def on_focus(self) -> None:
+        self.forwarding = False
 
     def action_enter_cards(self) -> None:
         """Focus the lowest tool card on screen (or the newest one)."""

@@ -63,19 +63,32 @@ class OnPurpose:
         self.armed = True
         self.refresh_bindings()
 
+    forwarding: bool = False
+
+    def on_focus(self) -> None:
+        self.forwarding = False
+
     def on_blur(self) -> None:
         self.armed = False
         self.refresh_bindings()
 
     def on_key(self, event: events.Key) -> None:
-        if event.key in self.ARMED_KEYS and self.armed:
-            return  # the widget's own binding acts
         text = typed_text(event)
+        if event.key in self.ARMED_KEYS and self.armed and not self.forwarding:
+            return  # the widget's own binding acts
         if text is None:
             return
         event.stop()
         event.prevent_default()
-        self.post_message(TypedToPrompt("" if text == "\n" else text, enter=text == "\n"))
+        forward(self, text)
 
 
-__all__ = ["OnPurpose", "TypedToPrompt", "typed_text"]
+def forward(widget: object, text: str) -> None:
+    """Hand `text` ("\n": Enter) to the prompt. Keys typed fast all reach the widget before the focus has
+    moved (tmux delivers "explain this⏎" in one read); from the first one on, `forwarding` sends every
+    key after it, in order, the widget's own keys too: "ap" must not pin."""
+    widget.forwarding = True  # type: ignore[attr-defined]
+    widget.post_message(TypedToPrompt("" if text == "\n" else text, enter=text == "\n"))  # type: ignore[attr-defined]
+
+
+__all__ = ["OnPurpose", "TypedToPrompt", "forward", "typed_text"]
