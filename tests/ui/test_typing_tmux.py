@@ -42,7 +42,6 @@ def turns_answered(data) -> int:
                and not any(b.get("type") == "tool_use" for b in r["message"]["content"]))
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed, so there is no real terminal to drive")
 @pytest.mark.skipif(not CLI.exists(), reason="the tui-agent console script is not installed in this venv")
 def test_text_typed_after_one_and_two_tabs_is_sent_as_typed(tmp_path) -> None:

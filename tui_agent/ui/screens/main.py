@@ -228,6 +228,7 @@ class MainScreen(Screen):
             raise
         finally:
             await renderer.close()
+            renderer.cancel_open_cards()
             from tui_agent.core.journal.writer import journal_problem
 
             problem = journal_problem(self.session)

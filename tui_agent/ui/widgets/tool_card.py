@@ -22,7 +22,9 @@ from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.type_through import OnPurpose
 
 RESULT_PREVIEW_CHARS = 8000
-STATUS = {"running": ("…", "$text-warning"), "done": ("✓", "$text-success"), "error": ("✗", "$text-error")}
+STATUS = {"running": ("…", "$text-warning"), "done": ("✓", "$text-success"), "error": ("✗", "$text-error"),
+          "cancelled": ("✗", "$text-warning")}
+CANCELLED = "(cancelled: the turn was stopped before this tool finished; the model got an error result)"
 
 
 class ToolCard(OnPurpose, Vertical, can_focus=True):
@@ -65,13 +67,20 @@ class ToolCard(OnPurpose, Vertical, can_focus=True):
         yield Static(self._head(), classes="tool-head")
         yield Static("", classes="tool-result", markup=False)
 
-    def finish(self, content: Any, is_error: bool, duration: float, chars: int) -> None:
+    def finish(self, content: Any, is_error: bool, duration: float | None, chars: int) -> None:
         self.result = strip_controls(content if isinstance(content, str) else _join_text(content))
         self.duration, self.chars = duration, chars
         shown = self.result if len(self.result) <= RESULT_PREVIEW_CHARS else (
             self.result[:RESULT_PREVIEW_CHARS] + f"\n… ({fmt_k(len(self.result) - RESULT_PREVIEW_CHARS)} more chars)")
         self.query_one(".tool-result", Static).update(shown or "(empty result)")
         self.status = "error" if is_error else "done"
+
+    def cancel(self) -> None:
+        """The turn ended (Esc, an error) while this tool still ran: never left "running" for good."""
+        if self.status == "running":
+            self.result = CANCELLED
+            self.query_one(".tool-result", Static).update(CANCELLED)
+            self.status = "cancelled"
 
     def watch_status(self) -> None:
         if self.is_mounted:
