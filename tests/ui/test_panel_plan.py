@@ -94,14 +94,14 @@ async def test_every_operation_has_its_mark_and_the_sent_column_sums_to_the_mete
         await pilot.pause()
         reason = str(panel.query_one("#budget-reason").render())
         assert f"#{masked} masked: " in reason and plan.op(masked).reason in reason
-        # the meter: cached / new, its price (cache-units: the demo model has no price), the water marks
+        # the meter: cached / new, its price (new-token equivalents: the demo model has no price), the water marks
         figures = panel.meter.meter
         text = str(panel.meter.render())
         assert figures.cached + figures.new == figures.total and figures.cached > 0
         assert f"cached ≈{figures.cached / 1000:.1f}k" in text and "new ≈" in text
         policy = session.compactor.policy
         assert f"compacts at {policy.high_tokens / 1000:.1f}k → {policy.low_tokens / 1000:.1f}k" in text
-        assert "cache-units" in text
+        assert "new-token equivalents" in text and "cache-units" not in text
         assert "base ≈" in text and "built-in tools" in text and "MCP tools 0" in text and "project context" in text
         assert str(panel.query_one("#budget-spark").render()).startswith(f"calls {session.state.calls} ")
 
@@ -131,7 +131,8 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
         assert isinstance(app.screen, EventScreen)
         report = str(app.screen.query_one("#event-text").render())
         assert f"Left the request ({len(entry.event.loss.left_request)} messages)" in report
-        assert f"Masked (a placeholder is sent instead, {len(entry.event.loss.masked)} messages)" in report
+        masked = len(entry.event.loss.masked)
+        assert f"Masked (a placeholder is sent instead, {masked} message{'s' * (masked != 1)})" in report
         assert "Lost: nothing" in report and entry.plan.ledger.text.splitlines()[0] in report
         assert "Request diff: no earlier call to compare with." in report  # call 1
         await pilot.press("escape")

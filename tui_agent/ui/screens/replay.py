@@ -33,6 +33,11 @@ JUMP_HINT = "Jump to: a call number (12), an event (e3), or e for the next event
 class ReplayPanel(BudgetPanel):
     """The budget panel fed from replay steps instead of a running turn."""
 
+    READ_ONLY = True
+
+    def on_mount(self) -> None:
+        self.rows.read_only = True  # no p / x / e: a replay changes nothing
+
     def show_step(self, replay: "Replay", step: "ReplayStep") -> None:
         history = self.session.history
         if len(history) > step.history_len:
@@ -63,7 +68,7 @@ class ReplayScreen(Screen):
         Binding("p", "step(-1)", "Previous"),
         Binding("g", "jump", "Jump"),
         Binding("right_square_bracket", "event(1)", "Next event"),
-        Binding("left_square_bracket", "event(-1)", "Prev event", show=False),
+        Binding("left_square_bracket", "event(-1)", "Prev event"),
         Binding("escape", "cancel_jump", "Cancel", show=False),
         Binding("f2", "toggle_panel", "Budget panel", show=False),
         Binding("q", "app.quit", "Quit"),

@@ -26,30 +26,24 @@ from textual.widgets import Static
 
 from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger, CallFigures, base_breakdown, first_difference, ledger_tokens
-from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd, spark
+from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, counted, fmt_k, fmt_usd, spark
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.events_list import NONE_YET, EventsList
-from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows
+from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows, number_cells
+from tui_agent.ui.widgets.panel_legend import legend
 from tui_agent.ui.widgets.type_through import OnPurpose
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
 
-LEGEND = Content.assemble(
-    ("▌", "$budget-bar"), "sent ", ("◆", "$budget-protected"), "newest ", ("✂", "bold $budget-truncated"), "cut ",
-    ("▒", "bold $text-warning"), "masked ", ("·dropped", "italic $budget-dropped"), " ",
-    ("Σ", "bold $text-secondary"), "summary", "\n",
-    ("●", "bold $text-success"), "pinned ", ("⊘", "bold $text-error"), "excluded ", ("≡", "bold $text-primary"),
-    "ledger ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate", "\n",
-    ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ", ("enter", "bold"), " open · ",
-    ("v", "bold"), " events",
-)
 ACTIONS = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
 
 
 class BudgetPanel(Vertical):
     """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend."""
+
+    READ_ONLY = False  # replay: nothing is sent, so no pin / exclude / expand is offered
 
     # Esc leaves the panel: keys typed here would otherwise vanish while the user thinks they type a prompt.
     BINDINGS = [Binding("c", "count_exact", "Exact count"), Binding("escape", "screen.focus_prompt", "Back to prompt")]
@@ -90,7 +84,7 @@ class BudgetPanel(Vertical):
         yield Static("", id="budget-ledger-row")
         yield HistoryRows(self.index, id="budget-rows")
         yield Static("", id="budget-reason")
-        yield Static(LEGEND, id="budget-legend")
+        yield Static(legend(read_only=self.READ_ONLY), id="budget-legend")
 
     def on_mount(self) -> None:
         if self.ledger.feed not in self.session.listeners:  # fed by the engine before any face sees it
@@ -103,12 +97,19 @@ class BudgetPanel(Vertical):
         self._render_reason(None)
         if self.session.history:  # --transcript, a resume: the first call's plan before any call
             self.show_next_call()
+        else:  # "No model call yet." with the base it will send (measured after the first frame)
+            self.call_after_refresh(self._show_base)
+
+    def _show_base(self) -> None:
+        if self.meter.meter is None:
+            self.meter.base = base_breakdown(self.session)
 
     def on_unmount(self) -> None:
         if self._listening and self.ledger.feed in self.session.listeners:
             self.session.listeners.remove(self.ledger.feed)
 
     def on_resize(self) -> None:
+        self.events.styles.max_height = max(5, self.size.height // 4)  # taller panel, more events (160x45: 10)
         self._render_columns()
         self._render_spark()
         self._render_ledger_row()
@@ -231,8 +232,7 @@ class BudgetPanel(Vertical):
         return index
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`c` counts only in rows entered on purpose; reached by Tab, the c is text for the prompt."""
-        if action == "count_exact":
+        if action == "count_exact":  # only in rows entered on purpose: reached by Tab, c is text
             focused = self.screen.focused
             return isinstance(focused, OnPurpose) and focused.armed and "c" in focused.ARMED_KEYS
         return True
@@ -311,9 +311,9 @@ class BudgetPanel(Vertical):
         self.meter.history = (self.index.total_tokens, len(self.index.rows), sent)
 
     def _render_columns(self) -> None:
-        digits = max(3, len(str(max(len(self.index.rows) - 1, 0))))
+        digits = number_cells(len(self.index.rows))
         width = self.rows.scrollable_content_region.width or 40
-        head = f"  {'#':>{digits}} role what"
+        head = f"  {'#':>{digits}} role what (sizes in chars)"  # the columns on the right are tokens
         tail = f"{'mem':>{TOKENS_CELLS}} {'sent':>{TOKENS_CELLS}} {'tok':<{BAR_CELLS}}"
         self.query_one("#budget-columns", Static).update(head.ljust(max(width - len(tail) - 1, len(head) + 1)) + tail)
 
@@ -393,7 +393,8 @@ class BudgetPanel(Vertical):
                      "(routine; the cached prefix stays)")
         elif plan is not None and plan.changed and plan.event is None and not self.ledger.events:
             cut = sum(len(v) for v in plan.cuts.values())  # a strategy without events (v1, seed)
-            empty = (f"{plan.mode} compaction: {plan.dropped_count} older messages not sent, {cut} results cut "
+            empty = (f"{plan.mode} compaction: {counted(plan.dropped_count, 'older message')} not sent, "
+                     f"{counted(cut, 'result')} cut "
                      f"· {fmt_k(plan.message_tokens_before)} → {fmt_k(plan.message_tokens_after)} tok")
         self.events.show(self.ledger.major_events, pending, entry, empty)
 

@@ -107,6 +107,7 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
     ]
 
     cursor: reactive[int | None] = reactive(None, repaint=False)
+    read_only = False  # replay: nothing is sent, so p / x / e are not offered
 
     class Opened(Message):
         """A row was chosen: show message `index` in full beside its outbound form."""
@@ -223,10 +224,12 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
             mark, mark_name = "◆", "protected"
         mark_style = base + self._style(mark_name) if mark_name else text
         cache_style = base + self._style("cached")
-        digits = max(3, len(str(len(self.index.rows) - 1)))
+        digits = number_cells(len(self.index.rows))
         head = f"{row.index:>{digits}} {row.role:<4} "
         tail_width = TOKENS_CELLS * 2 + 2 + BAR_CELLS
-        what_width = max(width - 2 - len(head) - tail_width, 4)
+        mem = fmt_k(row.tokens)
+        # a five-cell mem figure fills its column: keep a space before it ("✂ 75.4k → 2.0k 15.5k")
+        what_width = max(width - 2 - len(head) - tail_width - (len(mem) >= TOKENS_CELLS), 4)
         what = strip_controls(row.what)  # previews quote files and model text
         extra, extra_name = "", "truncated"
         if cuts and kind == "cut":
@@ -240,7 +243,7 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
         what, extra = _fit(what, extra, what_width)
         pad = " " * max(what_width - cell_len(what) - cell_len(extra), 0)  # cells: an emoji is two
         sent_text = fmt_k(sent) if is_sent else "–"
-        tokens = f"{fmt_k(row.tokens):>{TOKENS_CELLS}} {sent_text:>{TOKENS_CELLS}} "
+        tokens = f"{' ' * (len(mem) >= TOKENS_CELLS)}{mem:>{TOKENS_CELLS}} {sent_text:>{TOKENS_CELLS}} "
         bar_style = text if not is_sent else base + self._style("bar")
         segments = [
             Segment("┃" if cached else " ", cache_style),
@@ -297,6 +300,8 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Plain keys while armed, alt+key and F2 before: the footer lists only the keys that act now
         (an armed panel still takes alt+key: `on_key`)."""
+        if action == "act" and self.read_only:
+            return False
         if action in ("act", "events", "open"):
             return ("alt" in parameters) != self.armed
         if action == "arm":
@@ -335,6 +340,13 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
         if 0 <= line < len(self.index.rows):
             self.cursor = line
             self.post_message(self.Opened(line))
+
+
+def number_cells(rows: int) -> int:
+    """Cells of the row-number column: three, or one more than the longest number, so a three-digit
+    (or longer) number keeps a space from the mark before it ("· 847", never "·847")."""
+    longest = len(str(max(rows - 1, 0)))
+    return 3 if longest < 3 else longest + 1
 
 
 def _scale_for(max_tokens: int) -> int:
