@@ -17,6 +17,7 @@ class PromptArea(TextArea):
     DEFAULT_CSS = """
     PromptArea { height: auto; max-height: 8; min-height: 3; border: tall $primary 40%; background: $surface; }
     PromptArea:focus { border: tall $primary; }
+    PromptArea > .text-area--placeholder { color: $foreground 78%; }  /* Textual's 40% is ≈3.7:1: AA needs 4.5 */
     """
 
     class Submitted(Message):
