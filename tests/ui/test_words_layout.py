@@ -106,3 +106,21 @@ async def test_the_message_view_measures_the_message_and_shows_its_own_keys(tmp_
         assert view.query(Footer), "the modal shows its own keys"
         keys = {b.binding.description for b in view.active_bindings.values() if b.binding.show}
         assert {"Pin", "Close"} <= keys and "Exact count" not in keys and "Back to prompt" not in keys
+
+
+async def test_the_sparkline_and_its_event_ticks_never_wrap_at_430_calls(tmp_path) -> None:
+    from tui_agent.ui.widgets.budget_panel import BudgetPanel
+
+    app = make_app(scripted_session(make_repo(tmp_path), []))
+    async with app.run_test(size=(160, 45)) as pilot:
+        panel = app.screen.query_one(BudgetPanel)
+        ledger = panel.ledger
+        ledger.calls.update({k: 1000 + 37 * (k % 11) for k in range(1, 431)})
+        ledger.event_calls.update({410, 418, 424, 429})
+        ledger.major_events.extend([object()] * 4)  # only their count is drawn here
+        panel._render_spark()
+        await pilot.pause()
+        spark = panel.query_one("#budget-spark")
+        lines = str(spark.render()).splitlines()
+        assert len(lines) == 2 and spark.size.height == 2, lines
+        assert "4" in lines[1] and all(len(line) <= spark.content_region.width for line in lines)

@@ -372,9 +372,11 @@ class BudgetPanel(Vertical):
         line = spark([calls[k] for k in keys], room)
         ticks = "".join("╵" if k in self.ledger.event_calls else " " for k in keys)
         parts: list = [(label, MUTED), (line, "$budget-messages"), (peak, MUTED)]
-        if "╵" in ticks:
+        if "╵" in ticks:  # the count in as many words as fit: the line never wraps (430 calls, 4 events)
+            count, left = len(self.ledger.major_events), self.size.width - 2 - len(label) - len(ticks)
+            words = [f" {counted(count, 'compaction event')}", f" {counted(count, 'event')}", f" {count}", ""]
             parts += ["\n", (" " * len(label), MUTED), (ticks, "bold $budget-truncated"),
-                      (f" {len(self.ledger.major_events)} compaction event{'s' * (len(self.ledger.major_events) != 1)}", MUTED)]
+                      (next(w for w in words if len(w) <= left), MUTED)]
         widget.update(Content.assemble(*parts))
 
     def _render_events(self) -> None:
