@@ -124,3 +124,29 @@ async def test_the_sparkline_and_its_event_ticks_never_wrap_at_430_calls(tmp_pat
         lines = str(spark.render()).splitlines()
         assert len(lines) == 2 and spark.size.height == 2, lines
         assert "4" in lines[1] and all(len(line) <= spark.content_region.width for line in lines)
+        await pilot.resize_terminal(80, 30)  # the panel folds away (no room at all): still drawn, no error
+        await pilot.pause()
+        panel._render_spark()
+
+
+async def test_the_events_list_grows_with_the_panel_and_shows_whole_events(tmp_path) -> None:
+    from types import SimpleNamespace
+
+    from textual.content import Content
+
+    from tui_agent.ui.widgets.budget_panel import BudgetPanel
+
+    line = ("call {} · over the 7.7k high-water mark: dropped 40 old messages, masked 1 old result, cut 4 read "
+            "results, ledger keeps 1 prompt and 10 files · 37.3k → 2.7k tok")
+    entries = [SimpleNamespace(line=line.format(k)) for k in range(1, 9)]
+    app = make_app(scripted_session(make_repo(tmp_path), []))
+    async with app.run_test(size=(160, 45)) as pilot:
+        events = app.screen.query_one(BudgetPanel).events
+        events.show(entries)
+        await pilot.pause()
+        width = events.size.width - 3  # padding and the scrollbar (it scrolls)
+        per_event = len(Content(entries[0].line).wrap(width))
+        assert per_event >= 2  # each event wraps: a cut edge would fall mid-event
+        assert events.size.height > 5, "at 160x45 the list is no longer capped at 5 lines"
+        assert events.size.height % per_event == 0, "whole events only, never a line cut mid-event"
+        assert events.scroll_y == events.max_scroll_y and events.max_scroll_y % per_event == 0

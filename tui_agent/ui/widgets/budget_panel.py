@@ -109,7 +109,7 @@ class BudgetPanel(Vertical):
             self.session.listeners.remove(self.ledger.feed)
 
     def on_resize(self) -> None:
-        self.events.styles.max_height = max(5, self.size.height // 4)  # taller panel, more events (160x45: 10)
+        self.events.fit(max(5, self.size.height // 4))  # a taller panel shows more events, each whole
         self._render_columns()
         self._render_spark()
         self._render_ledger_row()
@@ -376,7 +376,7 @@ class BudgetPanel(Vertical):
             count, left = len(self.ledger.major_events), self.size.width - 2 - len(label) - len(ticks)
             words = [f" {counted(count, 'compaction event')}", f" {counted(count, 'event')}", f" {count}", ""]
             parts += ["\n", (" " * len(label), MUTED), (ticks, "bold $budget-truncated"),
-                      (next(w for w in words if len(w) <= left), MUTED)]
+                      (next((w for w in words if len(w) <= left), ""), MUTED)]
         widget.update(Content.assemble(*parts))
 
     def _render_events(self) -> None:

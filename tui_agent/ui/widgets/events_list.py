@@ -54,6 +54,8 @@ class EventsList(OnPurpose, OptionList, can_focus=False):
         super().__init__(**kwargs)
         self.entries: list[EventEntry | None] = []
         self._shown: tuple = ()
+        self._texts: list[Content] = []
+        self.cap = 5  # lines at most; the panel sets it from its height (more room, more events)
 
     def show(self, entries: Sequence[EventEntry], pending: CompactEvent | None = None,
              pending_entry: EventEntry | None = None, empty: str = NONE_YET) -> None:
@@ -74,10 +76,33 @@ class EventsList(OnPurpose, OptionList, can_focus=False):
         if not options:
             options.append(Option(Content.styled(empty, MUTED), disabled=True))
             self.entries.append(None)
+        self._texts = [option.prompt if isinstance(option.prompt, Content) else Content(str(option.prompt))
+                       for option in options]
         self.clear_options()
         self.add_options(options)
         self.highlighted = None
+        self.fit()
         self.scroll_end(animate=False, immediate=True)
+
+    def fit(self, cap: int | None = None) -> None:
+        """As tall as the newest events that fit in `cap` lines, each one whole: the top line is always
+        the start of an event, never the middle of one cut by the list's edge (160x45 showed 2½)."""
+        if cap is not None:
+            self.cap = cap
+        width = max((self.size.width or 40) - 2, 10)  # padding 0 1
+        if sum(len(text.wrap(width)) or 1 for text in self._texts) > self.cap:
+            width -= 1  # it scrolls: the scrollbar takes a column
+        used = 0
+        for text in reversed(self._texts):
+            lines = len(text.wrap(width)) or 1
+            if used and used + lines > self.cap:
+                break
+            used += lines
+        self.styles.height = max(min(used, self.cap) if used else 1, 1)
+        self.styles.max_height = self.cap
+
+    def on_resize(self) -> None:
+        self.fit()
 
     def take_focus(self) -> None:
         """Focus the list (on its newest line) although it is off the Tab cycle."""
