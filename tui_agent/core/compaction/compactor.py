@@ -212,7 +212,9 @@ class Compactor:
             first_change = min(first_change, self._event_first_change)
         if self.tokens.estimate() > self.policy.effective_window:
             kinds += self._emergency(history, newest, call)
-            event_reason = event_reason or f"over the {fmt_tokens(self.policy.effective_window)} window"
+            # the meter shows the whole window: say that this is the window less the output reserve
+            event_reason = event_reason or (f"over {fmt_tokens(self.policy.effective_window)} "
+                                            "(the window less the output reserve)")
         if self._dirty:
             first_change = min(first_change, self._rebuild(history))
         event = None
