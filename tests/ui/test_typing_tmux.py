@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 
 import pytest
 
@@ -63,17 +62,23 @@ def test_text_typed_after_one_and_two_tabs_is_sent_as_typed(tmp_path) -> None:
                         timeout=90, shown=lambda: capture(socket))
         return prompts_sent(data)
 
+    def idle() -> None:
+        """The answer is journaled just before the turn worker ends: wait until the footer no longer
+        offers "Cancel turn" (a prompt sent while a turn runs is refused)."""
+        wait_until_sync(lambda: "Cancel turn" not in capture(socket), what="the turn to end", timeout=30,
+                        shown=lambda: capture(socket))
+
     try:
         wait_for(socket, "Context budget", 20)
         keys("-l", "what does the handler do?")
         keys("Enter")
         sent(1)
-        time.sleep(0.3)  # the answer is journaled just before the turn worker ends (not a timing assert)
+        idle()
         keys("Tab")  # the chat
         keys("-l", "explain the models please")
         keys("Enter")
         assert sent(2)[1] == "explain the models please"
-        time.sleep(0.3)
+        idle()
         keys("Tab", "Tab")  # the budget rows: e x p would have expanded, excluded, pinned
         keys("-l", "explain this expression")
         keys("Enter")
