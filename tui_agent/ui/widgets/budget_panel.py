@@ -26,12 +26,13 @@ from textual.widgets import Static
 
 from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger, CallFigures, base_breakdown, first_difference, ledger_tokens
-from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, counted, fmt_k, fmt_usd, spark
+from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, counted, fmt_k, fmt_usd
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.events_list import NONE_YET, EventsList
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows, number_cells
 from tui_agent.ui.widgets.panel_legend import legend
+from tui_agent.ui.widgets.spark_line import spark_line
 from tui_agent.ui.widgets.type_through import OnPurpose
 
 if TYPE_CHECKING:
@@ -356,28 +357,7 @@ class BudgetPanel(Vertical):
         widget.update(Content.assemble(*parts))
 
     def _render_spark(self) -> None:
-        calls = self.ledger.calls
-        values = [calls[k] for k in sorted(calls)]
-        widget = self.query_one("#budget-spark", Static)
-        if not values:
-            widget.update(Content.styled("calls: none yet", MUTED))
-            return
-        label = f"calls {len(values)} "
-        peak = f" peak {fmt_k(max(values))}"
-        last = max(calls)
-        if last in self.ledger.exact_calls:  # the real number for the last call, beside the estimate of the next
-            peak += f" · last {calls[last]:,} API"
-        room = max(self.size.width - 2 - len(label) - len(peak), 4)
-        keys = sorted(calls)[-room:]
-        line = spark([calls[k] for k in keys], room)
-        ticks = "".join("╵" if k in self.ledger.event_calls else " " for k in keys)
-        parts: list = [(label, MUTED), (line, "$budget-messages"), (peak, MUTED)]
-        if "╵" in ticks:  # the count in as many words as fit: the line never wraps (430 calls, 4 events)
-            count, left = len(self.ledger.major_events), self.size.width - 2 - len(label) - len(ticks)
-            words = [f" {counted(count, 'compaction event')}", f" {counted(count, 'event')}", f" {count}", ""]
-            parts += ["\n", (" " * len(label), MUTED), (ticks, "bold $budget-truncated"),
-                      (next((w for w in words if len(w) <= left), ""), MUTED)]
-        widget.update(Content.assemble(*parts))
+        self.query_one("#budget-spark", Static).update(spark_line(self.ledger, self.size.width))
 
     def _render_events(self) -> None:
         pending = self._pending_event
