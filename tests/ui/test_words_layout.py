@@ -150,3 +150,26 @@ async def test_the_events_list_grows_with_the_panel_and_shows_whole_events(tmp_p
         assert events.size.height > 5, "at 160x45 the list is no longer capped at 5 lines"
         assert events.size.height % per_event == 0, "whole events only, never a line cut mid-event"
         assert events.scroll_y == events.max_scroll_y and events.max_scroll_y % per_event == 0
+
+
+async def test_every_modal_has_a_footer_of_its_own_keys(tmp_path) -> None:
+    """Issue 18: modal footers showed the main screen's keys ("c Exact count … esc Back to prompt")."""
+    from textual.widgets import Footer
+
+    from tui_agent.core.trust import TrustQuestion
+    from tui_agent.ui.screens.permission import PermissionScreen
+    from tui_agent.ui.screens.resume_picker import ResumePicker
+    from tui_agent.ui.screens.trust import TrustScreen
+
+    app = make_app(scripted_session(make_repo(tmp_path), []))
+    async with app.run_test(size=(120, 36)) as pilot:
+        main_only = {"Budget panel", "Exact count", "Back to prompt"}
+        for modal in (PermissionScreen("Write", {"file_path": "a.txt", "content": "x"}, "a.txt", "", ""),
+                      TrustScreen(TrustQuestion("Trust?", "why", [])), ResumePicker([])):
+            app.push_screen(modal)
+            await pilot.pause()
+            assert modal.query(Footer), type(modal).__name__
+            shown = {b.binding.description for b in modal.active_bindings.values() if b.binding.show}
+            assert not shown & main_only, (type(modal).__name__, shown)
+            modal.dismiss(None)
+            await pilot.pause()

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_agent.core.journal.store import SessionInfo, short_time
@@ -68,6 +68,7 @@ class ResumePicker(ModalScreen["SessionInfo | None"]):
             yield OptionList(*self._options(), id="resume-list")
             yield Static("No saved session matches." if self.sessions else "No saved sessions in this workspace yet.",
                          id="resume-empty", markup=False)
+        yield Footer()  # this modal's own keys, not the main screen's under it
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._refill)  # rows fitted to the dialog's real width
