@@ -96,7 +96,7 @@ def test_unpriced_model_gives_cache_units_and_no_session_cost():
     figures = ledger.current
     assert figures.price_usd is None and not ledger.cost_known
     assert figures.cache_units == figures.new + figures.cached * 0.1
-    assert "cache-units" in ledger.price_text(figures) and "$" not in ledger.context_line()
+    assert "new-token equivalents" in ledger.price_text(figures) and "$" not in ledger.context_line()
 
 
 def test_events_carry_their_loss_report_and_request_diff():

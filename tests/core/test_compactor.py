@@ -375,3 +375,11 @@ def test_ledger_keeps_typed_prompts_verbatim_even_after_a_huge_paste():
     many = [(i, f"prompt {i} " + "p" * 1_000) for i in range(100)]
     kept = choose_prompts(many, budget_chars=20_000, max_chars=2_000)
     assert [i for i, _ in kept] == list(range(100 - len(kept), 100)) and 15 <= len(kept) <= 20
+
+
+def test_an_emergency_event_says_its_limit_is_the_window_less_the_output_reserve():
+    """Issue 18: "over the 11.9k window" while the meter said 16.0k (the limit is window − reserve)."""
+    history = long_turn(1, size=200_000)
+    compactor = Compactor(CompactPolicy(context_window=16_000, max_output_tokens=4_096, enabled=True))
+    event = compactor.compact(history).plan.event
+    assert event is not None and "window less the output reserve" in event.reason, event and event.reason

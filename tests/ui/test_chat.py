@@ -49,7 +49,7 @@ async def test_tool_cards_show_status_size_and_plain_result(tmp_path) -> None:
         head = str(card.query_one(".tool-head").render())
         assert "Read" in head and "notes.txt" in head and "chars" in head
         assert "s ·" not in head  # durations hidden in tests (they are wall-clock)
-        card.focus()
+        card.enter_on_purpose()  # Enter from the chat, a click: entered on purpose
         await pilot.press("enter")
         await pilot.pause()
         assert card.expanded

@@ -94,14 +94,14 @@ async def test_every_operation_has_its_mark_and_the_sent_column_sums_to_the_mete
         await pilot.pause()
         reason = str(panel.query_one("#budget-reason").render())
         assert f"#{masked} masked: " in reason and plan.op(masked).reason in reason
-        # the meter: cached / new, its price (cache-units: the demo model has no price), the water marks
+        # the meter: cached / new, its price (new-token equivalents: the demo model has no price), the water marks
         figures = panel.meter.meter
         text = str(panel.meter.render())
         assert figures.cached + figures.new == figures.total and figures.cached > 0
         assert f"cached ≈{figures.cached / 1000:.1f}k" in text and "new ≈" in text
         policy = session.compactor.policy
         assert f"compacts at {policy.high_tokens / 1000:.1f}k → {policy.low_tokens / 1000:.1f}k" in text
-        assert "cache-units" in text
+        assert "new-token equivalents" in text and "cache-units" not in text
         assert "base ≈" in text and "built-in tools" in text and "MCP tools 0" in text and "project context" in text
         assert str(panel.query_one("#budget-spark").render()).startswith(f"calls {session.state.calls} ")
 
@@ -122,7 +122,7 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
 
         notices = " ".join(str(n.render()) for n in app.screen.query(NoticeLine))
         assert "Older turns are no longer sent in full" in notices  # the chat says so too
-        panel.rows.focus()
+        panel.rows.enter_on_purpose()  # F2 or a click: entered on purpose
         await pilot.press("v")  # the events list is off the Tab cycle: v in the rows goes there
         assert panel.events.has_focus
         panel.events.highlighted = lines.index(entry.line)
@@ -131,7 +131,8 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
         assert isinstance(app.screen, EventScreen)
         report = str(app.screen.query_one("#event-text").render())
         assert f"Left the request ({len(entry.event.loss.left_request)} messages)" in report
-        assert f"Masked (a placeholder is sent instead, {len(entry.event.loss.masked)} messages)" in report
+        masked = len(entry.event.loss.masked)
+        assert f"Masked (a placeholder is sent instead, {masked} message{'s' * (masked != 1)})" in report
         assert "Lost: nothing" in report and entry.plan.ledger.text.splitlines()[0] in report
         assert "Request diff: no earlier call to compare with." in report  # call 1
         await pilot.press("escape")
@@ -164,7 +165,7 @@ async def test_pin_exclude_expand_show_at_once_in_the_next_call(tmp_path) -> Non
         while session.history[dropped]["role"] != "user" or not isinstance(session.history[dropped]["content"], list):
             dropped += 1
         before = panel.meter.meter.total
-        rows.focus()
+        rows.enter_on_purpose()  # F2 or a click: entered on purpose
         rows.cursor = dropped
         await pilot.press("p")
         await pilot.pause()
@@ -226,7 +227,7 @@ async def test_compact_command_refreshes_the_panel(tmp_path) -> None:
         assert view.kind(first) == "summarised"  # the demo model writes an extractive summary
         assert row_text(panel.rows, first)[1] == "Σ" and "Σ in summary" in row_text(panel.rows, first)
         assert "≡summary for #" in str(panel.query_one("#budget-ledger-row").render())
-        panel.rows.focus()
+        panel.rows.enter_on_purpose()  # F2 or a click: entered on purpose
         panel.rows.cursor = first
         await pilot.press("enter")  # the summarised row links to the summary sent in its place
         await pilot.pause()

@@ -154,3 +154,32 @@ async def test_escape_sequences_in_a_log_never_reach_the_terminal(tmp_path: Path
         await pilot.pause()
         assert "\x1b" not in card_text(app) and "compacted before this call" in card_text(app)
         assert "\x1b" not in app.screen.sub_title
+
+
+@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
+async def test_a_far_jump_shows_progress_and_the_view_is_read_only(monkeypatch) -> None:
+    """Issue 18: `g 430` took 5 s with nothing on screen; the read-only panel offered p / x / e."""
+    import tui_agent.ui.screens.replay as replay_screen
+
+    monkeypatch.setattr(replay_screen, "FAR_JUMP", 3)
+    monkeypatch.setattr(replay_screen, "PROGRESS_EVERY", 1)
+    app = make(SMALLEST)
+    replay = app.replay
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        shown: list[str] = []
+        original = screen._show_progress
+        monkeypatch.setattr(screen, "_show_progress", lambda k, t: (original(k, t), shown.append(screen.sub_title)))
+        await jump(pilot, str(replay.calls))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.current == replay.calls - 1 and f"call {replay.calls}/{replay.calls}" in screen.sub_title
+        assert shown and all("replaying call" in line for line in shown)
+        rows = screen.query_one(HistoryRows)
+        rows.enter_on_purpose()
+        await pilot.pause()
+        keys = {b.binding.description for b in screen.active_bindings.values() if b.binding.show}
+        assert "Pin" not in keys and "Exclude" not in keys and "Prev event" in keys
+        legend = str(screen.query_one("#budget-legend").render())
+        assert "read-only" in legend and "p pin" not in legend

@@ -110,3 +110,80 @@ async def test_panel_text_reaches_aa_with_cost_usage_and_exact_count(tmp_path, t
         texts = " ".join(text for text, *_ in cells)
         assert "exact" in texts and "cached" in texts and "$" in texts
         assert not failures(cells), f"{theme}: " + "; ".join(failures(cells))
+
+
+def screen_cells(app, region=None) -> list[tuple[str, float, str, str]]:
+    """(text, contrast, fg, bg) for every text segment painted in `region` (default: the whole screen,
+    header, chat, tool cards, prompt and footer included)."""
+    strips = app.screen._compositor.render_strips()
+    region = region or app.screen.region
+    found = []
+    for y in range(region.y, region.bottom):
+        for segment in strips[y].crop(region.x, region.right):
+            text, style = segment.text, segment.style
+            if not text.strip() or all(ch in GRAPHICS for ch in text) or style is None:
+                continue
+            if style.color is None or style.bgcolor is None:
+                continue
+            fg, bg = (style.bgcolor, style.color) if style.reverse else (style.color, style.bgcolor)
+            fg_rgb, bg_rgb = RichColor.get_truecolor(fg), RichColor.get_truecolor(bg)
+            found.append((text.strip(), contrast(tuple(fg_rgb), tuple(bg_rgb)), fg_rgb.hex, bg_rgb.hex))
+    return found
+
+
+@pytest.mark.parametrize("theme", THEMES)
+async def test_every_text_cell_of_the_screen_and_a_modal_reaches_aa(tmp_path, theme: str) -> None:
+    """The whole main screen (chat, cards, prompt, footer with the panel's keys) and the message view."""
+    from tui_agent.ui.screens.message_view import MessageScreen
+    from tui_agent.ui.widgets.history_rows import HistoryRows
+    from tui_agent.ui.widgets.prompt_area import PromptArea
+
+    app = make_app(demo_session(make_repo(tmp_path), compact=CompactOptions(max_messages=16)))
+    app.theme = theme
+    async with app.run_test(size=(140, 44)) as pilot:
+        for prompt in ("what does the handler do?", "explain the models"):
+            await send(pilot, prompt)
+        cells = screen_cells(app)  # the prompt focused, its placeholder shown
+        app.screen.query_one(PromptArea).focus()
+        await pilot.press("tab", "tab")  # the rows by Tab: the footer lists the alt keys
+        cells += screen_cells(app)
+        await pilot.press("f2")  # entered: the footer lists the plain keys
+        cells += screen_cells(app)
+        rows = app.screen.query_one(HistoryRows)
+        rows.cursor = max(rows.view.truncated)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MessageScreen)
+        frame = app.screen.query_one("#frame").region
+        footer = app.screen.query_one("Footer").region
+        cells += screen_cells(app, frame) + screen_cells(app, footer)
+        texts = " ".join(text for text, *_ in cells)
+        assert "Pin" in texts and "Budget panel" in texts and "Ask about" in texts
+        assert not failures(cells), f"{theme}: " + "; ".join(failures(cells))
+
+
+def eight_bit(hex_colour: str) -> tuple[int, int, int]:
+    """What a 256-colour terminal shows for a truecolor cell (Rich's downgrade, as Textual's output)."""
+    from rich.color import ColorSystem
+
+    return tuple(RichColor.parse(hex_colour).downgrade(ColorSystem.EIGHT_BIT).get_truecolor())
+
+
+@pytest.mark.parametrize("theme", THEMES)
+async def test_in_256_colours_the_panel_and_prompt_are_not_navy_and_stay_readable(tmp_path, theme: str) -> None:
+    """tmux without RGB (COLORTERM unset): agent-dark's panel and prompt came out saturated navy #00005f."""
+    from tui_agent.ui.widgets.prompt_area import PromptArea
+
+    app = make_app(demo_session(make_repo(tmp_path), compact=CompactOptions(max_messages=16)))
+    app.theme = theme
+    async with app.run_test(size=(140, 44)) as pilot:
+        await send(pilot, "what does the handler do?")
+        await pilot.press("f2")
+        panel, prompt = app.screen.query_one(BudgetPanel), app.screen.query_one(PromptArea)
+        cells = screen_cells(app, panel.region) + screen_cells(app, prompt.region)
+        assert len(cells) > 100
+        navy = sorted({bg for *_, bg in cells if (lambda r, g, b: r == g == 0 and b > 0)(*eight_bit(bg))})
+        assert not navy, f"{theme}: backgrounds shown as navy in 256 colours: {navy}"
+        unreadable = sorted({f"{text[:20]!r} {fg} on {bg}" for text, _, fg, bg in cells
+                             if contrast(eight_bit(fg), eight_bit(bg)) < AA})
+        assert not unreadable, f"{theme}: under 4.5:1 in 256 colours: {unreadable[:8]}"

@@ -54,6 +54,10 @@ FONT_LOADED = """() => [...document.fonts].some(
   face => face.family.replace(/["']/g, "") === "Roboto Mono" && face.status === "loaded")"""
 
 
+KEYS_FOCUSED = """() => document.activeElement !== null
+  && document.activeElement.classList.contains("xterm-helper-textarea")"""
+
+
 def on_loopback(url: str) -> bool:
     if url.startswith(("data:", "about:", "blob:")):
         return True
@@ -110,7 +114,8 @@ def test_serve_in_a_real_browser(tmp_path):
                 assert "No model call yet" in first and "tool_use" not in first
                 assert not off_loopback, f"the page fetched from off loopback: {off_loopback}"
                 assert page.evaluate(FONT_LOADED), "the shipped Roboto Mono did not load"
-                page.focus("textarea.xterm-helper-textarea")
+                # no click and no page.focus(): the page gives the terminal the keyboard on load
+                page.wait_for_function(KEYS_FOCUSED, timeout=10_000)
                 page.keyboard.type("what does the handler do?")
                 page.keyboard.press("Enter")
                 screen = wait_for_screen(page, "Here is what I found", 60)

@@ -338,7 +338,8 @@ class BudgetLedger:
         """"≈$0.0123" at list price, or the cache-weighted size when the model has no known price."""
         if figures.price_usd is not None:
             return f"≈{fmt_usd(figures.price_usd)} input"
-        return f"≈{fmt_tokens(round(figures.cache_units))} cache-units (new 1, cached {CACHE_READ_UNITS:g})"
+        return (f"≈{fmt_tokens(round(figures.cache_units))} new-token equivalents "
+                f"(a cached token counts {CACHE_READ_UNITS:g})")
 
     def summary_line(self) -> str:
         """Headless prints this at the end of a run: the same figures the panel shows."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from textual import work
 from textual.app import App, InvalidThemeError, SystemCommand
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 
 from tui_agent.core import events as ev
@@ -25,7 +26,7 @@ from tui_agent.core import process_groups, trace
 from tui_agent.ui.commands import palette_commands
 from tui_agent.ui.screens.main import MainScreen
 from tui_agent.ui.settings import UIState, log_dir, user_themes_dir
-from tui_agent.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, bundled_themes_dir, load_themes
+from tui_agent.ui.themes import DEFAULT_THEME, MUTED, VARIABLE_DEFAULTS, bundled_themes_dir, load_themes
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
@@ -78,6 +79,12 @@ class AgentApp(App[int]):
             self.theme = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
         self.startup_notices = notices
         session.ask_trust = self.ask_trust  # project MCP servers / allow rules ask through the modal
+
+    def format_title(self, title: str, sub_title: str) -> Content:
+        """Textual dims the sub-title (4.3:1 in agent-light); the muted foreground keeps AA (4.5:1)."""
+        if not sub_title:
+            return Content(title)
+        return Content.assemble(title, (" — ", MUTED), (sub_title, MUTED))
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)  # literal values only (pitfall P10)
@@ -146,6 +153,11 @@ class AgentApp(App[int]):
             yield from palette_commands(main, self.available_themes)
 
     def action_ctrl_c(self) -> None:
+        """The first Ctrl+C clears a draft (↑ brings it back), as in a shell; twice on an empty one quits."""
+        if isinstance(self.screen, MainScreen) and self.screen.clear_draft():
+            self._last_ctrl_c = 0.0
+            self.notify("Draft cleared (↑ brings it back). Ctrl+C twice quits.", timeout=QUIT_WINDOW)
+            return
         now = time.monotonic()
         if now - self._last_ctrl_c <= QUIT_WINDOW:
             self.exit(0)

@@ -27,6 +27,11 @@ SPARK = "▁▂▃▄▅▆▇█"
 fmt_k = fmt_tokens  # compact sizes (812, 1.2k, 12.4k, 124k, 1.2M): the engine's reasons use the same
 
 
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """"1 msg", "14 msgs", "1 prompt": every count in the UI says its noun in the right number."""
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
 def key_input(tool_input: Any, workspace: Path | None = None) -> str:
     """The input a person recognises a call by (path, pattern, command), workspace paths made relative."""
     if not isinstance(tool_input, dict):

@@ -71,27 +71,46 @@ async def show_restored(screen: "CommandHost", notices) -> None:
     start = max(0, len(history) - SHOW_LAST)
     if start:
         await chat.add_notice(f"{start} earlier messages are not redrawn here; the budget panel lists them all.")
-    tools = 0
+    results = {b.get("tool_use_id"): b for m in history[start:] if m.get("role") == "user"
+               for b in blocks(m) if b.get("type") == "tool_result"}
     for message in history[start:]:
         if message.get("role") == "user" and is_user_text(message):
-            if tools:
-                await chat.add_notice(f"({tools} tool call{'s' if tools > 1 else ''})")
-                tools = 0
             await chat.add_user(text_of(message))
         elif message.get("role") == "assistant":
-            tools += sum(1 for b in blocks(message) if b.get("type") == "tool_use")
             text = text_of(message)
             if text.strip():
                 reply = await chat.add_reply()
                 reply.text = text
                 await reply.update(text)
-    if tools:
-        await chat.add_notice(f"({tools} tool call{'s' if tools > 1 else ''})")
+            for block in blocks(message):
+                if block.get("type") == "tool_use":
+                    await _restored_card(screen, block, results.get(block.get("id")))
     for notice in notices:
         await chat.add_notice(notice.text, notice.level)
     panel.sync_history()
     panel.replay_usage(session.usage_history)
     screen.update_title()
+
+
+async def _restored_card(screen: "CommandHost", use: dict, result: dict | None) -> None:
+    """A resumed tool call as the card it was (opens to its result), not a "(5 tool calls)" line."""
+    from tui_agent.ui.budget_model import key_input
+    from tui_agent.ui.widgets.tool_card import ToolCard
+
+    name, tool_input = str(use.get("name", "")), use.get("input") or {}
+    tool = screen.session.tools.get(name)
+    try:
+        summary = tool.summary(tool_input) if tool is not None else key_input(tool_input)
+    except Exception:  # noqa: BLE001 - a recorded input the tool no longer accepts: show the raw key
+        summary = key_input(tool_input) if isinstance(tool_input, dict) else ""
+    card = await screen.chat.add_tool(ToolCard(str(use.get("id", "")), name, summary, show_duration=False))
+    if result is None:
+        card.cancel()  # the journal has no result: the call never finished
+        return
+    content = result.get("content", "")
+    shown = content if isinstance(content, str) else "".join(
+        b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    card.finish(content, bool(result.get("is_error")), None, len(shown))
 
 
 async def export_session(screen: "CommandHost", target: str) -> None:

@@ -34,6 +34,7 @@ class TurnRenderer:
         self.show_durations = show_durations
         self.reply: AssistantReply | None = None
         self.stream: MarkdownStream | None = None
+        self.cards: list[ToolCard] = []  # this turn's, so the end of the turn can close the open ones
 
     async def handle(self, event: ev.EngineEvent) -> None:
         match event:
@@ -58,7 +59,8 @@ class TurnRenderer:
             case ev.ToolStarted(tool_use_id=tool_id, name=name, summary=summary):
                 await self.close()
                 shown = summary or _short_input(event.input)
-                await self.chat.add_tool(ToolCard(tool_id, name, shown, show_duration=self.show_durations))
+                self.cards.append(await self.chat.add_tool(ToolCard(tool_id, name, shown,
+                                                                    show_duration=self.show_durations)))
             case ev.ToolFinished(tool_use_id=tool_id):
                 card = self.chat.cards.get(tool_id)
                 if card is None:
@@ -70,6 +72,7 @@ class TurnRenderer:
                 await self.chat.add_notice(text, level)
             case ev.TurnEnded(reason=reason, error=error):
                 await self.close()
+                self.cancel_open_cards()
                 if reason == "error":
                     await self.chat.add_notice(error or "The turn failed.", "error")
                 elif reason in END_MESSAGES:
@@ -82,6 +85,13 @@ class TurnRenderer:
         self.reply = None
         if stream is not None:
             await stream.stop()
+
+
+    def cancel_open_cards(self) -> None:
+        """Cards still running when the turn ends (Esc, an error) are closed as cancelled: the core
+        answered their tool_use with an error result, and no card stays "running" in yellow for good."""
+        for card in self.cards:
+            card.cancel()
 
 
 def _short_input(tool_input: dict) -> str:

@@ -14,11 +14,11 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from tui_agent.core.budget import EventEntry, request_diff
 from tui_agent.core.sanitize import strip_controls
-from tui_agent.ui.budget_model import fmt_k
+from tui_agent.ui.budget_model import counted, fmt_k
 from tui_agent.ui.themes import MUTED
 
 LIST_AT_MOST = 40
@@ -36,9 +36,9 @@ def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
     event, plan = entry.event, entry.plan
     loss = event.loss
     lines = [event.line(), ""]
-    lines.append(f"Left the request ({len(loss.left_request)} messages):")
+    lines.append(f"Left the request ({counted(len(loss.left_request), 'message')}):")
     lines += _rows(loss.left_request, describe) or ["  nothing"]
-    lines.append(f"Masked (a placeholder is sent instead, {len(loss.masked)} messages):")
+    lines.append(f"Masked (a placeholder is sent instead, {counted(len(loss.masked), 'message')}):")
     lines += _rows(loss.masked, describe) or ["  nothing"]
     if loss.clean:
         lines.append("Lost: nothing — every prompt and file path is still in the request or the ledger.")
@@ -51,7 +51,8 @@ def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
     if ledger is not None and plan.drop_until > plan.drop_from:
         what = "summary" if ledger.summary else "ledger"
         lines.append(f"The {what} kept ({fmt_k(ledger.tokens)} tok, covers #{ledger.start}–#{ledger.covers - 1}: "
-                     f"{len(ledger.prompts)} prompts, {len(ledger.files)} files, {ledger.commands} commands):")
+                     f"{counted(len(ledger.prompts), 'prompt')}, {counted(len(ledger.files), 'file')}, "
+                     f"{counted(ledger.commands, 'command')}):")
         lines += ["  " + line for line in ledger.text.splitlines()]
     else:
         lines.append("No ledger: nothing was dropped at this event.")
@@ -93,3 +94,4 @@ class EventScreen(ModalScreen[None]):
                 # prompts and paths in the ledger are the user's and the model's text: never escape codes
                 yield Static(strip_controls(loss_report_text(self.entry, self.describe)), markup=False,
                              id="event-text")
+        yield Footer()  # this view's own keys, not the main screen's under it

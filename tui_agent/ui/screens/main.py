@@ -30,6 +30,7 @@ from tui_agent.ui.widgets.command_hints import CommandHints
 from tui_agent.ui.widgets.context_line import ContextLine
 from tui_agent.ui.widgets.history_rows import HistoryRows
 from tui_agent.ui.widgets.prompt_area import PromptArea
+from tui_agent.ui.widgets.type_through import TypedToPrompt
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
@@ -181,6 +182,10 @@ class MainScreen(Screen):
         else:
             self.start_turn(line)
 
+    def clear_draft(self) -> bool:
+        """Ctrl+C on a draft: clear it, kept in the input history; False when there was none."""
+        return self.prompt.clear_draft()
+
     def prefill(self, text: str) -> None:
         self.prompt.complete_to(text)
         self.prompt.focus()
@@ -225,6 +230,7 @@ class MainScreen(Screen):
             raise
         finally:
             await renderer.close()
+            renderer.cancel_open_cards()
             from tui_agent.core.journal.writer import journal_problem
 
             problem = journal_problem(self.session)
@@ -278,12 +284,12 @@ class MainScreen(Screen):
         if self.has_class("-narrow"):
             self.toggle_class("-panel-open")
             if self.has_class("-panel-open"):
-                rows.focus()
+                rows.enter_on_purpose()
             else:
                 self.prompt.focus()
         elif self.has_class("-panel-hidden") or self.focused is not rows:
             self.remove_class("-panel-hidden")
-            rows.focus()
+            rows.enter_on_purpose()
         else:
             self.add_class("-panel-hidden")
             self.prompt.focus()
@@ -292,16 +298,20 @@ class MainScreen(Screen):
         self.remove_class("-panel-hidden")
         if self.has_class("-narrow"):
             self.add_class("-panel-open")
-        self.query_one(HistoryRows).focus()
+        self.query_one(HistoryRows).enter_on_purpose()
 
     def action_focus_prompt(self) -> None:
         self.remove_class("-panel-open")
         self.prompt.focus()
 
-    def on_chat_pane_typed(self, event: ChatPane.Typed) -> None:
-        """A key typed while the chat or a tool card had focus belongs to the prompt, not to the void."""
+    def on_typed_to_prompt(self, event: TypedToPrompt) -> None:
+        """A key typed on the chat, a card or the panel belongs to the prompt, not to the void."""
+        event.stop()
         self.prompt.focus()
-        self.prompt.insert(event.text)
+        if event.enter:
+            self.prompt.press_enter()
+        else:
+            self.prompt.insert(event.text)
 
     def on_history_rows_opened(self, event: HistoryRows.Opened) -> None:
         rows = self.query_one(HistoryRows)

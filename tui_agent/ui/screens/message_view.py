@@ -18,11 +18,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from tui_agent.core.messages import Message, blocks, result_text
 from tui_agent.core.sanitize import strip_controls
-from tui_agent.ui.budget_model import fmt_k
+from tui_agent.core.tokens import message_chars
+from tui_agent.ui.budget_model import counted, fmt_k
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
@@ -127,10 +128,11 @@ def outbound_form(history: list[Message], index: int, view: "OutboundView | None
     cuts = view.truncated.get(index, ())
     if not cuts:
         return f"{view.label} (sent whole)", format_message(sent)
-    original = sum(c.original_chars for c in cuts)
+    original = sum(c.original_chars for c in cuts)  # the whole message's cut results, never one block's
     kept = sum(c.kept_chars for c in cuts)
-    reason = op.reason[:1].upper() + op.reason[1:]
-    lead = f"✂ {reason} ({fmt_k(original - kept)} chars not sent); the copy ends with a note.\n\n"
+    why = "Cut to fit the window" if any(c.hard for c in cuts) else "Already read"
+    lead = (f"✂ {why}: {counted(len(cuts), 'tool result')} cut, {fmt_k(kept)} of {fmt_k(original)} chars sent "
+            f"({fmt_k(original - kept)} chars not sent); each cut copy ends with a note.\n\n")
     return f"{view.label} (✂ cut)", lead + format_message(sent)
 
 
@@ -158,6 +160,9 @@ class MessageScreen(ModalScreen[None]):
         self.what = strip_controls(what)
         self.act = act  # pin / exclude / expand in the next request; returns the next call's view
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "act" or self.act is not None  # read-only (replay): no p / x / e offered
+
     def action_act(self, action: str) -> None:
         """`p` / `x` / `e`: act on this message, then show how the next call sends it."""
         if self.act is None:
@@ -172,11 +177,12 @@ class MessageScreen(ModalScreen[None]):
         heading, outbound = outbound_form(self.history, self.index, self.view)
         with Vertical(id="frame"):
             yield Static(Content.assemble(f"#{self.index} {message.get('role')}  ", (self.what, "$text-primary"),
-                                          ("   p pin · x exclude · e expand · Esc closes", MUTED)),
+                                          ("   p pin · x exclude · e expand · Esc closes" if self.act is not None
+                                           else "   read-only · Esc closes", MUTED)),
                          id="frame-title")
             with Horizontal():
                 with Vertical(classes="side", id="history-side"):
-                    yield Static(f"history (in memory) · {fmt_k(len(format_message(message)))} chars",
+                    yield Static(f"history (in memory) · message {fmt_k(message_chars(message))} chars",
                                  classes="side-title", markup=False)
                     with VerticalScroll():
                         yield WrappedText(strip_controls(format_message(message)), id="history-text")
@@ -184,3 +190,4 @@ class MessageScreen(ModalScreen[None]):
                     yield Static(f"outbound · {heading}", classes="side-title", markup=False, id="outbound-title")
                     with VerticalScroll():
                         yield WrappedText(strip_controls(outbound), id="outbound-text")
+        yield Footer()  # this view's own keys, not the main screen's under it

@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.containers import HorizontalGroup, VerticalGroup, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from tui_agent.core.permissions import PermissionDecision
 from tui_agent.core.sanitize import strip_controls
@@ -162,6 +162,7 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
                 note = Content.assemble(("a", "bold"), " adds the rule ", (self.session_rule, "bold"),
                                         " until you quit (/permissions lists rules)")
                 yield Static(note, id="perm-rule")
+        yield Footer()  # this modal's own keys, not the main screen's under it
 
     def on_mount(self) -> None:
         self.query_one("#allow_once", Button).focus()

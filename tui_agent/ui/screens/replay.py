@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -25,14 +26,21 @@ if TYPE_CHECKING:
     from tui_agent.core.session import Session
 
 HINT = "Replay (read-only): nothing is sent. n next call · p previous · g jump · ] [ events · q quit"
+FAR_JUMP = 40  # more calls than this to replay first: in a thread, with progress
+PROGRESS_EVERY = 10
 JUMP_HINT = "Jump to: a call number (12), an event (e3), or e for the next event; Enter jumps, Esc cancels"
 
 
 class ReplayPanel(BudgetPanel):
     """The budget panel fed from replay steps instead of a running turn."""
 
+    READ_ONLY = True
+
     def ask_first_plan(self) -> None:
         """Replay draws recorded steps; nothing is planned for a next call."""
+
+    def on_mount(self) -> None:
+        self.rows.read_only = True  # no p / x / e: a replay changes nothing
 
     def show_step(self, replay: "Replay", step: "ReplayStep") -> None:
         # The session holds the whole recorded history and is never edited: the rows show it up to the call.
@@ -54,12 +62,13 @@ class ReplayPanel(BudgetPanel):
 
 class ReplayScreen(Screen):
     AUTO_FOCUS = None
+    jumping = False
     BINDINGS = [
         Binding("n", "step(1)", "Next call"),
         Binding("p", "step(-1)", "Previous"),
         Binding("g", "jump", "Jump"),
         Binding("right_square_bracket", "event(1)", "Next event"),
-        Binding("left_square_bracket", "event(-1)", "Prev event", show=False),
+        Binding("left_square_bracket", "event(-1)", "Prev event"),
         Binding("escape", "cancel_jump", "Cancel", show=False),
         Binding("f2", "toggle_panel", "Budget panel", show=False),
         Binding("q", "app.quit", "Quit"),
@@ -161,7 +170,31 @@ class ReplayScreen(Screen):
             self.notify(f"Not a call or an event: {text!r} (calls 1–{self.replay.calls}; e, e3)", severity="warning",
                         timeout=3)
             return
-        self.show_call(target)
+        if target - len(self.replay.steps) > FAR_JUMP:
+            self._replay_to(target)  # seconds of replaying: in a thread, with progress on screen
+        else:
+            self.show_call(target)
+
+    @work(thread=True, exclusive=True, group="replay-jump", exit_on_error=False)
+    def _replay_to(self, target: int) -> None:
+        """A far jump (`g 430`) replays every call before it: say how far it got while it works."""
+        self.jumping = True
+        try:
+            start = len(self.replay.steps)
+            for k in range(start, target + 1):
+                self.replay.step(k)
+                if (k - start) % PROGRESS_EVERY == 0:
+                    self.app.call_from_thread(self._show_progress, k, target)
+        finally:
+            self.jumping = False
+        self.app.call_from_thread(self.show_call, target)
+
+    def _show_progress(self, k: int, target: int) -> None:
+        self.sub_title = f"replaying call {k + 1} of {target + 1}… (a far jump replays every call before it)"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a far jump replays, stepping waits for it (the steps are being made in a thread)."""
+        return not (self.jumping and action in ("step", "event", "jump"))
 
     def jump_target(self, text: str) -> int | None:
         if text.isdigit():

@@ -13,17 +13,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_agent.core.journal.store import SessionInfo, short_time
 from tui_agent.core.sanitize import strip_controls
+from tui_agent.ui.budget_model import counted
 
 
 def row_text(info: SessionInfo, width: int = 100) -> str:
     """One line of `width` cells: the first prompt, cut to fit, then when, size and model."""
     tokens = f"{info.tokens / 1000:.1f}k" if info.tokens >= 1000 else str(info.tokens)
-    tail = f"  {short_time(info.last_activity)}  {info.messages:>4} msgs  {tokens:>6} tok  {info.model[:24]}"
+    tail = f"  {short_time(info.last_activity)}  {counted(info.messages, 'msg'):>9}  {tokens:>6} tok  {info.model[:24]}"
     room = max(width - len(tail), 12)
     prompt = " ".join((info.first_prompt or "(no prompt)").split())
     if len(prompt) > room:
@@ -67,6 +68,7 @@ class ResumePicker(ModalScreen["SessionInfo | None"]):
             yield OptionList(*self._options(), id="resume-list")
             yield Static("No saved session matches." if self.sessions else "No saved sessions in this workspace yet.",
                          id="resume-empty", markup=False)
+        yield Footer()  # this modal's own keys, not the main screen's under it
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._refill)  # rows fitted to the dialog's real width

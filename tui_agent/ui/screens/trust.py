@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import HorizontalGroup, VerticalGroup, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.core.trust import Answer, TrustQuestion
@@ -56,6 +56,7 @@ class TrustScreen(ModalScreen[Answer]):
                 yield Button(Content("a  Approve"), id="approved", variant="warning")
                 yield Button(Content("r  Refuse"), id="refused", variant="error")
                 yield Button(Content("Esc  Not now"), id="later")
+        yield Footer()  # this modal's own keys, not the main screen's under it
 
     def on_mount(self) -> None:
         self.query_one("#refused", Button).focus()  # the safe answer is the default

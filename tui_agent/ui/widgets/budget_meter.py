@@ -3,7 +3,7 @@
 Its numbers are the core's (`core.budget.CallFigures`, set from above); the meter only draws them. The
 bar splits the request into the prefix the provider reads from its cache and the part it reads new,
 then free space up to the high-water mark (the tick: where compaction starts) and the output reserve.
-Below it: the price of the call (list price, or cache-units when the model has no price), the water
+Below it: the price of the call (list price, or new-token equivalents when the model has no price), the water
 marks in words, the base broken down like Claude Code's `/context`, and the history beside what is
 sent. Estimates carry ≈; when the API reports usage for the call, its count replaces the estimate.
 """
@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_agent.core.budget import CACHE_READ_UNITS, BaseBreakdown, CallFigures, fmt_usd
-from tui_agent.ui.budget_model import cache_parts, fmt_k
+from tui_agent.ui.budget_model import cache_parts, counted, fmt_k
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
@@ -47,11 +47,13 @@ class BudgetMeter(Widget):
         width = max(self.content_region.width, 10)
         history_tokens, history_count, sent_count = self.history
         if meter is None:
+            base = self.base
             return Content.assemble(
                 ("No model call yet.", "bold"), "\n",
                 ("request = system + tools + sent messages, per call", MUTED), "\n",
                 self.exact or "", "\n",
-                (f"history ≈{fmt_k(history_tokens)} tok · {history_count} msgs", MUTED),
+                (f"history ≈{fmt_k(history_tokens)} tok · {counted(history_count, 'msg')}", MUTED),
+                *(("\n", self._base_line(None)) if base is not None else ()),
             )
         exact = meter.exact_total is not None
         total = meter.shown_total
@@ -86,13 +88,13 @@ class BudgetMeter(Widget):
         if meter.price_usd is not None:
             return Content.assemble((f"{who} ", MUTED), (f"≈{fmt_usd(meter.price_usd)}", "bold $text-success"),
                                     (" input, list price", MUTED))
-        units = meter.cache_units
-        return Content.assemble((f"{who} ", MUTED), (f"≈{fmt_k(round(units))} cache-units", "bold"),
-                                (f" (new 1, cached {CACHE_READ_UNITS:g}; no price)", MUTED))
+        units = meter.cache_units  # no price known: the input weighed as the API bills it, new tokens = 1
+        return Content.assemble((f"{who} ", MUTED), (f"≈{fmt_k(round(units))} new-token equivalents", "bold"),
+                                (f" (a cached token counts {CACHE_READ_UNITS:g}; no $ price known)", MUTED))
 
-    def _base_line(self, meter: CallFigures) -> Content:
+    def _base_line(self, meter: CallFigures | None) -> Content:
         base = self.base
-        if base is None:
+        if base is None and meter is not None:
             return Content.styled(f"base {fmt_k(meter.base)}: system + tools", MUTED)
         parts = [f"{name} {fmt_k(tokens)}" for name, tokens in base.parts()]
         return Content.assemble(("base ", MUTED), (f"≈{fmt_k(base.total)}", "$budget-baseline"),
@@ -102,8 +104,8 @@ class BudgetMeter(Widget):
     def _sizes_line(meter: CallFigures, history_tokens: int, history_count: int, sent_count: int) -> Content:
         free = max(meter.window - meter.reserve - meter.shown_total, 0)
         return Content.assemble(
-            ("history ", MUTED), f"≈{fmt_k(history_tokens)} · {history_count} msgs",
-            (" → sent ", MUTED), f"≈{fmt_k(meter.messages)} · {sent_count} msgs",
+            ("history ", MUTED), f"≈{fmt_k(history_tokens)} · {counted(history_count, 'msg')}",
+            (" → sent ", MUTED), f"≈{fmt_k(meter.messages)} · {counted(sent_count, 'msg')}",
             (" · free ", MUTED), f"{fmt_k(free)}",
         )
 

@@ -22,19 +22,23 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, CallFigures, first_difference, ledger_tokens
-from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd, spark
+from tui_agent.core.budget import BudgetLedger, CallFigures, base_breakdown, first_difference, ledger_tokens
+from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, counted, fmt_k, fmt_usd
 from tui_agent.ui.themes import MUTED
-from tui_agent.ui.widgets.budget_legend import ACTIONS, LEGEND
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.events_list import NONE_YET, EventsList
-from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows
+from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows, number_cells
+from tui_agent.ui.widgets.panel_legend import ACTIONS, legend
+from tui_agent.ui.widgets.spark_line import spark_line
+from tui_agent.ui.widgets.type_through import OnPurpose
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
 
 class BudgetPanel(Vertical):
     """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend."""
+
+    READ_ONLY = False  # replay: nothing is sent, so no pin / exclude / expand is offered
 
     # Esc leaves the panel: keys typed here would otherwise vanish while the user thinks they type a prompt.
     BINDINGS = [Binding("c", "count_exact", "Exact count"), Binding("escape", "screen.focus_prompt", "Back to prompt")]
@@ -76,7 +80,7 @@ class BudgetPanel(Vertical):
         yield Static("", id="budget-ledger-row")
         yield HistoryRows(self.index, id="budget-rows")
         yield Static("", id="budget-reason")
-        yield Static(LEGEND, id="budget-legend")
+        yield Static(legend(read_only=self.READ_ONLY), id="budget-legend")
 
     def on_mount(self) -> None:
         if self.ledger.feed not in self.session.listeners:  # fed by the engine before any face sees it
@@ -91,9 +95,16 @@ class BudgetPanel(Vertical):
         self.ask_first_plan()
 
     def ask_first_plan(self) -> None:
-        """--transcript, a resume: the engine tells the first call's plan now (replay draws steps instead)."""
+        """--transcript, a resume: the engine tells the first call's plan now (replay draws steps instead);
+        with no history, "No model call yet." shows the base every call will send (after the first frame)."""
         if self.session.history:
             self.session.announce_next("panel shown")
+        else:
+            self.call_after_refresh(self._show_base)
+
+    def _show_base(self) -> None:
+        if self.meter.meter is None:
+            self.meter.base = base_breakdown(self.session)
 
     def on_unmount(self) -> None:
         if self._listening and self.ledger.feed in self.session.listeners:
@@ -106,6 +117,7 @@ class BudgetPanel(Vertical):
             self.show_next_call(event)
 
     def on_resize(self) -> None:
+        self.events.fit(max(5, self.size.height // 4))  # a taller panel shows more events, each whole
         self._render_columns()
         self._render_spark()
         self._render_ledger_row()
@@ -225,6 +237,12 @@ class BudgetPanel(Vertical):
             self.rows.cursor = index
         return index
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "count_exact":  # only in rows entered on purpose: reached by Tab, c is text
+            focused = self.screen.focused
+            return isinstance(focused, OnPurpose) and focused.armed and "c" in focused.ARMED_KEYS
+        return True
+
     def on_history_rows_events_wanted(self, event: HistoryRows.EventsWanted) -> None:
         event.stop()
         self.events.take_focus()
@@ -298,9 +316,9 @@ class BudgetPanel(Vertical):
         self.meter.history = (self.index.total_tokens, len(self.index.rows), sent)
 
     def _render_columns(self) -> None:
-        digits = max(3, len(str(max(len(self.index.rows) - 1, 0))))
+        digits = number_cells(len(self.index.rows))
         width = self.rows.scrollable_content_region.width or 40
-        head = f"  {'#':>{digits}} role what"
+        head = f"  {'#':>{digits}} role what (sizes in chars)"  # the columns on the right are tokens
         tail = f"{'mem':>{TOKENS_CELLS}} {'sent':>{TOKENS_CELLS}} {'tok':<{BAR_CELLS}}"
         self.query_one("#budget-columns", Static).update(head.ljust(max(width - len(tail) - 1, len(head) + 1)) + tail)
 
@@ -343,26 +361,7 @@ class BudgetPanel(Vertical):
         widget.update(Content.assemble(*parts))
 
     def _render_spark(self) -> None:
-        calls = self.ledger.calls
-        values = [calls[k] for k in sorted(calls)]
-        widget = self.query_one("#budget-spark", Static)
-        if not values:
-            widget.update(Content.styled("calls: none yet", MUTED))
-            return
-        label = f"calls {len(values)} "
-        peak = f" peak {fmt_k(max(values))}"
-        last = max(calls)
-        if last in self.ledger.exact_calls:  # the real number for the last call, beside the estimate of the next
-            peak += f" · last {calls[last]:,} API"
-        room = max(self.size.width - 2 - len(label) - len(peak), 4)
-        keys = sorted(calls)[-room:]
-        line = spark([calls[k] for k in keys], room)
-        ticks = "".join("╵" if k in self.ledger.event_calls else " " for k in keys)
-        parts: list = [(label, MUTED), (line, "$budget-messages"), (peak, MUTED)]
-        if "╵" in ticks:
-            parts += ["\n", (" " * len(label), MUTED), (ticks, "bold $budget-truncated"),
-                      (f" {len(self.ledger.major_events)} compaction event{'s' * (len(self.ledger.major_events) != 1)}", MUTED)]
-        widget.update(Content.assemble(*parts))
+        self.query_one("#budget-spark", Static).update(spark_line(self.ledger, self.size.width))
 
     def _render_events(self) -> None:
         pending = self._pending_event
@@ -380,7 +379,8 @@ class BudgetPanel(Vertical):
                      "(routine; the cached prefix stays)")
         elif plan is not None and plan.changed and plan.event is None and not self.ledger.events:
             cut = sum(len(v) for v in plan.cuts.values())  # a strategy without events (v1, seed)
-            empty = (f"{plan.mode} compaction: {plan.dropped_count} older messages not sent, {cut} results cut "
+            empty = (f"{plan.mode} compaction: {counted(plan.dropped_count, 'older message')} not sent, "
+                     f"{counted(cut, 'result')} cut "
                      f"· {fmt_k(plan.message_tokens_before)} → {fmt_k(plan.message_tokens_after)} tok")
         self.events.show(self.ledger.major_events, pending, entry, empty)
 

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Literal
 from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_agent.ui.widgets.notice_line import NoticeLine
 from tui_agent.ui.widgets.tool_card import ToolCard
+from tui_agent.ui.widgets.type_through import forward, typed_text
 from tui_agent.ui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
@@ -59,19 +59,13 @@ class ChatPane(VerticalScroll):
     """
     BINDINGS = [Binding("enter", "enter_cards", "Tool cards", show=False)]
 
-    class Typed(Message):
-        """A printable key reached the chat (or a card): the screen hands it to the prompt."""
-
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
-
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._anchored = False  # Textual's own flag: we decide when anchoring starts (see the docstring)
         self.cards: dict[str, ToolCard] = {}
         self.hint = NewOutputHint(NEW_OUTPUT, id="new-output", markup=False)
         self._output_pending = False
+        self.forwarding = False  # text typed here is on its way to the prompt (see type_through.forward)
 
     def compose(self):
         yield self.hint
@@ -82,10 +76,15 @@ class ChatPane(VerticalScroll):
         return isinstance(focused, ToolCard) and focused.parent is self
 
     def on_key(self, event: events.Key) -> None:
-        if event.is_printable and event.character and event.key != "space":
+        """Text typed on the chat belongs to the prompt (Space too); Enter steps into the cards."""
+        text = typed_text(event)
+        if text is not None and (text != "\n" or self.forwarding):  # an Enter after text sends it
             event.stop()
             event.prevent_default()
-            self.post_message(self.Typed(event.character))
+            forward(self, text)
+
+    def on_focus(self) -> None:
+        self.forwarding = False
 
     def action_enter_cards(self) -> None:
         """Focus the lowest tool card on screen (or the newest one)."""
@@ -94,7 +93,7 @@ class ChatPane(VerticalScroll):
             return
         bottom = self.scroll_offset.y + self.scrollable_content_region.height
         visible = [card for card in cards if card.virtual_region.y < bottom]
-        (visible or cards)[-1].focus()
+        (visible or cards)[-1].enter_on_purpose()
 
     @property
     def following(self) -> bool:

@@ -20,16 +20,20 @@ from textual.widgets.option_list import Option
 from tui_agent.core.budget import EventEntry
 from tui_agent.core.compaction.plan import CompactEvent
 from tui_agent.ui.themes import MUTED
+from tui_agent.ui.widgets.type_through import OnPurpose
 
 SHOW_EVENTS = 50  # older events stay in the ledger; the list shows the newest ones
 NONE_YET = "no compaction yet: every message is sent whole"
 
 
-class EventsList(OptionList, can_focus=False):
+class EventsList(OnPurpose, OptionList, can_focus=False):
     """Compaction events of this session (and the next call's, when it would make one).
 
     Off the Tab cycle (Tab visits chat, rows and prompt only): `v` in the rows brings the keyboard here,
-    Esc or leaving gives it back."""
+    Esc or leaving gives it back. Text typed here goes to the prompt; Enter opens an event only when
+    the list was entered on purpose (`v`)."""
+
+    ARMED_KEYS = frozenset({"enter"})
 
     DEFAULT_CSS = """
     EventsList { height: auto; max-height: 5; border: none; padding: 0 1; background: $surface;
@@ -50,6 +54,8 @@ class EventsList(OptionList, can_focus=False):
         super().__init__(**kwargs)
         self.entries: list[EventEntry | None] = []
         self._shown: tuple = ()
+        self._texts: list[Content] = []
+        self.cap = 5  # lines at most; the panel sets it from its height (more room, more events)
 
     def show(self, entries: Sequence[EventEntry], pending: CompactEvent | None = None,
              pending_entry: EventEntry | None = None, empty: str = NONE_YET) -> None:
@@ -70,24 +76,48 @@ class EventsList(OptionList, can_focus=False):
         if not options:
             options.append(Option(Content.styled(empty, MUTED), disabled=True))
             self.entries.append(None)
+        self._texts = [option.prompt if isinstance(option.prompt, Content) else Content(str(option.prompt))
+                       for option in options]
         self.clear_options()
         self.add_options(options)
         self.highlighted = None
+        self.fit()
         self.scroll_end(animate=False, immediate=True)
+
+    def fit(self, cap: int | None = None) -> None:
+        """As tall as the newest events that fit in `cap` lines, each one whole: the top line is always
+        the start of an event, never the middle of one cut by the list's edge (160x45 showed 2½)."""
+        if cap is not None:
+            self.cap = cap
+        width = max((self.size.width or 40) - 2, 10)  # padding 0 1
+        if sum(len(text.wrap(width)) or 1 for text in self._texts) > self.cap:
+            width -= 1  # it scrolls: the scrollbar takes a column
+        used = 0
+        for text in reversed(self._texts):
+            lines = len(text.wrap(width)) or 1
+            if used and used + lines > self.cap:
+                break
+            used += lines
+        self.styles.height = max(min(used, self.cap) if used else 1, 1)
+        self.styles.max_height = self.cap
+
+    def on_resize(self) -> None:
+        self.fit()
 
     def take_focus(self) -> None:
         """Focus the list (on its newest line) although it is off the Tab cycle."""
         self.can_focus = True
-        self.focus()
+        self.enter_on_purpose()
         if self.option_count and self.highlighted is None:
             self.highlighted = self.option_count - 1
 
     def on_blur(self) -> None:
+        """(`OnPurpose.on_blur` disarms as well.)"""
         self.can_focus = False
 
     def action_back(self) -> None:
         self.can_focus = False
-        self.screen.query_one("HistoryRows").focus()
+        self.screen.query_one("HistoryRows").enter_on_purpose()  # back where the user came from
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

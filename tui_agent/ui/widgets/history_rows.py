@@ -22,6 +22,7 @@ from textual.strip import Strip
 
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import HistoryIndex, OutboundView, Row, fmt_k
+from tui_agent.ui.widgets.type_through import OnPurpose
 
 BAR_CELLS = 4
 BAR_GLYPHS = " ▏▎▍▌▋▊▉█"
@@ -40,14 +41,21 @@ MARKS = {
     "excluded": ("⊘", "excluded"),
     "new": (" ", ""),
 }
+ALT_ACTIONS = {"alt+p": "pin", "alt+x": "exclude", "alt+e": "expand", "alt+v": "events"}
 SENT_KINDS = frozenset({"kept", "cut", "masked", "pinned"})
 NOT_SENT_KINDS = frozenset({"dropped", "summarised", "excluded"})
 EXTRA = {"masked": (" ▒ placeholder", "masked"), "pinned": (" ● pinned", "pinned"),
          "excluded": (" ⊘ excluded", "excluded"), "summarised": (" Σ in summary", "summarised")}
 
 
-class HistoryRows(ScrollView, can_focus=True):
-    """Rows of the full history; outbound rows highlighted, dropped rows greyed, cuts marked ✂."""
+class HistoryRows(OnPurpose, ScrollView, can_focus=True):
+    """Rows of the full history; outbound rows highlighted, dropped rows greyed, cuts marked ✂.
+
+    Reached by Tab, the rows only move (↑/↓): text goes to the prompt and p / x / e / v / Enter act once
+    the panel was entered on purpose (F2, `/context`, a click), or at once with alt (alt+p...). The
+    footer shows whichever keys act now."""
+
+    ARMED_KEYS = frozenset({"enter", "p", "x", "e", "v", "c"})  # c: the panel's exact count
 
     COMPONENT_CLASSES = {
         "history-rows--sent",
@@ -90,9 +98,16 @@ class HistoryRows(ScrollView, can_focus=True):
         Binding("x", "act('exclude')", "Exclude"),
         Binding("e", "act('expand')", "Expand"),
         Binding("v", "events", "Events"),
+        # Before the panel was entered on purpose: the same actions with alt, and F2 to use the plain keys.
+        Binding("alt+p", "act('pin', 'alt')", "Pin"),
+        Binding("alt+x", "act('exclude', 'alt')", "Exclude"),
+        Binding("alt+e", "act('expand', 'alt')", "Expand"),
+        Binding("alt+v", "events('alt')", "Events"),
+        Binding("f2", "arm", "Use panel keys"),
     ]
 
     cursor: reactive[int | None] = reactive(None, repaint=False)
+    read_only = False  # replay: nothing is sent, so p / x / e are not offered
 
     class Opened(Message):
         """A row was chosen: show message `index` in full beside its outbound form."""
@@ -209,10 +224,12 @@ class HistoryRows(ScrollView, can_focus=True):
             mark, mark_name = "◆", "protected"
         mark_style = base + self._style(mark_name) if mark_name else text
         cache_style = base + self._style("cached")
-        digits = max(3, len(str(len(self.index.rows) - 1)))
+        digits = number_cells(len(self.index.rows))
         head = f"{row.index:>{digits}} {row.role:<4} "
         tail_width = TOKENS_CELLS * 2 + 2 + BAR_CELLS
-        what_width = max(width - 2 - len(head) - tail_width, 4)
+        mem = fmt_k(row.tokens)
+        # a five-cell mem figure fills its column: keep a space before it ("✂ 75.4k → 2.0k 15.5k")
+        what_width = max(width - 2 - len(head) - tail_width - (len(mem) >= TOKENS_CELLS), 4)
         what = strip_controls(row.what)  # previews quote files and model text
         extra, extra_name = "", "truncated"
         if cuts and kind == "cut":
@@ -226,7 +243,7 @@ class HistoryRows(ScrollView, can_focus=True):
         what, extra = _fit(what, extra, what_width)
         pad = " " * max(what_width - cell_len(what) - cell_len(extra), 0)  # cells: an emoji is two
         sent_text = fmt_k(sent) if is_sent else "–"
-        tokens = f"{fmt_k(row.tokens):>{TOKENS_CELLS}} {sent_text:>{TOKENS_CELLS}} "
+        tokens = f"{' ' * (len(mem) >= TOKENS_CELLS)}{mem:>{TOKENS_CELLS}} {sent_text:>{TOKENS_CELLS}} "
         bar_style = text if not is_sent else base + self._style("bar")
         segments = [
             Segment("┃" if cached else " ", cache_style),
@@ -280,10 +297,36 @@ class HistoryRows(ScrollView, can_focus=True):
     class EventsWanted(Message):
         """`v`: the keyboard goes to the events list (it is off the Tab cycle, like the tool cards)."""
 
-    def action_events(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Plain keys while armed, alt+key and F2 before: the footer lists only the keys that act now
+        (an armed panel still takes alt+key: `on_key`)."""
+        if action == "act" and self.read_only:
+            return False
+        if action in ("act", "events", "open"):
+            return ("alt" in parameters) != self.armed
+        if action == "arm":
+            return not self.armed  # armed, F2 falls through to the screen's (hide the panel)
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """(Textual then calls `OnPurpose.on_key` too, unless this one handled the key.)"""
+        if self.armed and event.key in ALT_ACTIONS:
+            event.stop()
+            event.prevent_default()
+            action = ALT_ACTIONS[event.key]
+            if action == "events":
+                self.action_events()
+            else:
+                self.action_act(action)
+
+    def action_arm(self) -> None:
+        self.arm()
+
+    def action_events(self, how: str = "") -> None:
         self.post_message(self.EventsWanted())
 
-    def action_act(self, action: str) -> None:
+    def action_act(self, action: str, how: str = "") -> None:
+        self.arm()  # alt+key is on purpose: the plain keys act from now on
         if self.cursor is not None:
             self.post_message(self.Acted(self.cursor, action))
 
@@ -292,10 +335,18 @@ class HistoryRows(ScrollView, can_focus=True):
             self.post_message(self.Opened(self.cursor))
 
     def on_click(self, event: events.Click) -> None:
+        self.arm()
         line = event.y + self.scroll_offset.y
         if 0 <= line < len(self.index.rows):
             self.cursor = line
             self.post_message(self.Opened(line))
+
+
+def number_cells(rows: int) -> int:
+    """Cells of the row-number column: three, or one more than the longest number, so a three-digit
+    (or longer) number keeps a space from the mark before it ("· 847", never "·847")."""
+    longest = len(str(max(rows - 1, 0)))
+    return 3 if longest < 3 else longest + 1
 
 
 def _scale_for(max_tokens: int) -> int:

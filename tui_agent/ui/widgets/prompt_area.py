@@ -17,6 +17,7 @@ class PromptArea(TextArea):
     DEFAULT_CSS = """
     PromptArea { height: auto; max-height: 8; min-height: 3; border: tall $primary 40%; background: $surface; }
     PromptArea:focus { border: tall $primary; }
+    PromptArea > .text-area--placeholder { color: $foreground 78%; }  /* Textual's 40% is ≈3.7:1: AA needs 4.5 */
     """
 
     class Submitted(Message):
@@ -58,15 +59,7 @@ class PromptArea(TextArea):
         if key == "enter":
             event.stop()
             event.prevent_default()
-            row, col = self.cursor_location
-            line = self.document.get_line(row)
-            if col > 0 and line[:col].endswith("\\"):
-                self.replace("\n", (row, col - 1), (row, col))
-                return
-            if self.command_word:
-                self.post_message(self.CommandEntered(self.text))
-                return
-            self.submit()
+            self.press_enter()
             return
         if key in ("shift+enter", "ctrl+j"):
             event.stop()
@@ -96,6 +89,19 @@ class PromptArea(TextArea):
         if key == "end" and self.cursor_location[1] == len(self.document.get_line(self.cursor_location[0])):
             self.post_message(self.EndAgain())
         await super()._on_key(event)
+
+    def press_enter(self) -> None:
+        """Enter: a trailing backslash continues the line, a bare `/word` asks the screen, else send.
+        Also what an Enter typed on a card or the panel does (it was meant for the prompt)."""
+        row, col = self.cursor_location
+        line = self.document.get_line(row)
+        if col > 0 and line[:col].endswith("\\"):
+            self.replace("\n", (row, col - 1), (row, col))
+            return
+        if self.command_word:
+            self.post_message(self.CommandEntered(self.text))
+            return
+        self.submit()
 
     @property
     def command_word(self) -> bool:
@@ -133,6 +139,18 @@ class PromptArea(TextArea):
         self._draft = ""
         self.load_text("")
         self.post_message(self.Submitted(text))
+
+    def clear_draft(self) -> bool:
+        """Empty the prompt, keeping the draft one ↑ away; False if there was nothing to clear."""
+        text = self.text.strip()
+        if not text:
+            return False
+        if not self.input_history or self.input_history[-1] != text:
+            self.input_history.append(text)
+        self._history_pos = None
+        self._draft = ""
+        self.load_text("")
+        return True
 
     def complete_to(self, text: str) -> None:
         self.load_text(text)

@@ -15,7 +15,7 @@ from textual.widgets import Static
 from tui_agent.core.messages import blocks
 from tui_agent.core.replay import LABELS, OURS
 from tui_agent.core.sanitize import strip_controls
-from tui_agent.ui.budget_model import fmt_k, fmt_usd, preview
+from tui_agent.ui.budget_model import counted, fmt_k, fmt_usd, preview
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def card_content(replay: "Replay", step: "ReplayStep") -> Content:
     masks = sum(len(v) for v in plan.masks.values())
     lines: list[Content] = [
         Content.assemble((f"Call {step.number}", "bold"), (f" of {replay.calls}", MUTED),
-                         (f" · history so far: {step.history_len} messages", MUTED)),
+                         (f" · history so far: {counted(step.history_len, 'message')}", MUTED)),
         Content.assemble(("recorded  ", MUTED), (f"{real:,} tok", "bold"), (" real, from the log", "$text-success"))
         if usage else Content.assemble(("recorded  ", MUTED), (f"≈{real:,} tok", "bold"),
                                        (" the agent's own estimate (its model reported no usage)", MUTED)),
@@ -76,7 +76,7 @@ def card_content(replay: "Replay", step: "ReplayStep") -> Content:
                          (f" our estimate of that recorded request: {how}", MUTED)),
         Content.assemble(("ours      ", MUTED), (f"≈{round(step.ours_tokens):,} tok", "bold"),
                          (" what our compactor sends, on the fitted ruler", MUTED)),
-        Content.styled(f"          {plan.sent_count} msgs sent · {plan.dropped_count} dropped · {cuts} cut · "
+        Content.styled(f"          {counted(plan.sent_count, 'msg')} sent · {plan.dropped_count} dropped · {cuts} cut · "
                        f"{masks} masked", MUTED),
     ]
     if step.event_line:

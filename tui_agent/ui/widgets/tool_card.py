@@ -19,12 +19,19 @@ from textual.widgets import Static
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import fmt_k
 from tui_agent.ui.themes import MUTED
+from tui_agent.ui.widgets.type_through import OnPurpose
 
 RESULT_PREVIEW_CHARS = 8000
-STATUS = {"running": ("…", "$text-warning"), "done": ("✓", "$text-success"), "error": ("✗", "$text-error")}
+STATUS = {"running": ("…", "$text-warning"), "done": ("✓", "$text-success"), "error": ("✗", "$text-error"),
+          "cancelled": ("✗", "$text-warning")}
+CANCELLED = "(cancelled: the turn was stopped before this tool finished; the model got an error result)"
 
 
-class ToolCard(Vertical, can_focus=True):
+class ToolCard(OnPurpose, Vertical, can_focus=True):
+    """Enter / Space open the card only once the cards were entered on purpose (Enter from the chat, a
+    click): reached otherwise, text typed here goes to the prompt, spaces and Enter included."""
+
+    ARMED_KEYS = frozenset({"enter", "space"})
     DEFAULT_CSS = """
     ToolCard { height: auto; margin: 1 0 0 0; padding: 0 1; background: $boost; }
     ToolCard:focus { background: $primary 15%; }
@@ -60,13 +67,20 @@ class ToolCard(Vertical, can_focus=True):
         yield Static(self._head(), classes="tool-head")
         yield Static("", classes="tool-result", markup=False)
 
-    def finish(self, content: Any, is_error: bool, duration: float, chars: int) -> None:
+    def finish(self, content: Any, is_error: bool, duration: float | None, chars: int) -> None:
         self.result = strip_controls(content if isinstance(content, str) else _join_text(content))
         self.duration, self.chars = duration, chars
         shown = self.result if len(self.result) <= RESULT_PREVIEW_CHARS else (
             self.result[:RESULT_PREVIEW_CHARS] + f"\n… ({fmt_k(len(self.result) - RESULT_PREVIEW_CHARS)} more chars)")
         self.query_one(".tool-result", Static).update(shown or "(empty result)")
         self.status = "error" if is_error else "done"
+
+    def cancel(self) -> None:
+        """The turn ended (Esc, an error) while this tool still ran: never left "running" for good."""
+        if self.status == "running":
+            self.result = CANCELLED
+            self.query_one(".tool-result", Static).update(CANCELLED)
+            self.status = "cancelled"
 
     def watch_status(self) -> None:
         if self.is_mounted:
@@ -101,7 +115,10 @@ class ToolCard(Vertical, can_focus=True):
         cards = [card for card in self.parent.children if isinstance(card, ToolCard)] if self.parent else []
         at = cards.index(self) + delta if self in cards else -1
         if 0 <= at < len(cards):
-            cards[at].focus()
+            if self.armed:
+                cards[at].enter_on_purpose()
+            else:
+                cards[at].focus()
         elif self.parent is not None:
             self.parent.focus()
 
@@ -117,6 +134,7 @@ class ToolCard(Vertical, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
+        self.arm()
         self.action_toggle()
 
 

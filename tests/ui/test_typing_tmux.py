@@ -1,0 +1,90 @@
+"""Issue 18 in a real terminal: text typed one Tab (the chat) and two Tabs (the budget rows) away from
+the prompt, spaces and Enter included, is sent as typed, and the next request is otherwise unchanged
+(no pin, exclude or expand was recorded: the journal would have a `compaction_change` for each)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from tests.waiting import wait_until_sync
+
+from .support import make_repo
+from .test_terminal import CLI, TMUX, capture, wait_for
+
+
+def journal_records(data: "os.PathLike[str]") -> list[dict]:
+    records: list[dict] = []
+    for path in sorted((data / "sessions").glob("*.jsonl")) if (data / "sessions").is_dir() else []:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                records.append(json.loads(line))
+    return records
+
+
+def prompts_sent(data) -> list[str]:
+    """The user prompts the journal recorded (tool results left out)."""
+    sent = []
+    for record in journal_records(data):
+        message = record.get("message") if record.get("type") == "message" else None
+        if message and message["role"] == "user" and all(b.get("type") == "text" for b in message["content"]):
+            sent.append("".join(b["text"] for b in message["content"]))
+    return sent
+
+
+def turns_answered(data) -> int:
+    """Final answers in the journal: assistant messages without a tool call (one per finished turn)."""
+    return sum(1 for r in journal_records(data) if r.get("type") == "message" and r["message"]["role"] == "assistant"
+               and not any(b.get("type") == "tool_use" for b in r["message"]["content"]))
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed, so there is no real terminal to drive")
+@pytest.mark.skipif(not CLI.exists(), reason="the tui-agent console script is not installed in this venv")
+def test_text_typed_after_one_and_two_tabs_is_sent_as_typed(tmp_path) -> None:
+    repo = make_repo(tmp_path)
+    data = tmp_path / "data"
+    socket = f"tui-agent-typing-{os.getpid()}"
+    env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config"), "TUI_AGENT_DATA_DIR": str(data),
+           "TERM": "xterm-256color"}
+    command = "env -u COLUMNS -u LINES " + " ".join(f"{k}={v}" for k, v in env.items()) + f" {CLI} --model demo"
+    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "agent", "-x", "140", "-y", "40",
+                    "-c", str(repo), command], check=True)
+
+    def keys(*args: str) -> None:
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", *args], check=True)
+
+    def sent(count: int) -> list[str]:
+        """Wait for the `count`th turn to be answered; the prompts sent so far."""
+        wait_until_sync(lambda: turns_answered(data) >= count, what=f"{count} answered turns in the journal",
+                        timeout=90, shown=lambda: capture(socket))
+        return prompts_sent(data)
+
+    def idle() -> None:
+        """The answer is journaled just before the turn worker ends: wait until the footer no longer
+        offers "Cancel turn" (a prompt sent while a turn runs is refused)."""
+        wait_until_sync(lambda: "Cancel turn" not in capture(socket), what="the turn to end", timeout=30,
+                        shown=lambda: capture(socket))
+
+    try:
+        wait_for(socket, "Context budget", 20)
+        keys("-l", "what does the handler do?")
+        keys("Enter")
+        sent(1)
+        idle()
+        keys("Tab")  # the chat
+        keys("-l", "explain the models please")
+        keys("Enter")
+        assert sent(2)[1] == "explain the models please"
+        idle()
+        keys("Tab", "Tab")  # the budget rows: e x p would have expanded, excluded, pinned
+        keys("-l", "explain this expression")
+        keys("Enter")
+        prompts = sent(3)
+        assert prompts == ["what does the handler do?", "explain the models please", "explain this expression"]
+        changes = [r for r in journal_records(data) if r.get("type") == "compaction_change"]
+        assert changes == [], f"typing on the panel changed the request: {changes}"
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)

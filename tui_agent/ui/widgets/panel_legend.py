@@ -1,0 +1,33 @@
+"""The budget panel's legend: what each row mark means, the row keys (not in read-only replay), and the
+words for the row actions.
+
+The keys line starts with F2 because the row keys act only once the panel was entered on purpose
+(`type_through`): reached by Tab, typed text goes to the prompt instead.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+MARKS = Content.assemble(
+    ("▌", "$budget-bar"), "sent ", ("◆", "$budget-protected"), "newest ", ("✂", "bold $budget-truncated"), "cut ",
+    ("▒", "bold $text-warning"), "masked ", ("·dropped", "italic $budget-dropped"), " ",
+    ("Σ", "bold $text-secondary"), "summary", "\n",
+    ("●", "bold $text-success"), "pinned ", ("⊘", "bold $text-error"), "excluded ", ("≡", "bold $text-primary"),
+    "ledger ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate",
+)
+KEYS = Content.assemble(
+    ("F2", "bold"), ": ", ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ",
+    ("⏎", "bold"), " open · ", ("v", "bold"), " events",
+)
+READ_ONLY_KEYS = Content.assemble(("⏎", "bold"), " open a row · read-only: nothing is sent")
+
+
+ACTIONS = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}  # the words for the row actions
+
+
+def legend(read_only: bool = False) -> Content:
+    return Content("\n").join([MARKS, READ_ONLY_KEYS if read_only else KEYS])
+
+
+__all__ = ["ACTIONS", "legend"]

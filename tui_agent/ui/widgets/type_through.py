@@ -1,0 +1,94 @@
+"""Keys typed where nothing takes text belong to the prompt, and a Tab never arms an action key.
+
+A tool card, the budget rows and the events list take the focus on Tab, by a stray click of the
+keyboard, as much as on purpose. Their one-letter keys (p pin, x exclude, e expand, Enter, Space) used
+to act at once: "explain this" typed two Tabs away from the prompt expanded, excluded and pinned a row
+and changed the next request, and a card ate the spaces and the Enter of a question. As in Claude Code
+and Codex, text typed there goes to the prompt instead (the first key moves the focus and is inserted,
+not dropped). The widget's own keys work only once the user entered it on purpose (F2, `/context`, a
+click, Enter from the chat into the cards, `v` from the rows), which `enter_on_purpose()` records, or
+with a modifier (alt+p...). Leaving the widget forgets it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, ClassVar
+
+from textual import events
+from textual.message import Message
+
+
+class TypedToPrompt(Message):
+    """A key meant as text reached a widget that does not take text: the screen hands it to the prompt
+    (`text` is inserted; `enter` presses Enter there, which sends the draft as typed)."""
+
+    def __init__(self, text: str, enter: bool = False) -> None:
+        super().__init__()
+        self.text = text
+        self.enter = enter
+
+
+def typed_text(event: events.Key) -> str | None:
+    """What `event` would type into a text box: a printable character, a space or Enter ("\\n");
+    None for navigation keys and anything with ctrl/alt (those stay shortcuts)."""
+    if event.key == "enter":
+        return "\n"
+    if event.key == "space":
+        return " "
+    if "+" in event.key or not event.is_printable:  # alt+p, ctrl+x: shortcuts ("plus" is the + key)
+        return None
+    return event.character
+
+
+class OnPurpose:
+    """Mixin (first in the bases) for a focusable widget without text input: text goes to the prompt;
+    `ARMED_KEYS` act only once the widget was entered on purpose (`armed`). A plain class, so it adds
+    no CSS type name; Textual finds its handlers through the MRO like any base's."""
+
+    ARMED_KEYS: ClassVar[frozenset[str]] = frozenset()
+    armed: bool = False
+
+    focus: Callable[..., object]
+    refresh_bindings: Callable[[], None]
+    post_message: Callable[[Message], bool]
+
+    def enter_on_purpose(self) -> None:
+        """Focus here and let the widget's own keys act (F2, a click, Enter from the chat...)."""
+        self.armed = True
+        self.focus()
+        self.refresh_bindings()
+
+    def arm(self) -> None:
+        """Already focused: the user now means to use the widget's keys."""
+        self.armed = True
+        self.refresh_bindings()
+
+    forwarding: bool = False
+
+    def on_focus(self) -> None:
+        self.forwarding = False
+
+    def on_blur(self) -> None:
+        self.armed = False
+        self.refresh_bindings()
+
+    def on_key(self, event: events.Key) -> None:
+        text = typed_text(event)
+        if event.key in self.ARMED_KEYS and self.armed and not self.forwarding:
+            return  # the widget's own binding acts
+        if text is None:
+            return
+        event.stop()
+        event.prevent_default()
+        forward(self, text)
+
+
+def forward(widget: object, text: str) -> None:
+    """Hand `text` ("\n": Enter) to the prompt. Keys typed fast all reach the widget before the focus has
+    moved (tmux delivers "explain this⏎" in one read); from the first one on, `forwarding` sends every
+    key after it, in order, the widget's own keys too: "ap" must not pin."""
+    widget.forwarding = True  # type: ignore[attr-defined]
+    widget.post_message(TypedToPrompt("" if text == "\n" else text, enter=text == "\n"))  # type: ignore[attr-defined]
+
+
+__all__ = ["OnPurpose", "TypedToPrompt", "forward", "typed_text"]
