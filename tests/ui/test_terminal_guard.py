@@ -186,7 +186,7 @@ def test_the_watchdogs_journal_cleanup_flushes_a_batch_still_in_the_buffer(tmp_p
 
     session = demo_session(make_repo(tmp_path))
     journal = start_journal(session)
-    journal.open().append({"type": "note", "text": "batched"}, sync=False)  # buffered until the next sync
+    journal.open().append({"type": "note", "text": "batched"}, flush=False)  # buffered until the next flush
     assert b"batched" not in journal.path.read_bytes()
     journal_flusher(session)()
     assert b"batched" in journal.path.read_bytes()

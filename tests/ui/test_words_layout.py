@@ -39,7 +39,7 @@ async def test_a_cut_mark_keeps_a_space_before_a_five_cell_mem_figure_at_120_col
     app = make_app(session)
     async with app.run_test(size=(120, 36)) as pilot:
         panel = app.screen.query_one(BudgetPanel)
-        panel.show_next_call()
+        session.announce_next("history loaded")
         await pilot.pause()
         assert 2 in panel.rows.view.truncated
         mem = fmt_k(panel.index.rows[2].tokens)
@@ -58,7 +58,7 @@ async def test_three_digit_row_numbers_keep_a_space_from_their_mark(tmp_path) ->
     app = make_app(session)
     async with app.run_test(size=(140, 36)) as pilot:
         panel = app.screen.query_one(BudgetPanel)
-        panel.show_next_call()
+        session.announce_next("history loaded")
         await pilot.pause()
         rows = panel.rows
         for index in (5, 105, 119):
@@ -90,7 +90,7 @@ async def test_the_message_view_measures_the_message_and_shows_its_own_keys(tmp_
     session.history.extend(read_history(40_000))
     app = make_app(session)
     async with app.run_test(size=(140, 40)) as pilot:
-        app.screen.panel.show_next_call()
+        session.announce_next("history loaded")
         rows = app.screen.query_one(HistoryRows)
         rows.enter_on_purpose()
         rows.cursor = 2

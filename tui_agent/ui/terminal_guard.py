@@ -118,7 +118,7 @@ class ShutdownWatchdog:
 
 
 def journal_flusher(session: "Session") -> Callable[[], None]:
-    """A cleanup that fsyncs the session's journal (lines written with `sync=False` are still buffered)."""
+    """A cleanup that fsyncs the session's journal (lines written with `flush=False` are still buffered)."""
     def flush() -> None:
         from tui_agent.core.journal.writer import journal_of
 
