@@ -2,9 +2,10 @@
 
 Run: `.venv/bin/python bench/economics.py [FILE.jsonl ...]` (default: the files in ../shared/transcripts/).
 Replays each session call by call through `none` (the append-only conversation), `seed-v1`, `v1` and `v2`
-and prints, per session and in total: calls over the window, peak, average prompt, price per prompt token
+and prints, per session and in total, once at the classic cache prices (read 0.1, write 1.25) and once at the
+newer models' (read 0.05, write 1.25, a prefix idle over 5 minutes written again): calls over the window, peak, average prompt, price per prompt token
 and its ratio to the append-only price, total cost ratio, cache hit share, newest round intact, user
-prompts and touched file paths missing from the request, invalid requests, events, compaction time per
+prompts and touched file paths missing from the request, future-entity coverage, invalid requests, events, compaction time per
 call; then the estimator's error against the logged real usage, and compaction time at 1,000 vs 10,000
 messages. The same code serves `tui-agent replay FILE --report`.
 """
@@ -21,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tui_agent.core.compaction import Compactor, CompactPolicy  # noqa: E402
-from tui_agent.core.economics import format_report, session_report  # noqa: E402
+from tui_agent.core.economics import format_report, load_recorded, session_report  # noqa: E402
+from tui_agent.core.prices import CLASSIC, NEWER  # noqa: E402
 from tui_agent.core.messages import tool_result_block, user_text  # noqa: E402
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "transcripts"
@@ -98,8 +100,14 @@ def main() -> int:
     if args.low is not None:
         kwargs["low_water"] = args.low
     policy = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True, **kwargs)
-    reports = [session_report(f, args.strategies.split(","), policy, not args.no_memory) for f in files]
-    print(format_report(reports))
+    recorded = [load_recorded(f) for f in files]
+    strategies = args.strategies.split(",")
+    for price in (CLASSIC, NEWER):  # the classic 0.1 read price, then the newer models' 0.05 with expiry
+        print(f"######## cache prices: {price.label}\n")
+        reports = [session_report(f, strategies, policy, not args.no_memory, price=price, recorded=r)
+                   for f, r in zip(files, recorded)]
+        print(format_report(reports))
+        print()
     print("\ncompaction time (v2):")
     print(time_growth())
     return 0

@@ -68,11 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve", help="serve the TUI in a browser (each tab is its own session in the workspace)",
         description="Serve the TUI to web browsers through textual-serve: each tab runs its own session "
-        "in the workspace. Anyone who can reach the port can run tools there, so it listens on "
-        "loopback unless --host says otherwise.")
+        "in the workspace. Anyone who can reach the port and has the token can run tools there, so it "
+        "listens on loopback unless --host says otherwise; open the printed URL (it carries the token).")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1; anything else exposes the workspace)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument("--max-tabs", type=int, default=8, metavar="N",
+                       help="most browser tabs (app processes) running at once (default 8)")
     # SUPPRESS: a flag given before `serve` (`tui-agent --model demo serve`) is not reset by the subcommand.
     _add_session_flags(serve, default=argparse.SUPPRESS)
     return parser
@@ -211,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             args.transcript = args.transcript.resolve()
         from tui_agent.web.launch import serve
 
-        return serve(workspace, host=args.host, port=args.port,
+        return serve(workspace, host=args.host, port=args.port, max_tabs=args.max_tabs,
                      session_flags={name: getattr(args, name) for name in SERVE_PASSTHROUGH
                                     if getattr(args, name) is not None})
 

@@ -15,24 +15,12 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
+from tests.processes import children, gone, pane_pid
 from tests.waiting import wait_until, wait_until_sync
 from tui_agent.core import process_groups
 from tui_agent.core.tools.bash import run_command
 
 CLI = Path(sys.executable).with_name("tui-agent")
-
-
-def gone(pid: int) -> bool:
-    """No such process, or only a zombie left for init to reap."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state == "Z"
 
 
 def read_pid(path: Path) -> int | None:
@@ -141,8 +129,10 @@ def test_the_tui_ends_the_running_command_and_quits_on(sig: signal.Signals, tmp_
             pids = wait_until_sync(lambda: (read_pid(tmp_path / "bg.pid"), read_pid(tmp_path / "fg.pid"))
                                    if read_pid(tmp_path / "bg.pid") and read_pid(tmp_path / "fg.pid") else None,
                                    what="the command to start", timeout=30, shown=screen)
-            agent = int(subprocess.run(["pgrep", "-f", "-o", f"^{sys.executable}.*tui-agent$|{CLI}$"],
-                                       capture_output=True, text=True).stdout.split()[0])
+            # the agent is the pane shell's one child: the process this test started, never a name match
+            shell = pane_pid(socket)
+            agent = wait_until_sync(lambda: children(shell)[0] if len(children(shell)) == 1 else None,
+                                    what="the agent under the pane's shell", shown=lambda: children(shell))
             os.kill(agent, sig)
             code = wait_until_sync(lambda: read_pid(tmp_path / "code"), what="the TUI to quit", timeout=30, shown=screen)
             assert code == 128 + sig  # quit through the app (terminal restored), not killed mid-frame

@@ -35,7 +35,9 @@ class Served:
 
     def __init__(self, workspace: Path, config_dir: Path, *extra: str) -> None:
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
+        self.base = f"http://127.0.0.1:{self.port}/"
+        self.url = self.base  # until serving: then the printed URL, token included
+        self.token = ""
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TEXTUAL_DRIVER"}
         env["TUI_AGENT_CONFIG_DIR"] = str(config_dir)
         self.process = subprocess.Popen(
@@ -65,6 +67,8 @@ class Served:
                     break
                 continue
             if line.startswith("tui-agent serving"):
+                self.url = line.split(" at ", 1)[1].split()[0]
+                self.token = self.url.split("?token=", 1)[1] if "?token=" in self.url else ""
                 return line
         raise AssertionError(f"tui-agent serve did not start within {timeout}s (exit {self.process.poll()}):\n"
                              + "".join(self.stdout + self.stderr))

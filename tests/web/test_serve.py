@@ -31,7 +31,8 @@ def test_session_flags_reach_serve_before_or_after_the_subcommand(tmp_path, monk
     seen = {}
     monkeypatch.setattr("tui_agent.web.launch.serve", lambda workspace, **kw: seen.update(kw, workspace=workspace) or 0)
     assert main(["--model", "demo", "serve", "--port", "9001", "-C", str(tmp_path)]) == 0
-    assert seen == {"workspace": tmp_path.resolve(), "host": "127.0.0.1", "port": 9001, "session_flags": {"model": "demo"}}
+    assert seen == {"workspace": tmp_path.resolve(), "host": "127.0.0.1", "port": 9001, "max_tabs": 8,
+                    "session_flags": {"model": "demo"}}
     assert main(["-C", str(tmp_path), "serve", "--max-turns", "3", "--provider", "demo"]) == 0
     assert seen["session_flags"] == {"max_turns": 3, "provider": "demo"} and seen["port"] == 8000
 
@@ -81,22 +82,23 @@ async def test_other_sites_cannot_drive_the_agent(tmp_path):
     served = Served(make_repo(tmp_path), tmp_path / "config", "--model", "demo")
     try:
         line = served.wait_until_serving()
-        assert f"at {served.url} " in line and "warning" not in "".join(served.stderr)
-        ws_url = served.url.replace("http:", "ws:") + "ws?width=80&height=24"
-        async with aiohttp.ClientSession() as client:
+        assert re.search(rf"at {re.escape(served.base)}\?token=[\w-]{{20,}} ", line), line
+        assert "warning" not in "".join(served.stderr)
+        ws_url = served.base.replace("http:", "ws:") + f"ws?width=80&height=24&token={served.token}"
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as client:
             async with client.get(served.url) as page:
                 html = await page.text()
                 assert page.status == 200
             # Every URL the page names is on the server itself: no font CDN.
             urls = set(re.findall(r"""(?:https?|wss?)://[^\s"')]+""", html)) - {"http://www.w3.org/2000/svg"}
-            assert urls and all(u.startswith((served.url, served.url.replace("http:", "ws:"))) for u in urls), urls
+            assert urls and all(u.startswith((served.base, served.base.replace("http:", "ws:"))) for u in urls), urls
             async with client.get(served.url, headers={"Host": f"evil.example:{served.port}"}) as rebound:
                 assert rebound.status == 403
             for origin in ("http://evil.example", "null", f"http://localhost:{served.port + 1}"):
                 with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                     await client.ws_connect(ws_url, origin=origin)
                 assert refused.value.status == 403
-            async with client.ws_connect(ws_url, origin=served.url.rstrip("/")) as socket_ok:
+            async with client.ws_connect(ws_url, origin=served.base.rstrip("/")) as socket_ok:
                 await socket_ok.send_json(["ping", "1"])
                 reply = await socket_ok.receive_json(timeout=30)
                 assert reply == ["pong", "1"]

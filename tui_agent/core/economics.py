@@ -23,10 +23,11 @@ from tui_agent.core import tokens as tk
 from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
 from tui_agent.core.compaction.estimator import TokenLedger
 from tui_agent.core.compaction.ledger import request_text
+from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
+from tui_agent.core.prices import CLASSIC, CachePrice
 from tui_agent.core.messages import Message, is_user_text, protocol_errors, text_of, to_json, tool_results, tool_uses
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
 
-WRITE, READ = 1.25, 0.1
 PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
 PATH_KEYS = ("file_path", "path", "notebook_path")
 STRATEGIES = ("none", "seed-v1", "v1", "v2")
@@ -63,9 +64,16 @@ class Recorded:
     # per call: `real` is usage the provider reported (False: our own estimate stood in, e.g. the demo
     # model's journal; nothing to measure an estimator against). Empty: every call was measured.
     measured: list[bool] = field(default_factory=list)
+    times: list[float | None] = field(default_factory=list)  # when each call was logged (None: unknown)
 
     def is_measured(self, k: int) -> bool:
         return not self.measured or self.measured[k]
+
+    def gap(self, k: int) -> float | None:
+        """Seconds between call k-1 and call k (None when either time is unknown)."""
+        if k <= 0 or k >= len(self.times) or self.times[k] is None or self.times[k - 1] is None:
+            return None
+        return self.times[k] - self.times[k - 1]  # type: ignore[operator]
 
 
 @dataclass
@@ -83,6 +91,8 @@ class StrategyResult:
     invalid: int = 0
     events: int = 0
     times: list[float] = field(default_factory=list)
+    coverage: Coverage = field(default_factory=Coverage)  # future-entity coverage (`core.coverage`)
+    expired: int = 0  # calls whose cached prefix had gone cold (idle past the cache's time to live)
 
     @property
     def price(self) -> float:
@@ -116,6 +126,7 @@ class SessionReport:
     results: dict[str, StrategyResult]
     estimate: EstimateError
     estimate_v1: EstimateError
+    price: CachePrice = CLASSIC
 
 
 def load_recorded(path: str | Path) -> Recorded:
@@ -141,7 +152,8 @@ def load_recorded(path: str | Path) -> Recorded:
         usages.append(usage)
     model = _fit([cumulative[i] - cumulative[s] for i, s in zip(calls, starts)], real)
     return Recorded(Path(path).name, history, calls, real, starts, model, estimates, load.skipped_lines,
-                    usages, summaries, sorted(load.compaction_boundaries), load.message_models)
+                    usages, summaries, sorted(load.compaction_boundaries), load.message_models,
+                    times=[load.call_times.get(i) for i in calls])
 
 
 def _input_total(usage: dict[str, int]) -> int:
@@ -240,9 +252,13 @@ class StrategyRun:
     """
 
     def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: object | None,
-                 required: list[tuple[list[str], list[str]]] | None = None) -> None:
+                 required: list[tuple[list[str], list[str]]] | None = None,
+                 future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC) -> None:
         self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
         self.required = required
+        self.future = future  # per call: the entities the agent's next replies use (`core.coverage`)
+        self._entities = EntityIndex()
+        self.price = price
         self.result = StrategyResult(name)
         self.k = 0  # the next call to run
         self._previous: list[Message] = []
@@ -273,11 +289,13 @@ class StrategyRun:
         self._previous_keys = self._previous_keys[:cached_n] + [to_json(m) for m in messages[cached_n:]]
         self._previous = messages
         if k == 0:
-            cost = WRITE * total
             cached = 0.0
+        elif self.price.expired(recorded.gap(k)):  # the whole prefix went cold: written again in full
+            cached = 0.0
+            result.expired += 1
         else:
             cached = model.baseline + model.ratio * sum(sizes[:cached_n])
-            cost = READ * cached + WRITE * (total - cached)
+        cost = self.price.cost(total, cached)
         result.calls += 1
         result.tokens += total
         result.cost += cost
@@ -291,6 +309,9 @@ class StrategyRun:
             prompts, paths = self.required[k]
             result.prompts_missing += sum(1 for p in prompts if p not in text)
             result.paths_missing += sum(1 for p in paths if p not in text)
+        if self.future is not None:
+            wanted = self.future[k]
+            result.coverage.add(len(wanted), self._entities.present(wanted, messages))
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
 
@@ -306,28 +327,30 @@ def default_policy(context_window: int = DEFAULT_REPLAY_WINDOW) -> CompactPolicy
 
 
 def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
-                  *, check_memory: bool = True, factories: dict[str, Callable[[], object]] | None = None
-                  ) -> dict[str, StrategyRun]:
+                  *, check_memory: bool = True, factories: dict[str, Callable[[], object]] | None = None,
+                  price: CachePrice = CLASSIC) -> dict[str, StrategyRun]:
     """A fresh `StrategyRun` per strategy, each at call 0."""
     policy = policy or default_policy()
     model = recorded.model
     baseline_estimate = round(model.baseline / model.ratio)
     required = _required(recorded) if check_memory else None
+    future = future_entities(recorded.history, recorded.calls) if check_memory else None
     out: dict[str, StrategyRun] = {}
     for name in strategies:
         compactor = factories[name]() if factories and name in factories else make_strategy(
             name, policy, baseline_estimate)
-        out[name] = StrategyRun(name, recorded, policy, compactor, required)
+        out[name] = StrategyRun(name, recorded, policy, compactor, required, future, price)
     return out
 
 
 def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
-           *, check_memory: bool = True, factories: dict[str, Callable[[], object]] | None = None
-           ) -> dict[str, StrategyResult]:
-    """Run each strategy over the recorded calls; `check_memory` counts prompts/paths missing (slower)."""
+           *, check_memory: bool = True, factories: dict[str, Callable[[], object]] | None = None,
+           price: CachePrice = CLASSIC) -> dict[str, StrategyResult]:
+    """Run each strategy over the recorded calls; `check_memory` counts prompts/paths missing and the
+    future-entity coverage (slower)."""
     out: dict[str, StrategyResult] = {}
     for name, run in strategy_runs(recorded, strategies, policy, check_memory=check_memory,
-                                   factories=factories).items():
+                                   factories=factories, price=price).items():
         for _ in recorded.calls:
             run.step()
         out[name] = run.result
@@ -475,36 +498,42 @@ def _summary(errors: list[float], after: list[float]) -> EstimateError:
 
 
 def session_report(path: str | Path, strategies: Sequence[str] = STRATEGIES,
-                   policy: CompactPolicy | None = None, check_memory: bool = True) -> SessionReport:
-    recorded = load_recorded(path)
-    results = replay(recorded, strategies, policy, check_memory=check_memory)
+                   policy: CompactPolicy | None = None, check_memory: bool = True, *,
+                   price: CachePrice = CLASSIC, recorded: Recorded | None = None) -> SessionReport:
+    """One session's table at one cache price (`recorded`: the session already loaded from `path`)."""
+    recorded = recorded or load_recorded(path)
+    results = replay(recorded, strategies, policy, check_memory=check_memory, price=price)
     ours, v1 = estimator_error(recorded)
-    return SessionReport(recorded.name, len(recorded.calls), len(recorded.history), recorded.model, results, ours, v1)
+    return SessionReport(recorded.name, len(recorded.calls), len(recorded.history), recorded.model, results, ours, v1,
+                         price)
 
 
 def format_report(reports: Sequence[SessionReport]) -> str:
     """The economics table: per session and in total, each strategy beside the append-only conversation."""
     lines: list[str] = []
     head = (f"{'strategy':<8} {'calls':>5} {'over':>4} {'peak':>7} {'avg':>7} {'price':>7} {'÷none':>6} "
-            f"{'cost÷none':>9} {'hit%':>5} {'newest':>7} {'prompts✗':>8} {'paths✗':>6} {'bad':>4} {'events':>6} "
+            f"{'cost÷none':>9} {'hit%':>5} {'cover':>5} {'newest':>7} {'prompts✗':>8} {'paths✗':>6} {'bad':>4} {'events':>6} "
             f"{'t med':>7} {'t max':>7}")
     totals: dict[str, StrategyResult] = {}
     for report in reports:
+        expired = max((r.expired for r in report.results.values()), default=0)
         lines.append(f"== {report.name}: {report.messages} messages, {report.calls} calls; tokens ≈ "
-                     f"{report.model.baseline:,.0f} + {report.model.ratio:.2f} × chars/4")
+                     f"{report.model.baseline:,.0f} + {report.model.ratio:.2f} × chars/4; cache {report.price.label}"
+                     + (f" ({expired} calls after the cache went cold)" if report.price.ttl_seconds else ""))
         lines.append(head)
         base = report.results.get("none")
         for name, r in report.results.items():
             lines.append(_row(r, base))
             t = totals.setdefault(name, StrategyResult(name))
             for attr in ("calls", "over_window", "tokens", "cost", "cached", "newest_intact", "prompts_missing",
-                         "paths_missing", "invalid", "events"):
+                         "paths_missing", "invalid", "events", "expired"):
                 setattr(t, attr, getattr(t, attr) + getattr(r, attr))
             t.peak = max(t.peak, r.peak)
             t.times += r.times
+            t.coverage.merge(r.coverage)
         if base is not None and base.cost:
             written = base.tokens - base.cached  # new content: every strategy writes it at least once
-            floor = WRITE * written + READ * max(50_000 * base.calls - written, 0)
+            floor = report.price.write * written + report.price.read * max(50_000 * base.calls - written, 0)
             lines.append(f"cost floor at an average request of 50k (new content written once, the rest read "
                          f"from cache): {floor / base.cost:.3f} × append-only")
         e, v = report.estimate, report.estimate_v1
@@ -525,6 +554,9 @@ def format_report(reports: Sequence[SessionReport]) -> str:
                          if "none" in rep.results and rep.results["none"].price] for name in totals}
         lines.append("mean price ÷ none per session: " + ", ".join(
             f"{name} {statistics.fmean(v):.3f}" for name, v in prices.items() if v))
+        lines.append("future-entity coverage (next 10 replies' entities still in the request), per session: " + "; ".join(
+            f"{name} " + " ".join(f"{rep.results[name].coverage.value:.3f}" for rep in reports if name in rep.results)
+            for name in totals))
     return "\n".join(lines)
 
 
@@ -538,6 +570,6 @@ def _row(r: StrategyResult, base: StrategyResult | None) -> str:
     t_med = statistics.median(r.times) * 1000 if r.times else 0.0
     t_max = max(r.times) * 1000 if r.times else 0.0
     return (f"{r.strategy:<8} {r.calls:>5} {r.over_window:>4} {r.peak / 1000:>6.1f}k {r.average / 1000:>6.1f}k "
-            f"{r.price:>7.4f} {price_ratio:>6.3f} {cost_ratio:>9.3f} {r.hit_share * 100:>5.1f} "
+            f"{r.price:>7.4f} {price_ratio:>6.3f} {cost_ratio:>9.3f} {r.hit_share * 100:>5.1f} {r.coverage.value:>5.3f} "
             f"{r.newest_intact:>3}/{r.calls:<3} {r.prompts_missing:>8} {r.paths_missing:>6} {r.invalid:>4} "
             f"{r.events:>6} {t_med:>6.2f}ms {t_max:>6.1f}ms")

@@ -27,7 +27,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from tui_agent.core import shell_words
+from tui_agent.core import shell_reach, shell_words
 from tui_agent.core.tools.base import Tool, ToolContext
 from tui_agent.core.tools.paths import is_inside, resolve_path
 
@@ -189,7 +189,7 @@ class Rule:
         assert self.pattern is not None
         if "*" in self.pattern and not self.pattern.endswith(":*") and fnmatchcase(command.strip(), self.pattern):
             return "match", ""
-        found = shell_words.effective_commands(command)
+        found = shell_reach.effective_commands(command)
         if any(self.command_matches(words, deny=True) for words in found.commands):
             return "match", ""
         if found.opaque:

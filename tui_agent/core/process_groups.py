@@ -6,6 +6,9 @@ SIGTERM or SIGHUP (a closed terminal, `kill`, a CI timeout) used to be left behi
 recorded here when it starts and ended on exit (atexit) and on SIGTERM/SIGHUP (`install_signal_handlers`):
 SIGTERM first, SIGKILL for whatever is left after a short grace.
 
+Processes that left their group (`setsid server &`) are found by the mark every Bash command's
+processes inherit (core.descendants) and ended with the groups.
+
 What cannot be helped: SIGKILL of tui-agent itself runs no code, so its groups survive (README).
 A group is forgotten once it has no process left, so a later process reusing that number is never
 signalled.
@@ -19,6 +22,8 @@ import signal
 import threading
 import time
 from typing import Callable
+
+from tui_agent.core import descendants
 
 GRACE_S = 0.5
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -70,21 +75,26 @@ def _signal_all(groups: list[int], sig: int) -> None:
 
 
 def end_all(grace: float = GRACE_S) -> int:
-    """SIGTERM every live group, wait up to `grace` for them to go, SIGKILL the rest. Synchronous (it runs
-    in atexit and in signal handlers); returns how many groups were signalled."""
+    """SIGTERM every live group and every process a Bash command started outside its group, wait up to
+    `grace` for them to go, SIGKILL the rest. Synchronous (it runs in atexit and in signal handlers);
+    returns how many groups and escaped processes were signalled."""
     with _lock:
         _prune()
         groups = sorted(_groups)
-    if not groups:
+    strays = descendants.of_agent()
+    if not groups and not strays:
         return 0
     _signal_all(groups, signal.SIGTERM)
+    descendants.signal_all(strays, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and any(_alive(g) for g in groups):
+    while time.monotonic() < deadline and (any(_alive(g) for g in groups)
+                                           or any(descendants.alive(p) for p in strays)):
         time.sleep(0.01)
     _signal_all([g for g in groups if _alive(g)], signal.SIGKILL)
+    descendants.signal_all({p: t for p, t in strays.items() if descendants.alive(p)}, signal.SIGKILL)
     with _lock:
         _prune()
-    return len(groups)
+    return len(groups) + len(strays)
 
 
 def install_signal_handlers(loop=None, on_signal: Callable[[int], None] | None = None) -> None:

@@ -250,8 +250,11 @@ def report_json(report: SessionReport) -> dict:
             "calls": r.calls, "over_window": r.over_window, "peak": r.peak, "tokens": r.tokens, "cost": r.cost,
             "cached": r.cached, "price": r.price, "average": r.average, "hit_share": r.hit_share,
             "newest_intact": r.newest_intact, "prompts_missing": r.prompts_missing, "paths_missing": r.paths_missing,
-            "invalid": r.invalid, "events": r.events} for name, r in report.results.items()},
-        "estimate_error": {label: {"compared": e.compared, "median": e.median, "p90": e.p90, "after_event": e.after_event,
+            "invalid": r.invalid, "events": r.events, "expired": r.expired,
+            "coverage": r.coverage.value, "coverage_pooled": r.coverage.pooled, "coverage_calls": r.coverage.calls}
+            for name, r in report.results.items()},
+        "estimate_error": {label: {"compared": e.compared, "median": e.median, "p90": e.p90,
+                                   "after_event": e.after_event,
                                    "after_event_calls": e.after_event_calls, "after_events": list(e.after_events)}
                            for label, e in (("ours", report.estimate), ("v1", report.estimate_v1))},
     }

@@ -8,10 +8,9 @@ does not interpret the language; it answers two narrower questions:
   words say everything that will run? Anything else (command or process substitution, `=(…)`,
   subshells and `{ …; }` groups, here-documents, `${…}` expansions, redirections that write, an
   unterminated quote) is reported in `ShellLine.unsafe`, and the caller asks instead of allowing;
-- for **deny** rules: which commands could this line run? `effective_commands` looks through the usual
-  respellings (`/bin/rm`, `\\rm`, `'rm'`, `x=1 rm`, `command rm`, `env rm`, `sudo rm`, `xargs rm`,
-  `find -exec rm`, `(rm …)`, `$(rm …)`, `sh -c 'rm …'`, `eval 'rm …'`) and says when a command name is
-  only known at run time (`$cmd`, `/bin/r?`), so the caller can ask rather than guess.
+- for **deny** rules (tui_agent.core.shell_reach): the simple commands, the bodies of substitutions,
+  and `uncertain`: what the scanner could not follow with certainty, so the caller asks rather than
+  guesses. Here-document bodies are data (tui_agent.core.shell_heredoc), never scanned as code.
 
 What it cannot see (documented as advisory in the README): code run by an allowed or not-denied program
 itself (`python -c`, `make`, a script, `git -c alias…`), and options placed between a command and the
@@ -24,6 +23,8 @@ import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
+
+from tui_agent.core.shell_heredoc import Heredoc, heredoc_word, skip_bodies
 
 PLACEHOLDER = "$__tui_agent_subst__"  # stands in for `$(…)`, backticks and `<(…)`: a run-time value
 
@@ -39,10 +40,9 @@ _WRITES = {"&>>", "&>", ">>", ">|", ">", "<>", ">&"}
 _HEREDOCS = {"<<", "<<-", "<<<"}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 _SIMPLE_PARAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$|^[0-9#?$!@*-]$")
-_DYNAMIC = re.compile(r"[$`*?\[]")
+# A variable, a glob, or brace expansion (`{rm,-rf,x}` is `rm -rf x`).
+_DYNAMIC = re.compile(r"[$`*?\[]|\{[^}]*(,|\.\.)[^}]*\}")
 # Words that may precede the command itself in a simple command.
-_LEADING_KEYWORDS = {"{", "}", "!", "if", "then", "else", "elif", "while", "until", "do", "done", "fi"}
-_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash"}
 
 
 @dataclass
@@ -53,6 +53,9 @@ class ShellLine:
     unsafe: list[str] = field(default_factory=list)  # human-readable reasons, e.g. "command substitution"
     inner: list[str] = field(default_factory=list)  # bodies of $(…), `…`, <(…): command lines themselves
     parsed: bool = True  # False: unbalanced quotes or parentheses; `commands` is a best effort
+    # Why the commands found may not be all that runs (a deny rule then asks): what the scanner cannot
+    # follow with certainty, e.g. a `case` inside `$(…)` or `$(…)` in an unquoted here-document.
+    uncertain: list[str] = field(default_factory=list)
 
     @property
     def plain(self) -> bool:
@@ -60,11 +63,12 @@ class ShellLine:
         return self.parsed and not self.unsafe and bool(self.commands)
 
 
-def _close(text: str, start: int, opener: str, closer: str) -> int:
-    """Index just past the `closer` matching an `opener` before `start`, honouring quotes and nesting;
-    -1 when it never closes."""
+def _close(text: str, start: int, opener: str, closer: str, heredocs: bool = True) -> int:
+    """Index just past the `closer` matching an `opener` before `start`, honouring quotes, comments,
+    here-document bodies (data: an apostrophe there opens no quote) and nesting; -1 when it never closes."""
     depth, i, n = 1, start, len(text)
     quote: str | None = None
+    pending: list[Heredoc] = []
     while i < n:
         char = text[i]
         if quote == "'":
@@ -83,6 +87,26 @@ def _close(text: str, start: int, opener: str, closer: str) -> int:
                 continue
         elif char in "'\"":
             quote = char
+        elif opener == "(" and text.startswith("((", i):  # arithmetic: `1 << 2` is no here-document
+            end = _close(text, i + 1, "(", ")", heredocs=False)
+            if end < 0:
+                return -1
+            i = end
+            continue
+        elif heredocs and opener == "(" and text.startswith("<<", i) and not text.startswith("<<<", i):
+            doc = heredoc_word(text, i)
+            if doc is None:
+                return -1
+            pending.append(doc)
+            i = doc.end
+            continue
+        elif char == "\n" and pending:
+            i = skip_bodies(text, i + 1, pending, None)
+            continue
+        elif char == "#" and (i == 0 or text[i - 1] in " \t\n;&|()<>"):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
         elif char == opener:
             depth += 1
         elif char == closer:
@@ -101,19 +125,30 @@ def _scan(text: str, line: ShellLine) -> str:
     i, n = 0, len(text)
     quote: str | None = None
 
+    pending: list[Heredoc] = []
+
     def note(reason: str) -> None:
         if reason not in line.unsafe:
             line.unsafe.append(reason)
 
-    def substitution(body_start: int, opener: str, closer: str, reason: str, skip: int) -> int:
-        end = _close(text, body_start, opener, closer)
+    def doubt(reason: str) -> None:
+        note(reason)
+        if reason not in line.uncertain:
+            line.uncertain.append(reason)
+
+    def substitution(body_start: int, opener: str, closer: str, reason: str, skip: int,
+                     arithmetic: bool = False, placeholder: str = PLACEHOLDER) -> int:
+        end = _close(text, body_start, opener, closer, heredocs=not arithmetic)
         note(reason)
         if end < 0:
             line.parsed = False
             line.inner.append(text[body_start:])
             return n
-        line.inner.append(text[body_start:end - skip])
-        out.append(PLACEHOLDER)
+        body = text[body_start:end - skip]
+        if arithmetic:
+            body = body.replace("<<", "  ")  # a shift, not a here-document; `$(…)` in it still runs
+        line.inner.append(body)
+        out.append(placeholder)
         return end
 
     while i < n:
@@ -132,7 +167,7 @@ def _scan(text: str, line: ShellLine) -> str:
             i += 2
             continue
         if text.startswith("$((", i):
-            i = substitution(i + 3, "(", ")", "arithmetic expansion", 1)
+            i = substitution(i + 3, "(", ")", "arithmetic expansion", 1, arithmetic=True)
             if i < n and text[i] == ")":
                 i += 1
             continue
@@ -193,13 +228,29 @@ def _scan(text: str, line: ShellLine) -> str:
         if text.startswith("=(", i):
             i = substitution(i + 2, "(", ")", "zsh process substitution =(…)", 1)
             continue
+        if text.startswith("((", i):  # an arithmetic command; `:` stands in for it
+            i = substitution(i + 2, "(", ")", "arithmetic expansion", 1, arithmetic=True, placeholder=" : ")
+            if i < n and text[i] == ")":
+                i += 1
+            continue
+        if text.startswith("<<", i) and not text.startswith("<<<", i):
+            doc = heredoc_word(text, i)
+            if doc is None:
+                line.parsed = False
+                note("here-document without a delimiter")
+                out.append(text[i:])
+                break
+            pending.append(doc)
+            out.append(text[i:doc.end])
+            i = doc.end
+            continue
         if char == "#" and (i == 0 or text[i - 1] in " \t\n;&|()<>"):
             end = text.find("\n", i)
             i = n if end < 0 else end
             continue
         if char == "\n":
             out.append(" ; ")
-            i += 1
+            i = skip_bodies(text, i + 1, pending, doubt) if pending else i + 1
             continue
         if char in "()":
             note("subshell, group or glob qualifier (…)")
@@ -208,6 +259,8 @@ def _scan(text: str, line: ShellLine) -> str:
     if quote is not None:
         line.parsed = False
         note("unterminated quote")
+    if pending:
+        doubt("here-document without its body")
     return "".join(out)
 
 
@@ -308,162 +361,6 @@ def strip_assignments(words: list[str]) -> tuple[list[str], list[str]]:
     while i < len(words) and _ASSIGNMENT.match(words[i]):
         i += 1
     return words[:i], words[i:]
-
-
-# -- what a line may run (deny side) ---------------------------------------------------------------
-
-# Options that take a value, per wrapper, so `sudo -u root rm` finds `rm`, not `root`.
-_WRAPPER_ARG_OPTIONS: dict[str, set[str]] = {
-    "command": set(), "builtin": set(), "exec": {"-a"}, "nohup": set(), "setsid": set(), "time": set(),
-    "nice": {"-n", "--adjustment"}, "ionice": {"-c", "-n", "-p", "--class", "--classdata"},
-    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"},
-    "doas": {"-u", "-C"}, "stdbuf": {"-i", "-o", "-e"}, "chrt": {"-p"}, "taskset": {"-p"},
-    "timeout": {"-s", "-k", "--signal", "--kill-after"}, "unbuffer": set(), "caffeinate": {"-t", "-w"},
-    "xargs": {"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file", "--delimiter",
-              "--max-args", "--max-procs", "--max-lines", "--replace", "--max-chars", "--eof"},
-    "flock": {"-w", "-E", "--timeout", "--conflict-exit-code"}, "watch": {"-n", "-d", "--interval"},
-    "strace": {"-e", "-o", "-p", "-s", "-u", "-E"}, "ltrace": {"-e", "-o", "-p", "-s", "-u"},
-    "busybox": set(), "env": {"-u", "-C", "--unset", "--chdir"}, "chroot": {"--userspec", "--groups"},
-}
-# Wrappers that take one positional argument before the command (`timeout 5 rm`, `flock f rm`).
-_POSITIONAL_BEFORE = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1, "chroot": 1}
-MAX_DEPTH = 8  # nested sh -c / eval / $(…) levels looked through before giving up (and asking)
-
-
-@dataclass
-class Effective:
-    """The commands a line may run, and whether some command name is only known at run time."""
-
-    commands: list[list[str]] = field(default_factory=list)
-    opaque: list[str] = field(default_factory=list)  # why some command could not be named
-
-
-def effective_commands(command: str, depth: int = 0) -> Effective:
-    """Every command `command` may run, looking through wrappers, shells, eval and substitutions."""
-    result = Effective()
-    if depth > MAX_DEPTH:
-        result.opaque.append("too deeply nested")
-        return result
-    line = parse(command)
-    if not line.parsed:
-        result.opaque.append("the command line does not parse")
-    for body in line.inner:
-        _merge(result, effective_commands(body, depth + 1))
-    for words in line.commands:
-        _expand(words, result, depth)
-    return result
-
-
-def _merge(into: Effective, other: Effective) -> None:
-    into.commands.extend(other.commands)
-    into.opaque.extend(other.opaque)
-
-
-def _expand(words: list[str], result: Effective, depth: int) -> None:
-    """Add `words` (one simple command) and whatever it runs in turn."""
-    while True:
-        _, words = strip_assignments(words)
-        while words and words[0] in _LEADING_KEYWORDS:
-            words = words[1:]
-        if not words:
-            return
-        name = words[0]
-        if is_dynamic(name):
-            result.opaque.append(f"the command name {name!r} is only known at run time")
-            return
-        result.commands.append(words)
-        base = posixpath.basename(name)
-        args = words[1:]
-        if base in _SHELLS:
-            script = _shell_script(args)
-            if script is not None:
-                _merge(result, effective_commands(script, depth + 1))
-            return
-        if base == "eval":
-            _merge(result, effective_commands(" ".join(args), depth + 1))
-            return
-        if base == "find":
-            _find_exec(args, result, depth)
-            return
-        if base == "command" and args and args[0] in ("-v", "-V"):
-            return
-        if base == "env":
-            split = _env_split_string(args)
-            if split is not None:
-                _merge(result, effective_commands(split, depth + 1))
-                return
-        if base == "watch":
-            rest = _skip_options(args, _WRAPPER_ARG_OPTIONS["watch"])
-            if rest:
-                _merge(result, effective_commands(" ".join(rest), depth + 1))
-            return
-        if base not in _WRAPPER_ARG_OPTIONS:
-            return
-        rest = _skip_options(args, _WRAPPER_ARG_OPTIONS[base])
-        if base == "env":
-            _, rest = strip_assignments(rest)
-        rest = rest[_POSITIONAL_BEFORE.get(base, 0):]
-        if base == "busybox" and rest and rest[0] in ("sh", "ash"):
-            rest = ["sh", *rest[1:]]
-        words = rest
-
-
-def _skip_options(args: list[str], with_value: set[str]) -> list[str]:
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            return args[i + 1:]
-        if not arg.startswith("-") or arg == "-":
-            break
-        if arg in with_value:
-            i += 2
-            continue
-        i += 1
-    return args[i:]
-
-
-def _shell_script(args: list[str]) -> str | None:
-    """The script of `sh -c SCRIPT` (also `-ec`, `-lc`, `-o opt -c`); None when the shell reads a file."""
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg in ("-o", "+o", "-O", "+O") and i + 1 < len(args):
-            i += 2
-            continue
-        if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
-            return args[i + 1] if i + 1 < len(args) else ""
-        if not arg.startswith(("-", "+")):
-            return None
-        i += 1
-    return None
-
-
-def _env_split_string(args: list[str]) -> str | None:
-    """`env -S 'rm -rf x'` / `--split-string=…`: the string env splits into a command."""
-    for i, arg in enumerate(args):
-        if arg in ("-S", "--split-string") and i + 1 < len(args):
-            return " ".join(args[i + 1:])
-        if arg.startswith("--split-string="):
-            return " ".join([arg.split("=", 1)[1], *args[i + 1:]])
-        if arg.startswith("-S") and len(arg) > 2:
-            return " ".join([arg[2:], *args[i + 1:]])
-        if not arg.startswith("-"):
-            return None
-    return None
-
-
-def _find_exec(args: list[str], result: Effective, depth: int) -> None:
-    """`find … -exec rm {} \\;` runs rm: add the command after each -exec/-execdir/-ok/-okdir."""
-    for i, arg in enumerate(args):
-        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
-            inner = []
-            for word in args[i + 1:]:
-                if word in (";", "+"):
-                    break
-                inner.append(word)
-            if inner:
-                _expand(inner, result, depth + 1)
 
 
 def rule_words(pattern: str) -> list[str]:

@@ -4,11 +4,18 @@ Used to open someone's agent session in the budget panel ("what did my agent for
 and benchmarks as realistic data. Follows `shared/reference/transcripts-format.md` §4: keep user and
 assistant records of the main chain, merge the lines of one API response, group parallel tool_results
 into one user message, and answer any unanswered tool_use so the history is valid for the API.
+
+A log is untrusted input (`--transcript`, `replay`): whatever it holds, the loader repairs or drops it
+and never hands the engine a history the API would reject (`protocol_errors` is empty): blocks a role
+cannot carry are dropped (tool_use from the user, tool_result from the assistant), a tool_use without
+an id or with one already used gets a fresh id (its result follows it), lone surrogates become U+FFFD
+(they cannot be encoded to print or send), and a line too deep or too large to parse is skipped.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -35,16 +42,62 @@ class TranscriptLoad:
     compaction_boundaries: list[int] = field(default_factory=list)
     # history index of an assistant message → the model that wrote it (whose signature its thinking carries)
     message_models: dict[int, str] = field(default_factory=dict)
+    # history index of an assistant message → when the call that began it was logged (POSIX seconds): the
+    # gaps price cache expiry
+    call_times: dict[int, float] = field(default_factory=dict)
 
 
-def _content_blocks(content: Any) -> list[dict[str, Any]]:
-    """The record's blocks, without blank text ones (the API refuses "text content blocks must contain
-    non-whitespace text", and a log can hold them: the model sometimes sends "\n\n" before a tool call)."""
+# Block types a role cannot send: the API rejects a tool_use from the user, a tool_result from the model.
+_NOT_FROM = {"user": {"tool_use", "server_tool_use", "thinking", "redacted_thinking"}, "assistant": {"tool_result"}}
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _content_blocks(content: Any, role: str) -> list[dict[str, Any]]:
+    """The record's blocks that `role` may send, without blank text ones (the API refuses "text content
+    blocks must contain non-whitespace text", and a log can hold them: the model sometimes sends "\n\n"
+    before a tool call), with the fields the API requires of the kind it requires."""
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [b for b in content if isinstance(b, dict) and not is_blank_text(b)]
-    return []
+    if not isinstance(content, list):
+        return []
+    kept = []
+    for block in content:
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str) or is_blank_text(block):
+            continue
+        kind = block["type"]
+        if kind in _NOT_FROM[role] or (kind == "text" and not isinstance(block.get("text"), str)):
+            continue
+        if kind == "tool_use" and (not isinstance(block.get("name"), str) or not isinstance(block.get("input"), dict)):
+            block = {**block, "name": str(block.get("name") or "unknown"),
+                     "input": block["input"] if isinstance(block.get("input"), dict) else {}}
+        if kind == "tool_result" and not isinstance(block.get("content", ""), (str, list)):
+            block = {**block, "content": json.dumps(block["content"])}
+        kept.append(block)
+    return kept
+
+
+def _scrub_surrogates(value: Any) -> Any:
+    """`value` with every lone surrogate replaced by U+FFFD (walked without recursion: it may be deep)."""
+    def fix(item: Any) -> Any:
+        return _SURROGATE.sub("\ufffd", item) if isinstance(item, str) else item
+
+    root = [fix(value)]
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                node[i] = fix(item)
+                if isinstance(node[i], (list, dict)):
+                    stack.append(node[i])
+        elif isinstance(node, dict):
+            for key in list(node):
+                item = fix(node.pop(key))
+                node[fix(key)] = item
+                if isinstance(item, (list, dict)):
+                    stack.append(item)
+    return root[0]
 
 
 def _records(lines: Iterable[str], load: TranscriptLoad) -> list[dict[str, Any]]:
@@ -54,9 +107,11 @@ def _records(lines: Iterable[str], load: TranscriptLoad) -> list[dict[str, Any]]
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, too deep, or a number too long to convert
             load.skipped_lines += 1
             continue
+        if _SURROGATE_ESCAPE.search(line):
+            record = _scrub_surrogates(record)
         if not isinstance(record, dict):
             load.skipped_lines += 1
             continue
@@ -89,6 +144,7 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     boundaries: list[int] = []
     boundary_pending = False
     written_by: list[tuple[Message, str]] = []
+    stamped: list[tuple[Message, float]] = []
     for record in records:
         if record.get("type") == "system":
             boundary_pending = True
@@ -100,13 +156,13 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
         role = "assistant" if record["type"] == "assistant" else "user"
         if role == "user" and record.get("isMeta") and not keep_meta:
             continue
-        blocks = _content_blocks(message.get("content"))
+        blocks = _content_blocks(message.get("content"), role)
         if not keep_thinking:
             blocks = [b for b in blocks if b.get("type") not in ("thinking", "redacted_thinking")]
         if not blocks:
             continue
         if role == "assistant":
-            model = message.get("model")
+            model = message.get("model") if isinstance(message.get("model"), str) else None
             if model:
                 load.models.add(model)
             key = f"{message.get('id')}:{record.get('requestId')}"
@@ -123,6 +179,9 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
                 history.append({"role": "assistant", "content": list(blocks)})
                 if usage is not None:
                     started.append((history[-1], usage))
+                    stamp = _timestamp(record.get("timestamp"))
+                    if stamp is not None:
+                        stamped.append((history[-1], stamp))
                 if isinstance(model, str) and model:
                     written_by.append((history[-1], model))
             continue
@@ -155,14 +214,31 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     where = {id(message): i for i, message in enumerate(history)}
     load.call_usage = [(where[id(message)], usage) for message, usage in started if id(message) in where]
     load.message_models = {where[id(message)]: model for message, model in written_by if id(message) in where}
+    load.call_times = {where[id(message)]: stamp for message, stamp in stamped if id(message) in where}
     return load
+
+
+def _timestamp(value: Any) -> float | None:
+    """An ISO 8601 timestamp as POSIX seconds (None when absent or unreadable: a gap is then unknown)."""
+    if not isinstance(value, str):
+        return None
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
 
 
 def _lands(record: dict[str, Any], keep_thinking: bool, keep_meta: bool) -> bool:
     """Whether `record` adds to the history (the same tests as `load_transcript`'s loop)."""
     if record["type"] == "user" and record.get("isMeta") and not keep_meta:
         return False
-    blocks = _content_blocks(record["message"].get("content"))
+    role = "assistant" if record["type"] == "assistant" else "user"
+    blocks = _content_blocks(record["message"].get("content"), role)
     if not keep_thinking:
         blocks = [b for b in blocks if b.get("type") not in ("thinking", "redacted_thinking")]
     return bool(blocks)
@@ -177,27 +253,58 @@ def _landing_index(history: list[Message], record: dict[str, Any]) -> int:
 
 
 def _pair(history: list[Message]) -> None:
-    """Every tool_use answered in the next message; no tool_result without its tool_use before it."""
+    """Every tool_use answered in the next message (results first); no tool_result without its tool_use
+    before it; every tool_use id a unique non-empty string (a renamed use takes its result along)."""
+    taken = {b.get("id") for m in history for b in m["content"]
+             if b.get("type") == "tool_use" and isinstance(b.get("id"), str)}
+    seen: set[str] = set()
+    fresh = 0
     i = 0
     while i < len(history):
         message = history[i]
         if message["role"] == "assistant":
-            ids = [b["id"] for b in message["content"] if b.get("type") == "tool_use" and "id" in b]
+            renamed: dict[str | None, list[str]] = {}  # id as logged → the ids its uses got, in order
+            content = []
+            for block in message["content"]:
+                if block.get("type") == "tool_use":
+                    logged = block.get("id") if isinstance(block.get("id"), str) else None
+                    if not logged or logged in seen:
+                        while f"toolu_transcript_{fresh}" in taken:
+                            fresh += 1
+                        taken.add(f"toolu_transcript_{fresh}")
+                        block = {**block, "id": f"toolu_transcript_{fresh}"}
+                    seen.add(block["id"])
+                    renamed.setdefault(logged, []).append(block["id"])
+                content.append(block)
+            message["content"] = content
+            ids = [b["id"] for b in content if b.get("type") == "tool_use"]
             following = history[i + 1] if i + 1 < len(history) else None
             if ids and (following is None or following["role"] != "user"):
                 following = {"role": "user", "content": []}
                 history.insert(i + 1, following)
             if following is not None and following["role"] == "user":
-                answered = {b.get("tool_use_id") for b in following["content"] if b.get("type") == "tool_result"}
-                asked = set(ids)
-                kept = [b for b in following["content"]
-                        if b.get("type") != "tool_result" or b.get("tool_use_id") in asked]
-                missing = [tool_result_block(t, MISSING_RESULT, True) for t in ids if t not in answered]
-                following["content"] = missing + kept if missing else kept
-                if not following["content"]:
-                    following["content"] = [{"type": "text", "text": "[empty]"}]
-        elif i > 0 or message["role"] == "user":
-            if i == 0 or history[i - 1]["role"] != "assistant":
-                message["content"] = [b for b in message["content"] if b.get("type") != "tool_result"] or [
-                    {"type": "text", "text": "[empty]"}]
+                following["content"] = _answer(ids, renamed, following["content"])
+        elif i == 0 or history[i - 1]["role"] != "assistant":
+            message["content"] = [b for b in message["content"] if b.get("type") != "tool_result"] or [
+                {"type": "text", "text": "[empty]"}]
         i += 1
+
+
+def _answer(ids: list[str], renamed: dict[str | None, list[str]], content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The user message after a tool_use round: one result per use (renamed along with its use, a missing
+    one made up, extras dropped), results before anything else."""
+    queues = {key: list(new_ids) for key, new_ids in renamed.items() if key is not None}
+    results, others, answered = [], [], set()
+    for block in content:
+        if block.get("type") != "tool_result":
+            others.append(block)
+            continue
+        key = block.get("tool_use_id")
+        queue = queues.get(key) if isinstance(key, str) else None
+        if not queue:
+            continue  # no tool_use before it, or that use is answered already
+        new_id = queue.pop(0)
+        results.append(block if new_id == key else {**block, "tool_use_id": new_id})
+        answered.add(new_id)
+    missing = [tool_result_block(t, MISSING_RESULT, True) for t in ids if t not in answered]
+    return missing + results + others or [{"type": "text", "text": "[empty]"}]

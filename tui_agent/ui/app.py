@@ -30,6 +30,7 @@ from tui_agent.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, bundled_themes
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
     from tui_agent.core.trust import Answer, TrustQuestion
+    from tui_agent.ui.terminal_guard import TerminalGuard
 
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 
@@ -38,6 +39,7 @@ class AgentApp(App[int]):
     TITLE = "tui-agent"
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses elsewhere resolve it too
     BINDINGS = [Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False)]
+    terminal_guard: "TerminalGuard | None" = None  # set by run_app: a signalled exit then ends for sure
 
     def __init__(
         self,
@@ -86,9 +88,14 @@ class AgentApp(App[int]):
 
     def on_mount(self) -> None:
         # SIGTERM/SIGHUP: end the processes Bash started, then quit properly (the terminal is restored).
-        process_groups.install_signal_handlers(asyncio.get_running_loop(), on_signal=lambda sig: self.exit(128 + sig))
+        process_groups.install_signal_handlers(asyncio.get_running_loop(), on_signal=self._exit_on_signal)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.call_after_refresh(self._after_first_frame)
+
+    def _exit_on_signal(self, sig: int) -> None:
+        if self.terminal_guard is not None:
+            self.terminal_guard.exit_requested(128 + sig)  # the watchdog: a hung shutdown still ends
+        self.exit(128 + sig)
 
     def _after_first_frame(self) -> None:
         gc.enable()  # the CLI pauses the cyclic GC while start-up allocates (see cli.main)
@@ -179,5 +186,11 @@ def run_app(session: "Session", startup_notices: Sequence[ev.Notice] | None = No
     if trace_notice is not None:
         notices.append(trace_notice)
     app = AgentApp(session, startup_notices=notices, resumed=resumed, pick_session=pick_session)
+    from tui_agent.ui.terminal_guard import TerminalGuard, grace_from_env, journal_flusher
+
+    # a lost terminal or a signal ends the process for sure (issue 21): journal flushed, Bash's groups ended
+    guard = TerminalGuard([journal_flusher(session), lambda: process_groups.end_all(0.2)], grace_from_env())
+    app.terminal_guard = guard
+    guard.attach(app)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Mapping
 
-from tui_agent.web.server import AgentServer, is_loopback, url_host
+from tui_agent.web.server import DEFAULT_MAX_TABS, AgentServer, is_loopback, url_host
 
 FLAG_NAMES = {
     "model": "--model",
@@ -41,19 +41,23 @@ def exposure_warning(host: str, port: int, workspace: Path) -> str | None:
     if is_loopback(host):
         return None
     return (f"warning: listening on {host}: anyone who can reach port {port} can open a session and run tools "
-            f"(Bash, Write, Edit, MCP) in {workspace}. There is no login; use 127.0.0.1 and an SSH tunnel "
-            "unless you trust the whole network.")
+            f"(Bash, Write, Edit, MCP) in {workspace} once they have the URL's token (it travels unencrypted: "
+            "plain http). Use 127.0.0.1 and an SSH tunnel unless you trust the whole network.")
 
 
-def serve(workspace: Path, *, host: str, port: int, session_flags: Mapping[str, object]) -> int:
+def serve(workspace: Path, *, host: str, port: int, session_flags: Mapping[str, object],
+          max_tabs: int = DEFAULT_MAX_TABS) -> int:
     """Serve until Ctrl+C or SIGTERM; 0 on a clean stop, 1 when the port cannot be used."""
     if not 1 <= port <= 65535:
         print(f"error: --port {port} is not a port number (1-65535)", file=sys.stderr)
         return 2
+    if max_tabs < 1:
+        print(f"error: --max-tabs {max_tabs} must be at least 1", file=sys.stderr)
+        return 2
     if (warning := exposure_warning(host, port, workspace)) is not None:
         print(warning, file=sys.stderr, flush=True)
     server = AgentServer(app_command(workspace, session_flags), host=host, port=port,
-                         title=f"tui-agent · {workspace.name or workspace}", workspace=workspace)
+                         title=f"tui-agent · {workspace.name or workspace}", workspace=workspace, max_tabs=max_tabs)
     try:
         server.serve()
     except OSError as error:  # port in use, address not on this machine, permission denied

@@ -48,11 +48,11 @@ _K200 = 200_000
 KNOWN_MODELS: dict[str, ModelInfo] = {
     # Current Claude lineup.
     "claude-sonnet-5-5": ModelInfo(_M, 128_000, 2.0, 10.0, cache_read=0.10),
-    "claude-opus-5-5": ModelInfo(_M, 128_000, 4.0, 20.0),
+    "claude-opus-5-5": ModelInfo(_M, 128_000, 4.0, 20.0, cache_read=0.20),
     "claude-haiku-5-5": ModelInfo(_M, 128_000, 0.10, 0.50),
-    "claude-fable-5-2": ModelInfo(_M, 128_000, 8.0, 40.0),
-    "claude-fable-5-1": ModelInfo(_M, 128_000, 10.0, 50.0),
-    "claude-fable-5": ModelInfo(_M, 128_000, 10.0, 50.0),
+    "claude-fable-5-2": ModelInfo(_M, 128_000, 8.0, 40.0, cache_read=0.20),
+    "claude-fable-5-1": ModelInfo(_M, 128_000, 10.0, 50.0, cache_read=0.25),
+    "claude-fable-5": ModelInfo(_M, 128_000, 10.0, 50.0, cache_read=0.25),
     # Legacy models that are still served.
     "claude-sonnet-5": ModelInfo(_M, 128_000, 2.0, 10.0),
     "claude-opus-5": ModelInfo(_M, 128_000, 5.0, 25.0),
@@ -63,6 +63,9 @@ KNOWN_MODELS: dict[str, ModelInfo] = {
     "claude-opus-4-5": ModelInfo(_K200, 64_000, 5.0, 25.0),
     "claude-sonnet-4-5": ModelInfo(_K200, 64_000, 3.0, 15.0),
     "claude-haiku-4-5": ModelInfo(_K200, 64_000, 1.0, 5.0),
+    "claude-opus-4-1": ModelInfo(_K200, 32_000, 15.0, 75.0),
+    "claude-opus-4": ModelInfo(_K200, 32_000, 15.0, 75.0),
+    "claude-sonnet-4": ModelInfo(_K200, 64_000, 3.0, 15.0),
     # OpenAI-compatible defaults (the seed's DeepSeek endpoint).
     "deepseek-chat": ModelInfo(128_000, 8_192),
     "deepseek-reasoner": ModelInfo(128_000, 32_000),

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tui_agent.core import process_groups
+from tui_agent.core import descendants, process_groups
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -115,18 +115,23 @@ async def _exited(proc: asyncio.subprocess.Process) -> int:
     return proc.returncode
 
 
-async def _terminate(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the group, give it KILL_GRACE_S, then SIGKILL the group (stragglers included) and reap.
+async def _terminate(proc: asyncio.subprocess.Process, run: str) -> None:
+    """SIGTERM the group and every process of the run that left it (`setsid …`, see core.descendants),
+    give them KILL_GRACE_S, then SIGKILL all of them (stragglers included) and reap the shell.
 
     SIGKILL is sent in a `finally`, so even a second cancellation during the grace period kills.
     """
+    escaped = descendants.of_run(proc.pid, run)  # before the shell goes: its tree still links them
     kill_group(proc.pid, signal.SIGTERM)
+    descendants.signal_all(escaped, signal.SIGTERM)
     try:
         await asyncio.wait_for(_exited(proc), KILL_GRACE_S)
+        await asyncio.wait_for(_ended(escaped), KILL_GRACE_S)
     except asyncio.TimeoutError:
         pass
     finally:
         kill_group(proc.pid, signal.SIGKILL)
+        descendants.signal_all({**escaped, **descendants.of_run(proc.pid, run)}, signal.SIGKILL)
     try:
         await asyncio.wait_for(_exited(proc), KILL_GRACE_S)
     except asyncio.TimeoutError:
@@ -182,6 +187,11 @@ class BashTool(Tool):
         return await run_command(command, Path(ctx.workspace), timeout_ms / 1000)
 
 
+async def _ended(found: descendants.Found) -> None:
+    while any(descendants.alive(pid) for pid in found):
+        await asyncio.sleep(0.01)
+
+
 async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolOutput:
     """Run `command` and turn every outcome (exit code, timeout, missing folder) into a ToolOutput.
 
@@ -189,6 +199,7 @@ async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolOutput:
     """
     if not cwd.is_dir():
         raise ToolError(f"Cannot run the command: the workspace folder {cwd} does not exist.")
+    run = descendants.new_run()
     spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
         _shell(), "-c", command,
         cwd=str(cwd),
@@ -196,7 +207,7 @@ async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolOutput:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
-        env=_env(),
+        env=descendants.with_mark(_env(), run),
     ))
     try:
         # Shielded: a cancel that lands while asyncio is still wiring the pipes of a shell that already
@@ -207,7 +218,7 @@ async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolOutput:
             proc = await spawn
         except OSError:
             raise asyncio.CancelledError from None
-        await asyncio.shield(_terminate(proc))
+        await asyncio.shield(_terminate(proc, run))
         raise
     except OSError as error:
         raise ToolError(f"Cannot start the shell: {error.strerror or error}") from None
@@ -223,7 +234,7 @@ async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolOutput:
             await asyncio.wait_for(_exited(proc), timeout_s)
         except asyncio.TimeoutError:
             timed_out = True
-            await _terminate(proc)
+            await _terminate(proc, run)
         try:
             await asyncio.wait_for(asyncio.shield(reader), DRAIN_GRACE_S)
         except asyncio.TimeoutError:
@@ -232,7 +243,7 @@ async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolOutput:
             _close_pipes(proc)
     except asyncio.CancelledError:
         reader.cancel()
-        await asyncio.shield(_terminate(proc))
+        await asyncio.shield(_terminate(proc, run))
         raise
     finally:
         if not reader.done():

@@ -1,0 +1,161 @@
+"""Future-entity coverage: how much of what the agent goes on to use is still in the request.
+
+The cost table cannot show what a strategy makes the agent lose; this measure can. For every call of a
+recorded session, take the *entities* (file paths, code identifiers, flags: tokens that contain `/`, `.`,
+`_` or an inner capital) that the agent's own next `HORIZON` responses mention and that already appeared
+earlier in the history. The call's coverage is the share of them still present in its request; the
+append-only conversation scores 1.0 by construction (every earlier message is in its request). A session's
+coverage is the mean over the calls that have any such entity.
+
+What a response "mentions" is its text and the values of its tool inputs (the paths it goes on to read),
+not its thinking; what a message "holds" is every text the model is sent (texts, tool inputs' values,
+tool results), so a recap that names a path keeps that path covered — that is what a recap is for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tui_agent.core.messages import Message, blocks
+
+HORIZON = 10  # how many of the agent's next responses count as "what it needs next"
+MIN_ENTITY_CHARS = 3
+
+_TOKEN = re.compile(r"[\w./\-]+")
+_INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]")
+_EDGE = ".-/:"
+
+
+def entities(text: str) -> set[str]:
+    """The entity tokens of `text`: paths, dotted names, snake_case, camelCase and such flags."""
+    out: set[str] = set()
+    for match in _TOKEN.finditer(text):
+        token = match.group().strip(_EDGE) if not match.group().startswith("/") else match.group().rstrip(_EDGE)
+        if len(token) < MIN_ENTITY_CHARS or not any(c.isalpha() for c in token):
+            continue
+        inner = token[1:-1]
+        if "/" in token or "." in inner or "_" in inner or _INNER_CAPITAL.search(token):
+            out.add(token)
+    return out
+
+
+def _values(value: object) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _values(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _values(item)
+
+
+def held_text(message: Message) -> str:
+    """Every text of `message` the model is sent (no JSON keys, ids or block types)."""
+    parts: list[str] = []
+    for block in blocks(message):
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(str(block.get("text", "")))
+        elif kind == "tool_use":
+            parts.extend(_values(block.get("input")))
+        elif kind == "tool_result":
+            parts.extend(_values(block.get("content")))
+    if isinstance(message.get("content"), str):
+        parts.append(message["content"])
+    return "\n".join(parts)
+
+
+def mentioned_text(message: Message) -> str:
+    """What a response mentions: its texts and its tool inputs' values (not its thinking)."""
+    parts: list[str] = []
+    for block in blocks(message):
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_use":
+            parts.extend(_values(block.get("input")))
+    if isinstance(message.get("content"), str):
+        parts.append(message["content"])
+    return "\n".join(parts)
+
+
+def future_entities(history: Sequence[Message], calls: Sequence[int], horizon: int = HORIZON) -> list[frozenset[str]]:
+    """Per call (the history index of its reply): the entities the next `horizon` replies mention that
+    appeared in the history before the call. Computed once per session and shared by every strategy."""
+    mentioned = [entities(mentioned_text(history[i])) if i < len(history) else set() for i in calls]
+    out: list[frozenset[str]] = []
+    seen: set[str] = set()
+    scanned = 0
+    for k, index in enumerate(calls):
+        for i in range(scanned, min(index, len(history))):
+            seen |= entities(held_text(history[i]))
+        scanned = max(scanned, index)
+        ahead: set[str] = set()
+        for later in mentioned[k:k + horizon]:
+            ahead |= later
+        out.append(frozenset(ahead & seen))
+    return out
+
+
+class EntityIndex:
+    """Entity sets of the messages requests are made of, computed once per message object (a strategy's
+    requests repeat most of their messages from one call to the next). Keeps each message alive while it
+    is indexed, so an `id` is never reused for another message."""
+
+    def __init__(self) -> None:
+        self._sets: dict[int, tuple[Message, frozenset[str]]] = {}
+
+    def of(self, message: Message) -> frozenset[str]:
+        known = self._sets.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        found = frozenset(entities(held_text(message)))
+        self._sets[id(message)] = (message, found)
+        return found
+
+    def present(self, wanted: Iterable[str], request: Sequence[Message]) -> int:
+        """How many of `wanted` some message of `request` holds."""
+        remaining = set(wanted)
+        if not remaining:
+            return 0
+        for message in request:
+            remaining -= self.of(message)
+            if not remaining:
+                break
+        return len(set(wanted)) - len(remaining)
+
+
+@dataclass
+class Coverage:
+    """A running coverage figure: per-call shares averaged over the calls that had entities to cover."""
+
+    calls: int = 0  # calls with at least one entity to cover
+    share_sum: float = 0.0
+    wanted: int = 0
+    present: int = 0
+
+    def add(self, wanted: int, present: int) -> None:
+        if wanted <= 0:
+            return
+        self.calls += 1
+        self.share_sum += present / wanted
+        self.wanted += wanted
+        self.present += present
+
+    def merge(self, other: Coverage) -> None:
+        self.calls += other.calls
+        self.share_sum += other.share_sum
+        self.wanted += other.wanted
+        self.present += other.present
+
+    @property
+    def value(self) -> float:
+        """The mean per-call share (1.0 when nothing needed covering)."""
+        return self.share_sum / self.calls if self.calls else 1.0
+
+    @property
+    def pooled(self) -> float:
+        """All wanted entities of all calls pooled (weights busy calls more)."""
+        return self.present / self.wanted if self.wanted else 1.0

@@ -1,0 +1,57 @@
+"""Prompt-cache prices: one table for every place that prices a request (the economics replay, the
+benchmark, replay's running cost, the live meter).
+
+A request is priced in units of one uncached input token of its model: the prefix read from the cache
+costs `read` (0.1 on the classic models, 0.05 on the 5.5 generation, 0.025 on Fable), the rest is written
+at `write` (1.25 for the 5-minute cache, 2.0 for the 1-hour one). A prefix idle longer than the cache's
+time to live is gone: the next request writes it again in full. Dollar figures multiply those units by the
+model's base input price (`providers.models`, the one table of model limits and list prices).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FIVE_MINUTES = 300.0
+ONE_HOUR = 3600.0
+WRITE_5M = 1.25
+WRITE_1H = 2.0
+
+
+@dataclass(frozen=True)
+class CachePrice:
+    """How a request's tokens are priced, in units of one uncached input token."""
+
+    read: float = 0.1
+    write: float = WRITE_5M
+    ttl_seconds: float | None = None  # None: the cache never goes cold (the classic benchmark)
+
+    @property
+    def label(self) -> str:
+        expiry = f", {self.ttl_seconds / 60:g}-minute expiry" if self.ttl_seconds else ", no expiry"
+        return f"read {self.read:g}, write {self.write:g}{expiry}"
+
+    def expired(self, gap_seconds: float | None) -> bool:
+        """Whether a prefix idle for `gap_seconds` is gone from the cache (unknown gaps: it is not)."""
+        return self.ttl_seconds is not None and gap_seconds is not None and gap_seconds > self.ttl_seconds
+
+    def cost(self, total: float, cached: float) -> float:
+        """The price of a request of `total` tokens whose first `cached` tokens are read from the cache."""
+        return self.read * cached + self.write * (total - cached)
+
+
+CLASSIC = CachePrice(read=0.1, write=WRITE_5M)
+NEWER = CachePrice(read=0.05, write=WRITE_5M, ttl_seconds=FIVE_MINUTES)
+
+
+def for_model(model: str | None, one_hour: bool = False) -> CachePrice:
+    """The cache prices of `model`, from its list prices in `providers.models` (the one model table):
+    its read multiplier (0.1 unless its page says otherwise), the 5-minute or 1-hour write and expiry."""
+    from tui_agent.core.providers.models import model_info
+
+    info = model_info(model or "")
+    read = CLASSIC.read
+    if info.input_price and info.cache_read_price() is not None:
+        read = round(info.cache_read_price() / info.input_price, 6)  # type: ignore[operator]
+    return CachePrice(read=read, write=WRITE_1H if one_hour else WRITE_5M,
+                      ttl_seconds=ONE_HOUR if one_hour else FIVE_MINUTES)
