@@ -21,6 +21,7 @@ from tui_agent.core.call import CallPlan, plan_call
 from tui_agent.core.commands import CommandRegistry
 from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, CompactResult, make_compactor
 from tui_agent.core.compaction.protocol import CompactorProtocol
+from tui_agent.core.context_report import ContextView
 from tui_agent.core.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
 from tui_agent.core.messages import Message
 from tui_agent.core.permissions import PermissionPolicy
@@ -81,6 +82,7 @@ class Session:
         # Tools that read many files at once (Grep) consult the policy to leave out what a deny rule
         # forbids reading; the loop's gate only sees the paths a call names.
         self.ctx.permissions = self.permissions
+        self.ctx.context_view = self.context_view  # the Context tool reads the one plan through it
         self.state = LoopState()
         self.running = False
         self.compactor = self._make_compactor()
@@ -206,6 +208,9 @@ class Session:
     def last_plan(self) -> CompactPlan | None:
         return self.state.last_plan
 
+    def context_view(self) -> ContextView:
+        """The history and the plan of the call being answered: what the Context tool reports from."""
+        return ContextView(self.history, self.state.last_plan)
 
     def baseline_tokens(self) -> tuple[int, int]:
         """(system prompt, tool definitions) token estimates: what every call pays before any message."""

@@ -48,6 +48,7 @@ _SKIP_SUFFIXES = {
 }
 _PREFERRED = ("readme", "agents.md", "claude.md", "pyproject.toml", "package.json", "cargo.toml", "go.mod")
 _LINE_NUMBER = re.compile(r"^\s*\d+\t")
+_CUT_MARK = "…[tool_result cut"
 _GREETING = re.compile(r"^\W*(hi|hello|hey|hallo|howdy|yo|thanks|thank you|good (morning|afternoon|evening))"
                        r"(\s+there)?\W*$", re.IGNORECASE)
 _RECAP = re.compile(r"\b(what (did|have) we (do|done|talk(ed)? about)|so far|recap|remind me what|"
@@ -107,6 +108,10 @@ class DemoProvider(Provider):
         if _GREETING.match(turn.prompt) or _RECAP.search(turn.prompt):
             return _from_conversation(turn.prompt, request.messages), []  # no exploring: it is all in the talk
         named = self._named_files(turn.prompt)
+        if named and "Context" in available:
+            recalled = _recall_step(turn, named, request.messages)
+            if recalled is not None:
+                return recalled
         if named and "Read" in available:
             return self._follow_named(turn, named)
         if _BIGGEST.search(turn.prompt) and {"Glob", "Grep", "Read"} <= available:
@@ -224,6 +229,52 @@ def _current_turn(messages: list[Message]) -> _Turn:
             name, tool_input = uses.get(result.get("tool_use_id", ""), ("?", {}))
             calls.append((name, tool_input, result_text(result), bool(result.get("is_error"))))
     return _Turn(prompt, rounds, calls)
+
+
+def _whole_reads(messages: list[Message]) -> set[str]:
+    """Paths whose Read result this request still carries whole (not cut, not a placeholder)."""
+    results = {str(r.get("tool_use_id")): result_text(r) for m in messages for r in tool_results(m)}
+    whole = set()
+    for message in messages:
+        for use in tool_uses(message):
+            text = results.get(str(use.get("id")))
+            if use.get("name") == "Read" and text is not None and _CUT_MARK not in text and not text.startswith("[Read"):
+                whole.add(str(use.get("input", {}).get("file_path")))
+    return whole
+
+
+def _recall_step(turn: _Turn, named: list[str], messages: list[Message]) -> tuple[str, list[tuple[str, dict]]] | None:
+    """A named file that was read earlier but left the request (the ledger or a placeholder still names
+    it): recall it with the Context tool instead of reading it again, then answer from the recall."""
+    if turn.prompt.startswith("[Context ledger"):  # the prompt itself left the request: not a question to recall for
+        return None
+    recalls = [(i.get("search"), t, e) for name, i, t, e in turn.calls if name == "Context"]
+    if recalls:
+        ok = [(path, text) for path, text, error in recalls if not error]
+        return (_recalled_answer(ok), []) if ok else None  # nothing came back: read it again instead
+    whole = _whole_reads(messages)
+    mentioned = "\n".join(text_of(m) + "".join(result_text(r) for r in tool_results(m)) for m in messages[:-1])
+    lost = [p for p in named if p not in whole and p not in _read_in_turn(turn) and p in mentioned]
+    if not lost:
+        return None
+    return (f"`{lost[0]}` was read earlier but is no longer whole in my context; recalling it.",
+            [("Context", {"action": "recall", "search": lost[0]})])
+
+
+def _recalled_answer(recalled: list[tuple[str, str]]) -> str:
+    lines = []
+    for path, text in recalled:
+        head = f"[result of Read({path})]"
+        part = text.split(head, 1)[1] if head in text else text  # the file's own result, not its neighbours'
+        part = re.split(r"\n(?:\[result of |--- #)", part, maxsplit=1)[0]
+        body = [l for l in (_LINE_NUMBER.sub("", raw) for raw in part.splitlines() if _LINE_NUMBER.match(raw)) if l.strip()]
+        lines.append(f"`{path}` had left my context (compaction took it out), so I recalled it with the Context "
+                     f"tool instead of reading it again. It said:")
+        lines.append("")
+        lines += [f"> {md_escape(line[:120])}" for line in body[:6]] or ["> (the recall held no file lines)"]
+        lines.append("")
+    lines.append("The panel shows the recall and what it cost.")
+    return "\n".join(lines)
 
 
 def _already_read(messages: list[Message]) -> set[str]:
