@@ -235,6 +235,8 @@ class BudgetLedger:
     unpriced_calls: int = 0  # calls whose model has no known price (the total is then unknown)
     usage: ev.Usage | None = None  # the last call's usage
     summaries: int = 0
+    summary_cost: float = 0.0  # USD of the summary calls (their own line in the ledger; also in `cost`)
+    summary_tokens: int = 0  # input + output tokens of the summary calls
     current: CallFigures | None = None  # the call being made, or the next one between turns
     current_plan: CompactPlan | None = None
     current_messages: Sequence[Message] = ()
@@ -292,7 +294,9 @@ class BudgetLedger:
             self.unpriced_calls += 1
         else:
             self.cost += cost
-        if usage.purpose == "summary":
+        if usage.purpose == "summary":  # a summary call is paid for, but it is not a call of the conversation
+            self.summary_cost += cost or 0.0
+            self.summary_tokens += usage.context_tokens + usage.output_tokens
             return
         self.usage = usage
         self.calls[usage.call] = usage.context_tokens
@@ -384,6 +388,9 @@ class BudgetLedger:
                  f"{len(self.major_events)} compaction event{'s' * (len(self.major_events) != 1)}"]
         if figures.dropped:
             parts.append(f"{figures.dropped} messages not sent")
+        if self.summary_tokens:
+            parts.append(f"summaries {fmt_tokens(self.summary_tokens)} tok"
+                         + (f" {fmt_usd(self.summary_cost)}" if self.cost_known else ""))
         if self.cost_known:
             parts.append(f"session {fmt_usd(self.cost)}")
         return " · ".join(parts)
