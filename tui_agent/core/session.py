@@ -19,7 +19,7 @@ from tui_agent.core.base_prompt import BASE_SYSTEM_PROMPT
 from tui_agent.core.budget import base_breakdown
 from tui_agent.core.call import CallPlan, plan_call
 from tui_agent.core.commands import CommandRegistry
-from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, CompactResult, make_compactor
+from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.context_report import ContextView
 from tui_agent.core.summary_draft import BackgroundSummaries, SummaryDraft
