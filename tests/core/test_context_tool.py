@@ -114,3 +114,10 @@ def test_it_is_built_in_read_only_and_never_asks(tmp_path):
 
 def test_status_before_any_call_says_so():
     assert "No model call" in status_text(ContextView([], None))
+
+
+async def test_a_file_only_listed_before_is_read_not_recalled(tmp_path):
+    session, _ = build_session(make_repo(tmp_path), model="demo", headless=True)
+    await run(session, "which are the biggest files here?")  # Glob lists README.md; it is not read
+    events = await run(session, "what does README.md say?")
+    assert started(events)[0] == ("Read", {"file_path": "README.md"})

@@ -253,8 +253,11 @@ def _recall_step(turn: _Turn, named: list[str], messages: list[Message]) -> tupl
         ok = [(path, text) for path, text, error in recalls if not error]
         return (_recalled_answer(ok), []) if ok else None  # nothing came back: read it again instead
     whole = _whole_reads(messages)
-    mentioned = "\n".join(text_of(m) + "".join(result_text(r) for r in tool_results(m)) for m in messages[:-1])
-    lost = [p for p in named if p not in whole and p not in _read_in_turn(turn) and p in mentioned]
+    # Read before: a Read of it still stands in the request (its result cut or masked), or the ledger of
+    # the dropped part lists it. A path only listed by Glob was never read: it is read, not recalled.
+    ledgers = "\n".join(text_of(m) for m in messages[:-1] if text_of(m).startswith("[Context ledger"))
+    earlier = _already_read(messages) | {p for p in named if p in ledgers}
+    lost = [p for p in named if p in earlier and p not in whole and p not in _read_in_turn(turn)]
     if not lost:
         return None
     return (f"`{lost[0]}` was read earlier but is no longer whole in my context; recalling it.",
