@@ -85,6 +85,8 @@ async def test_the_session_tells_every_change_of_the_next_request(tmp_path: Path
     session.provider.replies = [[{"type": "text", "text": "The user asked three questions."}]]
     await session.compact_now()
     assert told[-1].why == "/compact"
+    await session.wait_summary()
+    assert told[-1].why == "summary ready"  # the background summary joined the recap: told again
     await session.switch_model(LocalClaude(model="claude-other", context_window=12_000, max_output_tokens=1_000))
     assert told[-1].why == "/model"
     for t in told:
@@ -102,6 +104,7 @@ async def test_compact_now_plans_the_next_call_and_that_call_sends_it(tmp_path: 
     session.provider.replies = [[{"type": "text", "text": "The user asked three questions."}]]
     note = await session.compact_now()
     assert note.startswith("Compacted now")
+    await session.wait_summary()  # the summary is written in the background and swapped in when ready
     shown = session.plan_call()
     assert shown.call == 7 and shown.plan.ledger_position is not None
     session.provider.replies = [[{"type": "text", "text": "done"}]]

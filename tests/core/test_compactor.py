@@ -316,16 +316,20 @@ async def test_summary_tier_writes_the_summary_into_the_ledger_with_the_demo_mod
     session = Session(DemoProvider(workspace=tmp_path, context_window=16_000), ToolRegistry([GlobTool(), ReadTool()]), tmp_path,
                       # marks in tokens: the demo pages long files (small reads), so a low mark makes the event
                       compact_policy=Policy(summary=True, enabled=True, high_water=3000, low_water=1500))
+    heard: list = []
+    session.listeners.append(heard.append)  # the background summary tells the listeners, not the turn
     events = []
     for prompt in ("what is in this repo?", "tell me about big_3.py", "and big_5.py?", "what about the rest?"):
         events += [e async for e in session.run_turn(prompt)]
-    written = [e for e in events if isinstance(e, ev.SummaryWritten)]
+    written = [e for e in heard if isinstance(e, ev.SummaryWritten)]
     assert written and written[0].summary and written[0].summary.startswith("Summary (extractive")
-    reported = [e for e in events if isinstance(e, ev.CompactionReported) and e.plan.event is not None
-                and "summary" in e.plan.event.kinds]
-    assert reported, "the event that dropped messages carries its summary"
-    plan = reported[0].plan
-    ledger = reported[0].messages[plan.ledger_position]["content"][0]["text"]
+    reported = [e for e in events if isinstance(e, ev.CompactionReported)]
+    drop = next(k for k, e in enumerate(reported) if e.plan.event is not None and "drop" in e.plan.event.kinds)
+    assert reported[drop].plan.ledger.summary is None, "the call that dropped did not wait for the summary"
+    later = [e for e in reported[drop + 1:] if e.plan.ledger is not None and e.plan.ledger.summary]
+    assert later, "a later call carries the summary in its ledger"
+    plan = later[0].plan
+    ledger = later[0].messages[plan.ledger_position]["content"][0]["text"]
     assert "Summary of that part:" in ledger and "what is in this repo?" in ledger
     assert plan.op(0 if plan.drop_from == 0 else plan.drop_from).kind == "summarised"
     assert protocol_errors(session.history) == []
@@ -348,7 +352,8 @@ async def test_compact_command_runs_the_summary_now_and_the_breaker_stops_after_
     session = Session(provider, ToolRegistry([]), tmp_path, compact_policy=Policy(summary=True, enabled=True))
     session.history.extend(history)
     text = await session.compact_now("the port")
-    assert text.startswith("Compacted now, with a summary") and "dropped" in text
+    assert text.startswith("Compacted now") and "dropped" in text and "background" in text
+    assert (await session.wait_summary()).state == "attached"
     request = provider.requests[0]
     assert request.messages[-1]["content"][0]["text"].endswith("Focus on: the port")
     assert request.messages[:-1] == [m for m in history]  # the summary call repeats the cached prefix
@@ -359,7 +364,8 @@ async def test_compact_command_runs_the_summary_now_and_the_breaker_stops_after_
         session.history.append(user_text(f"next task {k}"))
         for i in range(12):
             session.history += [use(f"k{k}_{i}", path=f"lib/g{k}_{i}.py"), result(f"k{k}_{i}", "z" * 3_000)]
-        assert "without a summary" in await session.compact_now()
+        assert (await session.compact_now()).startswith("Compacted now")
+        assert (await session.wait_summary()).state == "stale"  # failed, and counted by the breaker
     assert session.compactor.summary_failures == 3
     assert not session.compactor.summary_enabled  # the breaker: events no longer ask for a summary
 

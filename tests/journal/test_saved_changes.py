@@ -58,6 +58,7 @@ async def test_compact_then_quit_then_resume_sends_the_compacted_request(workspa
     session.provider.replies = [[{"type": "text", "text": "The user asked three questions about big.txt."}]]
     note = await session.compact_now()
     assert note.startswith("Compacted now"), note
+    assert (await session.wait_summary()).state == "attached"  # written in the background, then swapped in
     shown = body(session)  # what the panel showed as next before quitting
     assert len(shown["messages"]) < len(whole["messages"])
     assert "three questions about big.txt" in str(shown["messages"])

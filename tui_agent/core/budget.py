@@ -19,7 +19,7 @@ from tui_agent.core.compaction.plan import CompactEvent, CompactPlan, CompactRes
 from tui_agent.core.messages import Message
 from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.providers.models import cost_usd, model_info
-from tui_agent.core.tokens import message_tokens, text_tokens, tools_tokens
+from tui_agent.core.tokens import message_tokens, text_tokens, tokens_for_chars, tools_tokens
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
@@ -205,6 +205,19 @@ def first_difference(plan: CompactPlan) -> int | None:
     return min(candidates) if candidates else None
 
 
+@dataclass(frozen=True)
+class ContextUse:
+    """One use of the Context tool: what it asked and what its result cost (tokens added to the context)."""
+
+    call: int
+    summary: str
+    tokens: int
+    is_error: bool = False
+
+
+CONTEXT_TOOL = "Context"
+
+
 @dataclass
 class BudgetLedger:
     """Running per-session figures, fed by engine events in order; the faces only read them."""
@@ -222,11 +235,15 @@ class BudgetLedger:
     unpriced_calls: int = 0  # calls whose model has no known price (the total is then unknown)
     usage: ev.Usage | None = None  # the last call's usage
     summaries: int = 0
+    summary_cost: float = 0.0  # USD of the summary calls (their own line in the ledger; also in `cost`)
+    summary_tokens: int = 0  # input + output tokens of the summary calls
     current: CallFigures | None = None  # the call being made, or the next one between turns
     current_plan: CompactPlan | None = None
     current_messages: Sequence[Message] = ()
     last_plan: CompactPlan | None = None  # the last call's plan and request (what an event is diffed against)
     last_messages: Sequence[Message] = ()
+    context_uses: list[ContextUse] = field(default_factory=list)  # every Context tool use, in order
+    _context_started: dict[str, str] = field(default_factory=dict, repr=False)  # tool_use id → summary
 
     # -- feeding --------------------------------------------------------------------------------
     def feed(self, event: object, base: BaseBreakdown | None = None) -> None:
@@ -238,6 +255,12 @@ class BudgetLedger:
                 self._on_usage(event)
             case ev.SummaryWritten():
                 self.summaries += event.summary is not None
+            case ev.ToolStarted(name=name) if name == CONTEXT_TOOL:
+                self._context_started[event.tool_use_id] = event.summary
+            case ev.ToolFinished(name=name) if name == CONTEXT_TOOL:
+                summary = self._context_started.pop(event.tool_use_id, "")
+                call = max(self.calls, default=0)
+                self.context_uses.append(ContextUse(call, summary, tokens_for_chars(event.chars), event.is_error))
             case ev.SessionCleared():
                 self.reset()
 
@@ -271,7 +294,9 @@ class BudgetLedger:
             self.unpriced_calls += 1
         else:
             self.cost += cost
-        if usage.purpose == "summary":
+        if usage.purpose == "summary":  # a summary call is paid for, but it is not a call of the conversation
+            self.summary_cost += cost or 0.0
+            self.summary_tokens += usage.context_tokens + usage.output_tokens
             return
         self.usage = usage
         self.calls[usage.call] = usage.context_tokens
@@ -334,6 +359,17 @@ class BudgetLedger:
             parts.append(fmt_usd(self.cost))
         return " · ".join(parts)
 
+    def context_tool_line(self) -> str:
+        """"Context tool: 2 uses · ≈3.1k tok (last: recall 'README.md' ≈1.2k tok)", or "" before any use."""
+        if not self.context_uses:
+            return ""
+        uses, last = self.context_uses, self.context_uses[-1]
+        total = sum(use.tokens for use in uses)
+        what = f"{last.summary} " if last.summary else ""
+        failed = " failed" if last.is_error else ""
+        return (f"Context tool: {len(uses)} use{'s' * (len(uses) != 1)} · ≈{fmt_tokens(total)} tok "
+                f"(last, call #{last.call}: {what}≈{fmt_tokens(last.tokens)} tok{failed})")
+
     def price_text(self, figures: CallFigures) -> str:
         """"≈$0.0123" at list price, or the cache-weighted size when the model has no known price."""
         if figures.price_usd is not None:
@@ -353,6 +389,9 @@ class BudgetLedger:
                  f"{len(self.major_events)} compaction event{'s' * (len(self.major_events) != 1)}"]
         if figures.dropped:
             parts.append(f"{figures.dropped} messages not sent")
+        if self.summary_tokens:
+            parts.append(f"summaries {fmt_tokens(self.summary_tokens)} tok"
+                         + (f" {fmt_usd(self.summary_cost)}" if self.cost_known else ""))
         if self.cost_known:
             parts.append(f"session {fmt_usd(self.cost)}")
         return " · ".join(parts)

@@ -67,6 +67,8 @@ def register_builtin_commands(session: "Session") -> None:
     session.commands.register(Command("skills", "List the available skills", _skills))
     session.commands.register(Command("compact", "Compact now: drop older turns with a summary in their place",
                                       _compact, "[focus]"))
+    session.commands.register(Command("summary", "Show the summary draft, or replace its text before it is sent",
+                                      _summary, "[edit TEXT]"))
     session.commands.register(Command("init", "Ask the model to write an AGENTS.md for this project", _init))
     if session.skill_commands is None:
         session.skill_commands = SkillCommandState()
@@ -163,6 +165,26 @@ def describe_permissions(session: "Session") -> str:
 
 async def _compact(session: "Session", args: str) -> CommandResult:
     return CommandResult(await session.compact_now(args))
+
+
+SUMMARY_EDIT_USAGE = "Usage: /summary edit TEXT (in the TUI, /summary edit alone opens the draft in an editor)"
+
+
+def _summary(session: "Session", args: str) -> CommandResult:
+    """`/summary`: the draft and its state; `/summary edit TEXT`: the user's text replaces it."""
+    verb, _, text = args.partition(" ")
+    if verb == "edit":
+        if not text.strip():
+            return CommandResult(SUMMARY_EDIT_USAGE, level="warning")
+        told = session.edit_summary_draft(text)
+        return CommandResult(told, level="info" if told.startswith("Summary draft edited") else "warning")
+    if args:
+        return CommandResult(SUMMARY_EDIT_USAGE, level="warning")
+    draft = session.summary_draft()
+    if draft is None:
+        return CommandResult("No summary draft yet: /compact writes one (so does an event with --compact-summary).")
+    body = draft.text or ("(being written…)" if draft.state == "writing" else "(no text)")
+    return CommandResult(f"{draft.line()}\n\n{body}")
 
 
 def _skills(session: "Session", args: str) -> CommandResult:

@@ -6,7 +6,8 @@ its call with the session's one counter (`Session.next_call`): the compactor nev
 `keep=False` is a preview (no decision is kept); `keep=True` is the call itself.
 
 The request carries `stable_prefix` from the plan (how many leading messages the previous request
-already sent), so a provider places its cache breakpoints from the request alone.
+already sent), so a provider places its cache breakpoints from the request alone, and the outbound-only
+"N tokens left" notice (`core/context_notice.py`) that the provider puts after them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.core.compaction.plan import CompactPlan, CompactResult
+from tui_agent.core.context_notice import context_notice
 from tui_agent.core.messages import Message, clean_message
 from tui_agent.core.providers.base import ModelRequest
 from tui_agent.core.tokens import text_tokens, tools_tokens
@@ -63,7 +65,7 @@ def plan_call(compactor: "CompactorProtocol", provider: "Provider", system: str,
 def _request(base: ModelRequest, result: CompactResult) -> ModelRequest:
     messages = [clean_message(m) for m in result.messages]
     stable = max(0, min(result.plan.cached_messages, len(messages)))
-    return replace(base, messages=messages, stable_prefix=stable)
+    return replace(base, messages=messages, stable_prefix=stable, notice=context_notice(result.plan))
 
 
 __all__ = ["CallPlan", "plan_call"]

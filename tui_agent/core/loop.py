@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
@@ -43,6 +43,9 @@ from tui_agent.core.providers.base import (
 from tui_agent.core.tool_round import ToolOutcome, run_tools
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
 
+if TYPE_CHECKING:
+    from tui_agent.core.summary_draft import BackgroundSummaries
+
 DEFAULT_MAX_TURNS = 20
 CANCELLED_MESSAGE = "Cancelled: the user interrupted the turn before this tool finished."
 INTERRUPTED_MARK = "\n\n[interrupted]"
@@ -60,6 +63,9 @@ class LoopConfig:
     # answers (the turn still ends "denied"). Interactive stops the round and waits for the user.
     answer_denials: bool = False
     headless: bool = False  # `-p`: the chat lines name what `-p` has (flags, TRACE=1), not the panel's keys
+    # The summary tier in the background (`core/summary_draft.py`): the call never waits for a summary.
+    # None: the summary is written inline before the call (the engine driven without a session).
+    summaries: "BackgroundSummaries | None" = None
 
     def system(self) -> str:
         return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
@@ -171,12 +177,24 @@ async def run_turn(
             schemas = config.tools.schemas()
             compactor = config.compactor
             planned = plan_call(compactor, config.provider, system, schemas, history, state.calls, keep=True)
-            if planned.plan.summary_requested:
+            if planned.plan.summary_requested and config.summaries is not None:
+                config.summaries.start(compactor, config.provider, system, schemas, planned)
+                yield ev.Notice(f"Summarising the {planned.plan.event.dropped if planned.plan.event else 0} dropped "
+                                "messages in the background; this call does not wait (/summary shows the draft).",
+                                "info")
+            elif planned.plan.summary_requested:
                 async for event in summarise(compactor, config, system, schemas, state.calls, history):
                     if isinstance(event, CompactResult):
                         planned = planned.with_result(event)
                     else:
                         yield event
+            elif config.summaries is not None and planned.plan.event is not None and planned.plan.event.major:
+                ledger = planned.plan.ledger  # an event moves the prefix anyway: a ready draft joins now
+                swapped = config.summaries.swap(compactor, history, state.calls, ledger.covers if ledger else None)
+                if swapped is not None:
+                    planned = planned.with_result(swapped)
+            if config.summaries is not None:
+                config.summaries.sent()
             plan, request = planned.plan, planned.request
             state.last_plan = plan
             if plan.changed:

@@ -19,8 +19,10 @@ from tui_agent.core.base_prompt import BASE_SYSTEM_PROMPT
 from tui_agent.core.budget import base_breakdown
 from tui_agent.core.call import CallPlan, plan_call
 from tui_agent.core.commands import CommandRegistry
-from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, CompactResult, make_compactor
+from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.protocol import CompactorProtocol
+from tui_agent.core.context_report import ContextView
+from tui_agent.core.summary_draft import BackgroundSummaries, SummaryDraft
 from tui_agent.core.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
 from tui_agent.core.messages import Message
 from tui_agent.core.permissions import PermissionPolicy
@@ -81,10 +83,12 @@ class Session:
         # Tools that read many files at once (Grep) consult the policy to leave out what a deny rule
         # forbids reading; the loop's gate only sees the paths a call names.
         self.ctx.permissions = self.permissions
+        self.ctx.context_view = self.context_view  # the Context tool reads the one plan through it
         self.state = LoopState()
         self.running = False
         self.compactor = self._make_compactor()
         self._trace_id = trace_id()
+        self.summaries = BackgroundSummaries(self._heard_in_background, self._summary_ready)
 
     def _make_compactor(self) -> CompactorProtocol:
         mode = "v1" if self.compact is not None and self.compact_mode == "v2" else self.compact_mode
@@ -107,6 +111,7 @@ class Session:
             permissions=self.permissions,
             answer_denials=self.permissions.mode == "headless",
             headless=self.permissions.mode == "headless",
+            summaries=self.summaries,
         )
 
     @property
@@ -116,6 +121,7 @@ class Session:
     # -- turns ---------------------------------------------------------------------------------
     async def run_turn(self, prompt: str) -> AsyncIterator[ev.EngineEvent]:
         """One user prompt → events until the turn ends (completed, max_turns, denied, error)."""
+        self.swap_summary("turn start")  # a draft that came in during the last turn joins the ledger now
         self.running = True
         trace.bind_session(self.trace_id)  # the turn's task: its trace lines name this session
         # `aclosing`: when this generator is closed (the face's task cancelled while it was busy with an
@@ -131,7 +137,8 @@ class Session:
         finally:
             self.running = False
             self.emit(ev.TurnClosed(len(self.history)))
-            self.announce_next("turn end")
+            if not self.swap_summary("turn end"):
+                self.announce_next("turn end")
 
     @property
     def trace_id(self) -> str:
@@ -149,6 +156,8 @@ class Session:
     def clear(self) -> None:
         """`/clear`: a new, empty history; the system prompt, tools and permissions stay."""
         dropped = len(self.history)
+        self.summaries.cancel()
+        self.summaries.draft = None
         self.history = []
         self.usage_history = []
         self.ctx.read_files.clear()
@@ -194,6 +203,7 @@ class Session:
 
     async def aclose(self) -> None:
         """Shut down what the session started (MCP servers, HTTP clients), in reverse order."""
+        self.summaries.cancel()
         closers, self.closers = self.closers, []
         for close in reversed(closers):
             try:
@@ -207,6 +217,9 @@ class Session:
     def last_plan(self) -> CompactPlan | None:
         return self.state.last_plan
 
+    def context_view(self) -> ContextView:
+        """The history and the plan of the call being answered: what the Context tool reports from."""
+        return ContextView(self.history, self.state.last_plan)
 
     def baseline_tokens(self) -> tuple[int, int]:
         """(system prompt, tool definitions) token estimates: what every call pays before any message."""
@@ -257,16 +270,15 @@ class Session:
 
     async def compact_now(self, focus: str = "") -> str:
         """`/compact [focus]`: a compaction event now, with the model's summary of what it drops (the
-        summary tier, whatever the setting); the next call sends the result. Returns what happened."""
-        from tui_agent.core.loop import summarise
-
+        summary tier, whatever the setting), written in the background: the next call sends the ledger at
+        once and the summary joins it when it is ready (`summary_draft()`). Returns what happened."""
         if self.running:
             return "A turn is running: /compact can run once it ends."
         if not self.history:
             return "Nothing to compact yet."
         if not self.compactor.steerable:
             return f"/compact needs the tiered compactor; this session uses --compact {self.compact_mode}."
-        config, system, schemas = self.loop_config(), self.system_prompt(), self.tools.schemas()
+        system, schemas = self.system_prompt(), self.tools.schemas()
         self.compactor.request_event("summary")
         # Planned for the next call's number and kept (the pending request is used up either way); what
         # it keeps besides a drop is what that call would decide anyway.
@@ -275,18 +287,58 @@ class Session:
         if event is None or "drop" not in event.kinds:
             self.announce_next("/compact")
             return "Nothing to compact: the request holds only the newest round."
-        summary: str | None = None
-        async for item in summarise(self.compactor, config, system, schemas, self.next_call, self.history, focus):
-            if isinstance(item, ev.Usage):
-                self.usage_history.append(item)
-            elif isinstance(item, ev.SummaryWritten):
-                summary = item.summary
-            if not isinstance(item, CompactResult):
-                self.emit(item)  # the summary call's usage and text are journaled like a turn's
+        self.summaries.start(self.compactor, self.provider, system, schemas, planned, focus)
         self.state.last_plan = None
         self.announce_next("/compact")
-        told = "with a summary in the recap" if summary else "without a summary (the summary call failed)"
-        return f"Compacted now, {told}: {event.line()}."
+        return (f"Compacted now: {event.line()}. The summary is being written in the background and joins the "
+                "recap when it is ready (/summary shows it, /summary edit changes it).")
+
+    # -- the summary draft (core/summary_draft.py) -------------------------------------------------
+    def summary_draft(self) -> SummaryDraft | None:
+        """The newest summary draft (being written, ready, in the next request, sent, failed or stale)."""
+        return self.summaries.draft
+
+    def edit_summary_draft(self, text: str) -> str:
+        """The user's text replaces the draft; between turns it is in the next request at once."""
+        problem = self.summaries.edit(text)
+        if problem is not None:
+            return problem
+        if not self.running:
+            self.swap_summary("summary edited")
+        draft = self.summaries.draft
+        assert draft is not None
+        return f"Summary draft edited ({len(draft.text):,} chars): {draft.line()}"
+
+    async def wait_summary(self) -> SummaryDraft | None:
+        """Until the summary being written is done (and swapped in when the session is idle)."""
+        await self.summaries.wait()
+        return self.summaries.draft
+
+    def swap_summary(self, why: str) -> bool:
+        """At a turn boundary: a ready draft joins the ledger if it still covers it; True when it did."""
+        draft = self.summaries.draft
+        if draft is None or draft.state not in ("ready", "failed"):
+            return False
+        ledger = self.plan_call().plan.ledger
+        # The compactor knows the history up to its last kept plan (the last call, or /compact's): the
+        # summary joins that plan, and the next call takes in what came after, as it always does.
+        last = self.state.last_plan
+        known = self.history[: last.history_len] if last is not None else self.history
+        result = self.summaries.swap(self.compactor, known, self.next_call, ledger.covers if ledger else None)
+        if result is None:
+            return False
+        self.announce_next(why)
+        return True
+
+    def _summary_ready(self) -> None:
+        if not self.running:
+            self.swap_summary("summary ready")
+
+    def _heard_in_background(self, event: Any) -> None:
+        """Events of the background summary call: its usage is the session's like any call's."""
+        if isinstance(event, ev.Usage):
+            self.usage_history.append(event)
+        self.emit(event)
 
     @property
     def calibration(self) -> float:

@@ -97,6 +97,8 @@ async def run_command(screen: "CommandHost", line: str) -> None:
         await export_session(screen, args)
     elif name in ("/exit", "/quit"):
         await app.action_quit()
+    elif name == "/summary" and args == "edit":
+        await _edit_summary(screen)
     else:
         result = await session.commands.run(session, line)
         if result is None:
@@ -106,6 +108,24 @@ async def run_command(screen: "CommandHost", line: str) -> None:
             await chat.add_notice(result.text, result.level)
         if result.prompt:
             screen.start_turn(result.prompt, shown=result.shown, after=result.after)
+
+
+async def _edit_summary(screen: "CommandHost") -> None:
+    """`/summary edit` alone: the draft in an editor modal; saved through the session."""
+    from tui_agent.ui.screens.summary_editor import SummaryEditor
+
+    chat, session = screen.chat, screen.session
+    draft = session.summary_draft()
+    if draft is None or draft.state in ("used", "stale"):
+        await chat.add_notice("No summary draft to edit: /compact writes one.", "warning")
+        return
+
+    async def saved(text: str | None) -> None:
+        if text is not None:
+            told = session.edit_summary_draft(text)
+            await chat.add_notice(told, "info" if told.startswith("Summary draft edited") else "warning")
+
+    screen.app.push_screen(SummaryEditor(draft.line(), draft.text), saved)
 
 
 async def _switch_model(screen: "CommandHost", name: str) -> None:

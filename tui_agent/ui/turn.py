@@ -66,6 +66,7 @@ class TurnRenderer:
                 if card is None:
                     card = await self.chat.add_tool(ToolCard(tool_id, event.name, "", self.show_durations))
                 card.finish(event.content, event.is_error, event.duration, event.chars)
+                self.panel.on_tool_finished(event)
             case ev.ToolResultsAppended():
                 self.panel.sync_history()
             case ev.Notice(text=text, level=level):

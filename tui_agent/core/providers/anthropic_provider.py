@@ -31,6 +31,7 @@ from tui_agent.core.providers.base import (
     StreamDone,
     StreamText,
     UsageInfo,
+    with_notice,
 )
 from tui_agent.core.providers.models import DEFAULT_ANTHROPIC_MODEL
 from tui_agent.core.providers.sdk import SdkProvider
@@ -97,6 +98,8 @@ class AnthropicProvider(SdkProvider):
                 targets.insert(0, stable - 1)
             for index in targets[-(MAX_BREAKPOINTS - used):] if used < MAX_BREAKPOINTS else []:
                 params["messages"][index] = _with_breakpoint(params["messages"][index])
+        # The notice goes after the last breakpoint: never cached, so the next prefix is this one's.
+        params["messages"] = with_notice(params["messages"], request.notice)
         return params
 
     # -- streaming --------------------------------------------------------------------------
@@ -189,7 +192,7 @@ class AnthropicProvider(SdkProvider):
 
     def build_params_for_count(self, request: ModelRequest) -> dict[str, Any]:
         """Like `build_params` without caching or `max_tokens`."""
-        params: dict[str, Any] = {"model": request.model or self.model, "messages": list(request.messages)}
+        params: dict[str, Any] = {"model": request.model or self.model, "messages": list(request.sent_messages)}
         if request.system:
             params["system"] = [{"type": "text", "text": request.system}]
         if request.tools:

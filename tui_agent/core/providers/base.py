@@ -21,6 +21,10 @@ class ModelRequest:
     session (the compaction plan knows it: `CompactPlan.cached_messages`). A provider that caches puts
     its breakpoint there from the request alone, so it keeps no memory of earlier calls of its own and a
     resumed session places its breakpoints exactly as the old process would have.
+
+    `notice` is outbound-only text for the model (`core/context_notice.py`): providers send it as a last
+    text block of the last message, after their cache breakpoints (`sent_messages`), so it never moves
+    the cached prefix and never enters the history.
     """
 
     model: str
@@ -29,6 +33,23 @@ class ModelRequest:
     tools: list[dict[str, Any]]
     max_tokens: int
     stable_prefix: int = 0
+    notice: str = ""
+
+    @property
+    def sent_messages(self) -> list[Message]:
+        """The messages as sent: `messages`, with the notice (if any) closing the last one."""
+        return with_notice(self.messages, self.notice)
+
+
+def with_notice(messages: list[Message], notice: str) -> list[Message]:
+    """`messages` with `notice` as a final text block of the last message (a copy; the input is untouched).
+    A provider places its cache breakpoints first and calls this after, so the notice is never cached."""
+    if not notice or not messages:
+        return messages
+    last = messages[-1]
+    content = last.get("content")
+    parts = [{"type": "text", "text": content}] if isinstance(content, str) and content else list(content or [])
+    return [*messages[:-1], {**last, "content": [*parts, {"type": "text", "text": notice}]}]
 
 
 @dataclass(frozen=True)
@@ -106,7 +127,7 @@ class Provider(ABC):
         """The JSON body this provider would send for `request` (`--print-outbound`). Providers with a
         wire format of their own override it; the default is the Messages API shape of the request."""
         body: dict[str, Any] = {"model": request.model or self.model, "max_tokens": request.max_tokens,
-                                "messages": request.messages}
+                                "messages": request.sent_messages}
         if request.system:
             body["system"] = request.system
         if request.tools:

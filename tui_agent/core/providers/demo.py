@@ -40,6 +40,7 @@ from tui_agent.core.providers.demo_answers import (
     grep_answer,
     md_escape,
 )
+from tui_agent.core.providers.demo_recall import recall_step
 from tui_agent.core.providers.demo_turn import Turn, current_turn, earlier_prompts
 from tui_agent.core.providers.scripted import words
 
@@ -143,6 +144,10 @@ class DemoProvider(Provider):
                         [("Grep", _grep_input(t, where)) for t in terms])
             return grep_answer(turn, [(t, _grep_input(t)["pattern"]) for t in terms], hints), []
         named = self._named_files(turn.prompt)
+        if named and "Context" in available:
+            recalled = recall_step(turn, named, request.messages)
+            if recalled is not None:
+                return recalled
         if named and "Read" in available:
             return self._follow_named(turn, named, hints)
         if _BIGGEST.search(turn.prompt) and {"Glob", "Grep", "Read"} <= available:

@@ -213,7 +213,7 @@ class OpenAIProvider(SdkProvider):
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": request.model or self.model,
-            "messages": to_openai_messages(request.system, request.messages),
+            "messages": to_openai_messages(request.system, request.sent_messages),
             "stream": True,
         }
         if request.max_tokens:

@@ -14,6 +14,8 @@ def builtin_tools() -> list[Tool]:
     from tui_agent.core.tools.edit import EditTool
     from tui_agent.core.tools.bash import BashTool
     from tui_agent.core.tools.skill import SkillTool
+    from tui_agent.core.tools.context import ContextTool
 
-    tools: list[Tool] = [ReadTool(), GlobTool(), GrepTool(), WriteTool(), EditTool(), BashTool(), SkillTool()]
+    tools: list[Tool] = [ReadTool(), GlobTool(), GrepTool(), WriteTool(), EditTool(), BashTool(), SkillTool(),
+                         ContextTool()]
     return tools

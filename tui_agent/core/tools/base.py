@@ -10,9 +10,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 if TYPE_CHECKING:
+    from tui_agent.core.context_report import ContextView
     from tui_agent.core.permissions import PermissionPolicy
     from tui_agent.core.project_context import ProjectContext
     from tui_agent.core.skills import SkillCatalog
@@ -38,7 +39,8 @@ class ToolContext:
     not read or that changed on disk since (Claude Code's rule). The rest are typed fields, not a bag:
     `permissions` (tools that read many files, like Grep, leave out what a deny rule forbids),
     `project_context` (AGENTS.md & co., cached by mtime) and `skills` (the catalog), both created on
-    first use and kept by `/clear`.
+    first use and kept by `/clear`. `context_view` is the session's view of its own context (its history
+    and the current call's plan) for the Context tool; None outside a session.
     """
 
     workspace: Path
@@ -46,6 +48,7 @@ class ToolContext:
     permissions: "PermissionPolicy | None" = None
     project_context: "ProjectContext | None" = None
     skills: "SkillCatalog | None" = None
+    context_view: "Callable[[], ContextView] | None" = None
 
 
 class Tool(ABC):

@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_agent.core.budget import CACHE_READ_UNITS, BaseBreakdown, CallFigures, fmt_usd
+from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import cache_parts, counted, fmt_k
 from tui_agent.ui.themes import MUTED
 
@@ -36,6 +37,7 @@ class BudgetMeter(Widget):
     history: reactive[tuple[int, int, int]] = reactive((0, 0, 0))  # history tokens, history msgs, sent msgs
     usage: reactive["Usage | None"] = reactive(None, layout=True)  # the last call's API usage
     exact: reactive[Content | None] = reactive(None, layout=True)  # exact count (or why not) for `meter`
+    tool_line: reactive[str] = reactive("", layout=True)  # the Context tool's uses and their cost
 
     def watch_meter(self, old: CallFigures | None, new: CallFigures | None) -> None:
         """A count belongs to the request it measured: a new call or preview makes it stale."""
@@ -80,6 +82,8 @@ class BudgetMeter(Widget):
                   self._sizes_line(meter, history_tokens, history_count, sent_count)]
         if self.usage is not None:
             lines.append(self._cache_line(self.usage))
+        if self.tool_line:
+            lines.append(Content.styled(strip_controls(self.tool_line), "$text-accent"))  # holds model input
         return Content("\n").join(lines)
 
     @staticmethod

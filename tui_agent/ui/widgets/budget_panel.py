@@ -184,6 +184,10 @@ class BudgetPanel(Vertical):
         self.post_message(self.CostChanged())
         self.post_message(self.Changed())
 
+    def on_tool_finished(self, event: ev.ToolFinished) -> None:
+        """A Context tool use: the meter says what the uses cost (the ledger heard it as a listener)."""
+        self.meter.tool_line = self.ledger.context_tool_line()
+
     def replay_usage(self, usages: list[ev.Usage]) -> None:
         """A resumed session's recorded usage: priced again into the ledger (not heard live)."""
         for usage in usages:

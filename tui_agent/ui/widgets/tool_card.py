@@ -16,7 +16,9 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui_agent.core.budget import CONTEXT_TOOL
 from tui_agent.core.sanitize import strip_controls
+from tui_agent.core.tokens import tokens_for_chars
 from tui_agent.ui.budget_model import fmt_k
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.type_through import OnPurpose
@@ -101,6 +103,8 @@ class ToolCard(OnPurpose, Vertical, can_focus=True):
             details.append(f"{self.duration:.2f}s")
         if self.chars is not None:
             details.append(f"{fmt_k(self.chars)} chars")
+            if self.tool_name == CONTEXT_TOOL:  # what the model took back into its context costs tokens
+                details.append(f"≈{fmt_k(tokens_for_chars(self.chars))} tok into the context")
         parts.append(("  " + " · ".join(details), MUTED))
         if self.status != "running":
             parts.append(("  ▾" if self.expanded else "  ▸", MUTED))
