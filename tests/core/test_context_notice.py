@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tui_agent.core.compaction.summary import is_summary_request
+
 from dataclasses import replace
 
 from tests.core.test_context_tool import EXPLORING
@@ -27,17 +29,18 @@ def test_told_only_when_the_budget_is_short_or_an_event_took_something_out():
 
 
 async def test_a_demo_session_tells_at_its_events_and_keeps_it_out_of_history_and_messages(tmp_path):
-    session, _ = build_session(make_repo(tmp_path), model="demo", headless=True)
+    session, _ = build_session(make_repo(tmp_path), model="demo", headless=True, context_window=16_000)
     seen: list[ModelRequest] = []
     stream = session.provider.stream
 
     def spy(request):
-        seen.append(request)
+        if not is_summary_request(request.messages):  # the background summary's own call is no turn's call
+            seen.append(request)
         return stream(request)
 
     session.provider.stream = spy  # type: ignore[method-assign]
     reported = []
-    for prompt in EXPLORING:
+    for prompt in [*EXPLORING, "what does docs/guide.md say?", "what does tests/test_core.py test?"]:
         reported += [e.plan for e in await run(session, prompt) if isinstance(e, ev.CompactionReported)]
     assert len(seen) == len(reported)
     told = [k for k, request in enumerate(seen) if request.notice]

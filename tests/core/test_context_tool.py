@@ -13,12 +13,13 @@ from tui_agent.core.context_report import ContextView, recall, recall_cap, selec
 from tui_agent.core.factory import build_session
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.permissions import PermissionPolicy
-from tui_agent.core.providers.demo import _whole_reads
+from tui_agent.core.providers.demo_recall import whole_reads as _whole_reads
 from tui_agent.core.tools import builtin_tools
 from tui_agent.core.tools.base import ToolContext, ToolError
 from tui_agent.core.tools.context import ContextTool
 
-# Three exploring prompts over the demo's small window: the oldest turns (both reads of README.md) drop.
+# Three exploring prompts, then /compact: the older turns (the read of docs/guide.md among them) drop; the
+# kept head still holds the first turn's README.md.
 EXPLORING = ["how does recipes work?", "where is the cli defined?", "which are the biggest files here?"]
 
 
@@ -26,7 +27,9 @@ async def dropped_readme_session(tmp_path: Path):
     session, _ = build_session(make_repo(tmp_path), model="demo", headless=True)
     for prompt in EXPLORING:
         await run(session, prompt)
-    assert "README.md" not in _whole_reads(session.plan_call().request.messages), "the read must have left"
+    await session.compact_now()
+    await run(session, "hello")  # a call after the event: the plan the tool reads is the one sent
+    assert "docs/guide.md" not in _whole_reads(session.plan_call().request.messages), "the read must have left"
     return session
 
 
@@ -36,14 +39,14 @@ def started(events) -> list[tuple[str, dict]]:
 
 async def test_the_demo_model_recalls_a_dropped_read_and_answers_from_it(tmp_path):
     session = await dropped_readme_session(tmp_path)
-    events = await run(session, "what did README.md say?")
-    assert started(events) == [("Context", {"action": "recall", "search": "README.md"})], "recalled, not read again"
+    events = await run(session, "what did docs/guide.md say?")
+    assert started(events) == [("Context", {"action": "recall", "search": "docs/guide.md"})], "recalled, not read again"
     assert not any(isinstance(e, ev.PermissionRequested) for e in events)
     result = next(e for e in events if isinstance(e, ev.ToolFinished))
-    assert not result.is_error and "Builds widgets from YAML recipes." in result.content
-    assert "[result of Read(README.md)]" in result.content
+    assert not result.is_error and "How to build a widget." in result.content
+    assert "[result of Read(docs/guide.md)]" in result.content
     text = "".join(e.text for e in events if isinstance(e, ev.TextDelta))
-    assert "recalled it with the Context tool" in text and "Builds widgets from YAML recipes." in text
+    assert "recalled it with the Context tool" in text and "How to build a widget." in text
     assert events[-1].reason == "completed" and protocol_errors(session.history) == []
 
 
@@ -57,7 +60,7 @@ async def test_status_lists_what_left_the_request_by_index_with_tokens_left(tmp_
     assert f"Context of call {plan.call}:" in text and "left" in text
     first = plan.dropped[0]
     assert f"#{first} dropped: " in text
-    assert "Read(README.md)" in text, "a dropped read is described by its tool and path"
+    assert "Read(docs/guide.md)" in text, "a dropped read is described by its tool and path"
     assert left >= 0
 
 
@@ -75,10 +78,10 @@ async def test_recall_by_index_range_and_search_and_its_refusals(tmp_path):
     assert "the history has #0–" in select(view, len(view.history) + 5, None, None, None)
     assert "mentions" in select(view, None, None, None, "no-such-thing-anywhere")
     assert "empty" in select(view, None, None, None, "  ")
-    found = select(view, None, None, None, "readme.md")  # case-insensitive
+    found = select(view, None, None, None, "DOCS/Guide.md")  # case-insensitive
     assert isinstance(found, list) and found
     back = recall(view, found, recall_cap(plan))
-    assert "Builds widgets from YAML recipes." in back.text and back.text.startswith(f"--- #{found[0]} (dropped")
+    assert "How to build a widget." in back.text and back.text.startswith(f"--- #{found[0]} (dropped")
 
 
 async def test_a_recall_is_capped_and_says_so(tmp_path):
