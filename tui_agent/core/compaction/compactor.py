@@ -96,6 +96,7 @@ class Compactor:
         self.pins: set[int] = set()
         self.excluded: set[int] = set()
         self.expanded: set[int] = set()  # messages whose results go out whole
+        self._learned_window: int | None = None  # the real window a "prompt is too long" revealed
         self._why = ""  # why the current event drops (the row reason it records)
         self._reactive_target: int | None = None  # the lower mark a "prompt is too long" asks of the next event
         self._reset()
@@ -128,6 +129,7 @@ class Compactor:
         self._last_event: CompactEvent | None = None
         self._dropped_reason = ""
         self._drop_reasons: list[tuple[int, int, str]] = []  # (from, until, why): each drop's own reason
+        self._replaced_pending = False  # a state saved over a history since replaced was imported
         self._sent_before: frozenset[int] = frozenset()  # history indices the previous request sent
         self._last_cached = 0  # the cached prefix (in messages) of the last plan
         self._before_event: list[Message] | None = None  # the request before the last event (summary call)
@@ -184,6 +186,16 @@ class Compactor:
                 skip.update(members)
             else:
                 self.excluded.discard(i)  # the newest round is what the model must answer: not excludable
+        return skip
+
+    def _skip_of(self, history: Sequence[Message]) -> set[int]:
+        """What the excludes leave out of a request over `history` (no change to the excludes)."""
+        newest = newest_round_start(history)
+        skip: set[int] = set()
+        for i in self.excluded:
+            members = exchange(history, i) if i < len(history) else {i}
+            if max(members) < newest:
+                skip.update(members)
         return skip
 
     def _user_change(self, kind: EventKind) -> None:
@@ -289,6 +301,7 @@ class Compactor:
         if limit and limit < self.policy.context_window:
             # the model's real window is smaller than we were told: the marks follow it from now on
             self.policy = replace(self.policy, context_window=limit)
+            self._learned_window = limit  # saved with the state: a resumed session keeps what the API said
         self._pending.append("reactive")
         self._reactive_target = int(min(self.policy.low_tokens, (limit or self.policy.context_window) * TOO_LONG_SHARE))
 
@@ -332,6 +345,8 @@ class Compactor:
 
     # -- internals: sync and render -------------------------------------------------------------
     def _replaced(self, history: Sequence[Message]) -> bool:
+        if self._replaced_pending:
+            return True
         if len(history) < self._n:
             return True
         return bool(history) and self._n > 0 and history[0] is not self._facts.first
@@ -813,6 +828,8 @@ class Compactor:
             "variant": [[i, v] for i, v in sorted(self._variant.items())],
             # what the next call is still to do (a pin, /compact or too_long since the last call)
             "pending": list(self._pending), "dirty": self._dirty, "reactive_target": self._reactive_target,
+            # still the window in force (a /model since then set the new model's own)
+            "learned_window": self._learned_window if self._learned_window == self.policy.context_window else None,
         }
 
     def import_state(self, history: Sequence[Message], state: Mapping[str, Any]) -> str | None:
@@ -850,22 +867,35 @@ class Compactor:
 
     def _import(self, history: Sequence[Message], state: Mapping[str, Any]) -> None:
         self._reset()
-        if history and state.get("first", "") not in ("", digest(history[0])):
+        learned = state.get("learned_window")
+        if learned is not None and 0 < int(learned) < self.policy.context_window:
+            self.policy = replace(self.policy, context_window=int(learned))
+            self._learned_window = int(learned)
+        saved_len = int(state.get("history_len", 0))
+        if saved_len > len(history) or (history and state.get("first", "") not in ("", digest(history[0]))):
             # saved over a history since replaced (/clear): what the old compactor does at its next call
             self.tokens.restore(state.get("tokens", {}))
             self.tokens.clear()
             self.calls = int(state.get("calls", 0))
+            self._replaced_pending = True  # like the old compactor, forget at the next call (it sees /clear then)
             return
         self.calls = int(state.get("calls", 0))
-        self.pins = set(state.get("pins", []))
-        self.excluded = set(state.get("excluded", []))
+        size = len(history)
+        # steering may name a message the history does not hold yet (it applies once it does)
+        unbounded = 1 << 62
+        self.pins = {_index(i, unbounded) for i in state.get("pins", [])}
+        self.excluded = {_index(i, unbounded) for i in state.get("excluded", [])}
         # message indices (an older journal saved (message, block) pairs: the message is what was expanded)
-        self.expanded = {int(x[0]) if isinstance(x, list) else int(x) for x in state.get("expanded", [])}
-        self._skip = set(state.get("skip", []))
+        self.expanded = {_index(x[0] if isinstance(x, list) else x, unbounded) for x in state.get("expanded", [])}
         self.summary_failures = int(state.get("summary_failures", 0))
-        n = min(int(state.get("history_len", 0)), len(history))
+        n = min(int(state.get("history_len", 0)), size)
+        if n < 0:
+            raise ValueError(f"history_len {n}")
         self._sync(history[:n])
+        # derived, never trusted: what the excludes leave out over the history the state covers
+        self._skip = self._skip_of(history[:n])
         for i, j, tool_id, name, original, kept, call, hard in state.get("cuts", []):
+            _result_block(history, _index(i, size), j)
             if i >= n:
                 continue
             self._snapshot = None
@@ -874,9 +904,9 @@ class Compactor:
             self._rendered_est.pop(i, None)
             self._variant[i] = self._variant.get(i, 0) + 1
         for i, j, call in state.get("masks", []):
+            block = _result_block(history, _index(i, size), j)
             if i >= n:
                 continue
-            block = blocks(history[i])[j]
             name, tool_input = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))
             text = placeholder_text(name, tool_input, len(result_text(block)))
             self._snapshot = None
@@ -885,9 +915,15 @@ class Compactor:
             self._rendered[i] = self._render_decided(history, i)
             self._rendered_est.pop(i, None)
             self._variant[i] = self._variant.get(i, 0) + 1
-        self._drop_from = min(int(state.get("drop_from", 0)), n)
-        self._drop_until = min(int(state.get("drop_until", 0)), n)
-        self._kept_in_drop = frozenset(state.get("kept_in_drop", []))
+        self._drop_from = _index(min(int(state.get("drop_from", 0)), n), n + 1)
+        self._drop_until = _index(min(int(state.get("drop_until", 0)), n), n + 1)
+        for edge in {self._drop_from, self._drop_until} - {0, n}:  # a drop is cut before an assistant message
+            if self._drop_until > self._drop_from and history[edge].get("role") != "assistant":
+                raise ValueError(f"the dropped span {self._drop_from}–{self._drop_until} splits a tool round")
+        # as the old process had it (a pin since then is pending and applies at the next call), but only
+        # inside the dropped span; the rendered request is checked below
+        self._kept_in_drop = frozenset(_index(i, self._drop_until) for i in state.get("kept_in_drop", [])
+                                       if _index(i, self._drop_until) >= self._drop_from)
         self._dropped_reason = str(state.get("dropped_reason", ""))
         self._drop_reasons = [(int(lo), int(hi), str(why)) for lo, hi, why in state.get("drop_reasons", [])]
         if self._drop_until > self._drop_from:
@@ -901,6 +937,21 @@ class Compactor:
         self._dirty = bool(state.get("dirty", False))
         target = state.get("reactive_target")
         self._reactive_target = None if target is None else int(target)
+
+
+def _index(value: object, size: int) -> int:
+    """A message index read from a saved state: an int in [0, size), else the state is refused."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < size:
+        raise ValueError(f"message index {value!r} outside the history (0–{size - 1})")
+    return value
+
+
+def _result_block(history: Sequence[Message], i: int, j: object) -> Message:
+    """Block j of message i, which a saved cut or mask names: it must be a tool_result."""
+    content = blocks(history[i])
+    if not isinstance(j, int) or not 0 <= j < len(content) or content[j].get("type") != "tool_result":
+        raise ValueError(f"block {j!r} of message {i} is not a tool result")
+    return content[j]
 
 
 def digest(message: Message) -> str:
