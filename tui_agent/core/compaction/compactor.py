@@ -26,18 +26,18 @@ from typing import Any, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.cut import cut_block
-from tui_agent.core.compaction.estimator import TokenLedger
-from tui_agent.core.compaction.ledger import MessageFacts, build_ledger, facts_of, missing_from, request_text
+from tui_agent.core.compaction.estimator import RequestEstimator
+from tui_agent.core.compaction.recap import MessageFacts, build_ledger, facts_of, missing_from, request_text
 from tui_agent.core.compaction.mask import key_input, placeholder_text
 from tui_agent.core.compaction.plan import (
-    LEDGER_INDEX,
+    RECAP_INDEX,
     BlockCut,
     BlockMask,
     CompactEvent,
     CompactPlan,
     CompactResult,
     EventKind,
-    Ledger,
+    Recap,
     LossReport,
     fmt_tokens,
 )
@@ -90,7 +90,7 @@ class Compactor:
         self.enabled = self.policy.is_enabled()
         self.mode = "v2" if self.enabled else "off"
         self.steerable = self.enabled  # pins, excludes, expands and /compact change what v2 sends
-        self.tokens = TokenLedger(baseline_tokens)
+        self.tokens = RequestEstimator(baseline_tokens)
         self.calls = 0  # the number of the last planned call (the caller's number when it gave one)
         self.summary_failures = 0
         self.pins: set[int] = set()
@@ -114,7 +114,7 @@ class Compactor:
         self._touched_now: set[int] = set()  # messages with new decisions in this call (for the event line)
         self._drop_from = 0
         self._drop_until = 0
-        self._ledger: Ledger | None = None
+        self._ledger: Recap | None = None
         self._ledger_message: Message | None = None
         self._kept_in_drop: frozenset[int] = frozenset()
         self._cut_scan = 0
@@ -420,15 +420,15 @@ class Compactor:
         skip = self._skip
         indices: list[int] = [i for i in range(min(self._drop_from, len(history))) if i not in skip]
         if self._drop_until > self._drop_from:
-            indices.append(LEDGER_INDEX)
+            indices.append(RECAP_INDEX)
             indices.extend(i for i in sorted(self._kept_in_drop) if i not in skip)
         indices.extend(i for i in range(self._drop_until, len(history)) if i not in skip)
-        out = [self._ledger_message if i == LEDGER_INDEX else self._render(history, i) for i in indices]
+        out = [self._ledger_message if i == RECAP_INDEX else self._render(history, i) for i in indices]
         saved = dict(self.tokens._measured)  # measured sizes survive for the units still sent
         fixed = first_message_fix(out)
         if fixed is not None:
             out.insert(0, fixed)
-            indices.insert(0, LEDGER_INDEX - 1)
+            indices.insert(0, RECAP_INDEX - 1)
         self.tokens.clear()
         units: list[object] = []
         self._sent_est = 0
@@ -790,8 +790,8 @@ class Compactor:
             pins=frozenset(self.pins), excluded=frozenset(self._skip), expanded=frozenset(self.expanded),
             protected_from=newest_round_start(history) if history else 0, ledger=self._ledger,
             outbound_indices=tuple(i for i in self._out_idx if i >= 0),
-            ledger_position=self._out_idx.index(LEDGER_INDEX) if self._ledger is not None and self._drop_until > self._drop_from else None,
-            lead_placeholder=bool(self._out_idx) and self._out_idx[0] < LEDGER_INDEX, message_tokens_before=self._facts.total,
+            ledger_position=self._out_idx.index(RECAP_INDEX) if self._ledger is not None and self._drop_until > self._drop_from else None,
+            lead_placeholder=bool(self._out_idx) and self._out_idx[0] < RECAP_INDEX, message_tokens_before=self._facts.total,
             message_tokens_after=self._sent_est, baseline_tokens=round(self.tokens.baseline),
             estimated_tokens=est, high_tokens=self.policy.high_tokens, low_tokens=self.policy.low_tokens,
             budget_tokens=self.policy.effective_window, over_budget=est > self.policy.effective_window,

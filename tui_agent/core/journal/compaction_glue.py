@@ -24,7 +24,7 @@ def call_fields(event: "ev.CompactionReported") -> dict[str, Any]:
         digest = getattr(plan, "digest", None)
         if digest is not None:
             fields["plan_digest"] = str(digest() if callable(digest) else digest)
-        summary = getattr(plan, "summary", None)
+        summary = getattr(plan, "trace_line", None)
         if callable(summary):
             fields["plan"] = _json_safe(summary())
         for name in ("sent_count", "dropped_count"):
