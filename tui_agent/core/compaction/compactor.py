@@ -750,7 +750,7 @@ class Compactor:
         ledger = self._ledger
         event = CompactEvent(
             call=call, kinds=unique, reason=reason, tokens_before=before, tokens_after=after,
-            dropped=len(left), masked=masked_now, cut=cut_now,
+            dropped=sum(1 for i in left if i not in self._skip), masked=masked_now, cut=cut_now,
             ledger_prompts=len(ledger.prompts) if ledger else 0, ledger_files=len(ledger.files) if ledger else 0,
             loss=loss,
         )
