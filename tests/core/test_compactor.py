@@ -372,7 +372,7 @@ async def test_compact_command_runs_the_summary_now_and_the_breaker_stops_after_
 
 
 def test_ledger_keeps_typed_prompts_verbatim_even_after_a_huge_paste():
-    from tui_agent.core.compaction.ledger import choose_prompts
+    from tui_agent.core.compaction.recap import choose_prompts
 
     prompts = [(0, "first question"), (1, "log: " + "e" * 90_000), (2, "second question"), (3, "x" * 1_999)]
     chosen = dict(choose_prompts(prompts, budget_chars=80_000, max_chars=2_000))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
-from tui_agent.core.compaction.ledger import request_text
+from tui_agent.core.compaction.recap import request_text
 from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
 from tui_agent.core.messages import Message, is_user_text, protocol_errors, text_of, to_json, tool_results, tool_uses

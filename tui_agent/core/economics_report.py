@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tui_agent.core.compaction import CompactPolicy
-from tui_agent.core.compaction.estimator import TokenLedger
+from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.economics import (
     STRATEGIES,
     Recorded,
@@ -53,7 +53,7 @@ class EstimateStep:
     """Both estimators' guess of one request the recorded agent really sent, before its usage was known."""
 
     real: int
-    ours: float  # `TokenLedger`
+    ours: float  # `RequestEstimator`
     v1: float  # one calibration ratio for the whole request
     event: bool  # the first call after a recorded compaction
 
@@ -75,7 +75,7 @@ class EstimatorRun:
         if baseline_estimate is None:
             baseline_estimate = round(recorded.model.baseline / recorded.model.ratio)
         self.baseline_estimate = baseline_estimate
-        self.ledger = TokenLedger(baseline_estimate)
+        self.ledger = RequestEstimator(baseline_estimate)
         self.k = 0
         self._start, self._end = 0, 0
         self._calibration = 1.0
@@ -104,7 +104,7 @@ class EstimatorRun:
 
 def estimator_error(recorded: Recorded, baseline_estimate: int | None = None) -> tuple[EstimateError, EstimateError]:
     """The estimator on the requests the recorded agent really sent, against their logged real size:
-    ours (`TokenLedger`) and v1's (one calibration ratio for the whole request)."""
+    ours (`RequestEstimator`) and v1's (one calibration ratio for the whole request)."""
     run = EstimatorRun(recorded, baseline_estimate)
     errors, errors_v1, after, after_v1 = [], [], [], []
     for k in range(len(recorded.calls)):

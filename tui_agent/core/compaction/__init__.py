@@ -17,13 +17,13 @@ from tui_agent.core.compaction.legacy import (
     with_budget,
 )
 from tui_agent.core.compaction.plan import (
-    LEDGER_INDEX,
+    RECAP_INDEX,
     BlockCut,
     BlockMask,
     CompactEvent,
     CompactPlan,
     CompactResult,
-    Ledger,
+    Recap,
     LossReport,
     MessageOp,
 )
@@ -57,6 +57,6 @@ __all__ = [
     "MODES", "make_compactor",
     "HARD_TOOL_RESULT_CHARS", "TRUNCATION_NOTE", "CompactOptions", "CompactReport", "TruncatedBlock",
     "compact_messages", "with_budget", "Compactor", "CompactPolicy", "CompactPlan", "CompactResult",
-    "CompactEvent", "BlockCut", "BlockMask", "Ledger", "LossReport", "MessageOp", "LEDGER_INDEX", "render",
+    "CompactEvent", "BlockCut", "BlockMask", "Recap", "LossReport", "MessageOp", "RECAP_INDEX", "render",
     "SeedCompactor", "newest_round_start",
 ]

@@ -26,18 +26,18 @@ from typing import Any, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.cut import cut_block
-from tui_agent.core.compaction.estimator import TokenLedger
-from tui_agent.core.compaction.ledger import MessageFacts, build_ledger, facts_of, missing_from, request_text
+from tui_agent.core.compaction.estimator import RequestEstimator
+from tui_agent.core.compaction.recap import MessageFacts, build_ledger, facts_of, missing_from, request_text
 from tui_agent.core.compaction.mask import key_input, placeholder_text
 from tui_agent.core.compaction.plan import (
-    LEDGER_INDEX,
+    RECAP_INDEX,
     BlockCut,
     BlockMask,
     CompactEvent,
     CompactPlan,
     CompactResult,
     EventKind,
-    Ledger,
+    Recap,
     LossReport,
     fmt_tokens,
 )
@@ -90,12 +90,13 @@ class Compactor:
         self.enabled = self.policy.is_enabled()
         self.mode = "v2" if self.enabled else "off"
         self.steerable = self.enabled  # pins, excludes, expands and /compact change what v2 sends
-        self.tokens = TokenLedger(baseline_tokens)
+        self.tokens = RequestEstimator(baseline_tokens)
         self.calls = 0  # the number of the last planned call (the caller's number when it gave one)
         self.summary_failures = 0
         self.pins: set[int] = set()
         self.excluded: set[int] = set()
         self.expanded: set[int] = set()  # messages whose results go out whole
+        self._learned_window: int | None = None  # the real window a "prompt is too long" revealed
         self._why = ""  # why the current event drops (the row reason it records)
         self._reactive_target: int | None = None  # the lower mark a "prompt is too long" asks of the next event
         self._reset()
@@ -113,7 +114,7 @@ class Compactor:
         self._touched_now: set[int] = set()  # messages with new decisions in this call (for the event line)
         self._drop_from = 0
         self._drop_until = 0
-        self._ledger: Ledger | None = None
+        self._ledger: Recap | None = None
         self._ledger_message: Message | None = None
         self._kept_in_drop: frozenset[int] = frozenset()
         self._cut_scan = 0
@@ -128,6 +129,7 @@ class Compactor:
         self._last_event: CompactEvent | None = None
         self._dropped_reason = ""
         self._drop_reasons: list[tuple[int, int, str]] = []  # (from, until, why): each drop's own reason
+        self._replaced_pending = False  # a state saved over a history since replaced was imported
         self._sent_before: frozenset[int] = frozenset()  # history indices the previous request sent
         self._last_cached = 0  # the cached prefix (in messages) of the last plan
         self._before_event: list[Message] | None = None  # the request before the last event (summary call)
@@ -184,6 +186,16 @@ class Compactor:
                 skip.update(members)
             else:
                 self.excluded.discard(i)  # the newest round is what the model must answer: not excludable
+        return skip
+
+    def _skip_of(self, history: Sequence[Message]) -> set[int]:
+        """What the excludes leave out of a request over `history` (no change to the excludes)."""
+        newest = newest_round_start(history)
+        skip: set[int] = set()
+        for i in self.excluded:
+            members = exchange(history, i) if i < len(history) else {i}
+            if max(members) < newest:
+                skip.update(members)
         return skip
 
     def _user_change(self, kind: EventKind) -> None:
@@ -289,6 +301,7 @@ class Compactor:
         if limit and limit < self.policy.context_window:
             # the model's real window is smaller than we were told: the marks follow it from now on
             self.policy = replace(self.policy, context_window=limit)
+            self._learned_window = limit  # saved with the state: a resumed session keeps what the API said
         self._pending.append("reactive")
         self._reactive_target = int(min(self.policy.low_tokens, (limit or self.policy.context_window) * TOO_LONG_SHARE))
 
@@ -332,6 +345,8 @@ class Compactor:
 
     # -- internals: sync and render -------------------------------------------------------------
     def _replaced(self, history: Sequence[Message]) -> bool:
+        if self._replaced_pending:
+            return True
         if len(history) < self._n:
             return True
         return bool(history) and self._n > 0 and history[0] is not self._facts.first
@@ -405,15 +420,15 @@ class Compactor:
         skip = self._skip
         indices: list[int] = [i for i in range(min(self._drop_from, len(history))) if i not in skip]
         if self._drop_until > self._drop_from:
-            indices.append(LEDGER_INDEX)
+            indices.append(RECAP_INDEX)
             indices.extend(i for i in sorted(self._kept_in_drop) if i not in skip)
         indices.extend(i for i in range(self._drop_until, len(history)) if i not in skip)
-        out = [self._ledger_message if i == LEDGER_INDEX else self._render(history, i) for i in indices]
+        out = [self._ledger_message if i == RECAP_INDEX else self._render(history, i) for i in indices]
         saved = dict(self.tokens._measured)  # measured sizes survive for the units still sent
         fixed = first_message_fix(out)
         if fixed is not None:
             out.insert(0, fixed)
-            indices.insert(0, LEDGER_INDEX - 1)
+            indices.insert(0, RECAP_INDEX - 1)
         self.tokens.clear()
         units: list[object] = []
         self._sent_est = 0
@@ -735,7 +750,7 @@ class Compactor:
         ledger = self._ledger
         event = CompactEvent(
             call=call, kinds=unique, reason=reason, tokens_before=before, tokens_after=after,
-            dropped=len(left), masked=masked_now, cut=cut_now,
+            dropped=sum(1 for i in left if i not in self._skip), masked=masked_now, cut=cut_now,
             ledger_prompts=len(ledger.prompts) if ledger else 0, ledger_files=len(ledger.files) if ledger else 0,
             loss=loss,
         )
@@ -775,8 +790,8 @@ class Compactor:
             pins=frozenset(self.pins), excluded=frozenset(self._skip), expanded=frozenset(self.expanded),
             protected_from=newest_round_start(history) if history else 0, ledger=self._ledger,
             outbound_indices=tuple(i for i in self._out_idx if i >= 0),
-            ledger_position=self._out_idx.index(LEDGER_INDEX) if self._ledger is not None and self._drop_until > self._drop_from else None,
-            lead_placeholder=bool(self._out_idx) and self._out_idx[0] < LEDGER_INDEX, message_tokens_before=self._facts.total,
+            ledger_position=self._out_idx.index(RECAP_INDEX) if self._ledger is not None and self._drop_until > self._drop_from else None,
+            lead_placeholder=bool(self._out_idx) and self._out_idx[0] < RECAP_INDEX, message_tokens_before=self._facts.total,
             message_tokens_after=self._sent_est, baseline_tokens=round(self.tokens.baseline),
             estimated_tokens=est, high_tokens=self.policy.high_tokens, low_tokens=self.policy.low_tokens,
             budget_tokens=self.policy.effective_window, over_budget=est > self.policy.effective_window,
@@ -813,6 +828,8 @@ class Compactor:
             "variant": [[i, v] for i, v in sorted(self._variant.items())],
             # what the next call is still to do (a pin, /compact or too_long since the last call)
             "pending": list(self._pending), "dirty": self._dirty, "reactive_target": self._reactive_target,
+            # still the window in force (a /model since then set the new model's own)
+            "learned_window": self._learned_window if self._learned_window == self.policy.context_window else None,
         }
 
     def import_state(self, history: Sequence[Message], state: Mapping[str, Any]) -> str | None:
@@ -850,22 +867,35 @@ class Compactor:
 
     def _import(self, history: Sequence[Message], state: Mapping[str, Any]) -> None:
         self._reset()
-        if history and state.get("first", "") not in ("", digest(history[0])):
+        learned = state.get("learned_window")
+        if learned is not None and 0 < int(learned) < self.policy.context_window:
+            self.policy = replace(self.policy, context_window=int(learned))
+            self._learned_window = int(learned)
+        saved_len = int(state.get("history_len", 0))
+        if saved_len > len(history) or (history and state.get("first", "") not in ("", digest(history[0]))):
             # saved over a history since replaced (/clear): what the old compactor does at its next call
             self.tokens.restore(state.get("tokens", {}))
             self.tokens.clear()
             self.calls = int(state.get("calls", 0))
+            self._replaced_pending = True  # like the old compactor, forget at the next call (it sees /clear then)
             return
         self.calls = int(state.get("calls", 0))
-        self.pins = set(state.get("pins", []))
-        self.excluded = set(state.get("excluded", []))
+        size = len(history)
+        # steering may name a message the history does not hold yet (it applies once it does)
+        unbounded = 1 << 62
+        self.pins = {_index(i, unbounded) for i in state.get("pins", [])}
+        self.excluded = {_index(i, unbounded) for i in state.get("excluded", [])}
         # message indices (an older journal saved (message, block) pairs: the message is what was expanded)
-        self.expanded = {int(x[0]) if isinstance(x, list) else int(x) for x in state.get("expanded", [])}
-        self._skip = set(state.get("skip", []))
+        self.expanded = {_index(x[0] if isinstance(x, list) else x, unbounded) for x in state.get("expanded", [])}
         self.summary_failures = int(state.get("summary_failures", 0))
-        n = min(int(state.get("history_len", 0)), len(history))
+        n = min(int(state.get("history_len", 0)), size)
+        if n < 0:
+            raise ValueError(f"history_len {n}")
         self._sync(history[:n])
+        # derived, never trusted: what the excludes leave out over the history the state covers
+        self._skip = self._skip_of(history[:n])
         for i, j, tool_id, name, original, kept, call, hard in state.get("cuts", []):
+            _result_block(history, _index(i, size), j)
             if i >= n:
                 continue
             self._snapshot = None
@@ -874,9 +904,9 @@ class Compactor:
             self._rendered_est.pop(i, None)
             self._variant[i] = self._variant.get(i, 0) + 1
         for i, j, call in state.get("masks", []):
+            block = _result_block(history, _index(i, size), j)
             if i >= n:
                 continue
-            block = blocks(history[i])[j]
             name, tool_input = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))
             text = placeholder_text(name, tool_input, len(result_text(block)))
             self._snapshot = None
@@ -885,9 +915,15 @@ class Compactor:
             self._rendered[i] = self._render_decided(history, i)
             self._rendered_est.pop(i, None)
             self._variant[i] = self._variant.get(i, 0) + 1
-        self._drop_from = min(int(state.get("drop_from", 0)), n)
-        self._drop_until = min(int(state.get("drop_until", 0)), n)
-        self._kept_in_drop = frozenset(state.get("kept_in_drop", []))
+        self._drop_from = _index(min(int(state.get("drop_from", 0)), n), n + 1)
+        self._drop_until = _index(min(int(state.get("drop_until", 0)), n), n + 1)
+        for edge in {self._drop_from, self._drop_until} - {0, n}:  # a drop is cut before an assistant message
+            if self._drop_until > self._drop_from and history[edge].get("role") != "assistant":
+                raise ValueError(f"the dropped span {self._drop_from}–{self._drop_until} splits a tool round")
+        # as the old process had it (a pin since then is pending and applies at the next call), but only
+        # inside the dropped span; the rendered request is checked below
+        self._kept_in_drop = frozenset(_index(i, self._drop_until) for i in state.get("kept_in_drop", [])
+                                       if _index(i, self._drop_until) >= self._drop_from)
         self._dropped_reason = str(state.get("dropped_reason", ""))
         self._drop_reasons = [(int(lo), int(hi), str(why)) for lo, hi, why in state.get("drop_reasons", [])]
         if self._drop_until > self._drop_from:
@@ -901,6 +937,21 @@ class Compactor:
         self._dirty = bool(state.get("dirty", False))
         target = state.get("reactive_target")
         self._reactive_target = None if target is None else int(target)
+
+
+def _index(value: object, size: int) -> int:
+    """A message index read from a saved state: an int in [0, size), else the state is refused."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < size:
+        raise ValueError(f"message index {value!r} outside the history (0–{size - 1})")
+    return value
+
+
+def _result_block(history: Sequence[Message], i: int, j: object) -> Message:
+    """Block j of message i, which a saved cut or mask names: it must be a tool_result."""
+    content = blocks(history[i])
+    if not isinstance(j, int) or not 0 <= j < len(content) or content[j].get("type") != "tool_result":
+        raise ValueError(f"block {j!r} of message {i} is not a tool result")
+    return content[j]
 
 
 def digest(message: Message) -> str:

@@ -19,7 +19,7 @@ MIN_RATIO, MAX_RATIO = 0.5, 3.0
 RATIO_MIN_EVIDENCE = 200  # estimated tokens of new content needed before a call's ratio is trusted
 
 
-class TokenLedger:
+class RequestEstimator:
     """Sizes of the units (outbound messages) of the current request; `estimate()` of the whole request."""
 
     def __init__(self, baseline_tokens: int) -> None:

@@ -2,7 +2,7 @@
 
 A plan is the only description of compaction that leaves the engine. The panel marks its rows from it,
 the message view shows `CompactResult.messages` (the request itself) beside the history, the trace
-prints `summary()`, the journal stores `digest`. Nothing outside the engine recomputes a decision.
+prints `trace_line()`, the journal stores `digest`. Nothing outside the engine recomputes a decision.
 
 It stays small at 10,000 messages: the dropped span is one range, cuts and masks are sparse maps, and
 `op(i)` describes a single message on demand instead of a list built for every call.
@@ -19,7 +19,7 @@ from tui_agent.core.messages import Message
 
 OpKind = Literal["kept", "cut", "masked", "dropped", "summarised", "pinned", "excluded", "new"]
 EventKind = Literal["cut", "mask", "drop", "summary", "pin", "exclude", "expand", "reactive", "reset"]
-LEDGER_INDEX = -1  # the ledger's mark among the compactor's outbound indices
+RECAP_INDEX = -1  # the ledger's mark among the compactor's outbound indices
 
 
 def fmt_tokens(n: int) -> str:
@@ -74,7 +74,7 @@ class BlockMask:
 
 
 @dataclass(frozen=True)
-class Ledger:
+class Recap:
     """The message that stands in for the dropped span: built from it deterministically."""
 
     covers: int  # messages [start, covers) are behind it (less pinned ones, which are still sent)
@@ -176,7 +176,7 @@ class CompactPlan:
     expanded: frozenset[int] = frozenset()  # messages whose results go out whole
     protected_from: int = 0
     protected_indices: tuple[int, ...] | None = None  # v1/seed: exactly the protected rounds' results
-    ledger: Ledger | None = None
+    ledger: Recap | None = None
     outbound_indices: tuple[int, ...] = ()  # history indices sent, in order (ascending)
     ledger_position: int | None = None  # where the ledger stands among the outbound messages
     lead_placeholder: bool = False  # a stand-in user message opens the request
@@ -302,7 +302,7 @@ class CompactPlan:
             "truncatedBlocks": sum(len(v) for v in self.cuts.values()),
         }
 
-    def summary(self) -> str:
+    def trace_line(self) -> str:
         """One line with the trace's numbers (the seed's `compact.run` format, plus tokens)."""
         fields = self.trace_fields()
         masked = sum(len(v) for v in self.masks.values())

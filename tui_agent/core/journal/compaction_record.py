@@ -22,7 +22,7 @@ def call_fields(event: "ev.CompactionReported") -> dict[str, Any]:
     fields: dict[str, Any] = {
         "estimated_tokens": int(event.outbound_tokens),
         "plan_digest": plan.digest,
-        "plan": plan.summary(),
+        "plan": plan.trace_line(),
         "sent": plan.sent_count,
         "dropped": plan.dropped_count,
     }

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.marks import RECAP_MARK, RECAP_PROMPTS_HEADING
-from tui_agent.core.compaction.plan import Ledger, fmt_tokens
+from tui_agent.core.compaction.plan import Recap, fmt_tokens
 from tui_agent.core.messages import Message, blocks, is_user_text, text_of, tool_results, tool_uses
 
 PATH_KEYS = ("file_path", "path", "notebook_path")
@@ -119,7 +119,7 @@ def build_ledger(
     summary: str | None = None,
     start: int = 0,
     excluded: frozenset[int] | set[int] = frozenset(),
-) -> tuple[Ledger, Message]:
+) -> tuple[Recap, Message]:
     """The ledger for messages [start, until) less the `kept` (pinned) ones, from their facts."""
     dropped = [i for i in range(start, until) if i not in kept and i not in excluded]
     prompts = choose_prompts([(i, facts[i].prompt) for i in dropped if facts[i].prompt],  # type: ignore[misc]
@@ -176,7 +176,7 @@ def build_ledger(
         lines.append(summary.strip())
     text = "\n".join(lines)
     message: Message = {"role": "user", "content": [{"type": "text", "text": text}]}
-    ledger = Ledger(
+    ledger = Recap(
         covers=until, start=start, text=text, prompts=tuple(t for _, t in prompts), files=tuple(files),
         commands=len(commands), tokens=tk.message_tokens(message), summary=summary, call=call,
     )
@@ -184,7 +184,7 @@ def build_ledger(
 
 
 def missing_from(request: Callable[[], str], facts: Sequence[MessageFacts], indices: Iterable[int], prompt_max_chars: int,
-                 ledger: Ledger | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+                 ledger: Recap | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Prompts (≤ `prompt_max_chars`) and touched paths of `indices` that appear nowhere in the request.
 
     What the ledger lists is in the request by construction; only the rest is searched for."""
