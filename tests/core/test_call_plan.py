@@ -117,8 +117,6 @@ async def test_compact_now_plans_the_next_call_and_that_call_sends_it(tmp_path: 
     assert session.provider.bodies[calls_before] == expected
 
 
-@pytest.mark.xfail(strict=True, reason="compactor side (core16): preview() appends to the real compactor's "
-                   "drop_reasons (the twin shares the list), so a preview keeps a decision")
 async def test_planning_the_next_call_keeps_no_decision(tmp_path: Path) -> None:
     """The panel's next call, `--print-outbound` and every NextRequestChanged plan a preview: it must leave
     the compactor's state exactly as it was."""

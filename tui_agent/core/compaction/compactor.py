@@ -280,18 +280,17 @@ class Compactor:
     def preview(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
         """What `compact(history, call)` would send, without keeping any decision (the panel's next call)."""
         twin = copy.copy(self)
+        # every container of the sticky state is the twin's own (a hand-kept list of them drifted: the twin
+        # appended its drop reasons to the real compactor's), the nested ones one level deeper
+        for name, value in vars(self).items():
+            if isinstance(value, (list, dict, set)):
+                setattr(twin, name, copy.copy(value))
         twin.tokens = copy.deepcopy(self.tokens)
         twin._cuts = {k: dict(v) for k, v in self._cuts.items()}
         twin._masks = {k: dict(v) for k, v in self._masks.items()}
-        twin._variant, twin._rendered = dict(self._variant), dict(self._rendered)
-        twin._touched = set(self._touched)
-        twin._rendered_est = dict(self._rendered_est)
-        twin._out, twin._out_idx, twin._pos = list(self._out), list(self._out_idx), dict(self._pos)
-        twin._units, twin._pending = list(self._units), list(self._pending)
-        twin._facts = _Facts(list(self._facts.estimates), list(self._facts.messages), self._facts.total,
-                             dict(self._facts.calls), self._facts.first)
-        twin.pins, twin.excluded, twin.expanded = set(self.pins), set(self.excluded), set(self.expanded)
-        twin._skip = set(self._skip)
+        facts = self._facts
+        twin._facts = replace(facts, estimates=list(facts.estimates), messages=list(facts.messages),
+                              calls=dict(facts.calls))
         return twin.compact(history, call=call)
 
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
@@ -843,11 +842,22 @@ class Compactor:
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
             self._forget(tokens)
             return f"The saved compaction state is unreadable ({type(error).__name__}: {error}); planned from the history."
-        problems = self._invalid_import()
+        problems = self._invalid_import() or self._invalid_next(history)
         if problems:
             self._forget(tokens)
             return f"The saved compaction state would send an invalid request ({problems}); planned from the history."
         return None
+
+    def _invalid_next(self, history: Sequence[Message]) -> str:
+        """Why the next request planned from the restored state would be refused by the API ("" when it
+        would not): what the restored part allows can still break once the rest of the history joins."""
+        if not history:
+            return ""
+        try:
+            planned = self.preview(history, self.calls + 1).messages
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
+            return f"{type(error).__name__}: {error}"
+        return "; ".join(protocol_errors(planned, allow_pending=True)[:3])
 
     def _forget(self, tokens: dict) -> None:
         """Back to a fresh compactor's decisions; the estimator as it was before the refused import."""
