@@ -1,0 +1,54 @@
+"""Per-message facts that compaction asks for at every call, computed once per message object.
+
+A replay (and a long live session) asks the legacy strategies for a request at every call, and each
+request re-measures the same few hundred history messages and re-cuts the same tool results: on a
+433-call Claude Code log that was most of `replay --report`'s time. History messages are never edited
+(append-only, compaction works on copies), so a message object's size and its cut copy never change;
+this memo keeps them by identity. Each entry keeps its message alive, so an `id` is never reused for
+another message while it is remembered. Reusing the cut copy also keeps a strategy's requests made of the
+same objects from one call to the next, which lets the cache-prefix comparison stop at `is`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Generic, TypeVar
+
+from tui_agent.core import tokens as tk
+from tui_agent.core.messages import Message
+
+T = TypeVar("T")
+
+
+class _ByIdentity(Generic[T]):
+    """A value per object, keyed by `id` with the object kept alive beside it."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[int, object], tuple[object, T]] = {}
+
+    def get(self, obj: object, extra: object, make: Callable[[], T]) -> T:
+        key = (id(obj), extra)
+        known = self._known.get(key)
+        if known is not None and known[0] is obj:
+            return known[1]
+        value = make()
+        self._known[key] = (obj, value)
+        return value
+
+
+class MessageMemo:
+    """Token estimates, character counts and cut copies of messages, each computed once per object."""
+
+    def __init__(self) -> None:
+        self._tokens: _ByIdentity[int] = _ByIdentity()
+        self._chars: _ByIdentity[int] = _ByIdentity()
+        self._cuts: _ByIdentity[object] = _ByIdentity()
+
+    def tokens(self, message: Message) -> int:
+        return self._tokens.get(message, None, lambda: tk.message_tokens(message))
+
+    def chars(self, message: Message) -> int:
+        return self._chars.get(message, None, lambda: tk.message_chars(message))
+
+    def cut(self, message: Message, limit: int, make: Callable[[], T]) -> T:
+        """`make()` (the cut of `message` at `limit` characters), remembered for this message and limit."""
+        return self._cuts.get(message, limit, make)  # type: ignore[return-value]
