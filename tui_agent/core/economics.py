@@ -25,7 +25,8 @@ from tui_agent.core.compaction.estimator import TokenLedger
 from tui_agent.core.compaction.ledger import request_text
 from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
-from tui_agent.core.messages import Message, is_user_text, protocol_errors, text_of, to_json, tool_results, tool_uses
+from tui_agent.core.messages import Message, is_user_text, text_of, to_json, tool_results, tool_uses
+from tui_agent.core.request_check import RequestCheck
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
 
 PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
@@ -253,11 +254,14 @@ class StrategyRun:
 
     def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: object | None,
                  required: list[tuple[list[str], list[str]]] | None = None,
-                 future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC) -> None:
+                 future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC, *,
+                 entities: EntityIndex | None = None, check: RequestCheck | None = None) -> None:
         self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
         self.required = required
         self.future = future  # per call: the entities the agent's next replies use (`core.coverage`)
-        self._entities = EntityIndex()
+        # per-message memos, shared by the runs of one session (their requests share most messages)
+        self._entities = entities or EntityIndex()
+        self._check = check or RequestCheck()
         self.price = price
         self.result = StrategyResult(name)
         self.k = 0  # the next call to run
@@ -302,7 +306,7 @@ class StrategyRun:
         result.cached += cached
         result.peak = max(result.peak, total)
         result.over_window += total > self.policy.context_window
-        result.invalid += bool(protocol_errors(messages))
+        result.invalid += not self._check.valid(messages)
         result.newest_intact += _newest_intact(prefix, messages)
         if self.required is not None and compactor is not None:  # the whole history holds everything
             text = request_text(messages)
@@ -336,10 +340,12 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
     required = _required(recorded) if check_memory else None
     future = future_entities(recorded.history, recorded.calls) if check_memory else None
     out: dict[str, StrategyRun] = {}
+    entities, check = EntityIndex(), RequestCheck()
     for name in strategies:
         compactor = factories[name]() if factories and name in factories else make_strategy(
             name, policy, baseline_estimate)
-        out[name] = StrategyRun(name, recorded, policy, compactor, required, future, price)
+        out[name] = StrategyRun(name, recorded, policy, compactor, required, future, price, entities=entities,
+                                check=check)
     return out
 
 
@@ -379,11 +385,15 @@ def _newest_intact(prefix: list[Message], messages: list[Message]) -> bool:
     if not prefix or not messages:
         return False
     last = prefix[-1]
-    if to_json(messages[-1]) != to_json(last):
+    if not _same(messages[-1], last):
         return False
     if tool_results(last) and len(prefix) >= 2:
-        return len(messages) >= 2 and to_json(messages[-2]) == to_json(prefix[-2])
+        return len(messages) >= 2 and _same(messages[-2], prefix[-2])
     return True
+
+
+def _same(a: Message, b: Message) -> bool:
+    return a is b or to_json(a) == to_json(b)
 
 
 def _required(recorded: Recorded) -> list[tuple[list[str], list[str]]]:
