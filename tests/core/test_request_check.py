@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-
 from tui_agent.core.economics import load_recorded, strategy_runs
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
 from tui_agent.core.request_check import RequestCheck

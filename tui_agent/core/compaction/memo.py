@@ -11,7 +11,8 @@ same objects from one call to the next, which lets the cache-prefix comparison s
 
 from __future__ import annotations
 
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.messages import Message
@@ -39,15 +40,22 @@ class MessageMemo:
     """Token estimates, character counts and cut copies of messages, each computed once per object."""
 
     def __init__(self) -> None:
-        self._tokens: _ByIdentity[int] = _ByIdentity()
-        self._chars: _ByIdentity[int] = _ByIdentity()
+        self._sizes: dict[int, tuple[Message, int, int]] = {}  # id → (message kept alive, tokens, chars)
         self._cuts: _ByIdentity[object] = _ByIdentity()
 
+    def sizes(self, message: Message) -> tuple[int, int]:
+        """(chars/4 token estimate, characters) of `message`."""
+        known = self._sizes.get(id(message))
+        if known is None or known[0] is not message:
+            known = (message, tk.message_tokens(message), tk.message_chars(message))
+            self._sizes[id(message)] = known
+        return known[1], known[2]
+
     def tokens(self, message: Message) -> int:
-        return self._tokens.get(message, None, lambda: tk.message_tokens(message))
+        return self.sizes(message)[0]
 
     def chars(self, message: Message) -> int:
-        return self._chars.get(message, None, lambda: tk.message_chars(message))
+        return self.sizes(message)[1]
 
     def cut(self, message: Message, limit: int, make: Callable[[], T]) -> T:
         """`make()` (the cut of `message` at `limit` characters), remembered for this message and limit."""
