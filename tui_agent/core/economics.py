@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -269,6 +269,32 @@ class StrategyRun:
         self._previous_keys: list[str] = []
         self._sized: dict[int, tuple[Message, int]] = {}  # id → (message, chars/4): requests repeat their messages
 
+    def state(self) -> RunState:
+        """This run between two calls, as data (a replay keeps one every few calls: `core.replay`)."""
+        import json
+
+        exported = self.compactor.export_state() if self.compactor is not None else None  # type: ignore[attr-defined]
+        return RunState(self.k, None if exported is None else json.dumps(exported), _copy_result(self.result),
+                        tuple(self._previous), tuple(self._previous_keys))
+
+    def resume(self, state: RunState, compactor: object | None) -> StrategyRun:
+        """A run like this one (same session, checks and memos) that goes on from `state`, with `compactor`
+        (a fresh one of the same strategy) restored from the state's export. Raises ValueError when the
+        compactor refuses it."""
+        import json
+
+        run = StrategyRun(self.name, self.recorded, self.policy, compactor, self.required, self.future, self.price,
+                          entities=self._entities, check=self._check)
+        if compactor is not None and state.compactor is not None:
+            upto = self.recorded.calls[state.k - 1] if state.k else 0
+            warning = compactor.import_state(self.recorded.history[:upto], json.loads(state.compactor))  # type: ignore[attr-defined]
+            if warning:
+                raise ValueError(warning)
+        run.k, run.result = state.k, _copy_result(state.result)
+        run._previous, run._previous_keys = list(state.previous), list(state.previous_keys)
+        run._sized = self._sized
+        return run
+
     def step(self) -> CallPrice:
         """Run the next recorded call; raises IndexError past the last one."""
         recorded, result, compactor, k = self.recorded, self.result, self.compactor, self.k
@@ -318,6 +344,22 @@ class StrategyRun:
             result.coverage.add(len(wanted), self._entities.present(wanted, messages))
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
+
+
+@dataclass(frozen=True)
+class RunState:
+    """A `StrategyRun` between two calls, as data: the compactor's exported state (JSON, `export_state`)
+    and the run's accumulators. `StrategyRun.resume` makes a run that goes on exactly as this one would."""
+
+    k: int  # the next call to run
+    compactor: str | None  # json of the compactor's export_state() (None: the append-only conversation)
+    result: StrategyResult
+    previous: tuple[Message, ...]  # the previous request (its prefix is what the next one reads from cache)
+    previous_keys: tuple[str, ...]
+
+
+def _copy_result(result: StrategyResult) -> StrategyResult:
+    return replace(result, times=list(result.times), coverage=replace(result.coverage))
 
 
 DEFAULT_REPLAY_WINDOW = 200_000
@@ -483,6 +525,16 @@ class EstimatorRun:
             self._calibration = real / last_v1 if last_v1 else 1.0
         self.k += 1
         return out
+
+
+def estimator_copy(run: EstimatorRun) -> EstimatorRun:
+    """An independent copy of `run` between two calls (its ledger holds only numbers and tuple keys)."""
+    import copy
+
+    twin = EstimatorRun(run.recorded, run.baseline_estimate)
+    twin.ledger = copy.deepcopy(run.ledger)
+    twin.k, twin._start, twin._end, twin._calibration = run.k, run._start, run._end, run._calibration
+    return twin
 
 
 def estimator_error(recorded: Recorded, baseline_estimate: int | None = None) -> tuple[EstimateError, EstimateError]:
