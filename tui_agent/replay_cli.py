@@ -50,27 +50,29 @@ def replay_command(argv: list[str]) -> int:
     policy = default_policy(args.context_window) if args.context_window else default_policy()
 
     try:
-        if args.report:
-            from tui_agent.core.economics import format_report, session_report, is_journal
+        if args.report or args.json:
+            from tui_agent.core.economics import STRATEGIES, is_journal
+            from tui_agent.core.replay import open_replay
+            from tui_agent.replay_progress import StderrProgress
 
-            if not is_journal(path):
+            if args.report and not is_journal(path):
                 _check_transcript(path)
-            report = session_report(path, policy=policy, check_memory=not args.no_memory)
-            if not report.calls:
-                return _error(f"{path} has no recorded model call with usage to replay")
-            sys.stdout.write(format_report([report]) + "\n")
+            replay = open_replay(path, STRATEGIES, policy, check_memory=not args.no_memory)
+            replay.progress = StderrProgress()
+            replay.run_all()
+            if args.report:
+                from tui_agent.core.economics import format_report
+
+                sys.stdout.write(format_report([replay.report()]) + "\n")
+                return 0
+            import json
+
+            from tui_agent.core.replay import replay_json
+
+            sys.stdout.write(json.dumps(replay_json(replay), ensure_ascii=False) + "\n")
             return 0
         from tui_agent.core.replay import open_replay
 
-        if args.json:
-            import json
-
-            from tui_agent.core.economics import STRATEGIES
-            from tui_agent.core.replay import replay_json
-
-            replay = open_replay(path, STRATEGIES, policy, check_memory=not args.no_memory)
-            sys.stdout.write(json.dumps(replay_json(replay), ensure_ascii=False) + "\n")
-            return 0
         replay = open_replay(path, policy=policy)
     except JournalError as error:
         return _error(str(error))

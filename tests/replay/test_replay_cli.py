@@ -128,3 +128,16 @@ def test_shared_transcripts_replay_headless(path: Path, capsys) -> None:
     lines = untimed(out)
     assert lines[0].startswith(f"== {path.name}: {data['report']['messages']} messages, {len(steps)} calls")
     assert [line.split()[0] for line in lines[2:6]] == list(strategies)
+
+
+def test_a_long_replay_shows_its_progress_on_stderr_and_a_short_one_does_not(tmp_path: Path, capsys,
+                                                                             monkeypatch) -> None:
+    path = compacting_log(tmp_path / "c.jsonl")
+    monkeypatch.setattr("tui_agent.replay_progress.PROGRESS_AFTER", 1e9)  # as if every call were quick
+    code, out, err = run(["replay", str(path), "--report"], capsys)
+    assert code == 0 and "replaying" not in err
+    monkeypatch.setattr("tui_agent.replay_progress.PROGRESS_AFTER", 0.0)  # as if every call took long
+    code, out, err = run(["replay", str(path), "--json"], capsys)
+    calls = json.loads(out)["report"]["calls"]
+    assert code == 0 and err.splitlines()[-1] == f"replaying call {calls}/{calls}…"
+    assert 2 <= len(err.splitlines()) <= 11  # a line per tenth when stderr is not a terminal
