@@ -42,6 +42,7 @@ async def jump(pilot, text: str) -> None:
     for key in text:
         await pilot.press(key)
     await pilot.press("enter")
+    await pilot.app.workers.wait_for_complete()  # a jump replays the calls before it in a worker
     await pilot.pause()
 
 
@@ -148,3 +149,31 @@ async def test_escape_sequences_in_a_log_never_reach_the_terminal(tmp_path: Path
         await pilot.pause()
         assert "\x1b" not in card_text(app) and "compacted before this call" in card_text(app)
         assert "\x1b" not in app.screen.sub_title
+
+
+@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
+async def test_a_far_jump_that_takes_long_shows_a_progress_line(monkeypatch) -> None:
+    from textual.widgets import Static
+
+    monkeypatch.setattr("tui_agent.ui.screens.replay.PROGRESS_AFTER", 0.0)  # as if replaying took long
+    monkeypatch.setattr("tui_agent.ui.screens.replay.CHUNK", 3)
+    app = make(SMALLEST)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen) and screen.last_progress == ""
+        last = screen.replay.calls
+        await jump(pilot, str(last))
+        assert screen.current == last - 1 and f"call {last}/{last}" in screen.sub_title
+        assert screen.last_progress == f"replaying call {last - 1}/{last}…"
+        assert not screen.query_one("#replay-progress", Static).has_class("-active")  # gone once there
+
+
+@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
+async def test_a_quick_jump_shows_no_progress_line(monkeypatch) -> None:
+    monkeypatch.setattr("tui_agent.ui.screens.replay.PROGRESS_AFTER", 1e9)  # as if replaying were quick
+    app = make(SMALLEST)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        await jump(pilot, str(app.screen.replay.calls))
+        assert app.screen.current == app.screen.replay.calls - 1 and app.screen.last_progress == ""

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input
+from textual.widgets import Footer, Header, Input, Static
 
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from tui_agent.core.replay import Replay, ReplayStep
     from tui_agent.core.session import Session
 
+PROGRESS_AFTER = 0.5  # seconds: a jump that takes longer shows a progress line
+CHUNK = 10  # calls made between two frames while a far jump replays
 HINT = "Replay (read-only): nothing is sent. n next call · p previous · g jump · ] [ events · q quit"
 JUMP_HINT = "Jump to: a call number (12), an event (e3), or e for the next event; Enter jumps, Esc cancels"
 
@@ -68,6 +70,8 @@ class ReplayScreen(Screen):
     ReplayScreen #replay-body { height: 1fr; }
     ReplayScreen #replay-left { width: 1fr; }
     ReplayScreen #replay-prompt { margin: 0 1; }
+    ReplayScreen #replay-progress { margin: 0 1; color: $text-muted; display: none; }
+    ReplayScreen #replay-progress.-active { display: block; }
     ReplayScreen.-panel-hidden #panel { display: none; }
     """
 
@@ -76,6 +80,7 @@ class ReplayScreen(Screen):
         self.replay = replay
         self.session = session
         self.current = min(max(start, 0), replay.calls - 1)
+        self.last_progress = ""  # the last progress line shown (a far jump's)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
@@ -83,6 +88,7 @@ class ReplayScreen(Screen):
             with VerticalScroll(id="replay-left"):
                 yield ReplayCard(id="replay-card")
             yield ReplayPanel(self.session, id="panel")
+        yield Static("", id="replay-progress", markup=False)
         yield Input(placeholder=HINT, id="replay-prompt", disabled=True)
         yield Footer()
 
@@ -113,6 +119,30 @@ class ReplayScreen(Screen):
         self.title = "tui-agent replay"
         model = self.replay.model or "unknown model"
         self.sub_title = strip_controls(f"call {step.number}/{self.replay.calls} · {model} · {name}")  # names are untrusted
+
+    async def go_to(self, k: int) -> None:
+        """Show call `k`; when the calls before it are not replayed yet, replay them a few at a time
+        between frames, with a progress line once that takes longer than `PROGRESS_AFTER`."""
+        import asyncio
+        import time
+
+        k = min(max(k, 0), self.replay.calls - 1)
+        line = self.query_one("#replay-progress", Static)
+        started = time.monotonic()
+        try:
+            while self.replay.made < k:
+                self.replay.step(min(self.replay.made + CHUNK, k) - 1)
+                if time.monotonic() - started >= PROGRESS_AFTER:
+                    self.last_progress = f"replaying call {self.replay.made}/{k + 1}…"
+                    line.update(self.last_progress)
+                    line.add_class("-active")
+                await asyncio.sleep(0)  # let the progress line draw and keys through
+        finally:
+            line.remove_class("-active")
+        self.show_call(k)
+
+    def jump(self, k: int) -> None:
+        self.run_worker(self.go_to(k), group="replay-jump", exclusive=True)
 
     # -- actions -------------------------------------------------------------------------------
     def action_step(self, delta: int) -> None:
@@ -161,7 +191,7 @@ class ReplayScreen(Screen):
             self.notify(f"Not a call or an event: {text!r} (calls 1–{self.replay.calls}; e, e3)", severity="warning",
                         timeout=3)
             return
-        self.show_call(target)
+        self.jump(target)
 
     def jump_target(self, text: str) -> int | None:
         if text.isdigit():
