@@ -60,6 +60,7 @@ def replay_command(argv: list[str]) -> int:
             replay = open_replay(path, STRATEGIES, policy, check_memory=not args.no_memory)
             replay.progress = StderrProgress()
             replay.run_all()
+            _trace(replay)
             if args.report:
                 from tui_agent.core.economics import format_report
 
@@ -82,7 +83,26 @@ def replay_command(argv: list[str]) -> int:
         return _error(str(error))
     from tui_agent.ui.replay_app import run_replay
 
-    return run_replay(replay, start=max(args.call, 1) - 1)
+    code = run_replay(replay, start=max(args.call, 1) - 1)
+    _trace(replay)  # the calls the screen replayed
+    return code
+
+
+def _trace(replay) -> None:  # noqa: ANN001 - a core.replay.Replay (imported lazily)
+    """One span per replayed call when OTEL_EXPORTER_OTLP_ENDPOINT is set (nothing imported otherwise)."""
+    from tui_agent.core import telemetry
+
+    if not telemetry.enabled():
+        return
+    try:
+        tracer = telemetry.tracer_from_env()
+    except RuntimeError as error:
+        print(f"warning: {error}", file=sys.stderr)
+        return
+    if tracer is not None:
+        for step in replay.steps:
+            tracer.record(telemetry.replay_span(replay, step))
+        tracer.close()
 
 
 def _check_transcript(path: Path) -> None:

@@ -87,6 +87,7 @@ class ReplayStep:
     ours_tokens: float  # our request's size on the session's fitted ruler
     costs: dict[str, StrategyCost]
     agent_compactions: tuple[AgentCompaction, ...] = ()  # the agent's compactions since the previous call
+    coverage: float | None = None  # our running future-entity coverage (memory checks on; None: not measured)
 
     @property
     def event_line(self) -> str | None:
@@ -208,9 +209,10 @@ class Replay:
         ours = prices[OURS]
         index = recorded.calls[k]
         since = tuple(c for c in self.agent_compactions if c.call == k + 1)
+        coverage = runs[OURS].result.coverage.value if runs[OURS].future is not None else None
         return ReplayStep(k + 1, index, recorded.segment_start[k], recorded.real[k],
                           recorded.usage[k] if k < len(recorded.usage) else {}, estimate, ours.plan,
-                          ours.messages, ours.tokens, costs, since)
+                          ours.messages, ours.tokens, costs, since, coverage)
 
     def run_all(self) -> list[ReplayStep]:
         if self.calls:
