@@ -151,11 +151,29 @@ def test_the_live_listener_makes_one_span_per_model_call_from_its_events() -> No
     live = telemetry.LiveTracer(recording, "session-1")  # type: ignore[arg-type]
     live(ev.ModelCallStarted(1, 1, "claude-sonnet-4-5"))
     live(ev.CompactionReported(1, plan, 1, 100, 50))
+    live(ev.AssistantMessage({"role": "assistant", "content": "hello"}, 1))
     live(ev.Usage(1, 10, 5, 20, 30, purpose="summary"))  # a summary's usage is not a call
     live(ev.Usage(1, 10, 5, 20, 30))
+    live(ev.TurnEnded("completed", 1))
     [span] = recording.spans
     assert (span.source, span.session, span.call, span.model) == ("live", "session-1", 1, "claude-sonnet-4-5")
     assert (span.input_tokens, span.output_tokens, span.cache_creation_tokens, span.cache_read_tokens) == (60, 5, 20, 30)
     assert span.plan is plan and span.start_ns is not None and span.end_ns >= span.start_ns
     attrs = telemetry.attributes(span)
     assert attrs["gen_ai.usage.input_tokens"] == 60 and attrs["tui_agent.compaction.sent"] == plan.sent_count
+
+
+def test_a_headless_demo_turn_sends_a_live_span_per_model_call(receiver, tmp_path: Path) -> None:
+    from tests.core.test_demo_and_headless import cli, make_repo
+
+    repo = make_repo(tmp_path)
+    out = cli(["-p", "what is in this repo?"], repo, env_extra={"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
+    assert out.returncode == 0, out.stderr
+    spans = [attrs for _, attrs in receiver.spans()]
+    assert spans and all(a["tui_agent.source"] == "live" for a in spans)
+    assert sorted(a["tui_agent.call"] for a in spans) == list(range(1, len(spans) + 1))  # one per call
+    assert len(spans) >= 2  # the demo reads files, then answers
+    for a in spans:
+        assert a["gen_ai.request.model"] and a["name"] == f"chat {a['gen_ai.request.model']}"
+        assert a["tui_agent.compaction.sent"] >= 1 and "tui_agent.compaction.estimated_tokens" in a
+        assert "gen_ai.usage.input_tokens" not in a  # the demo model reports no usage: none is made up

@@ -167,26 +167,51 @@ def trace_replay(replay: Replay, tracer: CallTracer) -> int:
 
 # -- the live loop -----------------------------------------------------------------------------------
 class LiveTracer:
-    """A Session listener: a span per model call, from its start to its usage, with its plan."""
+    """A Session listener: a span per answered model call, from its start to its usage (or to its reply,
+    for a provider that reports none, such as the demo model), with the call's plan."""
 
     def __init__(self, tracer: CallTracer, session_name: str) -> None:
         self.tracer = tracer
         self.session_name = session_name
-        self._started: dict[int, tuple[int, str]] = {}
+        self._started: dict[int, tuple[int, str]] = {}  # call → (start ns, model)
         self._plans: dict[int, CompactPlan] = {}
+        self._answered: dict[int, int] = {}  # call → when its reply came (waiting for its usage)
+        self._current = 0
 
     def __call__(self, event: Any) -> None:
         match event:
             case ev.ModelCallStarted(call=call, model=model):
+                self._flush()
                 self._started[call] = (time.time_ns(), model)
+                self._current = call
             case ev.CompactionReported(call=call, plan=plan):
                 self._plans[call] = plan
+            case ev.AssistantMessage():
+                if self._current in self._started:
+                    self._answered[self._current] = time.time_ns()
             case ev.Usage(purpose="call") as usage:
-                start, model = self._started.pop(usage.call, (None, ""))
-                self.tracer.record(CallSpan(
-                    "live", self.session_name, usage.call, model, usage.context_tokens, usage.output_tokens,
-                    usage.cache_read_input_tokens, usage.cache_creation_input_tokens,
-                    self._plans.pop(usage.call, None), start_ns=start, end_ns=time.time_ns()))
+                self._answered.pop(usage.call, None)
+                self._record(usage.call, time.time_ns(), usage)
+            case ev.TurnEnded() | ev.TurnClosed():
+                self._flush()
+
+    def _flush(self) -> None:
+        """The answered calls whose provider reported no usage; calls never answered are left out."""
+        for call, end in sorted(self._answered.items()):
+            self._record(call, end, None)
+        self._answered.clear()
+        self._started.clear()
+        self._plans.clear()
+
+    def _record(self, call: int, end: int, usage: ev.Usage | None) -> None:
+        start, model = self._started.pop(call, (None, ""))
+        plan = self._plans.pop(call, None)
+        if usage is None:
+            self.tracer.record(CallSpan("live", self.session_name, call, model, plan=plan, start_ns=start, end_ns=end))
+            return
+        self.tracer.record(CallSpan(
+            "live", self.session_name, call, model, usage.context_tokens, usage.output_tokens,
+            usage.cache_read_input_tokens, usage.cache_creation_input_tokens, plan, start_ns=start, end_ns=end))
 
 
 def attach(session: Any, environ: Mapping[str, str] | None = None) -> LiveTracer | None:
