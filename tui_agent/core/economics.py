@@ -23,6 +23,7 @@ from tui_agent.core import tokens as tk
 from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
 from tui_agent.core.compaction.estimator import TokenLedger
 from tui_agent.core.compaction.ledger import request_text
+from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
 from tui_agent.core.messages import Message, is_user_text, text_of, to_json, tool_results, tool_uses
@@ -255,13 +256,15 @@ class StrategyRun:
     def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: object | None,
                  required: list[tuple[list[str], list[str]]] | None = None,
                  future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC, *,
-                 entities: EntityIndex | None = None, check: RequestCheck | None = None) -> None:
+                 entities: EntityIndex | None = None, check: RequestCheck | None = None,
+                 texts: MessageMemo | None = None) -> None:
         self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
         self.required = required
         self.future = future  # per call: the entities the agent's next replies use (`core.coverage`)
         # per-message memos, shared by the runs of one session (their requests share most messages)
         self._entities = entities or EntityIndex()
         self._check = check or RequestCheck()
+        self._texts = texts or MessageMemo()
         self.price = price
         self.result = StrategyResult(name)
         self.k = 0  # the next call to run
@@ -284,7 +287,7 @@ class StrategyRun:
         import json
 
         run = StrategyRun(self.name, self.recorded, self.policy, compactor, self.required, self.future, self.price,
-                          entities=self._entities, check=self._check)
+                          entities=self._entities, check=self._check, texts=self._texts)
         if compactor is not None and state.compactor is not None:
             upto = self.recorded.calls[state.k - 1] if state.k else 0
             warning = compactor.import_state(self.recorded.history[:upto], json.loads(state.compactor))  # type: ignore[attr-defined]
@@ -335,7 +338,7 @@ class StrategyRun:
         result.invalid += not self._check.valid(messages)
         result.newest_intact += _newest_intact(prefix, messages)
         if self.required is not None and compactor is not None:  # the whole history holds everything
-            text = request_text(messages)
+            text = request_text(messages, self._texts.text)
             prompts, paths = self.required[k]
             result.prompts_missing += sum(1 for p in prompts if p not in text)
             result.paths_missing += sum(1 for p in paths if p not in text)
@@ -382,12 +385,12 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
     required = _required(recorded) if check_memory else None
     future = future_entities(recorded.history, recorded.calls) if check_memory else None
     out: dict[str, StrategyRun] = {}
-    entities, check = EntityIndex(), RequestCheck()
+    entities, check, texts = EntityIndex(), RequestCheck(), MessageMemo()
     for name in strategies:
         compactor = factories[name]() if factories and name in factories else make_strategy(
             name, policy, baseline_estimate)
         out[name] = StrategyRun(name, recorded, policy, compactor, required, future, price, entities=entities,
-                                check=check)
+                                check=check, texts=texts)
     return out
 
 

@@ -42,6 +42,17 @@ class MessageMemo:
     def __init__(self) -> None:
         self._sizes: dict[int, tuple[Message, int, int]] = {}  # id → (message kept alive, tokens, chars)
         self._cuts: _ByIdentity[object] = _ByIdentity()
+        self._texts: dict[int, tuple[Message, str | None]] = {}
+
+    def text(self, message: Message) -> str | None:
+        """`ledger.message_text(message)`: what a request's text search sees of it."""
+        known = self._texts.get(id(message))
+        if known is None or known[0] is not message:
+            from tui_agent.core.compaction.ledger import message_text
+
+            known = (message, message_text(message))
+            self._texts[id(message)] = known
+        return known[1]
 
     def sizes(self, message: Message) -> tuple[int, int]:
         """(chars/4 token estimate, characters) of `message`."""
