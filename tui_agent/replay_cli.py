@@ -95,13 +95,13 @@ def _trace(replay) -> None:  # noqa: ANN001 - a core.replay.Replay (imported laz
     if not telemetry.enabled():
         return
     try:
-        tracer = telemetry.tracer_from_env()
+        tracer = telemetry.step_tracer("replay")
     except RuntimeError as error:
         print(f"warning: {error}", file=sys.stderr)
         return
     if tracer is not None:
         for step in replay.steps:
-            tracer.record(telemetry.replay_span(replay, step))
+            tracer(replay, step)
         tracer.close()
 
 

@@ -53,3 +53,14 @@ def test_a_step_made_again_is_found_from_the_nearest_checkpoint() -> None:
     replay.step(12)  # made again from the checkpoint at call index 10: calls 11, 12, 13, not from call 1
     assert seen == []  # remaking is not the frontier's progress
     assert [s.number for s in replay.steps] == [13]
+
+
+def test_taking_a_checkpoint_at_every_call_changes_no_figure_of_the_report() -> None:
+    from tui_agent.core.economics import session_report
+
+    path = SHARED / LOGS["drmaciver"]
+    replay = open_replay(path, STRATEGIES, check_memory=True)
+    replay.checkpoint_every = 1
+    replay.run_all()
+    assert len(replay._checkpoints) == replay.calls
+    assert report_json(replay.report()) == report_json(session_report(path))  # the table without checkpoints

@@ -15,8 +15,8 @@ sent, dropped, cut and masked, the request's tokens before and after compaction 
 tools included) and its calibrated estimate, the cached prefix (messages), the
 event's reason and, where the replay measured it, the future-entity coverage.
 
-Three sources call `CallTracer.record` once per call: the live loop (`LiveTracer`, a Session listener),
-`tui-agent replay` (`trace_replay`) and `tui-agent watch` (`replay_span(..., source="watch")` per call).
+Three sources make one span per call: the live loop (`LiveTracer`, a Session listener), `tui-agent
+replay` and `tui-agent watch` (`step_tracer("replay" | "watch")`, called with each replayed step).
 """
 
 from __future__ import annotations
@@ -157,12 +157,24 @@ def replay_span(replay: Replay, step: ReplayStep, source: str = "replay") -> Cal
                     round(ours.cached, 1) if ours is not None else None, step.coverage, start, start)
 
 
-def trace_replay(replay: Replay, tracer: CallTracer) -> int:
-    """One span per call of a replay run to the end; returns how many."""
-    steps = replay.run_all()
-    for step in steps:
-        tracer.record(replay_span(replay, step))
-    return len(steps)
+class StepTracer:
+    """What `replay` and `watch` call once per call: `tracer(replay, step)`; `close()` at the end."""
+
+    def __init__(self, tracer: CallTracer, source: str) -> None:
+        self.tracer, self.source = tracer, source
+
+    def __call__(self, replay: Replay, step: ReplayStep) -> None:
+        self.tracer.record(replay_span(replay, step, self.source))
+
+    def close(self) -> None:
+        self.tracer.close()
+
+
+def step_tracer(source: str, environ: Mapping[str, str] | None = None) -> StepTracer | None:
+    """A per-call tracer for `source` ("replay" | "watch") when an endpoint is configured, else None
+    (nothing imported). Raises RuntimeError (one line) when the extra is not installed."""
+    tracer = tracer_from_env(environ)
+    return StepTracer(tracer, source) if tracer is not None else None
 
 
 # -- the live loop -----------------------------------------------------------------------------------
