@@ -5,7 +5,9 @@ No model is called: every number comes from the file (the logged usage) or from 
 the recorded history. The pricing is `core.economics`' own (`StrategyRun`, `EstimatorRun`), stepped in
 lockstep, so the running cost at the last call is exactly the `--report` table's cost. Steps are made
 on demand and kept (the compactor is sticky, so call k needs calls 1..k-1 first; stepping back is a
-lookup). Nothing here knows about a screen: `tui-agent replay` draws these steps, `--json` prints them.
+lookup); checkpoints every `CHECKPOINT_EVERY` calls (the compaction state as data) let a replay keep
+only some steps and make the others again nearby. Nothing here knows about a screen: `tui-agent replay`
+draws these steps, `--json` prints them.
 """
 
 from __future__ import annotations
