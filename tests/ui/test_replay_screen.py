@@ -3,6 +3,7 @@ the budget panel follow; the prompt box stays disabled except to type a jump."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -109,6 +110,7 @@ async def test_events_jump_to_where_the_agent_compacted(tmp_path: Path) -> None:
         await pilot.pause()
         screen = app.screen
         await pilot.press("right_square_bracket")
+        await app.workers.wait_for_complete()  # an event search replays on in a worker
         await pilot.pause()
         assert screen.current == 5
         text = card_text(app)
@@ -118,6 +120,7 @@ async def test_events_jump_to_where_the_agent_compacted(tmp_path: Path) -> None:
         await pilot.pause()
         assert "compacted 1× so far (last before call 6)" in card_text(app)
         await pilot.press("left_square_bracket")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.current == 5
         await jump(pilot, "1")
@@ -165,7 +168,7 @@ async def test_a_far_jump_that_takes_long_shows_a_progress_line(monkeypatch) -> 
         last = screen.replay.calls
         await jump(pilot, str(last))
         assert screen.current == last - 1 and f"call {last}/{last}" in screen.sub_title
-        assert screen.last_progress == f"replaying call {last - 1}/{last}…"
+        assert re.fullmatch(rf"replaying call \d+/{last}…", screen.last_progress), screen.last_progress
         assert not screen.query_one("#replay-progress", Static).has_class("-active")  # gone once there
 
 
@@ -177,3 +180,19 @@ async def test_a_quick_jump_shows_no_progress_line(monkeypatch) -> None:
         await pilot.pause()
         await jump(pilot, str(app.screen.replay.calls))
         assert app.screen.current == app.screen.replay.calls - 1 and app.screen.last_progress == ""
+
+
+@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
+async def test_an_event_search_that_replays_long_shows_the_progress_line_too(monkeypatch) -> None:
+    monkeypatch.setattr("tui_agent.ui.screens.replay.PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr("tui_agent.ui.screens.replay.CHUNK", 1)
+    app = make(SMALLEST)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("right_square_bracket")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        calls = screen.replay.calls
+        assert re.fullmatch(rf"replaying call \d+/{calls}…", screen.last_progress), screen.last_progress
+        assert screen.replay.made > 1  # it replayed on to look for our next event

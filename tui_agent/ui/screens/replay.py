@@ -8,6 +8,7 @@ kept: the compactor is sticky, so a far jump replays the calls before it first).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -120,25 +121,39 @@ class ReplayScreen(Screen):
         model = self.replay.model or "unknown model"
         self.sub_title = strip_controls(f"call {step.number}/{self.replay.calls} · {model} · {name}")  # names are untrusted
 
-    async def go_to(self, k: int) -> None:
-        """Show call `k`; when the calls before it are not replayed yet, replay them a few at a time
-        between frames, with a progress line once that takes longer than `PROGRESS_AFTER`."""
+    async def replay_on(self, calls: range, found: Callable[[int, "ReplayStep"], bool] | None = None,
+                        target: int | None = None) -> int | None:
+        """Step through `calls` until `found(k, step)` holds (its k; None when it never does). Calls not
+        replayed yet are made a few at a time between frames, with a progress line once that takes longer
+        than `PROGRESS_AFTER` (a far jump, or an event search that replays on): "replaying call N/target"
+        (`target`: the call number aimed at; the end of `calls` by default)."""
         import asyncio
         import time
 
-        k = min(max(k, 0), self.replay.calls - 1)
         line = self.query_one("#replay-progress", Static)
         started = time.monotonic()
+        made = 0
         try:
-            while self.replay.made < k:
-                self.replay.step(min(self.replay.made + CHUNK, k) - 1)
-                if time.monotonic() - started >= PROGRESS_AFTER:
-                    self.last_progress = f"replaying call {self.replay.made}/{k + 1}…"
-                    line.update(self.last_progress)
-                    line.add_class("-active")
-                await asyncio.sleep(0)  # let the progress line draw and keys through
+            for k in calls:
+                fresh = k >= self.replay.made
+                step = self.replay.step(k)
+                if found is not None and found(k, step):
+                    return k
+                made += fresh
+                if fresh and made % CHUNK == 0:
+                    if time.monotonic() - started >= PROGRESS_AFTER:
+                        self.last_progress = f"replaying call {k + 1}/{target or calls.stop}…"
+                        line.update(self.last_progress)
+                        line.add_class("-active")
+                    await asyncio.sleep(0)  # let the progress line draw and keys through
+            return None
         finally:
             line.remove_class("-active")
+
+    async def go_to(self, k: int) -> None:
+        """Show call `k`, replaying the calls before it first when they are not yet (`replay_on`)."""
+        k = min(max(k, 0), self.replay.calls - 1)
+        await self.replay_on(range(self.replay.made, k), target=k + 1)
         self.show_call(k)
 
     def jump(self, k: int) -> None:
@@ -149,22 +164,22 @@ class ReplayScreen(Screen):
         self.show_call(self.current + delta)
 
     def action_event(self, direction: int) -> None:
-        target = self.next_event(direction)
+        self.run_worker(self._event(direction), group="replay-jump", exclusive=True)
+
+    async def _event(self, direction: int) -> None:
+        target = await self.next_event(direction)
         if target is None:
             self.notify("No further compaction event" + (" replayed yet" if direction > 0 else ""), timeout=2)
             return
         self.show_call(target)
 
-    def next_event(self, direction: int) -> int | None:
+    async def next_event(self, direction: int) -> int | None:
         """The call index of the next (or previous) event; forward, ours are found by replaying on."""
         if direction < 0:
             earlier = [k for k, _ in self.replay.event_calls() if k < self.current]
             return earlier[-1] if earlier else None
-        for k in range(self.current + 1, self.replay.calls):
-            step = self.replay.step(k)
-            if step.event_line or step.agent_compactions:
-                return k
-        return None
+        return await self.replay_on(range(self.current + 1, self.replay.calls),
+                                    lambda k, step: bool(step.event_line or step.agent_compactions))
 
     def action_jump(self) -> None:
         prompt = self.prompt
@@ -186,27 +201,29 @@ class ReplayScreen(Screen):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip().lower()
         self._close_prompt()
-        target = self.jump_target(text)
+        self.run_worker(self._submit(text), group="replay-jump", exclusive=True)
+
+    async def _submit(self, text: str) -> None:
+        target = await self.jump_target(text)
         if target is None:
             self.notify(f"Not a call or an event: {text!r} (calls 1–{self.replay.calls}; e, e3)", severity="warning",
                         timeout=3)
             return
-        self.jump(target)
+        await self.go_to(target)
 
-    def jump_target(self, text: str) -> int | None:
+    async def jump_target(self, text: str) -> int | None:
         if text.isdigit():
             n = int(text)
             return n - 1 if 1 <= n <= self.replay.calls else None
         if text in ("e", "event"):
-            return self.next_event(1)
+            return await self.next_event(1)
         if text.startswith("e") and text[1:].isdigit():
             wanted = int(text[1:])
+            # ours are known once replayed: replay on until the wanted event is known (or the end)
+            if len(self.replay.event_calls()) < wanted:
+                await self.replay_on(range(self.current + 1, self.replay.calls),
+                                     lambda k, step: len(self.replay.event_calls()) >= wanted)
             events = self.replay.event_calls()
-            k = self.current
-            while len(events) < wanted and k + 1 < self.replay.calls:  # ours are known once replayed
-                k += 1
-                self.replay.step(k)
-                events = self.replay.event_calls()
             return events[wanted - 1][0] if 1 <= wanted <= len(events) else None
         return None
 
