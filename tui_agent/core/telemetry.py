@@ -93,9 +93,12 @@ def attributes(span: CallSpan) -> dict[str, Any]:
 class CallTracer:
     """Sends `CallSpan`s through an SDK tracer provider of its own (the process-wide one is left alone)."""
 
+    FLUSH_EVERY = 1_000  # spans: the SDK's batch queue holds 2,048 and drops the rest; a replay records in a burst
+
     def __init__(self, provider: Any) -> None:
         self.provider = provider
         self.tracer = provider.get_tracer("tui_agent")
+        self.recorded = 0
 
     def record(self, span: CallSpan) -> None:
         start = span.start_ns if span.start_ns is not None else time.time_ns()
@@ -103,6 +106,9 @@ class CallTracer:
         otel_span = self.tracer.start_span(f"chat {span.model}".strip(), start_time=start,
                                            attributes=attributes(span))
         otel_span.end(end_time=end)
+        self.recorded += 1
+        if self.recorded % self.FLUSH_EVERY == 0:
+            self.provider.force_flush()
 
     def close(self) -> None:
         """Send what is still batched and stop (the end of a command or of the app)."""
