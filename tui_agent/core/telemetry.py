@@ -21,6 +21,7 @@ replay` and `tui-agent watch` (`step_tracer("replay" | "watch")`, called with ea
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Mapping
@@ -135,6 +136,9 @@ def tracer_from_env(environ: Mapping[str, str] | None = None) -> CallTracer | No
         raise RuntimeError("OTEL_EXPORTER_OTLP_ENDPOINT is set but OpenTelemetry is not installed "
                            f"(pip install 'tui-agent[otel]'): {error}") from None
     environ = os.environ if environ is None else environ
+    # an unreachable collector: one line per batch given up ("Failed to export spans batch…"), not a
+    # warning per retry (the exporter retries with backoff for OTEL_EXPORTER_OTLP_TIMEOUT, 10 s by default)
+    logging.getLogger("opentelemetry.exporter.otlp.proto.http").setLevel(logging.ERROR)
     provider = TracerProvider(resource=Resource.create({"service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE}))
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_endpoint(environ))))
     return CallTracer(provider)
