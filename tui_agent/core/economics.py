@@ -508,6 +508,16 @@ class EstimatorRun:
         self._start, self._end = 0, 0
         self._calibration = 1.0
 
+    def copy(self) -> EstimatorRun:
+        """An independent copy between two calls, for a replay's checkpoint (the ledger holds only numbers
+        and tuple keys, so a deep copy is cheap and exact)."""
+        import copy
+
+        twin = EstimatorRun(self.recorded, self.baseline_estimate)
+        twin.ledger = copy.deepcopy(self.ledger)
+        twin.k, twin._start, twin._end, twin._calibration = self.k, self._start, self._end, self._calibration
+        return twin
+
     def step(self) -> EstimateStep:
         recorded, ledger, est, k = self.recorded, self.ledger, self.recorded.estimates, self.k
         index, start = recorded.calls[k], recorded.segment_start[k]
@@ -528,16 +538,6 @@ class EstimatorRun:
             self._calibration = real / last_v1 if last_v1 else 1.0
         self.k += 1
         return out
-
-
-def estimator_copy(run: EstimatorRun) -> EstimatorRun:
-    """An independent copy of `run` between two calls (its ledger holds only numbers and tuple keys)."""
-    import copy
-
-    twin = EstimatorRun(run.recorded, run.baseline_estimate)
-    twin.ledger = copy.deepcopy(run.ledger)
-    twin.k, twin._start, twin._end, twin._calibration = run.k, run._start, run._end, run._calibration
-    return twin
 
 
 def estimator_error(recorded: Recorded, baseline_estimate: int | None = None) -> tuple[EstimateError, EstimateError]:

@@ -28,7 +28,6 @@ from tui_agent.core.economics import (
     default_policy,
     estimator_error,
     RunState,
-    estimator_copy,
     load_recorded,
     make_strategy,
     strategy_runs,
@@ -50,7 +49,7 @@ class Checkpoint:
 
     call: int
     runs: dict[str, RunState]
-    estimator: EstimatorRun  # an independent copy (`estimator_copy`)
+    estimator: EstimatorRun  # an independent copy (`EstimatorRun.copy`)
 
 
 @dataclass(frozen=True)
@@ -179,7 +178,7 @@ class Replay:
 
     def _checkpoint(self) -> Checkpoint:
         return Checkpoint(self.made, {name: run.state() for name, run in self._runs.items()},
-                          estimator_copy(self._estimator))
+                          self._estimator.copy())
 
     def _remake(self, k: int) -> ReplayStep:
         """Call `k` again from the checkpoint before it (a step no longer kept)."""
@@ -188,7 +187,7 @@ class Replay:
         baseline = baseline_estimate(self)
         runs = {name: self._runs[name].resume(state, make_strategy(name, self.policy, baseline))
                 for name, state in checkpoint.runs.items()}
-        estimator = estimator_copy(checkpoint.estimator)
+        estimator = checkpoint.estimator.copy()
         step = None
         for j in range(start, k + 1):
             step = self._make(j, runs, estimator)
