@@ -50,32 +50,36 @@ def replay_command(argv: list[str]) -> int:
     policy = default_policy(args.context_window) if args.context_window else default_policy()
 
     try:
-        if args.report:
-            from tui_agent.core.economics import is_journal
-            from tui_agent.core.economics_report import format_report, session_report
+        if args.report or args.json:
+            from tui_agent.core.economics import STRATEGIES, is_journal
+            from tui_agent.core.replay import open_replay
+            from tui_agent.replay_progress import StderrProgress
 
-            if not is_journal(path):
+            if args.report and not is_journal(path):
                 _check_transcript(path)
-            report = session_report(path, policy=policy, check_memory=not args.no_memory)
-            if not report.calls:
-                return _error(f"{path} has no recorded model call with usage to replay")
-            from tui_agent.core.sanitize import strip_controls
+            replay = open_replay(path, STRATEGIES, policy, check_memory=not args.no_memory)
+            replay.progress = StderrProgress()
+            replay.run_all()
+            _trace(replay)
+            if args.report:
+                from tui_agent.core.economics_report import format_report
+                from tui_agent.core.sanitize import strip_controls
 
-            sys.stdout.write(strip_controls(format_report([report])) + "\n")  # model names come from the file
-            return 0
-        from tui_agent.core.replay import open_replay
-
-        if args.json:
+                report = replay.report()
+                if not report.calls:
+                    return _error(f"{path} has no recorded model call with usage to replay")
+                sys.stdout.write(strip_controls(format_report([report])) + "\n")  # model names come from the file
+                return 0
             import json
 
-            from tui_agent.core.economics import STRATEGIES
             from tui_agent.core.replay import replay_json
 
-            replay = open_replay(path, STRATEGIES, policy, check_memory=not args.no_memory)
             from tui_agent.core.sanitize import escape_json_controls
 
             sys.stdout.write(escape_json_controls(json.dumps(replay_json(replay), ensure_ascii=False)) + "\n")
             return 0
+        from tui_agent.core.replay import open_replay
+
         replay = open_replay(path, policy=policy)
     except JournalError as error:
         return _error(str(error))
@@ -85,7 +89,26 @@ def replay_command(argv: list[str]) -> int:
         return _error(str(error))
     from tui_agent.ui.replay_app import run_replay
 
-    return run_replay(replay, start=max(args.call, 1) - 1)
+    code = run_replay(replay, start=max(args.call, 1) - 1)
+    _trace(replay)  # the calls the screen replayed
+    return code
+
+
+def _trace(replay) -> None:  # noqa: ANN001 - a core.replay.Replay (imported lazily)
+    """One span per replayed call when OTEL_EXPORTER_OTLP_ENDPOINT is set (nothing imported otherwise)."""
+    from tui_agent.core import telemetry
+
+    if not telemetry.enabled():
+        return
+    try:
+        tracer = telemetry.step_tracer("replay")
+    except RuntimeError as error:
+        print(f"warning: {error}", file=sys.stderr)
+        return
+    if tracer is not None:
+        for step in replay.steps:
+            tracer(replay, step)
+        tracer.close()
 
 
 def _check_transcript(path: Path) -> None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.journal.helpers import LocalClaude, run, session_on
 from tui_agent.core import events as ev
 from tui_agent.core.compaction import CompactPolicy

@@ -138,3 +138,16 @@ def test_the_synthetic_transcript_replays_headless_like_the_benchmark(capsys) ->
     check_report_matches(SYNTHETIC_TRANSCRIPT, capsys)
     data = check_json_matches(SYNTHETIC_TRANSCRIPT, capsys)
     assert len(data["steps"]) == 9 and [c["kind"] for c in data["agent_compactions"]] == ["boundary", "summary"]
+
+
+def test_a_long_replay_shows_its_progress_on_stderr_and_a_short_one_does_not(tmp_path: Path, capsys,
+                                                                             monkeypatch) -> None:
+    path = compacting_log(tmp_path / "c.jsonl")
+    monkeypatch.setattr("tui_agent.replay_progress.PROGRESS_AFTER", 1e9)  # as if every call were quick
+    code, out, err = run(["replay", str(path), "--report"], capsys)
+    assert code == 0 and "replaying" not in err
+    monkeypatch.setattr("tui_agent.replay_progress.PROGRESS_AFTER", 0.0)  # as if every call took long
+    code, out, err = run(["replay", str(path), "--json"], capsys)
+    calls = json.loads(out)["report"]["calls"]
+    assert code == 0 and err.splitlines()[-1] == f"replaying call {calls}/{calls}…"
+    assert 2 <= len(err.splitlines()) <= 11  # a line per tenth when stderr is not a terminal

@@ -3,6 +3,7 @@ the budget panel follow; the prompt box stays disabled except to type a jump."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,7 @@ async def jump(pilot, text: str) -> None:
     for key in text:
         await pilot.press(key)
     await pilot.press("enter")
+    await pilot.app.workers.wait_for_complete()  # a jump replays the calls before it in a worker
     await pilot.pause()
 
 
@@ -114,6 +116,7 @@ async def test_events_jump_to_where_the_agent_compacted(tmp_path: Path) -> None:
         await pilot.pause()
         screen = app.screen
         await pilot.press("right_square_bracket")
+        await app.workers.wait_for_complete()  # an event search replays on in a worker
         await pilot.pause()
         assert screen.current == 5
         text = card_text(app)
@@ -123,6 +126,7 @@ async def test_events_jump_to_where_the_agent_compacted(tmp_path: Path) -> None:
         await pilot.pause()
         assert "compacted 1× so far (last before call 6)" in card_text(app)
         await pilot.press("left_square_bracket")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.current == 5
         await jump(pilot, "1")
@@ -157,25 +161,12 @@ async def test_escape_sequences_in_a_log_never_reach_the_terminal(tmp_path: Path
 
 
 @pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
-async def test_a_far_jump_shows_progress_and_the_view_is_read_only(monkeypatch) -> None:
-    """Issue 18: `g 430` took 5 s with nothing on screen; the read-only panel offered p / x / e."""
-    import tui_agent.ui.screens.replay as replay_screen
-
-    monkeypatch.setattr(replay_screen, "FAR_JUMP", 3)
-    monkeypatch.setattr(replay_screen, "PROGRESS_EVERY", 1)
+async def test_the_replay_view_is_read_only() -> None:
+    """Issue 18: the read-only panel offered p / x / e."""
     app = make(SMALLEST)
-    replay = app.replay
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
         screen = app.screen
-        shown: list[str] = []
-        original = screen._show_progress
-        monkeypatch.setattr(screen, "_show_progress", lambda k, t: (original(k, t), shown.append(screen.sub_title)))
-        await jump(pilot, str(replay.calls))
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert screen.current == replay.calls - 1 and f"call {replay.calls}/{replay.calls}" in screen.sub_title
-        assert shown and all("replaying call" in line for line in shown)
         rows = screen.query_one(HistoryRows)
         rows.enter_on_purpose()
         await pilot.pause()
@@ -183,3 +174,47 @@ async def test_a_far_jump_shows_progress_and_the_view_is_read_only(monkeypatch) 
         assert "Pin" not in keys and "Exclude" not in keys and "Prev event" in keys
         legend = str(screen.query_one("#budget-legend").render())
         assert "read-only" in legend and "p pin" not in legend
+
+
+@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
+async def test_a_far_jump_that_takes_long_shows_a_progress_line(monkeypatch) -> None:
+    from textual.widgets import Static
+
+    monkeypatch.setattr("tui_agent.ui.screens.replay.PROGRESS_AFTER", 0.0)  # as if replaying took long
+    monkeypatch.setattr("tui_agent.ui.screens.replay.CHUNK", 3)
+    app = make(SMALLEST)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen) and screen.last_progress == ""
+        last = screen.replay.calls
+        await jump(pilot, str(last))
+        assert screen.current == last - 1 and f"call {last}/{last}" in screen.sub_title
+        assert re.fullmatch(rf"replaying call \d+/{last}…", screen.last_progress), screen.last_progress
+        assert not screen.query_one("#replay-progress", Static).has_class("-active")  # gone once there
+
+
+@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
+async def test_a_quick_jump_shows_no_progress_line(monkeypatch) -> None:
+    monkeypatch.setattr("tui_agent.ui.screens.replay.PROGRESS_AFTER", 1e9)  # as if replaying were quick
+    app = make(SMALLEST)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        await jump(pilot, str(app.screen.replay.calls))
+        assert app.screen.current == app.screen.replay.calls - 1 and app.screen.last_progress == ""
+
+
+@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
+async def test_an_event_search_that_replays_long_shows_the_progress_line_too(monkeypatch) -> None:
+    monkeypatch.setattr("tui_agent.ui.screens.replay.PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr("tui_agent.ui.screens.replay.CHUNK", 1)
+    app = make(SMALLEST)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("right_square_bracket")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        calls = screen.replay.calls
+        assert re.fullmatch(rf"replaying call \d+/{calls}…", screen.last_progress), screen.last_progress
+        assert screen.replay.made > 1  # it replayed on to look for our next event

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
+from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.compaction.recap import request_text
 from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
-from tui_agent.core.messages import Message, is_user_text, protocol_errors, text_of, to_json, tool_results, tool_uses
+from tui_agent.core.messages import Message, is_user_text, text_of, to_json, tool_results, tool_uses
+from tui_agent.core.request_check import RequestCheck
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
 
 if TYPE_CHECKING:
@@ -233,17 +235,48 @@ class StrategyRun:
 
     def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: "CompactorProtocol | None",
                  required: list[tuple[list[str], list[str]]] | None = None,
-                 future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC) -> None:
+                 future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC, *,
+                 entities: EntityIndex | None = None, check: RequestCheck | None = None,
+                 texts: MessageMemo | None = None) -> None:
         self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
         self.required = required
         self.future = future  # per call: the entities the agent's next replies use (`core.coverage`)
-        self._entities = EntityIndex()
+        # per-message memos, shared by the runs of one session (their requests share most messages)
+        self._entities = entities or EntityIndex()
+        self._check = check or RequestCheck()
+        self._texts = texts or MessageMemo()
         self.price = price
         self.result = StrategyResult(name)
         self.k = 0  # the next call to run
         self._previous: list[Message] = []
         self._previous_keys: list[str] = []
         self._sized: dict[int, tuple[Message, int]] = {}  # id → (message, chars/4): requests repeat their messages
+
+    def state(self) -> RunState:
+        """This run between two calls, as data (a replay keeps one every few calls: `core.replay`)."""
+        import json
+
+        exported = self.compactor.export_state() if self.compactor is not None else None  # type: ignore[attr-defined]
+        return RunState(self.k, None if exported is None else json.dumps(exported), _copy_result(self.result),
+                        tuple(self._previous), tuple(self._previous_keys))
+
+    def resume(self, state: RunState, compactor: object | None) -> StrategyRun:
+        """A run like this one (same session, checks and memos) that goes on from `state`, with `compactor`
+        (a fresh one of the same strategy) restored from the state's export. Raises ValueError when the
+        compactor refuses it."""
+        import json
+
+        run = StrategyRun(self.name, self.recorded, self.policy, compactor, self.required, self.future, self.price,
+                          entities=self._entities, check=self._check, texts=self._texts)
+        if compactor is not None and state.compactor is not None:
+            upto = self.recorded.calls[state.k - 1] if state.k else 0
+            warning = compactor.import_state(self.recorded.history[:upto], json.loads(state.compactor))  # type: ignore[attr-defined]
+            if warning:
+                raise ValueError(warning)
+        run.k, run.result = state.k, _copy_result(state.result)
+        run._previous, run._previous_keys = list(state.previous), list(state.previous_keys)
+        run._sized = self._sized
+        return run
 
     def step(self) -> CallPrice:
         """Run the next recorded call; raises IndexError past the last one."""
@@ -282,10 +315,10 @@ class StrategyRun:
         result.cached += cached
         result.peak = max(result.peak, total)
         result.over_window += total > self.policy.context_window
-        result.invalid += bool(protocol_errors(messages))
+        result.invalid += not self._check.valid(messages)
         result.newest_intact += _newest_intact(prefix, messages)
         if self.required is not None and compactor is not None:  # the whole history holds everything
-            text = request_text(messages)
+            text = request_text(messages, self._texts.text)
             prompts, paths = self.required[k]
             result.prompts_missing += sum(1 for p in prompts if p not in text)
             result.paths_missing += sum(1 for p in paths if p not in text)
@@ -294,6 +327,22 @@ class StrategyRun:
             result.coverage.add(len(wanted), self._entities.present(wanted, messages))
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
+
+
+@dataclass(frozen=True)
+class RunState:
+    """A `StrategyRun` between two calls, as data: the compactor's exported state (JSON, `export_state`)
+    and the run's accumulators. `StrategyRun.resume` makes a run that goes on exactly as this one would."""
+
+    k: int  # the next call to run
+    compactor: str | None  # json of the compactor's export_state() (None: the append-only conversation)
+    result: StrategyResult
+    previous: tuple[Message, ...]  # the previous request (its prefix is what the next one reads from cache)
+    previous_keys: tuple[str, ...]
+
+
+def _copy_result(result: StrategyResult) -> StrategyResult:
+    return replace(result, times=list(result.times), coverage=replace(result.coverage))
 
 
 DEFAULT_REPLAY_WINDOW = 200_000
@@ -316,10 +365,12 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
     required = _required(recorded) if check_memory else None
     future = future_entities(recorded.history, recorded.calls) if check_memory else None
     out: dict[str, StrategyRun] = {}
+    entities, check, texts = EntityIndex(), RequestCheck(), MessageMemo()
     for name in strategies:
         compactor = factories[name]() if factories and name in factories else make_strategy(
             name, policy, baseline_estimate)
-        out[name] = StrategyRun(name, recorded, policy, compactor, required, future, price)
+        out[name] = StrategyRun(name, recorded, policy, compactor, required, future, price, entities=entities,
+                                check=check, texts=texts)
     return out
 
 
@@ -359,11 +410,15 @@ def _newest_intact(prefix: list[Message], messages: list[Message]) -> bool:
     if not prefix or not messages:
         return False
     last = prefix[-1]
-    if to_json(messages[-1]) != to_json(last):
+    if not _same(messages[-1], last):
         return False
     if tool_results(last) and len(prefix) >= 2:
-        return len(messages) >= 2 and to_json(messages[-2]) == to_json(prefix[-2])
+        return len(messages) >= 2 and _same(messages[-2], prefix[-2])
     return True
+
+
+def _same(a: Message, b: Message) -> bool:
+    return a is b or to_json(a) == to_json(b)
 
 
 def _required(recorded: Recorded) -> list[tuple[list[str], list[str]]]:

@@ -80,6 +80,16 @@ class EstimatorRun:
         self._start, self._end = 0, 0
         self._calibration = 1.0
 
+    def copy(self) -> EstimatorRun:
+        """An independent copy between two calls, for a replay's checkpoint (the estimator holds only
+        numbers and tuple keys, so a deep copy is cheap and exact)."""
+        import copy
+
+        twin = EstimatorRun(self.recorded, self.baseline_estimate)
+        twin.ledger = copy.deepcopy(self.ledger)
+        twin.k, twin._start, twin._end, twin._calibration = self.k, self._start, self._end, self._calibration
+        return twin
+
     def step(self) -> EstimateStep:
         recorded, ledger, est, k = self.recorded, self.ledger, self.recorded.estimates, self.k
         index, start = recorded.calls[k], recorded.segment_start[k]

@@ -104,7 +104,21 @@ def build_session(
     if max_turns is not None:
         session.max_turns = max_turns
     notices += _install_extensions(session, env, headless=headless, trust_project_mcp=trust_project_mcp)
+    notices += _install_telemetry(session, env)
     return session, notices
+
+
+def _install_telemetry(session: Session, env: Mapping[str, str]) -> list[Notice]:
+    """A span per model call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.telemetry`; else nothing)."""
+    from tui_agent.core import telemetry
+
+    if not telemetry.enabled(env):
+        return []
+    try:
+        telemetry.attach(session, env)
+    except RuntimeError as error:
+        return [Notice(str(error), "warning")]
+    return []
 
 
 def _install_extensions(session: Session, env: Mapping[str, str], *, headless: bool = False,

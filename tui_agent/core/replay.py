@@ -5,17 +5,29 @@ No model is called: every number comes from the file (the logged usage) or from 
 the recorded history. The pricing is `core.economics`' own (`StrategyRun`, `EstimatorRun`), stepped in
 lockstep, so the running cost at the last call is exactly the `--report` table's cost. Steps are made
 on demand and kept (the compactor is sticky, so call k needs calls 1..k-1 first; stepping back is a
-lookup). Nothing here knows about a screen: `tui-agent replay` draws these steps, `--json` prints them.
+lookup); checkpoints every `CHECKPOINT_EVERY` calls (the compaction state as data) let a replay keep
+only some steps and make the others again nearby. Nothing here knows about a screen: `tui-agent replay`
+draws these steps, `--json` prints them.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
 from tui_agent.core.compaction import CompactPlan, CompactPolicy
-from tui_agent.core.economics import Recorded, StrategyRun, default_policy, load_recorded, strategy_runs
+from tui_agent.core.economics import (
+    Recorded,
+    RunState,
+    StrategyRun,
+    default_policy,
+    load_recorded,
+    make_strategy,
+    strategy_runs,
+)
 from tui_agent.core.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
 from tui_agent.core.events import CompactionReported
 from tui_agent.core.messages import Message, text_of
@@ -25,6 +37,16 @@ from tui_agent.core.providers.models import model_info
 REPLAY_STRATEGIES = ("none", "seed-v1", "v2")
 OURS = "v2"
 LABELS = {"none": "append-only", "seed-v1": "seed v1", "v1": "v1", "v2": "ours"}
+CHECKPOINT_EVERY = 25  # calls between two checkpoints: a step made again replays at most this many calls
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Every run of a replay before call `call` (0-based), as data."""
+
+    call: int
+    runs: dict[str, RunState]
+    estimator: EstimatorRun  # an independent copy (`EstimatorRun.copy`)
 
 
 @dataclass(frozen=True)
@@ -63,6 +85,7 @@ class ReplayStep:
     ours_tokens: float  # our request's size on the session's fitted ruler
     costs: dict[str, StrategyCost]
     agent_compactions: tuple[AgentCompaction, ...] = ()  # the agent's compactions since the previous call
+    coverage: float | None = None  # our running future-entity coverage (memory checks on; None: not measured)
 
     @property
     def event_line(self) -> str | None:
@@ -76,7 +99,14 @@ class ReplayStep:
 
 @dataclass
 class Replay:
-    """A recorded session and its steps, made on demand (`step(k)`)."""
+    """A recorded session and its steps, made on demand (`step(k)`).
+
+    The compactor is sticky, so call k needs calls 1..k-1 first: the runs at the frontier step on from the
+    last call made. Every `checkpoint_every` calls the runs are kept as data (each compactor's exported
+    state and the accumulators, `economics.RunState`), so a step no longer kept (`keep_steps` bounds how
+    many are, for a long session) is made again from the checkpoint before it, never from call 1, with the
+    same figures. `progress(done, target)` (when set) is told each call made on the way to a far step.
+    """
 
     path: Path
     recorded: Recorded
@@ -85,17 +115,33 @@ class Replay:
     strategies: tuple[str, ...] = REPLAY_STRATEGIES
     policy: CompactPolicy = field(default_factory=default_policy)
     check_memory: bool = False  # count prompts/paths missing per strategy too (what the report needs)
-    steps: list[ReplayStep] = field(default_factory=list)
+    checkpoint_every: int = CHECKPOINT_EVERY
+    keep_steps: int | None = None  # at most this many steps kept (None: all); older ones are made again
+    progress: Callable[[int, int], None] | None = None
     _runs: dict[str, StrategyRun] = field(default_factory=dict)
     _estimator: EstimatorRun | None = None
+    _kept: OrderedDict[int, ReplayStep] = field(default_factory=OrderedDict)
+    _events: list[str | None] = field(default_factory=list)  # per call made: our event line (None: none)
+    _checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._runs = strategy_runs(self.recorded, self.strategies, self.policy, check_memory=self.check_memory)
         self._estimator = EstimatorRun(self.recorded)
+        self._checkpoints[0] = self._checkpoint()
 
     @property
     def calls(self) -> int:
         return len(self.recorded.calls)
+
+    @property
+    def made(self) -> int:
+        """How many calls the frontier runs have made."""
+        return len(self._events)
+
+    @property
+    def steps(self) -> list[ReplayStep]:
+        """The steps kept, in call order (every step made so far when `keep_steps` is None)."""
+        return [self._kept[k] for k in sorted(self._kept)]
 
     @property
     def history(self) -> list[Message]:
@@ -109,23 +155,62 @@ class Replay:
         """The step of call index `k` (0-based), running every call before it first if needed."""
         if not 0 <= k < self.calls:
             raise IndexError(f"call {k + 1} is not in this session (it has {self.calls} calls)")
-        while len(self.steps) <= k:
-            self.steps.append(self._next())
-        return self.steps[k]
+        kept = self._kept.get(k)
+        if kept is not None:
+            self._kept.move_to_end(k)
+            return kept
+        if k < self.made:
+            return self._remake(k)
+        step = None
+        while self.made <= k:
+            if self.made % self.checkpoint_every == 0 and self.made not in self._checkpoints:
+                self._checkpoints[self.made] = self._checkpoint()
+            step = self._make(self.made, self._runs, self._estimator)
+            self._events.append(step.event_line)
+            self._keep(step)
+            if self.progress is not None:
+                self.progress(step.number, k + 1)
+        assert step is not None
+        return step
 
-    def _next(self) -> ReplayStep:
-        k = len(self.steps)
+    def _checkpoint(self) -> Checkpoint:
+        return Checkpoint(self.made, {name: run.state() for name, run in self._runs.items()},
+                          self._estimator.copy())
+
+    def _remake(self, k: int) -> ReplayStep:
+        """Call `k` again from the checkpoint before it (a step no longer kept)."""
+        start = max(c for c in self._checkpoints if c <= k)
+        checkpoint = self._checkpoints[start]
+        baseline = baseline_estimate(self)
+        runs = {name: self._runs[name].resume(state, make_strategy(name, self.policy, baseline))
+                for name, state in checkpoint.runs.items()}
+        estimator = checkpoint.estimator.copy()
+        step = None
+        for j in range(start, k + 1):
+            step = self._make(j, runs, estimator)
+            self._keep(step)
+        assert step is not None
+        return step
+
+    def _keep(self, step: ReplayStep) -> None:
+        self._kept[step.number - 1] = step
+        self._kept.move_to_end(step.number - 1)
+        while self.keep_steps is not None and len(self._kept) > max(self.keep_steps, 1):
+            self._kept.popitem(last=False)
+
+    def _make(self, k: int, runs: dict[str, StrategyRun], estimator: EstimatorRun) -> ReplayStep:
         recorded = self.recorded
-        prices = {name: run.step() for name, run in self._runs.items()}
-        estimate = self._estimator.step()
-        costs = {name: StrategyCost(name, p.tokens, p.cached, p.cost, self._runs[name].result.cost,
-                                    self._runs[name].result.tokens) for name, p in prices.items()}
+        prices = {name: run.step() for name, run in runs.items()}
+        estimate = estimator.step()
+        costs = {name: StrategyCost(name, p.tokens, p.cached, p.cost, runs[name].result.cost,
+                                    runs[name].result.tokens) for name, p in prices.items()}
         ours = prices[OURS]
         index = recorded.calls[k]
         since = tuple(c for c in self.agent_compactions if c.call == k + 1)
+        coverage = runs[OURS].result.coverage.value if runs[OURS].future is not None else None
         return ReplayStep(k + 1, index, recorded.segment_start[k], recorded.real[k],
                           recorded.usage[k] if k < len(recorded.usage) else {}, estimate, ours.plan,
-                          ours.messages, ours.tokens, costs, since)
+                          ours.messages, ours.tokens, costs, since, coverage)
 
     def run_all(self) -> list[ReplayStep]:
         if self.calls:
@@ -136,7 +221,7 @@ class Replay:
         """The economics report of the calls replayed so far (all of them after `run_all`): the same
         `StrategyResult`s the table prints, from the very runs the steps came from."""
         ours, v1 = estimator_error(self.recorded)
-        return SessionReport(self.recorded.name, len(self.steps), len(self.recorded.history), self.recorded.model,
+        return SessionReport(self.recorded.name, self.made, len(self.recorded.history), self.recorded.model,
                              {name: run.result for name, run in self._runs.items()}, ours, v1)
 
     # -- navigation helpers for faces ---------------------------------------------------------------
@@ -144,7 +229,7 @@ class Replay:
         """(call index, what) of every compaction event known so far: the agent's, and ours among the
         steps already made (ours are only known once replayed)."""
         out = [(c.call - 1, f"agent {c.kind}") for c in self.agent_compactions if c.call > 0]
-        out += [(s.number - 1, "ours") for s in self.steps if s.event_line]
+        out += [(k, "ours") for k, line in enumerate(self._events) if line]
         out.sort()
         return out if upto is None else [e for e in out if e[0] <= upto]
 

@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
-from tui_agent.core import tokens as tk
+from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.messages import Block, Message, blocks, is_user_text, result_text
 
 TRUNCATION_NOTE = "\n…[tool_result truncated (compact)]"
@@ -174,42 +174,58 @@ def _truncate_block(block: Block, limit: int) -> tuple[Block, int] | None:
     return None
 
 
+def _cut_message(message: Message, limit: int) -> tuple[Message | None, tuple[tuple[int, str, int, int], ...]]:
+    """The cut copy of one message (None when nothing in it is over `limit`) and, per cut block, its
+    (block index, tool_use_id, original chars, kept chars)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return None, ()
+    new_blocks = None
+    cut_blocks: list[tuple[int, str, int, int]] = []
+    for j, block in enumerate(content):
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        cut = _truncate_block(block, limit)
+        if cut is None:
+            continue
+        if new_blocks is None:
+            new_blocks = list(content)
+        new_blocks[j], kept = cut
+        cut_blocks.append((j, block.get("tool_use_id", ""), len(result_text(block)), kept))
+    return ({**message, "content": new_blocks} if new_blocks is not None else None), tuple(cut_blocks)
+
+
 def _truncate_messages(
-    messages: Sequence[Message], indices: Sequence[int], limit: int, already: dict[tuple[int, int], TruncatedBlock]
+    messages: Sequence[Message], indices: Sequence[int], limit: int, already: dict[tuple[int, int], TruncatedBlock],
+    memo: MessageMemo,
 ) -> dict[int, Message]:
-    """Cut the tool_results of the messages at `indices`; return replacements by history index."""
+    """Cut the tool_results of the messages at `indices`; return replacements by history index (a message's
+    cut copy is made once per memo, so repeated calls return the same objects)."""
     replaced: dict[int, Message] = {}
     for i in indices:
         message = messages[i]
-        content = message.get("content")
-        if not isinstance(content, list):
-            continue
-        new_blocks = None
-        for j, block in enumerate(content):
-            if not isinstance(block, dict) or block.get("type") != "tool_result":
-                continue
-            cut = _truncate_block(block, limit)
-            if cut is None:
-                continue
-            if new_blocks is None:
-                new_blocks = list(content)
-            new_blocks[j], kept = cut
-            original = already[(i, j)].original_chars if (i, j) in already else len(result_text(block))
-            already[(i, j)] = TruncatedBlock(i, j, block.get("tool_use_id", ""), original, kept)
-        if new_blocks is not None:
-            replaced[i] = {**message, "content": new_blocks}
+        copy, cut_blocks = memo.cut(message, limit, lambda: _cut_message(message, limit))
+        for j, tool_use_id, original_chars, kept in cut_blocks:
+            original = already[(i, j)].original_chars if (i, j) in already else original_chars
+            already[(i, j)] = TruncatedBlock(i, j, tool_use_id, original, kept)
+        if copy is not None:
+            replaced[i] = copy
     return replaced
 
 
-def compact_messages(messages: list[Message], options: CompactOptions | None = None) -> CompactResult:
+def compact_messages(messages: list[Message], options: CompactOptions | None = None,
+                     memo: MessageMemo | None = None) -> CompactResult:
     """Compact the outbound copy of `messages`; pure, never mutates its input.
 
-    `result.messages` is the same list object when nothing changed.
+    `result.messages` is the same list object when nothing changed. `memo` (kept by a caller that
+    compacts the same growing history again and again) remembers each message's size and cut copy.
     """
     options = options or CompactOptions()
+    memo = memo or MessageMemo()
     n = len(messages)
-    per_message = [tk.message_tokens(m) for m in messages]
-    chars = [tk.message_chars(m) for m in messages]
+    sizes = [memo.sizes(m) for m in messages]
+    per_message = [t for t, _ in sizes]
+    chars = [c for _, c in sizes]
     tokens_before, chars_before = sum(per_message), sum(chars)
 
     def unchanged(enabled: bool, protected: tuple[int, ...] = ()) -> CompactResult:
@@ -230,18 +246,18 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
     protected = rounds[len(rounds) - keep_whole:] if keep_whole else []
     truncatable = rounds[: len(rounds) - len(protected)]
     cuts: dict[tuple[int, int], TruncatedBlock] = {}
-    replaced = _truncate_messages(messages, truncatable, options.max_tool_result_chars, cuts)
+    replaced = _truncate_messages(messages, truncatable, options.max_tool_result_chars, cuts, memo)
 
     def size_after() -> int:
         total = 0
         for i in range(start, n):
-            total += tk.message_tokens(replaced[i]) if i in replaced else per_message[i]
+            total += memo.tokens(replaced[i]) if i in replaced else per_message[i]
         return total
 
     tokens_after = size_after()
     if options.max_tokens is not None and tokens_after > options.max_tokens:
         # Token budget: the newest round too, then any later safe cut point, then harder cuts.
-        replaced.update(_truncate_messages(messages, protected, options.max_tool_result_chars, cuts))
+        replaced.update(_truncate_messages(messages, protected, options.max_tool_result_chars, cuts, memo))
         protected = []
         tokens_after = size_after()
         while tokens_after > options.max_tokens:
@@ -253,7 +269,7 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
         if tokens_after > options.max_tokens:
             limit = min(HARD_TOOL_RESULT_CHARS, options.max_tool_result_chars)
             current = [replaced.get(i, messages[i]) for i in range(n)]
-            replaced.update(_truncate_messages(current, _tool_round_indices(messages, start), limit, cuts))
+            replaced.update(_truncate_messages(current, _tool_round_indices(messages, start), limit, cuts, memo))
             tokens_after = size_after()
 
     cuts = {key: cut for key, cut in cuts.items() if key[0] >= start}
@@ -261,7 +277,7 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
         return unchanged(True, tuple(protected))
 
     outbound = [replaced.get(i, messages[i]) for i in range(start, n)]
-    chars_after = sum(tk.message_chars(replaced[i]) if i in replaced else chars[i] for i in range(start, n))
+    chars_after = sum(memo.chars(replaced[i]) if i in replaced else chars[i] for i in range(start, n))
     report = CompactReport(
         enabled=True, before=n, after=len(outbound), first_kept=start, dropped=tuple(range(start)),
         truncated=tuple(sorted(cuts.values(), key=lambda c: (c.message_index, c.block_index))),

@@ -205,23 +205,29 @@ def missing_from(request: Callable[[], str], facts: Sequence[MessageFacts], indi
     return tuple(p for p in prompts if p not in text), tuple(p for p in paths if p not in text)
 
 
-def request_text(messages: Iterable[Message]) -> str:
-    """Every text the model is sent, joined (what the loss report searches for prompts and paths)."""
+def request_text(messages: Iterable[Message], text_of_message: Callable[[Message], str | None] | None = None) -> str:
+    """Every text the model is sent, joined (what the loss report searches for prompts and paths).
+    `text_of_message` stands in for `message_text` (a replay passes one that remembers each message's)."""
+    texts = ((text_of_message or message_text)(m) for m in messages)
+    return "\n".join(t for t in texts if t is not None)
+
+
+def message_text(message: Message) -> str | None:
+    """The texts of one message joined as `request_text` joins them (None: it has no text part at all)."""
     parts: list[str] = []
-    for message in messages:
-        for block in blocks(message):
-            kind = block.get("type")
-            if kind == "text":
-                parts.append(block.get("text", ""))
-            elif kind == "tool_use":
-                parts.append(_input_text(block.get("input")))
-            elif kind == "tool_result":
-                content = block.get("content")
-                if isinstance(content, str):
-                    parts.append(content)
-                elif isinstance(content, list):
-                    parts.extend(b.get("text", "") for b in content if isinstance(b, dict))
-    return "\n".join(parts)
+    for block in blocks(message):
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(block.get("text", ""))
+        elif kind == "tool_use":
+            parts.append(_input_text(block.get("input")))
+        elif kind == "tool_result":
+            content = block.get("content")
+            if isinstance(content, str):
+                parts.append(content)
+            elif isinstance(content, list):
+                parts.extend(b.get("text", "") for b in content if isinstance(b, dict))
+    return "\n".join(parts) if parts else None
 
 
 def _input_text(value: Any) -> str:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from tui_agent.core.compaction.legacy import CompactOptions, compact_messages
+from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.compaction.plan import BlockCut, CompactPlan, CompactResult
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.messages import Message
@@ -43,6 +44,7 @@ class SeedCompactor:
         self._last_estimate = 0
         self._override: int | None = None
         self._last: list[Message] = []
+        self._memo = MessageMemo()  # the history's sizes and cut copies, made once per message
 
     @property
     def ratio(self) -> float:
@@ -73,7 +75,7 @@ class SeedCompactor:
 
     def _plan(self, history: Sequence[Message], call: int) -> CompactResult:
         options = self.options if self.options.max_tokens is not None else replace(self.options, max_tokens=self._budget())
-        result = compact_messages(list(history), options)
+        result = compact_messages(list(history), options, self._memo)
         report = result.report
         cuts: dict[int, tuple[BlockCut, ...]] = {}
         for cut in report.truncated:

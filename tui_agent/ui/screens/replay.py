@@ -8,14 +8,14 @@ kept: the compactor is sticky, so a far jump replays the calls before it first).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input
+from textual.widgets import Footer, Header, Input, Static
 
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
@@ -25,9 +25,9 @@ if TYPE_CHECKING:
     from tui_agent.core.replay import Replay, ReplayStep
     from tui_agent.core.session import Session
 
+PROGRESS_AFTER = 0.5  # seconds: a jump that takes longer shows a progress line
+CHUNK = 10  # calls made between two frames while a far jump replays
 HINT = "Replay (read-only): nothing is sent. n next call · p previous · g jump · ] [ events · q quit"
-FAR_JUMP = 40  # more calls than this to replay first: in a thread, with progress
-PROGRESS_EVERY = 10
 JUMP_HINT = "Jump to: a call number (12), an event (e3), or e for the next event; Enter jumps, Esc cancels"
 
 
@@ -62,7 +62,6 @@ class ReplayPanel(BudgetPanel):
 
 class ReplayScreen(Screen):
     AUTO_FOCUS = None
-    jumping = False
     BINDINGS = [
         Binding("n", "step(1)", "Next call"),
         Binding("p", "step(-1)", "Previous"),
@@ -77,6 +76,8 @@ class ReplayScreen(Screen):
     ReplayScreen #replay-body { height: 1fr; }
     ReplayScreen #replay-left { width: 1fr; }
     ReplayScreen #replay-prompt { margin: 0 1; }
+    ReplayScreen #replay-progress { margin: 0 1; color: $text-muted; display: none; }
+    ReplayScreen #replay-progress.-active { display: block; }
     ReplayScreen.-panel-hidden #panel { display: none; }
     """
 
@@ -85,6 +86,7 @@ class ReplayScreen(Screen):
         self.replay = replay
         self.session = session
         self.current = min(max(start, 0), replay.calls - 1)
+        self.last_progress = ""  # the last progress line shown (a far jump's)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
@@ -92,6 +94,7 @@ class ReplayScreen(Screen):
             with VerticalScroll(id="replay-left"):
                 yield ReplayCard(id="replay-card")
             yield ReplayPanel(self.session, id="panel")
+        yield Static("", id="replay-progress", markup=False)
         yield Input(placeholder=HINT, id="replay-prompt", disabled=True)
         yield Footer()
 
@@ -123,27 +126,65 @@ class ReplayScreen(Screen):
         model = self.replay.model or "unknown model"
         self.sub_title = strip_controls(f"call {step.number}/{self.replay.calls} · {model} · {name}")  # names are untrusted
 
+    async def replay_on(self, calls: range, found: Callable[[int, "ReplayStep"], bool] | None = None,
+                        target: int | None = None) -> int | None:
+        """Step through `calls` until `found(k, step)` holds (its k; None when it never does). Calls not
+        replayed yet are made a few at a time between frames, with a progress line once that takes longer
+        than `PROGRESS_AFTER` (a far jump, or an event search that replays on): "replaying call N/target"
+        (`target`: the call number aimed at; the end of `calls` by default)."""
+        import asyncio
+        import time
+
+        line = self.query_one("#replay-progress", Static)
+        started = time.monotonic()
+        made = 0
+        try:
+            for k in calls:
+                fresh = k >= self.replay.made
+                step = self.replay.step(k)
+                if found is not None and found(k, step):
+                    return k
+                made += fresh
+                if fresh and made % CHUNK == 0:
+                    if time.monotonic() - started >= PROGRESS_AFTER:
+                        self.last_progress = f"replaying call {k + 1}/{target or calls.stop}…"
+                        line.update(self.last_progress)
+                        line.add_class("-active")
+                    await asyncio.sleep(0)  # let the progress line draw and keys through
+            return None
+        finally:
+            line.remove_class("-active")
+
+    async def go_to(self, k: int) -> None:
+        """Show call `k`, replaying the calls before it first when they are not yet (`replay_on`)."""
+        k = min(max(k, 0), self.replay.calls - 1)
+        await self.replay_on(range(self.replay.made, k), target=k + 1)
+        self.show_call(k)
+
+    def jump(self, k: int) -> None:
+        self.run_worker(self.go_to(k), group="replay-jump", exclusive=True)
+
     # -- actions -------------------------------------------------------------------------------
     def action_step(self, delta: int) -> None:
         self.show_call(self.current + delta)
 
     def action_event(self, direction: int) -> None:
-        target = self.next_event(direction)
+        self.run_worker(self._event(direction), group="replay-jump", exclusive=True)
+
+    async def _event(self, direction: int) -> None:
+        target = await self.next_event(direction)
         if target is None:
             self.notify("No further compaction event" + (" replayed yet" if direction > 0 else ""), timeout=2)
             return
         self.show_call(target)
 
-    def next_event(self, direction: int) -> int | None:
+    async def next_event(self, direction: int) -> int | None:
         """The call index of the next (or previous) event; forward, ours are found by replaying on."""
         if direction < 0:
             earlier = [k for k, _ in self.replay.event_calls() if k < self.current]
             return earlier[-1] if earlier else None
-        for k in range(self.current + 1, self.replay.calls):
-            step = self.replay.step(k)
-            if step.event_line or step.agent_compactions:
-                return k
-        return None
+        return await self.replay_on(range(self.current + 1, self.replay.calls),
+                                    lambda k, step: bool(step.event_line or step.agent_compactions))
 
     def action_jump(self) -> None:
         prompt = self.prompt
@@ -165,51 +206,29 @@ class ReplayScreen(Screen):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip().lower()
         self._close_prompt()
-        target = self.jump_target(text)
+        self.run_worker(self._submit(text), group="replay-jump", exclusive=True)
+
+    async def _submit(self, text: str) -> None:
+        target = await self.jump_target(text)
         if target is None:
             self.notify(f"Not a call or an event: {text!r} (calls 1–{self.replay.calls}; e, e3)", severity="warning",
                         timeout=3)
             return
-        if target - len(self.replay.steps) > FAR_JUMP:
-            self._replay_to(target)  # seconds of replaying: in a thread, with progress on screen
-        else:
-            self.show_call(target)
+        await self.go_to(target)
 
-    @work(thread=True, exclusive=True, group="replay-jump", exit_on_error=False)
-    def _replay_to(self, target: int) -> None:
-        """A far jump (`g 430`) replays every call before it: say how far it got while it works."""
-        self.jumping = True
-        try:
-            start = len(self.replay.steps)
-            for k in range(start, target + 1):
-                self.replay.step(k)
-                if (k - start) % PROGRESS_EVERY == 0:
-                    self.app.call_from_thread(self._show_progress, k, target)
-        finally:
-            self.jumping = False
-        self.app.call_from_thread(self.show_call, target)
-
-    def _show_progress(self, k: int, target: int) -> None:
-        self.sub_title = f"replaying call {k + 1} of {target + 1}… (a far jump replays every call before it)"
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """While a far jump replays, stepping waits for it (the steps are being made in a thread)."""
-        return not (self.jumping and action in ("step", "event", "jump"))
-
-    def jump_target(self, text: str) -> int | None:
+    async def jump_target(self, text: str) -> int | None:
         if text.isdigit():
             n = int(text)
             return n - 1 if 1 <= n <= self.replay.calls else None
         if text in ("e", "event"):
-            return self.next_event(1)
+            return await self.next_event(1)
         if text.startswith("e") and text[1:].isdigit():
             wanted = int(text[1:])
+            # ours are known once replayed: replay on until the wanted event is known (or the end)
+            if len(self.replay.event_calls()) < wanted:
+                await self.replay_on(range(self.current + 1, self.replay.calls),
+                                     lambda k, step: len(self.replay.event_calls()) >= wanted)
             events = self.replay.event_calls()
-            k = self.current
-            while len(events) < wanted and k + 1 < self.replay.calls:  # ours are known once replayed
-                k += 1
-                self.replay.step(k)
-                events = self.replay.event_calls()
             return events[wanted - 1][0] if 1 <= wanted <= len(events) else None
         return None
 

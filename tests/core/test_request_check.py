@@ -1,0 +1,62 @@
+"""`RequestCheck.valid` is `not protocol_errors(...)`: on every request each replay strategy sends for a real
+Claude Code log, and on those requests broken in the ways compaction could break them."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from tui_agent.core.economics import load_recorded, strategy_runs
+from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
+from tui_agent.core.request_check import RequestCheck
+
+LOG = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts" / \
+    "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+
+
+def broken(messages: list[dict], rng: random.Random) -> list[dict]:
+    out = list(messages)
+    kind = rng.randrange(6)
+    i = rng.randrange(len(out))
+    if kind == 0:
+        del out[i]  # a tool_result loses its tool_use, or a tool_use its answer
+    elif kind == 1 and len(out) > 1:
+        j = rng.randrange(len(out))
+        out[i], out[j] = out[j], out[i]
+    elif kind == 2:
+        out.insert(i, out[i])  # a duplicated tool_use id
+    elif kind == 3:
+        out[i] = {**out[i], "content": [{"type": "text", "text": "  "}]}
+    elif kind == 4:
+        out[i] = {**out[i], "role": "system"}
+    else:
+        out = out[i:]  # may start with an assistant message or an orphan result
+    return out
+
+
+def test_valid_is_protocol_errors_on_every_replayed_request_and_its_breakages():
+    recorded = load_recorded(LOG)
+    runs = strategy_runs(recorded, check_memory=False)
+    check = RequestCheck()
+    rng = random.Random(20)
+    compared = invalid = 0
+    for _ in recorded.calls:
+        for run in runs.values():
+            messages = run.step().messages
+            for request in [messages] + [broken(messages, rng) for _ in range(3)]:
+                expected = not protocol_errors(request)
+                assert check.valid(request) == expected, protocol_errors(request)[:3]
+                compared += 1
+                invalid += not expected
+    assert compared > 400 and invalid > 100  # both answers were exercised
+
+
+def test_pending_tool_use_and_results_after_text():
+    check = RequestCheck()
+    use = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]}
+    pending = [user_text("hi"), use]
+    assert not check.valid(pending) and protocol_errors(pending)
+    assert check.valid(pending, allow_pending=True) and not protocol_errors(pending, allow_pending=True)
+    late = {"role": "user", "content": [{"type": "text", "text": "x"}, tool_result_block("t1", "ok")]}
+    assert not check.valid([user_text("hi"), use, late]) and protocol_errors([user_text("hi"), use, late])
+    assert not check.valid([])

@@ -1,0 +1,66 @@
+"""Checkpoints change no figure: a replay that keeps only a few steps and makes the others again from its
+checkpoints (each compactor's exported state + the runs' accumulators) gives every step and the report
+exactly as a straight run from call 1 does, on real Claude Code logs, in any order."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from tui_agent.core.economics import STRATEGIES
+from tui_agent.core.replay import open_replay, report_json, step_json
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts"
+LOGS = {"drmaciver": "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl",
+        "m-claude": "M-Thisness__M-Claude__3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl"}
+
+
+def figures(replay, step) -> str:
+    return json.dumps(step_json(replay, step), sort_keys=True)
+
+
+@pytest.mark.parametrize("log", sorted(LOGS))
+def test_steps_made_again_from_checkpoints_are_the_straight_runs_steps(log: str) -> None:
+    path = SHARED / LOGS[log]
+    straight = open_replay(path, STRATEGIES, check_memory=True)
+    expected = [figures(straight, s) for s in straight.run_all()]
+    report = report_json(straight.report())
+
+    replay = open_replay(path, STRATEGIES, check_memory=True)
+    replay.checkpoint_every, replay.keep_steps = 7, 3
+    made_again = []
+    replay.progress = lambda done, target: made_again.append(done)
+    replay.run_all()  # the frontier goes to the end first: the report covers every call
+    assert len(replay.steps) == 3 and len(made_again) == replay.calls
+    assert report_json(replay.report()) == report  # every figure of the table, after checkpoints
+    order = list(range(replay.calls))
+    random.Random(20).shuffle(order)
+    for k in order[:80] + [0, 1, replay.calls - 1]:
+        assert figures(replay, replay.step(k)) == expected[k], f"call {k + 1}"
+    assert len(replay.steps) == 3  # memory stays bounded
+
+
+def test_a_step_made_again_is_found_from_the_nearest_checkpoint() -> None:
+    replay = open_replay(SHARED / LOGS["drmaciver"])
+    replay.checkpoint_every, replay.keep_steps = 5, 1
+    replay.run_all()
+    assert sorted(replay._checkpoints) == list(range(0, replay.calls, 5))
+    seen: list[int] = []
+    replay.progress = lambda done, target: seen.append(done)
+    replay.step(12)  # made again from the checkpoint at call index 10: calls 11, 12, 13, not from call 1
+    assert seen == []  # remaking is not the frontier's progress
+    assert [s.number for s in replay.steps] == [13]
+
+
+def test_taking_a_checkpoint_at_every_call_changes_no_figure_of_the_report() -> None:
+    from tui_agent.core.economics import session_report
+
+    path = SHARED / LOGS["drmaciver"]
+    replay = open_replay(path, STRATEGIES, check_memory=True)
+    replay.checkpoint_every = 1
+    replay.run_all()
+    assert len(replay._checkpoints) == replay.calls
+    assert report_json(replay.report()) == report_json(session_report(path))  # the table without checkpoints

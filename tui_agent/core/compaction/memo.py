@@ -1,0 +1,73 @@
+"""Per-message facts that compaction asks for at every call, computed once per message object.
+
+A replay (and a long live session) asks the legacy strategies for a request at every call, and each
+request re-measures the same few hundred history messages and re-cuts the same tool results: on a
+433-call Claude Code log that was most of `replay --report`'s time. History messages are never edited
+(append-only, compaction works on copies), so a message object's size and its cut copy never change;
+this memo keeps them by identity. Each entry keeps its message alive, so an `id` is never reused for
+another message while it is remembered. Reusing the cut copy also keeps a strategy's requests made of the
+same objects from one call to the next, which lets the cache-prefix comparison stop at `is`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+from tui_agent.core import tokens as tk
+from tui_agent.core.messages import Message
+
+T = TypeVar("T")
+
+
+class _ByIdentity(Generic[T]):
+    """A value per object, keyed by `id` with the object kept alive beside it."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[int, object], tuple[object, T]] = {}
+
+    def get(self, obj: object, extra: object, make: Callable[[], T]) -> T:
+        key = (id(obj), extra)
+        known = self._known.get(key)
+        if known is not None and known[0] is obj:
+            return known[1]
+        value = make()
+        self._known[key] = (obj, value)
+        return value
+
+
+class MessageMemo:
+    """Token estimates, character counts and cut copies of messages, each computed once per object."""
+
+    def __init__(self) -> None:
+        self._sizes: dict[int, tuple[Message, int, int]] = {}  # id → (message kept alive, tokens, chars)
+        self._cuts: _ByIdentity[object] = _ByIdentity()
+        self._texts: dict[int, tuple[Message, str | None]] = {}
+
+    def text(self, message: Message) -> str | None:
+        """`ledger.message_text(message)`: what a request's text search sees of it."""
+        known = self._texts.get(id(message))
+        if known is None or known[0] is not message:
+            from tui_agent.core.compaction.ledger import message_text
+
+            known = (message, message_text(message))
+            self._texts[id(message)] = known
+        return known[1]
+
+    def sizes(self, message: Message) -> tuple[int, int]:
+        """(chars/4 token estimate, characters) of `message`."""
+        known = self._sizes.get(id(message))
+        if known is None or known[0] is not message:
+            known = (message, tk.message_tokens(message), tk.message_chars(message))
+            self._sizes[id(message)] = known
+        return known[1], known[2]
+
+    def tokens(self, message: Message) -> int:
+        return self.sizes(message)[0]
+
+    def chars(self, message: Message) -> int:
+        return self.sizes(message)[1]
+
+    def cut(self, message: Message, limit: int, make: Callable[[], T]) -> T:
+        """`make()` (the cut of `message` at `limit` characters), remembered for this message and limit."""
+        return self._cuts.get(message, limit, make)  # type: ignore[return-value]

@@ -1,0 +1,254 @@
+"""Model calls as OpenTelemetry spans, for teams that already run a trace collector.
+
+Only when the standard `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set:
+otherwise `tracer_from_env` returns None and nothing of OpenTelemetry is imported or sent. With it set,
+each model call becomes one span sent over OTLP/HTTP (protobuf) by `opentelemetry-sdk` and its exporter
+(the optional extra `pip install 'tui-agent[otel]'`), which read the usual `OTEL_*` variables themselves
+(headers, timeout, compression, `OTEL_SERVICE_NAME`). Langfuse, Phoenix, Jaeger and Grafana Tempo accept
+OTLP/HTTP.
+
+A span follows the GenAI semantic conventions (`gen_ai.operation.name` "chat", `gen_ai.provider.name`,
+`gen_ai.request.model`, `gen_ai.usage.input_tokens` / `output_tokens` / `cache_read.input_tokens` /
+`cache_creation.input_tokens`; the input count includes the cached tokens, as the conventions ask), and
+carries the compaction decision of that call under `tui_agent.compaction.*`: how many messages were
+sent, dropped, cut and masked, the request's tokens before and after compaction (chars/4, system and
+tools included) and its calibrated estimate, the cached prefix (messages), the
+event's reason and, where the replay measured it, the future-entity coverage.
+
+Three sources make one span per call: the live loop (`LiveTracer`, a Session listener), `tui-agent
+replay` and `tui-agent watch` (`step_tracer("replay" | "watch")`, called with each replayed step).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tui_agent.core import events as ev
+
+if TYPE_CHECKING:
+    from tui_agent.core.compaction import CompactPlan
+    from tui_agent.core.replay import Replay, ReplayStep
+
+ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+SERVICE = "tui-agent"
+PROVIDER = "anthropic"  # the recorded agents and our default provider speak the Anthropic Messages API
+
+
+@dataclass(frozen=True)
+class CallSpan:
+    """One model call as the span will tell it (typed, so every source fills the same fields)."""
+
+    source: str  # "live" | "replay" | "watch"
+    session: str  # a journal id or a log's file name
+    call: int  # 1-based
+    model: str
+    input_tokens: int | None = None  # uncached + cache written + cache read (the whole prompt)
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_creation_tokens: int | None = None
+    plan: CompactPlan | None = None  # our compactor's decision for this call's request
+    ours_tokens: float | None = None  # replay: our request on the session's fitted ruler
+    ours_cached_tokens: float | None = None  # replay: the part of it read from the cache
+    coverage: float | None = None  # replay with memory checks: our running future-entity coverage
+    start_ns: int | None = None
+    end_ns: int | None = None
+
+
+def attributes(span: CallSpan) -> dict[str, Any]:
+    """The span's attributes (None values left out: an attribute is there only when known)."""
+    out: dict[str, Any] = {
+        "gen_ai.operation.name": "chat", "gen_ai.provider.name": PROVIDER, "gen_ai.system": PROVIDER,
+        "gen_ai.request.model": span.model, "gen_ai.usage.input_tokens": span.input_tokens,
+        "gen_ai.usage.output_tokens": span.output_tokens,
+        "gen_ai.usage.cache_read.input_tokens": span.cache_read_tokens,
+        "gen_ai.usage.cache_creation.input_tokens": span.cache_creation_tokens,
+        "tui_agent.source": span.source, "tui_agent.session": span.session, "tui_agent.call": span.call,
+        "tui_agent.compaction.ours_tokens": span.ours_tokens,
+        "tui_agent.compaction.ours_cached_tokens": span.ours_cached_tokens,
+        "tui_agent.compaction.coverage": span.coverage,
+    }
+    plan = span.plan
+    if plan is not None:
+        event = plan.event
+        out.update({
+            "tui_agent.compaction.mode": plan.mode, "tui_agent.compaction.sent": plan.sent_count,
+            "tui_agent.compaction.dropped": plan.dropped_count,
+            "tui_agent.compaction.cut": sum(len(v) for v in plan.cuts.values()),
+            "tui_agent.compaction.masked": sum(len(v) for v in plan.masks.values()),
+            "tui_agent.compaction.tokens_before": plan.message_tokens_before + plan.baseline_tokens,
+            "tui_agent.compaction.tokens_after": plan.message_tokens_after + plan.baseline_tokens,
+            "tui_agent.compaction.estimated_tokens": plan.estimated_tokens,  # calibrated on the usage so far
+            "tui_agent.compaction.cached_messages": plan.cached_messages,
+            "tui_agent.compaction.event": event.line() if event is not None and event.major else None,
+            "tui_agent.compaction.event_reason": event.reason if event is not None else None,
+            "tui_agent.compaction.event_kinds": list(event.kinds) if event is not None else None,
+        })
+    return {key: value for key, value in out.items() if value is not None}
+
+
+class CallTracer:
+    """Sends `CallSpan`s through an SDK tracer provider of its own (the process-wide one is left alone)."""
+
+    FLUSH_EVERY = 1_000  # spans: the SDK's batch queue holds 2,048 and drops the rest; a replay records in a burst
+
+    def __init__(self, provider: Any) -> None:
+        self.provider = provider
+        self.tracer = provider.get_tracer("tui_agent")
+        self.recorded = 0
+
+    def record(self, span: CallSpan) -> None:
+        start = span.start_ns if span.start_ns is not None else time.time_ns()
+        end = span.end_ns if span.end_ns is not None else start
+        otel_span = self.tracer.start_span(f"chat {span.model}".strip(), start_time=start,
+                                           attributes=attributes(span))
+        otel_span.end(end_time=end)
+        self.recorded += 1
+        if self.recorded % self.FLUSH_EVERY == 0:
+            self.provider.force_flush()
+
+    def close(self) -> None:
+        """Send what is still batched and stop (the end of a command or of the app)."""
+        self.provider.force_flush()
+        self.provider.shutdown()
+
+
+def enabled(environ: Mapping[str, str] | None = None) -> bool:
+    environ = os.environ if environ is None else environ
+    return any(environ.get(name, "").strip() for name in ENDPOINT_VARIABLES)
+
+
+def tracer_from_env(environ: Mapping[str, str] | None = None) -> CallTracer | None:
+    """A tracer when an OTLP endpoint is configured, else None (and nothing imported). Raises
+    RuntimeError with a one-line install hint when the variable is set but the extra is missing."""
+    if not enabled(environ):
+        return None
+    try:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    except ImportError as error:
+        raise RuntimeError("OTEL_EXPORTER_OTLP_ENDPOINT is set but OpenTelemetry is not installed "
+                           f"(pip install 'tui-agent[otel]'): {error}") from None
+    environ = os.environ if environ is None else environ
+    # an unreachable collector: one line per batch given up ("Failed to export spans batch…"), not a
+    # warning per retry (the exporter retries with backoff for OTEL_EXPORTER_OTLP_TIMEOUT, 10 s by default)
+    logging.getLogger("opentelemetry.exporter.otlp.proto.http").setLevel(logging.ERROR)
+    provider = TracerProvider(resource=Resource.create({"service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_endpoint(environ))))
+    return CallTracer(provider)
+
+
+def traces_endpoint(environ: Mapping[str, str]) -> str:
+    """Where spans go: the traces endpoint as given, or `/v1/traces` under the base one (as the SDK does)."""
+    traces = environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+    if traces:
+        return traces
+    return environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip().rstrip("/") + "/v1/traces"
+
+
+# -- replay and watch --------------------------------------------------------------------------------
+def replay_span(replay: Replay, step: ReplayStep, source: str = "replay") -> CallSpan:
+    """A recorded call and what our compactor would have sent at it (the figures of `replay --json`)."""
+    from tui_agent.core.replay import OURS
+
+    usage = step.usage
+    stamp = replay.recorded.times[step.number - 1] if step.number - 1 < len(replay.recorded.times) else None
+    start = int(stamp * 1e9) if stamp is not None else None
+    ours = step.costs.get(OURS)
+    return CallSpan(source, replay.path.name, step.number, replay.model, step.real_tokens,
+                    usage.get("output_tokens"), usage.get("cache_read_input_tokens"),
+                    usage.get("cache_creation_input_tokens"), step.plan, round(step.ours_tokens, 1),
+                    round(ours.cached, 1) if ours is not None else None, step.coverage, start, start)
+
+
+class StepTracer:
+    """What `replay` and `watch` call once per call: `tracer(replay, step)`; `close()` at the end."""
+
+    def __init__(self, tracer: CallTracer, source: str) -> None:
+        self.tracer, self.source = tracer, source
+
+    def __call__(self, replay: Replay, step: ReplayStep) -> None:
+        self.tracer.record(replay_span(replay, step, self.source))
+
+    def close(self) -> None:
+        self.tracer.close()
+
+
+def step_tracer(source: str, environ: Mapping[str, str] | None = None) -> StepTracer | None:
+    """A per-call tracer for `source` ("replay" | "watch") when an endpoint is configured, else None
+    (nothing imported). Raises RuntimeError (one line) when the extra is not installed."""
+    tracer = tracer_from_env(environ)
+    return StepTracer(tracer, source) if tracer is not None else None
+
+
+# -- the live loop -----------------------------------------------------------------------------------
+class LiveTracer:
+    """A Session listener: a span per answered model call, from its start to its usage (or to its reply,
+    for a provider that reports none, such as the demo model), with the call's plan."""
+
+    def __init__(self, tracer: CallTracer, session_name: str) -> None:
+        self.tracer = tracer
+        self.session_name = session_name
+        self._started: dict[int, tuple[int, str]] = {}  # call → (start ns, model)
+        self._plans: dict[int, CompactPlan] = {}
+        self._answered: dict[int, int] = {}  # call → when its reply came (waiting for its usage)
+        self._current = 0
+
+    def __call__(self, event: Any) -> None:
+        match event:
+            case ev.ModelCallStarted(call=call, model=model):
+                self._flush()
+                self._started[call] = (time.time_ns(), model)
+                self._current = call
+            case ev.CompactionReported(call=call, plan=plan):
+                self._plans[call] = plan
+            case ev.AssistantMessage():
+                if self._current in self._started:
+                    self._answered[self._current] = time.time_ns()
+            case ev.Usage(purpose="call") as usage:
+                self._answered.pop(usage.call, None)
+                self._record(usage.call, time.time_ns(), usage)
+            case ev.TurnEnded() | ev.TurnClosed():
+                self._flush()
+
+    def _flush(self) -> None:
+        """The answered calls whose provider reported no usage; calls never answered are left out."""
+        for call, end in sorted(self._answered.items()):
+            self._record(call, end, None)
+        self._answered.clear()
+        self._started.clear()
+        self._plans.clear()
+
+    def _record(self, call: int, end: int, usage: ev.Usage | None) -> None:
+        start, model = self._started.pop(call, (None, ""))
+        plan = self._plans.pop(call, None)
+        if usage is None:
+            self.tracer.record(CallSpan("live", self.session_name, call, model, plan=plan, start_ns=start, end_ns=end))
+            return
+        self.tracer.record(CallSpan(
+            "live", self.session_name, call, model, usage.context_tokens, usage.output_tokens,
+            usage.cache_read_input_tokens, usage.cache_creation_input_tokens, plan, start_ns=start, end_ns=end))
+
+
+def attach(session: Any, environ: Mapping[str, str] | None = None) -> LiveTracer | None:
+    """Trace `session`'s model calls when an endpoint is configured (None otherwise)."""
+    tracer = tracer_from_env(environ)
+    if tracer is None:
+        return None
+    live = LiveTracer(tracer, session.trace_id)
+    session.listeners.append(live)
+    session.closers.append(_closer(tracer))
+    return live
+
+
+def _closer(tracer: CallTracer):
+    async def close() -> None:
+        tracer.close()
+
+    return close
