@@ -106,7 +106,7 @@ class LogSource:
         return logs[0] if fresh and logs[0] in fresh and logs[0] != current else None
 
 
-def watch_json(source: LogSource, path: Path, policy) -> int:  # noqa: ANN001
+def watch_json(source: LogSource, path: Path, policy) -> int:
     import json
 
     from tui_agent.core.call_figures import FiguresRun
@@ -115,13 +115,13 @@ def watch_json(source: LogSource, path: Path, policy) -> int:  # noqa: ANN001
 
     stop = threading.Event()
 
-    def finish(signum: int, frame: object) -> None:  # noqa: ARG001
+    def finish(signum: int, frame: object) -> None:
         stop.set()
 
     previous = {sig: signal.signal(sig, finish) for sig in (signal.SIGINT, signal.SIGTERM)}
     out = sys.stdout
 
-    def emit(live: LiveReplay, run: FiguresRun, steps) -> None:  # noqa: ANN001
+    def emit(live: LiveReplay, run: FiguresRun, steps) -> None:
         for step in steps:
             record = run.figures(live.replay, step, live.pre_tokens()).json()
             record["session"] = path.stem
@@ -158,7 +158,7 @@ def watch_json(source: LogSource, path: Path, policy) -> int:  # noqa: ANN001
             signal.signal(sig, handler)
 
 
-def _report(live, path: Path) -> None:  # noqa: ANN001
+def _report(live, path: Path) -> None:
     notes = []
     if live.unreadable:
         notes.append(f"{live.unreadable} unreadable line(s) skipped")

@@ -94,7 +94,7 @@ def test_watch_json_follows_a_log_written_in_chunks(tmp_path):
             written = cut
             expected = _calls_in(data[:cut])
             if expected >= FIT_CALLS:  # the ruler is fixed: every call written is out
-                wait_until_sync(lambda: len(watch.out) >= expected, what=f"{expected} calls", timeout=120,
+                wait_until_sync(lambda n=expected: len(watch.out) >= n, what=f"{expected} calls", timeout=120,
                                 shown=watch.shown)
     finally:
         code = watch.stop(signal.SIGINT)
@@ -118,6 +118,8 @@ def test_watch_json_follows_a_log_written_in_chunks(tmp_path):
     flagged = [r["call"] for r in records if r["agent_compaction"]]
     assert flagged == [c["call"] for c in replay["agent_compactions"] if c["call"] > 0]
     assert flagged, "the recorded compaction is flagged"
+    forgot = records[flagged[0] - 1]["agent_forgot"]
+    assert forgot and forgot[0]["prompts"] and forgot[0]["paths"]  # what its summary no longer names
     assert all(r["recorded_cost_usd"] is not None for r in records)
     totals = [r["recorded_total_usd"] for r in records]
     assert totals == sorted(totals)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tui_agent.core.forgot import Forgotten, forgotten
 from tui_agent.core.prices import for_model
 from tui_agent.core.providers.models import model_info
 from tui_agent.core.replay import OURS, Replay, ReplayStep
@@ -44,6 +45,7 @@ class CallFigures:
     ours_cost_usd: float | None
     ours_total_usd: float | None
     agent_compactions: tuple[AgentCompactionFigures, ...]
+    forgot: tuple[Forgotten, ...] = ()  # per recorded summary before this call: what it no longer names
 
     @property
     def agent_compaction(self) -> bool:
@@ -67,6 +69,8 @@ class CallFigures:
             "agent_compaction": self.agent_compaction,
             "agent_compactions": [{"kind": c.kind, "index": c.index, "pre_tokens": c.pre_tokens, "text": c.text}
                                   for c in self.agent_compactions],
+            "agent_forgot": [{"prompts": list(f.prompts), "paths": list(f.paths), "prompts_before": f.prompts_before,
+                              "paths_before": f.paths_before} for f in self.forgot],
         }
 
 
@@ -102,9 +106,12 @@ class FiguresRun:
         compactions = tuple(AgentCompactionFigures(c.kind, c.index, (pre_tokens or {}).get(c.index)
                                                    if c.kind == "boundary" else None, c.text)
                             for c in step.agent_compactions)
+        start = recorded.segment_start[k - 1] if k > 0 else 0  # where its request began before this
+        forgot = tuple(forgotten(recorded.history, c.index, start) for c in step.agent_compactions
+                       if c.kind == "summary")
         return CallFigures(
             step.number, model, uncached, read, write, step.real_tokens,
             read / step.real_tokens if step.real_tokens else 0.0, gap, price.expired(gap),
             cost, self.recorded_total if self.priced else None, step.ours_tokens, ours_units,
             ours_units * unit if unit is not None else None,
-            ours.total_cost * unit if unit is not None and ours is not None else None, compactions)
+            ours.total_cost * unit if unit is not None and ours is not None else None, compactions, forgot)

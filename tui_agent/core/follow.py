@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 READ_CHUNK = 1 << 20
 MAX_LINE_BYTES = 64 << 20  # the largest real log lines (a pasted image, a huge tool result) are a few MB
@@ -108,7 +108,7 @@ class Follower:
     def close(self) -> None:
         self._close()
 
-    def __enter__(self) -> "Follower":
+    def __enter__(self) -> Follower:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -167,8 +167,7 @@ class Follower:
             except UnicodeDecodeError:
                 batch.unreadable += 1
                 continue
-            if text.endswith("\r"):
-                text = text[:-1]
+            text = text.removesuffix("\r")
             batch.lines.append(text)
 
     def _hold(self, rest: bytes, batch: Batch) -> None:

@@ -21,15 +21,21 @@ does not agree (a rewrite the follower could not see) the replay starts again fr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.economics import Recorded, recorded_transcript
 from tui_agent.core.follow import Batch
 from tui_agent.core.messages import to_json
-from tui_agent.core.replay import REPLAY_STRATEGIES, Replay, ReplayStep, agent_compactions, replay_of
+from tui_agent.core.replay import (
+    REPLAY_STRATEGIES,
+    Replay,
+    ReplayStep,
+    agent_compactions,
+    replay_of,
+)
 from tui_agent.core.transcripts import TranscriptLoad, parse_transcript
 
 FIT_CALLS = 8
