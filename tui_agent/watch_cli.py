@@ -140,7 +140,11 @@ def watch_json(source: LogSource, path: Path, policy) -> int:
                     if batch.reset:
                         say(f"{path.name} was truncated or replaced: reading it again from its start")
                         run = FiguresRun()
+                    restarts = live.restarts
                     live.feed(batch)
+                    if live.restarts != restarts:
+                        say(f"{path.name} no longer reads as it did: its calls again from call 1")
+                        run = FiguresRun()
                     emit(live, run, live.ready())
                     if source.due() and (switched := source.newer(path)) is not None:
                         break

@@ -119,11 +119,7 @@ class LiveReplay:
         if old is not None and old.steps and old.calls >= self.fit_calls:
             self.restarts += 1
             self.handed = 0
-        self.replay = replay_of(self.path, recorded, self.strategies, self.policy or old_policy(old))
-
-
-def old_policy(old: Replay | None) -> CompactPolicy | None:
-    return old.policy if old is not None else None
+        self.replay = replay_of(self.path, recorded, self.strategies, self.policy)
 
 
 def _extends(old: Replay, new: Recorded) -> bool:
