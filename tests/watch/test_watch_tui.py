@@ -75,3 +75,38 @@ async def test_watch_follows_a_growing_log_and_stays_where_the_user_stepped(tmp_
         live = str(screen.query_one(WatchCard).render())
         assert "forgot" in live and "not named in its summary" in live and "coverage" in live
         assert "compacted before this call" in str(screen.query_one(ReplayCard).render())
+
+
+async def test_watch_latest_switches_to_a_newer_session_and_says_so(tmp_path, monkeypatch):
+    import os
+
+    from tui_agent.core.claude_logs import project_folder
+
+    small = SHARED / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+    lines = small.read_bytes().splitlines(keepends=True)
+    project = tmp_path / "proj"
+    project.mkdir()
+    folder = tmp_path / "config" / "projects" / project_folder(project)
+    folder.mkdir(parents=True)
+    old = folder / "old-session.jsonl"
+    old.write_bytes(b"".join(lines[:40]))
+    os.utime(old, (2_000_000, 2_000_000))
+    source = LogSource(None, True, False, cwd=project, env={"CLAUDE_CONFIG_DIR": str(tmp_path / "config")})
+    first = source.first()
+    assert first == old
+    app = WatchApp(source, first, default_policy(), session_label="test", show_durations=False)
+    app.animation_level = "none"
+    notices: list[str] = []
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = app.screen
+        monkeypatch.setattr(app, "notify", lambda message, **kw: notices.append(message))
+        await wait_until(lambda: screen.replay is not None and screen.replay.calls == _calls_in(old.read_bytes()),
+                         what="the old session's calls", shown=lambda: screen.sub_title)
+        new = folder / "new-session.jsonl"
+        new.write_bytes(b"".join(lines))
+        await wait_until(lambda: screen.path == new and screen.replay is not None
+                         and screen.replay.calls == _calls_in(new.read_bytes()),
+                         what="the new session followed", timeout=30, shown=lambda: screen.sub_title)
+        await pilot.pause()
+        assert any("A newer session started: new-session.jsonl" in n for n in notices)
+        assert "new-session.jsonl" in screen.sub_title and screen.following
