@@ -92,7 +92,7 @@ def build_parser(defaults: HelpDefaults | None = None) -> argparse.ArgumentParse
         description="A terminal coding agent with a live context-budget panel. "
         "With no arguments it opens the TUI; with -p it answers one request headless; "
         "`tui-agent serve` serves the TUI in a browser; `tui-agent sessions` lists saved sessions, "
-        "`tui-agent export ID` prints one, `tui-agent replay FILE` steps through a recorded session.",
+        "`tui-agent export ID` prints one, `tui-agent replay FILE` steps through a recorded session, `tui-agent watch FILE|--latest` follows one being written.",
         epilog=ENV_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

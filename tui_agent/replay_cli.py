@@ -28,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the report and every call's numbers as JSON and exit")
     parser.add_argument("--no-memory", action="store_true",
                         help="skip counting prompts/paths missing from each request (faster)")
+    parser.add_argument("--fit-calls", type=int, default=None, metavar="N",
+                        help="fit the token ruler on the first N calls only (`tui-agent watch` fits on 8: "
+                        "this gives its figures)")
     parser.add_argument("--call", type=int, default=1, metavar="N", help="TUI: open at call N (default 1)")
     parser.add_argument("--context-window", type=int, default=None, metavar="TOKENS",
                         help="the recorded model's context window, which our compactor replays against "
@@ -42,6 +45,8 @@ def replay_command(argv: list[str]) -> int:
     path: Path = args.file
     if not path.is_file():
         return _error(f"{path} is not a file")
+    if args.fit_calls is not None and args.fit_calls < 1:
+        return _error(f"--fit-calls must be at least 1 (got {args.fit_calls})")
     if args.context_window is not None and args.context_window < MIN_WINDOW:
         return _error(f"--context-window must be at least {MIN_WINDOW} tokens (got {args.context_window})")
     from tui_agent.core.economics import default_policy
@@ -57,7 +62,8 @@ def replay_command(argv: list[str]) -> int:
 
             if args.report and not is_journal(path):
                 _check_transcript(path)
-            replay = open_replay(path, STRATEGIES, policy, check_memory=not args.no_memory)
+            replay = open_replay(path, STRATEGIES, policy, check_memory=not args.no_memory,
+                                 fit_calls=args.fit_calls)
             replay.progress = StderrProgress()
             replay.run_all()
             _trace(replay)
@@ -80,7 +86,7 @@ def replay_command(argv: list[str]) -> int:
             return 0
         from tui_agent.core.replay import open_replay
 
-        replay = open_replay(path, policy=policy)
+        replay = open_replay(path, policy=policy, fit_calls=args.fit_calls)
     except JournalError as error:
         return _error(str(error))
     except OSError as error:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tui_agent.core.journal.reader import JournalLoad
     from tui_agent.core.session import Session
 
-SUBCOMMANDS = ("sessions", "export", "replay")
+SUBCOMMANDS = ("sessions", "export", "replay", "watch")
 
 
 def add_session_flags(parser: argparse.ArgumentParser) -> None:
@@ -154,6 +154,10 @@ def run_subcommand(argv: list[str]) -> int:
         from tui_agent.replay_cli import replay_command
 
         return replay_command(rest)
+    if name == "watch":
+        from tui_agent.watch_cli import watch_command
+
+        return watch_command(rest)
     return {"sessions": sessions_command, "export": export_command}[name](rest)
 
 

@@ -111,11 +111,17 @@ class StrategyResult:
         return self.cached / self.tokens if self.tokens else 0.0
 
 
-def load_recorded(path: str | Path) -> Recorded:
-    """A Claude Code JSONL log, or one of our session journals (told apart by its header record)."""
+def load_recorded(path: str | Path, fit_calls: int | None = None) -> Recorded:
+    """A Claude Code JSONL log, or one of our session journals (told apart by its header record).
+    `fit_calls`: fit the token ruler on the first calls only (`tui-agent watch` fixes its ruler early)."""
     if is_journal(path):
         return _recorded_journal(path)
-    load: TranscriptLoad = load_transcript(path)
+    return recorded_transcript(load_transcript(path), Path(path).name, fit_calls)
+
+
+def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None = None) -> Recorded:
+    """A loaded Claude Code log ready to replay; the ruler is fitted on its first `fit_calls` calls
+    (all of them when None)."""
     history = load.history
     estimates = [tk.message_tokens(m) for m in history]
     cumulative = [0]
@@ -132,8 +138,9 @@ def load_recorded(path: str | Path) -> Recorded:
         real.append(total)
         starts.append(start)
         usages.append(usage)
-    model = _fit([cumulative[i] - cumulative[s] for i, s in zip(calls, starts)], real)
-    return Recorded(Path(path).name, history, calls, real, starts, model, estimates, load.skipped_lines,
+    fit_on = len(calls) if fit_calls is None else max(fit_calls, 1)
+    model = _fit([cumulative[i] - cumulative[s] for i, s in zip(calls[:fit_on], starts[:fit_on])], real[:fit_on])
+    return Recorded(name, history, calls, real, starts, model, estimates, load.skipped_lines,
                     usages, summaries, sorted(load.compaction_boundaries), load.message_models,
                     times=[load.call_times.get(i) for i in calls])
 

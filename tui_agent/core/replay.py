@@ -256,17 +256,24 @@ class Replay:
 
 
 def open_replay(path: str | Path, strategies: Sequence[str] = REPLAY_STRATEGIES,
-                policy: CompactPolicy | None = None, *, check_memory: bool = False) -> Replay:
+                policy: CompactPolicy | None = None, *, check_memory: bool = False,
+                fit_calls: int | None = None) -> Replay:
     """Load `path` (a Claude Code log or one of our journals). Raises OSError when it cannot be read,
-    `JournalError` for an unusable journal, ValueError when it holds no recorded model call."""
+    `JournalError` for an unusable journal, ValueError when it holds no recorded model call.
+    `fit_calls`: the token ruler is fitted on the first calls only (as `tui-agent watch` does)."""
     path = Path(path)
-    recorded = load_recorded(path)
+    return replay_of(path, load_recorded(path, fit_calls), strategies, policy, check_memory=check_memory)
+
+
+def replay_of(path: Path, recorded: Recorded, strategies: Sequence[str] = REPLAY_STRATEGIES,
+              policy: CompactPolicy | None = None, *, check_memory: bool = False) -> Replay:
+    """A replay of a session already loaded (`tui-agent watch` loads a growing log from its lines)."""
     if not recorded.history:
         raise ValueError(f"{path} has no user or assistant messages (is it a Claude Code .jsonl log?)")
     if not recorded.calls:
         raise ValueError(f"{path} has {len(recorded.history)} messages but no recorded model call with usage "
                          "to replay")
-    compactions = _agent_compactions(recorded)
+    compactions = agent_compactions(recorded)
     return Replay(path, recorded, _main_model(recorded), compactions, tuple(strategies), policy or default_policy(),
                   check_memory)
 
@@ -287,7 +294,8 @@ def _first_call_after(recorded: Recorded, index: int) -> int:
     return 0
 
 
-def _agent_compactions(recorded: Recorded) -> list[AgentCompaction]:
+def agent_compactions(recorded: Recorded) -> list[AgentCompaction]:
+    """Where the recorded agent compacted, in history order (a boundary before its summary)."""
     out: list[AgentCompaction] = []
     if recorded.journal is not None:
         for call in getattr(recorded.journal, "calls", []):

@@ -40,6 +40,9 @@ class TranscriptLoad:
     call_usage: list[tuple[int, dict[str, int]]] = field(default_factory=list)
     # history index of the first message after each `compact_boundary` record (the agent compacted there)
     compaction_boundaries: list[int] = field(default_factory=list)
+    # the `compactMetadata.preTokens` of each `compact_boundary` (the context size the agent compacted
+    # from, as it logged it; None when absent), in the order of `compaction_boundaries`
+    boundary_pre_tokens: list[int | None] = field(default_factory=list)
     # history index of an assistant message → the model that wrote it (whose signature its thinking carries)
     message_models: dict[int, str] = field(default_factory=dict)
     # history index of an assistant message → when the call that began it was logged (POSIX seconds): the
@@ -130,12 +133,18 @@ def _records(lines: Iterable[str], load: TranscriptLoad) -> list[dict[str, Any]]
 
 def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: bool = True) -> TranscriptLoad:
     """Parse `path`; never raises on bad lines (they are counted in `skipped_lines`)."""
-    load = TranscriptLoad(history=[])
     # Only a regular file, and not without end: `--transcript` may name a FIFO or /dev/zero.
     data = read_bytes_capped(path, MAX_TRANSCRIPT_BYTES)
     if data is None:
         raise FileNotFoundError(2, "No such file or directory", str(path))
-    records = _records(data.decode("utf-8", errors="replace").split("\n"), load)
+    return parse_transcript(data.decode("utf-8", errors="replace").split("\n"), keep_thinking=keep_thinking,
+                            keep_meta=keep_meta)
+
+
+def parse_transcript(lines: Iterable[str], *, keep_thinking: bool = True, keep_meta: bool = True) -> TranscriptLoad:
+    """`load_transcript` of lines already read (`tui-agent watch` reads a growing log as lines)."""
+    load = TranscriptLoad(history=[])
+    records = _records(lines, load)
     history = load.history
     seen_usage: set[str] = set()
     started: list[tuple[Message, dict[str, int]]] = []  # assistant message → usage of the call that began it
@@ -147,6 +156,8 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     stamped: list[tuple[Message, float]] = []
     for record in records:
         if record.get("type") == "system":
+            if not boundary_pending:
+                load.boundary_pre_tokens.append(_pre_tokens(record))
             boundary_pending = True
             continue
         if boundary_pending and _lands(record, keep_thinking, keep_meta):
@@ -216,6 +227,12 @@ def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: 
     load.message_models = {where[id(message)]: model for message, model in written_by if id(message) in where}
     load.call_times = {where[id(message)]: stamp for message, stamp in stamped if id(message) in where}
     return load
+
+
+def _pre_tokens(record: dict[str, Any]) -> int | None:
+    meta = record.get("compactMetadata")
+    value = meta.get("preTokens") if isinstance(meta, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _timestamp(value: Any) -> float | None:
