@@ -56,7 +56,7 @@ def test_a_step_made_again_is_found_from_the_nearest_checkpoint() -> None:
 
 
 def test_taking_a_checkpoint_at_every_call_changes_no_figure_of_the_report() -> None:
-    from tui_agent.core.economics import session_report
+    from tui_agent.core.economics_report import session_report
 
     path = SHARED / LOGS["drmaciver"]
     replay = open_replay(path, STRATEGIES, check_memory=True)

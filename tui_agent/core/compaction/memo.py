@@ -48,7 +48,7 @@ class MessageMemo:
         """`ledger.message_text(message)`: what a request's text search sees of it."""
         known = self._texts.get(id(message))
         if known is None or known[0] is not message:
-            from tui_agent.core.compaction.ledger import message_text
+            from tui_agent.core.compaction.recap import message_text
 
             known = (message, message_text(message))
             self._texts[id(message)] = known
