@@ -19,6 +19,7 @@ from tui_agent.core.compaction.plan import CompactEvent, CompactPlan, CompactRes
 from tui_agent.core.messages import Message
 from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.providers.models import cost_usd, model_info
+from tui_agent.core.request_diff import RequestChange, first_difference, ledger_tokens, request_diff  # noqa: F401
 from tui_agent.core.tokens import message_tokens, text_tokens, tokens_for_chars, tools_tokens
 
 if TYPE_CHECKING:
@@ -132,77 +133,6 @@ class EventEntry:
     @property
     def line(self) -> str:
         return self.event.line()
-
-
-@dataclass(frozen=True)
-class RequestChange:
-    """One message of the request that differs from the previous call's: removed, changed or added."""
-
-    kind: str  # "removed" | "changed" | "added"
-    index: int | None  # history index (None: the ledger or the lead placeholder)
-    before_tokens: int
-    after_tokens: int
-
-
-def request_diff(entry: EventEntry) -> list[RequestChange]:
-    """What the event changed in the request, message by message, against the previous call's request."""
-    prev_plan, plan = entry.previous_plan, entry.plan
-    if prev_plan is None:
-        return []
-    changes: list[RequestChange] = []
-    new_indices = set(plan.outbound_indices)
-    for i in prev_plan.outbound_indices:
-        before = _sent(prev_plan, entry.previous_messages, i)
-        if i not in new_indices:
-            changes.append(RequestChange("removed", i, before, 0))
-            continue
-        after = _sent(plan, entry.messages, i)
-        old = _message_at(prev_plan, entry.previous_messages, i)
-        now = _message_at(plan, entry.messages, i)
-        if old is not None and now is not None and old != now:
-            changes.append(RequestChange("changed", i, before, after))
-    old_ledger = _ledger_message(prev_plan, entry.previous_messages)
-    new_ledger = _ledger_message(plan, entry.messages)
-    if new_ledger is not None and new_ledger != old_ledger:
-        kind = "changed" if old_ledger is not None else "added"
-        changes.append(RequestChange(kind, None, message_tokens(old_ledger) if old_ledger else 0,
-                                     message_tokens(new_ledger)))
-    return changes
-
-
-def _message_at(plan: CompactPlan, messages: Sequence[Message], index: int) -> Message | None:
-    pos = plan.position(index)
-    return messages[pos] if pos is not None and pos < len(messages) else None
-
-
-def _sent(plan: CompactPlan, messages: Sequence[Message], index: int) -> int:
-    message = _message_at(plan, messages, index)
-    return message_tokens(message) if message is not None else 0
-
-
-def _ledger_message(plan: CompactPlan, messages: Sequence[Message]) -> Message | None:
-    pos = plan.ledger_position
-    return messages[pos] if pos is not None and pos < len(messages) else None
-
-
-def ledger_tokens(plan: CompactPlan, messages: Sequence[Message]) -> int:
-    """The ledger message's (and a lead placeholder's) sent tokens: sent, but no history row of their own."""
-    total = 0
-    ledger = _ledger_message(plan, messages)
-    if ledger is not None:
-        total += message_tokens(ledger)
-    if plan.lead_placeholder and messages:
-        total += message_tokens(messages[0])
-    return total
-
-
-def first_difference(plan: CompactPlan) -> int | None:
-    """The first history row the request does not send as it is (dropped, excluded, cut or masked)."""
-    candidates = [i for i in (*plan.cuts, *plan.masks, *plan.excluded) if i < plan.history_len]
-    if plan.drop_until > plan.drop_from:
-        candidates += [i for i in range(plan.drop_from, min(plan.drop_until, plan.drop_from + len(plan.kept_in_drop) + 1))
-                       if i not in plan.kept_in_drop]
-    return min(candidates) if candidates else None
 
 
 @dataclass(frozen=True)

@@ -25,15 +25,14 @@ from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.compaction.recap import request_text
 from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
-from tui_agent.core.messages import Message, is_user_text, text_of, to_json, tool_results, tool_uses
+from tui_agent.core.messages import Message, to_json
 from tui_agent.core.request_check import RequestCheck
+from tui_agent.core.replay_checks import common_prefix, newest_intact, required_memory, sized_estimate
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
 
 if TYPE_CHECKING:
     from tui_agent.core.compaction.protocol import CompactorProtocol
 
-PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
-PATH_KEYS = ("file_path", "path", "notebook_path")
 STRATEGIES = ("none", "seed-v1", "v1", "v2")
 
 
@@ -301,11 +300,11 @@ class StrategyRun:
         result.times.append(time.perf_counter() - started)
         if plan is not None and plan.event is not None and plan.event.major:
             result.events += 1
-        sizes = [_estimate(m, self._sized) for m in messages]
+        sizes = [sized_estimate(m, self._sized) for m in messages]
         total = model.request(sum(sizes))
         if compactor is not None:
             compactor.observe_usage(round(total))
-        cached_n = _common_prefix(self._previous, messages, self._previous_keys)
+        cached_n = common_prefix(self._previous, messages, self._previous_keys)
         self._previous_keys = self._previous_keys[:cached_n] + [to_json(m) for m in messages[cached_n:]]
         self._previous = messages
         if k == 0:
@@ -323,7 +322,7 @@ class StrategyRun:
         result.peak = max(result.peak, total)
         result.over_window += total > self.policy.context_window
         result.invalid += not self._check.valid(messages)
-        result.newest_intact += _newest_intact(prefix, messages)
+        result.newest_intact += newest_intact(prefix, messages)
         if self.required is not None and compactor is not None:  # the whole history holds everything
             text = request_text(messages, self._texts.text)
             prompts, paths = self.required[k]
@@ -369,7 +368,7 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
     policy = policy or default_policy()
     model = recorded.model
     baseline_estimate = round(model.baseline / model.ratio)
-    required = _required(recorded) if check_memory else None
+    required = required_memory(recorded) if check_memory else None
     future = future_entities(recorded.history, recorded.calls) if check_memory else None
     out: dict[str, StrategyRun] = {}
     entities, check, texts = EntityIndex(), RequestCheck(), MessageMemo()
@@ -392,72 +391,4 @@ def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: C
         for _ in recorded.calls:
             run.step()
         out[name] = run.result
-    return out
-
-
-def _estimate(message: Message, sized: dict[int, tuple[Message, int]]) -> int:
-    known = sized.get(id(message))
-    if known is not None and known[0] is message:
-        return known[1]
-    estimate = tk.message_tokens(message)
-    sized[id(message)] = (message, estimate)
-    return estimate
-
-
-def _common_prefix(previous: list[Message], current: list[Message], previous_keys: list[str]) -> int:
-    n = 0
-    for old, new in zip(previous, current):
-        if old is not new and previous_keys[n] != to_json(new):
-            break
-        n += 1
-    return n
-
-
-def _newest_intact(prefix: list[Message], messages: list[Message]) -> bool:
-    if not prefix or not messages:
-        return False
-    last = prefix[-1]
-    if not _same(messages[-1], last):
-        return False
-    if tool_results(last) and len(prefix) >= 2:
-        return len(messages) >= 2 and _same(messages[-2], prefix[-2])
-    return True
-
-
-def _same(a: Message, b: Message) -> bool:
-    return a is b or to_json(a) == to_json(b)
-
-
-def _required(recorded: Recorded) -> list[tuple[list[str], list[str]]]:
-    """Per call: the user prompts (text-only, ≤ 2,000 chars, newest first within 80k chars) and the touched
-    file paths of earlier tool calls, which must appear somewhere in the request."""
-    history = recorded.history
-    prompts_so_far: list[str] = []
-    paths_so_far: list[str] = []
-    seen_paths: set[str] = set()
-    out = []
-    scanned = 0
-    for index in recorded.calls:
-        for i in range(scanned, index):
-            message = history[i]
-            if is_user_text(message):
-                text = text_of(message)
-                if text.strip() and len(text) <= PROMPT_MAX_CHARS:
-                    prompts_so_far.append(text)
-            for use in tool_uses(message):
-                tool_input = use.get("input")
-                if isinstance(tool_input, dict):
-                    for key in PATH_KEYS:
-                        value = tool_input.get(key)
-                        if isinstance(value, str) and value and value not in seen_paths:
-                            seen_paths.add(value)
-                            paths_so_far.append(value)
-        scanned = index
-        chosen, used = [], 0
-        for text in reversed(prompts_so_far):
-            if used + len(text) > PROMPTS_BUDGET:
-                break
-            chosen.append(text)
-            used += len(text)
-        out.append((chosen, list(paths_so_far)))
     return out

@@ -23,10 +23,10 @@ from textual.widgets import Static
 
 from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger, CallFigures, base_breakdown, first_difference, ledger_tokens
-from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, counted, fmt_k, fmt_usd
+from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
-from tui_agent.ui.widgets.events_list import NONE_YET, EventsList
+from tui_agent.ui.widgets.events_list import EventsList, no_events_text
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows, number_cells
 from tui_agent.ui.widgets.panel_legend import ACTIONS, legend
 from tui_agent.ui.widgets.spark_line import spark_line
@@ -34,6 +34,7 @@ from tui_agent.ui.widgets.type_through import OnPurpose
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
+
 
 class BudgetPanel(Vertical):
     """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend."""
@@ -375,18 +376,7 @@ class BudgetPanel(Vertical):
 
             entry = EventEntry(pending, self.ledger.current_plan, self.ledger.current_messages,
                                self.ledger.last_plan, self.ledger.last_messages)
-        plan = self.ledger.current_plan
-        empty = NONE_YET
-        if self.ledger.routine_cuts:
-            cuts = self.ledger.routine_cuts
-            empty = (f"no compaction event yet: {cuts} read result{'s' * (cuts != 1)} cut to their head "
-                     "(routine; the cached prefix stays)")
-        elif plan is not None and plan.changed and plan.event is None and not self.ledger.events:
-            cut = sum(len(v) for v in plan.cuts.values())  # a strategy without events (v1, seed)
-            empty = (f"{plan.mode} compaction: {counted(plan.dropped_count, 'older message')} not sent, "
-                     f"{counted(cut, 'result')} cut "
-                     f"· {fmt_k(plan.message_tokens_before)} → {fmt_k(plan.message_tokens_after)} tok")
-        self.events.show(self.ledger.major_events, pending, entry, empty)
+        self.events.show(self.ledger.major_events, pending, entry, no_events_text(self.ledger))
 
     def on_events_list_opened(self, event: EventsList.Opened) -> None:
         from tui_agent.ui.screens.event_view import EventScreen  # not needed for the first frame

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui_agent.core.budget import EventEntry
+from tui_agent.core.budget import BudgetLedger, EventEntry
 from tui_agent.core.compaction.plan import CompactEvent
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.type_through import OnPurpose
@@ -127,3 +127,21 @@ class EventsList(OnPurpose, OptionList, can_focus=False):
 
 
 __all__ = ["EventsList", "NONE_YET"]
+
+
+def no_events_text(ledger: BudgetLedger) -> str:
+    """What the list says while it has no major event: the routine cuts so far, or what a strategy without
+    events (v1, seed) leaves out."""
+    from tui_agent.ui.budget_model import counted, fmt_k
+
+    plan = ledger.current_plan
+    if ledger.routine_cuts:
+        cuts = ledger.routine_cuts
+        return (f"no compaction event yet: {cuts} read result{'s' * (cuts != 1)} cut to their head "
+                "(routine; the cached prefix stays)")
+    if plan is not None and plan.changed and plan.event is None and not ledger.events:
+        cut = sum(len(v) for v in plan.cuts.values())
+        return (f"{plan.mode} compaction: {counted(plan.dropped_count, 'older message')} not sent, "
+                f"{counted(cut, 'result')} cut "
+                f"· {fmt_k(plan.message_tokens_before)} → {fmt_k(plan.message_tokens_after)} tok")
+    return NONE_YET
