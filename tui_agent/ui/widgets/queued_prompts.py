@@ -56,7 +56,7 @@ class QueuedPrompts(Static):
         return text
 
     def _redraw(self) -> None:
-        lines = [f"⏸ queued: {_one_line(text)}" for text in self.texts]
+        lines = [f"» queued: {_one_line(text)}" for text in self.texts]
         self.update("\n".join([*lines, HINT]) if lines else "")
         self.set_class(bool(self.texts), "-visible")
 
