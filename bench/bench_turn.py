@@ -10,7 +10,7 @@ Runs alternate in one process because these machines are noisy: medians and the 
 
 Besides the wall time, the server's clock splits each turn into: start-up (launch → first request), model
 time (request → last SSE chunk written, the fake's own cost), client time per call (last chunk of one reply →
-the next request: SDK parsing, tools, compaction, journal, events) and the exit (last reply → process gone).
+the next request: HTTP + SSE parsing, tools, compaction, journal, events) and the exit (last reply → process gone).
 `--profile` runs ours once more under cProfile and prints where our per-call time goes.
 """
 

@@ -99,3 +99,23 @@ async def test_up_takes_a_queued_prompt_back_and_escape_returns_it_to_the_prompt
         notices = " ".join(str(n.render()) for n in app.screen.query("NoticeLine"))
         assert "queued 2 prompts are back in the prompt" in notices
         assert not protocol_errors(session.history)
+
+
+async def test_a_failed_turn_puts_the_queued_prompt_back_instead_of_sending_it(tmp_path) -> None:
+    from tui_agent.core.providers.base import ProviderError
+
+    gate = Gate()
+    session = scripted_session(make_repo(tmp_path), [tool_reply("Gate", {}, "t1", "Waiting."),
+                                                     ProviderError("The API is down.")], extra_tools=[gate])
+    app = make_app(session)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_and_enter(pilot, "first question")
+        await wait_until(gate.started.is_set, what="the tool to start")
+        await type_and_enter(pilot, "next one")
+        gate.gate.set()
+        prompt = app.screen.query_one("PromptArea")
+        await wait_until(lambda: prompt.text == "next one", what="the queued prompt back in the prompt")
+        await app.workers.wait_for_complete()
+        assert user_prompts(session.history) == ["first question"]
+        notices = " ".join(str(n.render()) for n in app.screen.query("NoticeLine"))
+        assert "The turn failed: your queued prompt is back in the prompt" in notices
