@@ -2,7 +2,8 @@
 
 It owns the turn worker: one `@work(exclusive=True, group="turn")` task per prompt consumes
 `session.run_turn`, hands events to `TurnRenderer` and answers permission requests with the modal.
-Esc cancels that worker; the core repairs the history itself, and the chat says "cancelled".
+Esc cancels that worker; the core repairs the history itself, and the chat says "cancelled". A prompt
+sent while a turn runs is queued (`QueuedPrompts`) and sent when the turn ends, never dropped.
 Under 100 columns the panel folds away behind F2 instead of squeezing the chat.
 """
 
