@@ -16,7 +16,7 @@ from tests.fakes.http import Reply
 from tests.providers.conftest import FAST_RETRY, collect, ended, notices, run
 from tui_agent.core.messages import user_text
 from tui_agent.core.providers.anthropic_provider import AnthropicProvider
-from tui_agent.core.providers.anthropic_wire import API_VERSION, MessageBuilder, StatusError, custom_headers
+from tui_agent.core.providers.anthropic_wire import API_VERSION, MessageBuilder, StatusError, custom_headers, encode
 from tui_agent.core.providers.base import ModelRequest, ProviderError, StreamDone
 from tui_agent.core.session import Session
 from tui_agent.core.tools import builtin_tools
@@ -145,3 +145,8 @@ async def test_a_malformed_event_after_text_keeps_the_text(fake_anthropic):
                                                    tools=[], max_tokens=64)))
     await provider.aclose()
     assert "malformed event" in str(raised.value) and raised.value.partial_text == "Partia"  # the one delta shown
+
+
+def test_a_lone_surrogate_is_escaped_not_a_failed_call():
+    assert encode({"t": "é"}) == '{"t": "é"}'.encode()
+    assert encode({"t": "a\udcff"}) == b'{"t": "a\\udcff"}'

@@ -153,7 +153,7 @@ class WireClient:
     async def stream(self, body: dict[str, Any], builder: MessageBuilder) -> AsyncIterator[str]:
         """POST a streaming request; yields text as it arrives while `builder` assembles the message.
         The body is serialised once, here (no per-field transformation of the whole history)."""
-        payload = json.dumps({**body, "stream": True}, ensure_ascii=False).encode()
+        payload = encode({**body, "stream": True})
         async with self.client.stream("POST", f"{self.base_url}/v1/messages", content=payload,
                                       headers={**self.headers, "accept": "text/event-stream"}) as response:
             if response.status_code >= 400:
@@ -164,7 +164,7 @@ class WireClient:
                     yield text
 
     async def count_tokens(self, body: dict[str, Any]) -> int:
-        payload = json.dumps(body, ensure_ascii=False).encode()
+        payload = encode(body)
         response = await self.client.post(f"{self.base_url}/v1/messages/count_tokens", content=payload,
                                           headers=self.headers)
         if response.status_code >= 400:
@@ -178,6 +178,15 @@ class WireClient:
     async def close(self) -> None:
         """Named as the SDK clients' `close`, which `SdkProvider.aclose` calls."""
         await self.client.aclose()
+
+
+def encode(body: dict[str, Any]) -> bytes:
+    """The JSON body as UTF-8; text with a lone surrogate (undecodable bytes kept by a tool) is sent
+    escaped (ensure_ascii) instead of failing the call."""
+    try:
+        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(body).encode("ascii")
 
 
 async def _status_error(response: Any) -> StatusError:
