@@ -10,7 +10,7 @@ Runs alternate in one process because these machines are noisy: medians and the 
 
 Besides the wall time, the server's clock splits each turn into: start-up (launch → first request), model
 time (request → last SSE chunk written, the fake's own cost), client time per call (last chunk of one reply →
-the next request: SDK parsing, tools, compaction, journal, events) and the exit (last reply → process gone).
+the next request: HTTP + SSE parsing, tools, compaction, journal, events) and the exit (last reply → process gone).
 `--profile` runs ours once more under cProfile and prints where our per-call time goes.
 """
 
@@ -169,7 +169,7 @@ def profile_ours(ws: Path, files: list[str], env: dict[str, str]) -> None:
     target = Path(tempfile.mkdtemp()) / "turn.prof"
     run_once(ours_command(ws, ["-m", "cProfile", "-o", str(target)]), env, ws, files)
     stats = pstats.Stats(str(target))
-    groups = {"SDK (anthropic, httpx)": ("anthropic", "httpx", "httpcore", "h11"),
+    groups = {"HTTP (httpx2; SDK if any)": ("anthropic", "httpx", "httpcore", "h11"),
               "compaction": ("tui_agent/core/compaction",), "journal": ("tui_agent/core/journal",),
               "events / budget": ("tui_agent/core/events", "tui_agent/core/budget", "tui_agent/headless"),
               "tools": ("tui_agent/core/tools",), "loop / session": ("tui_agent/core/loop", "tui_agent/core/session")}
@@ -242,6 +242,8 @@ def main() -> int:
         describe("Claude Code", theirs)
         ratio = statistics.median(r.wall for r in ours) / statistics.median(r.wall for r in theirs)
         print(f"tui-agent / Claude Code: {ratio:.2f}× (target ≤ 0.80: {'OK' if ratio <= 0.8 else 'OVER'})")
+        pairs = [a.wall / b.wall for a, b in zip(ours, theirs)]  # each alternation side by side
+        print(f"per alternation: median {statistics.median(pairs):.2f}×, range {min(pairs):.2f}–{max(pairs):.2f}×")
     if args.profile:
         profile_ours(ws, files, env)
     for folder in (ws, scratch, Path(cc_env["HOME"])):

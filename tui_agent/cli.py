@@ -56,6 +56,7 @@ SUBCOMMAND_HELP = (
     ("sessions", "list saved sessions (tui-agent sessions --help)"),
     ("export", "print a saved session as Markdown or JSON (tui-agent export --help)"),
     ("replay", "step through a recorded session call by call (tui-agent replay --help)"),
+    ("watch", "follow a Claude Code session log being written (tui-agent watch --help)"),
 )
 
 

@@ -87,15 +87,17 @@ def test_the_key_stays_out_of_reprs():
         assert "sk-secret-1" not in repr(provider_from_env(env, model=None, provider=None))
 
 
-def test_preload_imports_the_sdk_without_a_loop():
+def test_preload_imports_what_the_call_needs_without_a_loop():
+    """The Anthropic provider speaks HTTP itself (anthropic_wire): preload imports httpx2, never the
+    `anthropic` SDK, which cost 1–2 s per `-p` run (issue 18, the long turn)."""
     import subprocess
     import sys
 
     code = ("import sys\n"
             "from tui_agent.core.providers.config import provider_from_env\n"
             "p = provider_from_env({'ANTHROPIC_API_KEY': 'k'})\n"
-            "assert 'anthropic' not in sys.modules\n"
+            "assert 'httpx2' not in sys.modules\n"
             "p.preload()\n"
-            "print('anthropic' in sys.modules)\n")
+            "print('httpx2' in sys.modules, 'anthropic' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "True"
+    assert out.stdout.strip() == "True False"

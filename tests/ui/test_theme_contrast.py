@@ -144,6 +144,14 @@ async def test_every_text_cell_of_the_screen_and_a_modal_reaches_aa(tmp_path, th
         for prompt in ("what does the handler do?", "explain the models"):
             await send(pilot, prompt)
         cells = screen_cells(app)  # the prompt focused, its placeholder shown
+        from tui_agent.ui.widgets.queued_prompts import QueuedPrompts
+
+        queued = app.screen.query_one(QueuedPrompts)
+        queued.add("a prompt typed while a turn ran")  # the queued strip above the prompt
+        await pilot.pause()
+        cells += screen_cells(app, queued.region)
+        queued.take_all()
+        await pilot.pause()
         app.screen.query_one(PromptArea).focus()
         await pilot.press("tab", "tab")  # the rows by Tab: the footer lists the alt keys
         cells += screen_cells(app)
@@ -158,7 +166,7 @@ async def test_every_text_cell_of_the_screen_and_a_modal_reaches_aa(tmp_path, th
         footer = app.screen.query_one("Footer").region
         cells += screen_cells(app, frame) + screen_cells(app, footer)
         texts = " ".join(text for text, *_ in cells)
-        assert "Pin" in texts and "Budget panel" in texts and "Ask about" in texts
+        assert "Pin" in texts and "Budget panel" in texts and "Ask about" in texts and "queued:" in texts
         assert not failures(cells), f"{theme}: " + "; ".join(failures(cells))
 
 

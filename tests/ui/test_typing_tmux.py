@@ -64,7 +64,7 @@ def test_text_typed_after_one_and_two_tabs_is_sent_as_typed(tmp_path) -> None:
 
     def idle() -> None:
         """The answer is journaled just before the turn worker ends: wait until the footer no longer
-        offers "Cancel turn" (a prompt sent while a turn runs is refused)."""
+        offers "Cancel turn" (a prompt sent while a turn runs would be queued, not typed on the idle screen)."""
         wait_until_sync(lambda: "Cancel turn" not in capture(socket), what="the turn to end", timeout=30,
                         shown=lambda: capture(socket))
 
@@ -86,5 +86,55 @@ def test_text_typed_after_one_and_two_tabs_is_sent_as_typed(tmp_path) -> None:
         assert prompts == ["what does the handler do?", "explain the models please", "explain this expression"]
         changes = [r for r in journal_records(data) if r.get("type") == "compaction_change"]
         assert changes == [], f"typing on the panel changed the request: {changes}"
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+
+
+def journal_order(data) -> list[str]:
+    """The journal's messages as "user: <prompt>", "tool", "answer" (a final reply without a tool call)."""
+    order = []
+    for record in journal_records(data):
+        message = record.get("message") if record.get("type") == "message" else None
+        if message is None:
+            continue
+        blocks = message["content"]
+        if message["role"] == "user":
+            texts = [b["text"] for b in blocks if b.get("type") == "text"]
+            order.append(f"user: {''.join(texts)}" if len(texts) == len(blocks) else "tool")
+        elif not any(b.get("type") == "tool_use" for b in blocks):
+            order.append("answer")
+    return order
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed, so there is no real terminal to drive")
+@pytest.mark.skipif(not CLI.exists(), reason="the tui-agent console script is not installed in this venv")
+def test_a_prompt_typed_during_a_running_demo_turn_is_queued_and_sent_after_it(tmp_path) -> None:
+    """Enter while the demo's turn runs used to clear the text and refuse it; now it waits and is sent as
+    the next prompt once the running turn has answered (the journal keeps the order)."""
+    repo = make_repo(tmp_path)
+    data = tmp_path / "data"
+    socket = f"tui-agent-queue-{os.getpid()}"
+    env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config"), "TUI_AGENT_DATA_DIR": str(data),
+           "TERM": "xterm-256color"}
+    command = "env -u COLUMNS -u LINES " + " ".join(f"{k}={v}" for k, v in env.items()) + f" {CLI} --model demo"
+    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "agent", "-x", "140", "-y", "40",
+                    "-c", str(repo), command], check=True)
+
+    def keys(*args: str) -> None:
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", *args], check=True)
+
+    try:
+        wait_for(socket, "Context budget", 20)
+        keys("-l", "what is in this repo?")
+        keys("Enter")
+        wait_for(socket, "Cancel turn", 20)  # the demo's turn is running (it streams word by word)
+        keys("-l", "and what do the models hold?")
+        keys("Enter")
+        wait_until_sync(lambda: turns_answered(data) >= 2, what="both turns answered", timeout=90,
+                        shown=lambda: capture(socket))
+        order = journal_order(data)
+        first, second = order.index("user: what is in this repo?"), order.index("user: and what do the models hold?")
+        assert "answer" in order[first:second], f"the queued prompt was sent before the turn ended: {order}"
+        assert prompts_sent(data) == ["what is in this repo?", "and what do the models hold?"]
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)

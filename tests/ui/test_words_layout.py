@@ -175,15 +175,19 @@ async def test_every_modal_has_a_footer_of_its_own_keys(tmp_path) -> None:
     from textual.widgets import Footer
 
     from tui_agent.core.trust import TrustQuestion
+    from tui_agent.core.messages import user_text
+    from tui_agent.ui.screens.message_view import MessageScreen
     from tui_agent.ui.screens.permission import PermissionScreen
     from tui_agent.ui.screens.resume_picker import ResumePicker
+    from tui_agent.ui.screens.summary_editor import SummaryEditor
     from tui_agent.ui.screens.trust import TrustScreen
 
     app = make_app(scripted_session(make_repo(tmp_path), []))
     async with app.run_test(size=(120, 36)) as pilot:
         main_only = {"Budget panel", "Exact count", "Back to prompt"}
         for modal in (PermissionScreen("Write", {"file_path": "a.txt", "content": "x"}, "a.txt", "", ""),
-                      TrustScreen(TrustQuestion("Trust?", "why", [])), ResumePicker([])):
+                      TrustScreen(TrustQuestion("Trust?", "why", [])), ResumePicker([]),
+                      MessageScreen([user_text("hi")], 0, None, "prompt"), SummaryEditor("summary draft", "text")):
             app.push_screen(modal)
             await pilot.pause()
             assert modal.query(Footer), type(modal).__name__

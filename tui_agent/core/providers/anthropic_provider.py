@@ -1,13 +1,14 @@
-"""Claude through the official `anthropic` SDK: streaming, prompt caching, visible retries, exact counts.
+"""Claude over the Messages API: streaming, prompt caching, visible retries, exact counts.
 
-The SDK is imported on the first call, never at module import: it costs about 2 s, and the TUI's first
-frame must not pay for it. Constructing the provider is cheap.
+The HTTP and SSE side is `anthropic_wire` (httpx2, imported on the first call or by `preload`), not the
+`anthropic` SDK: the SDK cost 1–2 s to import on every `-p` run and a pydantic object per streamed event
+(bench/bench_turn.py). Constructing the provider is cheap.
 
 Failure handling (each ends in a one-line `ProviderError` the loop can show):
 - 408/409/429/5xx/529 and connection errors before any text arrived are retried here (the client has
   `max_retries=0`) so every wait is announced with a `StreamNotice`; `retry-after(-ms)` is honoured.
 - An `event: error` (e.g. overloaded) inside a 200 stream is retried the same way when no text has been
-  shown yet; the SDK raises it as a status-200 `APIStatusError` and would not retry it.
+  shown yet (`anthropic_wire.StatusError` with status 200).
 - After text was shown, a dropped connection, a malformed event or a stream that ends without
   `message_stop` raises `ProviderError(partial_text=...)`: the loop keeps that text marked interrupted
   and no half-built tool_use ever reaches history.
@@ -20,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, ClassVar
+from typing import Any, AsyncIterator, Mapping
 
 from tui_agent.core.messages import Block, Message, assemble_content, clean_block
 from tui_agent.core.providers.base import (
@@ -56,12 +57,10 @@ class AnthropicProvider(SdkProvider):
     name: str = "anthropic"
     prompt_caching: bool = True
     key_variable: str = "ANTHROPIC_API_KEY"
-    sdk_module: ClassVar[str] = "anthropic"
-    client_class: ClassVar[str] = "AsyncAnthropic"
 
     # -- request building -------------------------------------------------------------------
     def outbound_body(self, request: ModelRequest) -> dict[str, Any]:
-        """The exact JSON body the next `stream(request)` would POST (the SDK adds `stream: true`): for
+        """The exact JSON body the next `stream(request)` would POST (`stream: true` included): for
         `--print-outbound`. The same request always gives the same body (no state moves)."""
         return {**self.build_params(request), "stream": True}
 
@@ -108,51 +107,58 @@ class AnthropicProvider(SdkProvider):
         async for item in with_retries(lambda: self._attempt(params), self.retry, "Anthropic API"):
             yield item
 
+    def _sdk(self) -> Any:
+        """The HTTP client, created on first use (`anthropic_wire`: the SDK is not imported at all)."""
+        if self._client is None:
+            from tui_agent.core.providers.anthropic_wire import WireClient
+
+            self._client = WireClient(self.api_key, self.base_url, self.timeout)
+        return self._client
+
+    def preload(self) -> None:
+        import tui_agent.core.providers.anthropic_wire  # noqa: F401
+        import httpx2  # noqa: F401 - what the first call imports; in a thread, after the TUI's first frame
+
     async def _attempt(self, params: dict[str, Any]) -> AsyncIterator[ProviderEvent]:
         """One HTTP request; raises `RetryableFailure` for retryable failures before any text was shown."""
+        from tui_agent.core.providers.anthropic_wire import MessageBuilder, StatusError
+
         shown: list[str] = []
         client = self._sdk()
-        import anthropic
-
+        builder = MessageBuilder()
         try:
-            # `async with` closes the HTTP response on any exit, including cancellation (Esc).
-            async with client.messages.stream(**params) as stream:
-                stopped = False
-                async for event in stream:
-                    if event.type == "text" and event.text:
-                        shown.append(event.text)
-                        yield StreamText(event.text)
-                    elif event.type == "message_stop":
-                        stopped = True
-                if not stopped:
-                    raise _Dropped("the connection closed before the reply was complete")
-                final = stream.current_message_snapshot
-        except anthropic.APIStatusError as error:
+            # `async with` inside `stream` closes the HTTP response on any exit, including cancellation (Esc).
+            async for text in client.stream(params, builder):
+                shown.append(text)
+                yield StreamText(text)
+            if not builder.stopped:
+                raise _Dropped("the connection closed before the reply was complete")
+        except StatusError as error:
             raise self._status_error(error, shown) from error
-        except (anthropic.APIConnectionError, _Dropped) as error:
-            if not shown:
-                raise RetryableFailure("connection failed" if not isinstance(error, _Dropped) else "connection dropped") from error
-            raise ProviderError(
-                f"Connection to the Anthropic API dropped mid-reply ({one_line(error, 120)}).",
-                partial_text="".join(shown),
-            ) from error
         except (asyncio.CancelledError, GeneratorExit):
             raise
-        except Exception as error:  # noqa: BLE001 - httpx2 transport errors, malformed events, ...
-            if not shown and _is_transport(error):
-                raise RetryableFailure("connection dropped") from error
-            reason = "a malformed event" if isinstance(error, ValueError) else type(error).__name__
+        except Exception as error:  # noqa: BLE001 - transport errors, malformed events, ...
+            if isinstance(error, _Dropped) or _is_transport(error):
+                if not shown:
+                    connect = not isinstance(error, _Dropped) and client.is_connection_error(error)
+                    raise RetryableFailure("connection failed" if connect else "connection dropped") from error
+                raise ProviderError(
+                    f"Connection to the Anthropic API dropped mid-reply ({one_line(error, 120)}).",
+                    partial_text="".join(shown),
+                ) from error
+            reason = "a malformed event" if isinstance(error, (ValueError, KeyError, TypeError)) else type(error).__name__
             raise ProviderError(
                 f"The Anthropic stream broke off ({reason}: {one_line(error, 120)}).",
                 partial_text="".join(shown),
             ) from error
-        yield StreamDone(message_from_response(final), final.stop_reason, usage_from(final.usage))
+        final = builder.message
+        yield StreamDone(message_from_response(final), final.get("stop_reason"), usage_from(final.get("usage")))
 
     def _status_error(self, error: Any, shown: list[str]) -> Exception:
         status = getattr(error, "status_code", None)
         kind = getattr(error, "type", None) or _error_type(error)
         message = one_line(getattr(error, "api_message", None) or _api_message(error) or error)
-        headers = getattr(getattr(error, "response", None), "headers", None)
+        headers = getattr(error, "headers", None)
         if status in (401, 403) or kind in ("authentication_error", "permission_error"):
             verb = "rejected the API key" if status == 401 else "refused access"
             return ProviderError(
@@ -172,23 +178,26 @@ class AnthropicProvider(SdkProvider):
 
     # -- exact counting ---------------------------------------------------------------------
     async def count_tokens(self, request: ModelRequest) -> int | None:
-        """Exact input tokens via `messages.count_tokens`; None where the endpoint is not offered."""
+        """Exact input tokens via `/v1/messages/count_tokens`; None where the endpoint is not offered."""
+        from tui_agent.core.providers.anthropic_wire import StatusError
+
         params = self.build_params_for_count(request)
         client = self._sdk()
-        import anthropic
-
         try:
-            result = await client.messages.count_tokens(**params)
-        except anthropic.NotFoundError:
-            return None  # an Anthropic-compatible server without the counting endpoint
-        except anthropic.APIStatusError as error:
+            return await client.count_tokens(params)
+        except StatusError as error:
+            if error.status_code == 404:
+                return None  # an Anthropic-compatible server without the counting endpoint
             failure = self._status_error(error, [])
             if isinstance(failure, RetryableFailure):
                 raise ProviderError(f"Token count failed: Anthropic API {failure.what}.", retryable=True) from error
             raise failure from error
-        except anthropic.APIConnectionError as error:
-            raise ProviderError(f"Token count failed: {one_line(error, 120)}", retryable=True) from error
-        return int(result.input_tokens)
+        except (asyncio.CancelledError, GeneratorExit):
+            raise
+        except Exception as error:  # noqa: BLE001 - a transport error, a body that is not JSON
+            if _is_transport(error):
+                raise ProviderError(f"Token count failed: {one_line(error, 120)}", retryable=True) from error
+            raise ProviderError(f"Token count failed: {one_line(error, 120)}") from error
 
     def build_params_for_count(self, request: ModelRequest) -> dict[str, Any]:
         """Like `build_params` without caching or `max_tokens`."""
@@ -201,7 +210,7 @@ class AnthropicProvider(SdkProvider):
 
 
 class _Dropped(Exception):
-    """The stream ended without `message_stop` (the SDK does not raise for this)."""
+    """The stream ended without `message_stop` (the HTTP body itself ended cleanly)."""
 
 
 def _with_breakpoint(message: Message) -> Message:
@@ -222,7 +231,7 @@ def _with_breakpoint(message: Message) -> Message:
 
 
 def _is_transport(error: BaseException) -> bool:
-    """httpx2 transport errors (peer closed, read error) without importing httpx2 here."""
+    """httpx2 transport errors (refused, peer closed, read error, timeout) without importing httpx2 here."""
     return any(cls.__name__ in ("TransportError", "StreamError") for cls in type(error).__mro__)
 
 
@@ -244,45 +253,46 @@ def _error_type(error: Any) -> str | None:
     return None
 
 
-def usage_from(usage: Any) -> UsageInfo:
-    if usage is None:
+def usage_from(usage: Mapping[str, Any] | None) -> UsageInfo:
+    if not usage:
         return UsageInfo()
     return UsageInfo(
-        input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
-        output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
-        cache_creation_input_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
-        cache_read_input_tokens=int(getattr(usage, "cache_read_input_tokens", 0) or 0),
+        input_tokens=int(usage.get("input_tokens") or 0),
+        output_tokens=int(usage.get("output_tokens") or 0),
+        cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+        cache_read_input_tokens=int(usage.get("cache_read_input_tokens") or 0),
     )
 
 
-def block_from_response(block: Any) -> Block | None:
-    """One SDK content block as an API-clean dict (None for an empty text block the API would refuse).
+def block_from_response(block: Mapping[str, Any]) -> Block | None:
+    """One streamed content block as an API-clean dict (None for an empty text block the API would refuse).
 
-    Built field by field: `model_dump()` would add keys such as `citations: None` or `parsed_output`
-    that the API rejects when the block is sent back. Thinking blocks keep their signature verbatim.
+    Built field by field: keys such as `citations: None` (or whatever the stream adds to a block) are
+    refused by the API when the block is sent back. Thinking blocks keep their signature verbatim.
     """
-    kind = getattr(block, "type", None)
+    kind = block.get("type")
     if kind == "text":
-        if not block.text.strip():
+        text = block.get("text") or ""
+        if not text.strip():
             return None  # blank text: the API refuses it when sent back
-        out: Block = {"type": "text", "text": block.text}
-        citations = getattr(block, "citations", None)
+        out: Block = {"type": "text", "text": text}
+        citations = [c for c in block.get("citations") or [] if c]
         if citations:
-            out["citations"] = [c.model_dump(mode="json", exclude_none=True) for c in citations]
+            out["citations"] = [{k: v for k, v in c.items() if v is not None} for c in citations]
         return out
     if kind == "tool_use":
-        tool_input = block.input if isinstance(block.input, dict) else {}
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": tool_input}
+        tool_input = block.get("input")
+        return {"type": "tool_use", "id": block["id"], "name": block["name"],
+                "input": tool_input if isinstance(tool_input, dict) else {}}
     if kind == "thinking":
-        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+        return {"type": "thinking", "thinking": block.get("thinking", ""), "signature": block.get("signature", "")}
     if kind == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": block.data}
-    dumped = block.model_dump(mode="json", exclude_none=True) if hasattr(block, "model_dump") else dict(block)
-    return clean_block(dumped)
+        return {"type": "redacted_thinking", "data": block.get("data", "")}
+    return clean_block({k: v for k, v in block.items() if v is not None})
 
 
-def message_from_response(message: Any) -> Message:
+def message_from_response(message: Mapping[str, Any]) -> Message:
     """The final assistant message as history wants it: plain dicts, API-clean keys, no blank text,
     unique tool_use ids, never empty."""
-    content = [b for b in (block_from_response(block) for block in message.content) if b is not None]
+    content = [b for b in (block_from_response(block) for block in message.get("content") or []) if b is not None]
     return {"role": "assistant", "content": assemble_content(content)}

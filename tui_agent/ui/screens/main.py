@@ -2,7 +2,8 @@
 
 It owns the turn worker: one `@work(exclusive=True, group="turn")` task per prompt consumes
 `session.run_turn`, hands events to `TurnRenderer` and answers permission requests with the modal.
-Esc cancels that worker; the core repairs the history itself, and the chat says "cancelled".
+Esc cancels that worker; the core repairs the history itself, and the chat says "cancelled". A prompt
+sent while a turn runs is queued (`QueuedPrompts`) and sent when the turn ends, never dropped.
 Under 100 columns the panel folds away behind F2 instead of squeezing the chat.
 """
 
@@ -30,6 +31,7 @@ from tui_agent.ui.widgets.command_hints import CommandHints
 from tui_agent.ui.widgets.context_line import ContextLine
 from tui_agent.ui.widgets.history_rows import HistoryRows
 from tui_agent.ui.widgets.prompt_area import PromptArea
+from tui_agent.ui.widgets.queued_prompts import QueuedPrompts
 from tui_agent.ui.widgets.type_through import TypedToPrompt
 
 if TYPE_CHECKING:
@@ -62,6 +64,7 @@ class MainScreen(Screen):
         with Horizontal(id="body"):
             yield ChatPane(id="chat")
             yield BudgetPanel(self.session, id="panel")
+        yield QueuedPrompts(id="queued")
         yield CommandHints(id="hints")
         yield PromptArea(id="prompt")
         yield ContextLine(id="context-line")
@@ -78,6 +81,10 @@ class MainScreen(Screen):
     @property
     def prompt(self) -> PromptArea:
         return self.query_one(PromptArea)
+
+    @property
+    def queued(self) -> QueuedPrompts:
+        return self.query_one(QueuedPrompts)
 
     async def on_mount(self) -> None:
         self.update_title()
@@ -97,6 +104,7 @@ class MainScreen(Screen):
 
             await open_resume_picker(self)
         self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
+        self.prompt.recall_queued = self.queued.pop_newest  # ↑ on an empty prompt edits a queued prompt
         self.prompt.focus()  # explicit: headless runs do not always honour AUTO_FOCUS
 
     def refresh_commands(self) -> None:
@@ -154,6 +162,29 @@ class MainScreen(Screen):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.refresh_bindings()
+        if event.worker is self.turn and event.state in (WorkerState.SUCCESS, WorkerState.CANCELLED,
+                                                         WorkerState.ERROR):
+            self._after_turn(event.worker)
+
+    def _after_turn(self, worker: Worker) -> None:
+        """A turn ended: send the oldest queued prompt if it completed (a stop for the turn limit or a
+        denial still wants the user's next words); after Esc or a failure, put them back in the prompt."""
+        queued = self.queued
+        if not queued.texts:
+            return
+        if worker.state is WorkerState.SUCCESS and worker.result != "error":
+            text = queued.pop_oldest()
+            if text is not None:
+                self.chat.jump_to_end()
+                self.start_turn(text)
+            return
+        texts = queued.take_all()
+        draft = self.prompt.text.strip()
+        self.prompt.complete_to("\n".join([*texts, *([draft] if draft else [])]))
+        why = "was cancelled" if worker.state is WorkerState.CANCELLED else "failed"
+        which = "prompt is" if len(texts) == 1 else f"{len(texts)} prompts are"
+        self.chat.add_notice_nowait(f"The turn {why}: your queued {which} back in the prompt, not sent "
+                                    "(Enter sends it).", "warning")
 
     def on_prompt_area_complete(self, event: PromptArea.Complete) -> None:
         completion = self.query_one(CommandHints).completion(self.prompt.text)
@@ -193,7 +224,11 @@ class MainScreen(Screen):
     # -- turns -----------------------------------------------------------------------------------
     def start_turn(self, prompt: str, *, shown: str | None = None,
                    after: Callable[[], str | None] | None = None) -> None:
-        """`shown`: the chat's line for a command's own prompt (/init); `after`: its outcome line."""
+        """`shown`: the chat's line for a command's own prompt (/init); `after`: its outcome line.
+        A prompt typed while a turn runs is queued (sent when it ends), never dropped."""
+        if self.turn_running and shown is None and after is None:
+            self.queued.add(prompt)
+            return
         if self.turn_running:
             self.chat.add_notice_nowait("A turn is still running. Press Esc to cancel it first.", "warning")
             return

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import VerticalGroup
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Static, TextArea
+from textual.widgets import Footer, Static, TextArea
 
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.themes import MUTED
@@ -39,6 +39,7 @@ class SummaryEditor(ModalScreen[str | None]):
             yield Static(Content.styled(self.title_line, "bold"), id="summary-title")
             yield TextArea(self.text, id="summary-text", soft_wrap=True)
             yield Static(Content.styled("Ctrl+S use this text · Esc leave the draft as it is", MUTED))
+        yield Footer()  # this editor's own keys, not the main screen's under it
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

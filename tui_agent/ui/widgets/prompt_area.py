@@ -1,12 +1,15 @@
 """The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J (or a trailing backslash) adds a line.
 
-Up/Down at the first/last line walk the input history, like a shell. Typing `/` asks the
+Up/Down at the first/last line walk the input history, like a shell (Up on an empty prompt first takes
+back a prompt queued during a running turn, see `QueuedPrompts`). Typing `/` asks the
 `CommandHints` above it to list matching slash commands; while a command word is typed, Up/Down move
 in that list (`HintMove`), Tab completes (`Complete`) and Enter asks the screen first (`CommandEntered`)
 so a partial word runs the selected command.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 from textual import events
 from textual.message import Message
@@ -53,6 +56,7 @@ class PromptArea(TextArea):
         self.completable_arguments: frozenset[str] = frozenset()  # commands whose argument is listed (/theme)
         self._history_pos: int | None = None
         self._draft = ""
+        self.recall_queued: Callable[[], str | None] | None = None  # ↑ on an empty prompt: edit a queued one
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
@@ -76,6 +80,13 @@ class PromptArea(TextArea):
             event.prevent_default()
             self.post_message(self.HintMove(-1 if key == "up" else 1))
             return
+        if key == "up" and not self.text and self.recall_queued is not None:
+            recalled = self.recall_queued()
+            if recalled is not None:
+                event.stop()
+                event.prevent_default()
+                self.complete_to(recalled)
+                return
         if key == "up" and self.cursor_location[0] == 0 and self.input_history:
             event.stop()
             event.prevent_default()
