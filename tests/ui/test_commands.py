@@ -14,6 +14,7 @@ from tui_agent.ui.widgets.command_hints import CommandHints
 from tui_agent.ui.widgets.history_rows import HistoryRows
 from tui_agent.ui.widgets.notice_line import NoticeLine
 from tui_agent.ui.widgets.prompt_area import PromptArea
+from tests.waiting import wait_until
 
 from .support import make_app, make_repo, scripted_session, send
 
@@ -97,6 +98,10 @@ async def test_model_switch_to_demo(tmp_path) -> None:
     session.listeners.append(seen.append)
     app = make_app(session)
     async with app.run_test(size=(120, 36)) as pilot:
+        # the empty panel is told its base first (after the first frame); then the command's own events
+        await wait_until(lambda: seen, what="the panel's first NextRequestChanged")
+        assert [(type(e).__name__, e.why) for e in seen] == [("NextRequestChanged", "panel shown")]
+        seen.clear()
         await send(pilot, "/model demo")
         assert session.provider.model == "demo"
         assert "demo" in app.screen.sub_title
