@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tui_agent.core.economics import STRATEGIES
-from tui_agent.core.replay import open_replay, report_json, step_json
+from tui_agent.core.replay import open_replay
+from tui_agent.core.replay_json import report_json, step_json
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts"
 LOGS = {"drmaciver": "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl",
