@@ -83,3 +83,26 @@ async def test_batches_are_fed_off_the_ui_thread_and_keys_are_answered_meanwhile
     numbers = [n for generation, steps, _ in applied if generation == last for n in steps]
     assert numbers == list(range(1, total + 1))
     assert all(steps == figures for _, steps, figures in applied)
+
+
+async def test_an_old_call_whose_request_was_let_go_is_made_again_and_shown(tmp_path, monkeypatch):
+    from tui_agent.core import watch_feed
+    from tui_agent.ui.widgets.replay_card import ReplayCard
+
+    monkeypatch.setattr(watch_feed, "KEEP_REQUESTS", 3)
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(SMALL.read_bytes())
+    total = _calls_in(log.read_bytes())
+    app = WatchApp(LogSource(log, False, False), log, default_policy(), session_label="test", show_durations=False)
+    app.animation_level = "none"
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = app.screen
+        await wait_until(lambda: screen.replay is not None and screen.replay.calls == total,
+                         what=f"{total} calls", timeout=60, shown=lambda: screen.sub_title)
+        old = next(k for k in range(total) if not screen.view.held(k))
+        await pilot.press("g", *str(old + 1), "enter")
+        await wait_until(lambda: screen.view.held(old) and str(screen.query_one(ReplayCard).render()).startswith(
+            f"Call {old + 1} of {total}"), what=f"call {old + 1} made again and shown", timeout=60,
+            shown=lambda: screen.sub_title)
+        assert screen.current == old and not screen.following
+        assert screen.panel.shown_upto == screen.view.step(old).history_len

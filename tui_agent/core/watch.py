@@ -42,7 +42,7 @@ FIT_CALLS = 8
 # A watch runs for hours: its replay keeps only the newest steps (a face keeps what it shows itself, the
 # `--json` path prints each step once) and a bounded number of checkpoints, thinned as the log grows.
 KEEP_STEPS = 32
-MAX_CHECKPOINTS = 12
+MAX_CHECKPOINTS = 64  # over 10,000 calls: one per 200 calls at most, so a step made again replays <= 200
 
 
 @dataclass

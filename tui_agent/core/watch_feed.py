@@ -8,6 +8,11 @@ figures, the history messages that are new or were read again, and the few facts
 replay. The face applies them to its `CallsView` and never touches the live replay, so no lock is needed
 and a key press is answered while the next chunk is being parsed.
 
+Memory: a view keeps every call's figures and step, but our request in full (`ReplayStep.messages`) only
+for the newest `KEEP_REQUESTS` calls and the calls the panel's events and the coverage after a recorded
+compaction read; an older one shown again is made again by the worker from its replay's nearest
+checkpoint (`WatchFeed.remake`) and handed back.
+
 A `generation` counts the times the calls start again from call 1 (the ruler was refitted before call
 `FIT_CALLS`, the file was truncated or replaced, or a new parse disagreed with the steps made): an arrival
 of a new generation replaces the view's calls instead of extending them.
@@ -16,7 +21,7 @@ of a new generation replaces the view's calls instead of extending them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tui_agent.core.call_figures import CallFigures, FiguresRun
@@ -27,6 +32,10 @@ from tui_agent.core.follow import Batch
 from tui_agent.core.messages import Message
 from tui_agent.core.replay import AgentCompaction, ReplayStep, reported_on
 from tui_agent.core.watch import LiveReplay, stable_index
+
+
+KEEP_REQUESTS = 64  # the newest calls whose request a view keeps in full
+COVERAGE_CALLS = 10  # the calls from a recorded compaction on whose requests its coverage reads
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,13 @@ class WatchFeed:
         self._run = FiguresRun()
         self._sent = 0  # calls handed out in this generation
         self._history_sent = 0  # history messages handed out in this generation
+
+    def remake(self, generation: int, k: int) -> ReplayStep | None:
+        """Call index `k`'s step again (a view let its request go), None when `generation` is gone."""
+        replay = self._replay
+        if generation != self.generation or replay is None or not 0 <= k < self._sent:
+            return None
+        return replay.step(k)
 
     def feed(self, batch: Batch) -> Arrival | None:
         live = self.live
@@ -116,14 +132,45 @@ class CallsView:
         self.usd_per_unit: float | None = None
         self.fixed = False
         self.fit_calls = 0
+        self.pinned: int | None = None  # the call shown: its request is kept whatever its age
+        self._full: set[int] = set()  # calls whose request is held in full
+
+    def held(self, k: int) -> bool:
+        """Whether call index `k`'s request is held in full (else `WatchFeed.remake` it)."""
+        return k in self._full
+
+    def restore(self, generation: int, step: ReplayStep) -> bool:
+        """Put a remade step back (False: it belongs to calls that are gone)."""
+        k = step.number - 1
+        if generation != self.generation or not 0 <= k < self.calls:
+            return False
+        self.steps[k] = step
+        self._full.add(k)
+        return True
+
+    def _needed(self, k: int) -> bool:
+        """A request the panel or the card reads without being asked for it: the newest ones, an event's
+        call and the call before it (the event view's diff), the calls a recorded compaction's coverage reads."""
+        n = self.calls
+        if k >= n - KEEP_REQUESTS or k == self.pinned:
+            return True
+        if self.steps[k].event_line or (k + 1 < n and self.steps[k + 1].event_line):
+            return True
+        return any(c.call - 1 <= k < c.call - 1 + COVERAGE_CALLS for c in self.agent_compactions)
+
+    def _let_go(self) -> None:
+        for k in [k for k in self._full if not self._needed(k)]:
+            self.steps[k] = replace(self.steps[k], messages=[])
+            self._full.discard(k)
 
     def apply(self, arrival: Arrival) -> bool:
         """Take one arrival; True when it started the calls again (a new generation)."""
         fresh = arrival.generation != self.generation
         if fresh:
             self.generation = arrival.generation
-            self.steps, self.figures, self.history = [], [], []
+            self.steps, self.figures, self.history, self._full, self.pinned = [], [], [], set(), None
         self.path = arrival.path
+        self._full.update(range(len(self.steps), len(self.steps) + len(arrival.steps)))
         self.steps += arrival.steps
         self.figures += arrival.figures
         self.history[arrival.history_from:] = arrival.history_tail
@@ -132,6 +179,7 @@ class CallsView:
         self.agent_compactions = list(arrival.agent_compactions)
         self.model, self.usd_per_unit = arrival.model, arrival.usd_per_unit
         self.fixed, self.fit_calls = arrival.fixed, arrival.fit_calls
+        self._let_go()
         return fresh
 
     @property

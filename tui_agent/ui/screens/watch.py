@@ -10,6 +10,7 @@ a session that starts later in the project folder is followed instead, with a no
 
 from __future__ import annotations
 
+import queue
 import threading
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
     from tui_agent.core.call_figures import CallFigures
     from tui_agent.core.compaction import CompactPolicy
+    from tui_agent.core.replay import ReplayStep
     from tui_agent.core.watch_feed import Arrival
     from tui_agent.core.session import Session
     from tui_agent.watch_cli import LogSource
@@ -53,6 +55,14 @@ class SessionSwitched(Message):
         self.path = path
 
 
+class StepRemade(Message):
+    """A call whose request the view had let go, made again by the follower thread."""
+
+    def __init__(self, generation: int, step: ReplayStep) -> None:
+        super().__init__()
+        self.generation, self.step = generation, step
+
+
 class WatchScreen(ReplayScreen):
     BINDINGS = [Binding("f", "follow", "Follow newest"), Binding("end", "follow", "Follow", show=False)]
 
@@ -68,6 +78,7 @@ class WatchScreen(ReplayScreen):
         self.following = True
         self.last_progress = ""
         self._stop = threading.Event()
+        self._remakes: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()  # (generation, call index)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
@@ -78,6 +89,7 @@ class WatchScreen(ReplayScreen):
                 yield ReplayCard(id="replay-card")
                 yield WatchCard(id="watch-card")
             yield ReplayPanel(self.session, id="panel")
+        yield Static("", id="replay-progress", markup=False)  # the replay screen's jumps write to it
         yield Input(placeholder=HINT, id="replay-prompt", disabled=True)
         yield Footer()
 
@@ -100,9 +112,13 @@ class WatchScreen(ReplayScreen):
             feed = WatchFeed(path, self.policy, STRATEGIES)
             with Follower(path, sleep=stop.wait) as follower:
                 while not stop.is_set():
-                    batch = follower.wait(stop=lambda: stop.is_set() or self.source.due())
+                    batch = follower.wait(stop=lambda: stop.is_set() or self.source.due() or not self._remakes.empty())
                     if stop.is_set():
                         return
+                    while not self._remakes.empty():
+                        generation, k = self._remakes.get()
+                        if (step := feed.remake(generation, k)) is not None:
+                            self.post_message(StepRemade(generation, step))
                     if self.source.due() and (newer := self.source.newer(path)) is not None:
                         path = newer
                         self.post_message(SessionSwitched(newer))
@@ -139,14 +155,26 @@ class WatchScreen(ReplayScreen):
         else:
             self.show_call(min(self.current, self.view.calls - 1))
 
+    def on_step_remade(self, message: StepRemade) -> None:
+        if self.view.restore(message.generation, message.step) and self.current == message.step.number - 1:
+            self.show_call(self.current)
+
     def figures_at(self, k: int) -> CallFigures:
         return self.view.figures[k]
 
     def show_call(self, k: int) -> None:
         if self.replay is None:
             return
-        super().show_call(k)
         view = self.view
+        k = min(max(k, 0), view.calls - 1)
+        view.pinned = k
+        if not view.held(k):  # its request was let go: the follower thread makes it again, then it is shown
+            self.current, self.following = k, False
+            self._remakes.put((view.generation, k))
+            self.sub_title = strip_controls(f"call {k + 1}/{view.calls} · making it again from a checkpoint… · "
+                                            f"{self.path.name}")
+            return
+        super().show_call(k)
         self.following = self.current == view.calls - 1
         figures = self.figures_at(self.current)
         after = None
