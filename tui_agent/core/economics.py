@@ -330,7 +330,9 @@ class StrategyRun:
             result.paths_missing += sum(1 for p in paths if p not in text)
         if self.future is not None:
             wanted = self.future[k]
-            result.coverage.add(len(wanted), self._entities.present(wanted, messages))
+            # the append-only request is the history before the call, where every wanted entity was seen
+            present = len(wanted) if compactor is None else self._entities.present(wanted, messages)
+            result.coverage.add(len(wanted), present)
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
 

@@ -20,7 +20,7 @@ of a new generation replaces the view's calls instead of extending them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from tui_agent.core.economics import TokenModel
 from tui_agent.core.events import CompactionReported
 from tui_agent.core.follow import Batch
 from tui_agent.core.messages import Message
-from tui_agent.core.replay import AgentCompaction, ReplayStep, reported_on
+from tui_agent.core.replay import AgentCompaction, Replay, ReplayStep, reported_on
 from tui_agent.core.watch import LiveReplay, stable_index
 
 
@@ -63,8 +63,11 @@ class Arrival:
 class WatchFeed:
     """Worker side: feed it the follower's batches; each change comes back as an `Arrival`."""
 
-    def __init__(self, path: Path, policy: CompactPolicy | None, strategies: Sequence[str]) -> None:
+    def __init__(self, path: Path, policy: CompactPolicy | None, strategies: Sequence[str],
+                 tracer: Callable[[Replay, ReplayStep], object] | None = None) -> None:
         self.path = path
+        self.tracer = tracer  # told each call once its figures are final (`core.telemetry.StepTracer`)
+        self._traced = 0  # calls told to the tracer in this generation
         self.live = LiveReplay(path, policy, strategies)
         self.generation = 0
         self._replay = None  # the replay the arrivals so far came from
@@ -91,12 +94,18 @@ class WatchFeed:
         if fresh:
             self.generation += 1
             self._replay, self._run, self._sent, self._history_sent = replay, FiguresRun(), 0, 0
+            self._traced = 0 if batch.reset or live.restarts != restarts else self._traced
         if replay is None:
             return Arrival(self.generation, self.path, (), (), 0, (), (), (), (), None, "", None, False,
                            live.fit_calls, batch.reset, live.restarts != restarts)
         steps = tuple(replay.step(k) for k in range(self._sent, replay.calls))
         pre = live.pre_tokens()
         figures = tuple(self._run.figures(replay, step, pre) for step in steps)
+        if self.tracer is not None and live.fixed:  # final figures only: before call FIT_CALLS they move
+            for step in steps:
+                if step.number > self._traced:
+                    self.tracer(replay, step)
+                    self._traced = step.number
         start = 0 if fresh else min(self._history_sent, stable)
         self._sent, self._history_sent = replay.calls, len(replay.history)
         recorded = replay.recorded

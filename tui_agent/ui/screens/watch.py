@@ -103,13 +103,33 @@ class WatchScreen(ReplayScreen):
 
     # -- the follower thread: everything slow happens here ------------------------------------------
     def _follow(self) -> None:
+        stop = self._stop
+        path = self.path
+        tracer = self._tracer()
+        try:
+            self._follow_until(stop, path, tracer)
+        finally:
+            if tracer is not None:
+                tracer.close()
+
+    def _tracer(self):  # noqa: ANN202 - a core.telemetry.StepTracer or None
+        """A span per call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.telemetry`; nothing otherwise)."""
+        from tui_agent.core import telemetry
+
+        if not telemetry.enabled():
+            return None
+        try:
+            return telemetry.step_tracer("watch")
+        except RuntimeError as error:  # the [otel] extra is missing: say so on screen, and watch on
+            self.app.call_from_thread(self.notify, str(error), severity="warning", timeout=6)
+            return None
+
+    def _follow_until(self, stop: threading.Event, path: Path, tracer) -> None:  # noqa: ANN001
         from tui_agent.core.follow import Follower
         from tui_agent.core.watch_feed import WatchFeed
 
-        stop = self._stop
-        path = self.path
         while not stop.is_set():
-            feed = WatchFeed(path, self.policy, STRATEGIES)
+            feed = WatchFeed(path, self.policy, STRATEGIES, tracer)
             with Follower(path, sleep=stop.wait) as follower:
                 while not stop.is_set():
                     batch = follower.wait(stop=lambda: stop.is_set() or self.source.due() or not self._remakes.empty())
