@@ -321,7 +321,7 @@ class StrategyRun:
         result.cached += cached
         result.peak = max(result.peak, total)
         result.over_window += total > self.policy.context_window
-        result.invalid += not self._check.valid(messages)
+        result.invalid += not self._check.valid(messages, lane=self.name)
         result.newest_intact += newest_intact(prefix, messages)
         if self.required is not None and compactor is not None:  # the whole history holds everything
             text = request_text(messages, self._texts.text)
