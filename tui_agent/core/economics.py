@@ -256,6 +256,7 @@ class StrategyRun:
         self.k = 0  # the next call to run
         self._previous: list[Message] = []
         self._previous_keys: list[str] = []
+        self._previous_sizes: list[int] = []  # the previous request's message sizes (not in a RunState)
         self._sized: dict[int, tuple[Message, int]] = {}  # id → (message, chars/4): requests repeat their messages
 
     def state(self) -> RunState:
@@ -300,13 +301,15 @@ class StrategyRun:
         result.times.append(time.perf_counter() - started)
         if plan is not None and plan.event is not None and plan.event.major:
             result.events += 1
-        sizes = [sized_estimate(m, self._sized) for m in messages]
-        total = model.request(sum(sizes))
-        if compactor is not None:
-            compactor.observe_usage(round(total))
         cached_n = common_prefix(self._previous, messages, self._previous_keys)
         self._previous_keys = self._previous_keys[:cached_n] + [to_json(m) for m in messages[cached_n:]]
         self._previous = messages
+        same = min(cached_n, len(self._previous_sizes))  # the same messages as before: the same sizes
+        sizes = self._previous_sizes[:same] + [sized_estimate(m, self._sized) for m in messages[same:]]
+        self._previous_sizes = sizes
+        total = model.request(sum(sizes))
+        if compactor is not None:
+            compactor.observe_usage(round(total))
         if k == 0:
             cached = 0.0
         elif self.price.expired(recorded.gap(k)):  # the whole prefix went cold: written again in full
