@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
 from tui_agent.core.compaction.memo import MessageMemo
-from tui_agent.core.compaction.recap import request_text
 from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
 from tui_agent.core.messages import Message, to_json
 from tui_agent.core.request_check import RequestCheck
 from tui_agent.core.replay_checks import common_prefix, newest_intact, required_memory, sized_estimate
+from tui_agent.core.text_presence import TextPresence
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
 
 if TYPE_CHECKING:
@@ -251,6 +251,7 @@ class StrategyRun:
         self._entities = entities or EntityIndex()
         self._check = check or RequestCheck()
         self._texts = texts or MessageMemo()
+        self._presence = TextPresence(self._texts.text)  # this run's own: it reads its previous request
         self.price = price
         self.result = StrategyResult(name)
         self.k = 0  # the next call to run
@@ -327,10 +328,10 @@ class StrategyRun:
         result.invalid += not self._check.valid(messages, lane=self.name)
         result.newest_intact += newest_intact(prefix, messages)
         if self.required is not None and compactor is not None:  # the whole history holds everything
-            text = request_text(messages, self._texts.text)
             prompts, paths = self.required[k]
-            result.prompts_missing += sum(1 for p in prompts if p not in text)
-            result.paths_missing += sum(1 for p in paths if p not in text)
+            missing = self._presence.missing(messages, cached_n, [*prompts, *paths])
+            result.prompts_missing += sum(missing[:len(prompts)])
+            result.paths_missing += sum(missing[len(prompts):])
         if self.future is not None:
             wanted = self.future[k]
             # the append-only request is the history before the call, where every wanted entity was seen
