@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.core.permissions import PermissionPolicy, Rule
+from tui_agent.core.permission_rules import Rule
+from tui_agent.core.permissions import PermissionPolicy
 from tui_agent.core.tools.base import ToolContext
 from tui_agent.core.tools.bash import BashTool
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -10,8 +9,9 @@ from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.coverage import Coverage, EntityIndex, entities, future_entities
 from tui_agent.core.economics import load_recorded, replay
 from tui_agent.core.messages import assistant_text, tool_result_block, user_text
+from tests.shared import TRANSCRIPTS
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts"
+SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 POLICY = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
 
 

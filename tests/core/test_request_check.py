@@ -4,14 +4,13 @@ Claude Code log, and on those requests broken in the ways compaction could break
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 from tui_agent.core.economics import load_recorded, strategy_runs
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
 from tui_agent.core.request_check import RequestCheck
+from tests.shared import TRANSCRIPTS
 
-LOG = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts" / \
-    "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+LOG = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
 
 
 def broken(messages: list[dict], rng: random.Random) -> list[dict]:

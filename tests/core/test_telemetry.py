@@ -16,9 +16,10 @@ import pytest
 from tui_agent.cli import main
 from tui_agent.core import events as ev
 from tui_agent.core import telemetry
+from tests.shared import TRANSCRIPTS
 
 ROOT = Path(__file__).resolve().parents[2]
-LOG = ROOT.parent / "shared" / "transcripts" / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+LOG = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
 
 
 class Receiver:

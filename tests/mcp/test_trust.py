@@ -15,7 +15,8 @@ from tests.mcp.helpers import demo_entry, write_config
 from tests.ui.support import make_app
 from tui_agent.core.factory import build_session
 from tui_agent.core.mcp import install_mcp
-from tui_agent.core.permissions import PermissionPolicy, Rule
+from tui_agent.core.permission_rules import Rule
+from tui_agent.core.permissions import PermissionPolicy
 from tui_agent.core.providers.scripted import ScriptedProvider
 from tui_agent.core.session import Session
 from tui_agent.core.tools.base import ToolContext, ToolRegistry

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
 from tui_agent.core.economics import STRATEGIES
+from tests.shared import TRANSCRIPTS
 from tui_agent.core.replay import open_replay
 from tui_agent.core.replay_json import report_json, step_json
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts"
+SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 LOGS = {"drmaciver": "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl",
         "m-claude": "M-Thisness__M-Claude__3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl"}
 

@@ -8,16 +8,15 @@ from tui_agent.core.factory import build_session
 from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.ui.widgets.notice_line import NoticeLine
 
+from tests.waiting import wait_until
+
 from .support import demo_session, make_app, make_repo, scripted_session, send
 
 
-async def wait_for(pilot, condition, what: str, tries: int = 200) -> None:
-    """Pause until `condition()` holds; fail saying `what` did not happen (bounded, never a bare loop)."""
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+async def wait_for(pilot, condition, what: str) -> None:
+    """The one bounded wait (tests/waiting.py), then a pause so the screen shows what was waited for."""
+    await wait_until(condition, what=what)
+    await pilot.pause()
 
 
 async def test_an_impossible_budget_is_warned_in_the_chat(tmp_path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from tests.waiting import wait_until
 from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.messages import assistant_text, tool_result_block, user_text
 from tui_agent.core.tokens import message_chars
@@ -77,6 +78,23 @@ async def test_no_model_call_yet_shows_the_base_and_plural_words(tmp_path) -> No
         text = str(app.screen.query_one(BudgetMeter).render())
         assert "No model call yet." in text and "base ≈" in text and "built-in tools" in text
         assert "0 msgs" in text
+
+
+async def test_with_no_history_the_panel_draws_the_base_the_engine_told(tmp_path) -> None:
+    """One owner: the empty panel's base is the one in the engine's NextRequestChanged, not a base the
+    panel computed for itself."""
+    from tui_agent.core import events as ev
+    from tui_agent.ui.widgets.budget_meter import BudgetMeter
+
+    session = scripted_session(make_repo(tmp_path), [])
+    told: list[ev.NextRequestChanged] = []
+    session.listeners.append(lambda event: told.append(event) if isinstance(event, ev.NextRequestChanged) else None)
+    app = make_app(session)
+    async with app.run_test(size=(140, 36)) as pilot:
+        await wait_until(lambda: told, what="the engine telling the empty panel its next request")
+        await pilot.pause()
+        assert told[-1].why == "panel shown"
+        assert app.screen.query_one(BudgetMeter).base is told[-1].base
 
 
 async def test_the_message_view_measures_the_message_and_shows_its_own_keys(tmp_path) -> None:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from tui_agent.cli import main
 from tui_agent.core.economics import load_recorded
+from tests.shared import TRANSCRIPTS
 
-SMALL = (Path(__file__).resolve().parents[2] / ".." / "shared" / "transcripts"
-         / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl")
+SMALL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
 
 
 def test_the_ruler_is_fitted_on_the_first_calls_only(tmp_path):

@@ -11,8 +11,9 @@ from tui_agent.core.forgot import coverage_after, forgotten
 from tui_agent.core.messages import text_of
 from tui_agent.core.replay import open_replay
 from tui_agent.core.watch import FIT_CALLS, LiveReplay
+from tests.shared import TRANSCRIPTS
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "transcripts"
+SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 SMALL = SHARED / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
 ATHENA = SHARED / "tensiondriven__athena__f059ad9a-9964-437c-90a1-28f4dd6d245b.jsonl"
 

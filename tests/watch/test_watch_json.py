@@ -21,8 +21,9 @@ from tui_agent.core.claude_logs import project_folder
 from tui_agent.core.economics import recorded_transcript
 from tui_agent.core.transcripts import parse_transcript
 from tui_agent.core.watch import FIT_CALLS
+from tests.shared import TRANSCRIPTS
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "transcripts"
+SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 ATHENA = SHARED / "tensiondriven__athena__f059ad9a-9964-437c-90a1-28f4dd6d245b.jsonl"
 SMALL = SHARED / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
 ATHENA_LINES = 700  # past its first recorded compaction (the summary at line 623) and some calls after

@@ -4,7 +4,6 @@ summary forgot, and the last call's figures are those of `replay --json --fit-ca
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from tests.waiting import wait_until
 from tui_agent.core.economics import default_policy, recorded_transcript
@@ -16,8 +15,9 @@ from tui_agent.ui.watch_app import WatchApp
 from tui_agent.ui.widgets.replay_card import ReplayCard
 from tui_agent.ui.widgets.watch_card import WatchCard
 from tui_agent.watch_cli import LogSource
+from tests.shared import TRANSCRIPTS
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "transcripts"
+SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 ATHENA = SHARED / "tensiondriven__athena__f059ad9a-9964-437c-90a1-28f4dd6d245b.jsonl"
 LINES = 660  # past the first recorded compaction (a summary at line 623)
 

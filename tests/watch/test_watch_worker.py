@@ -5,8 +5,7 @@ large chunk is being processed the app keeps answering keys, and every call stil
 from __future__ import annotations
 
 import threading
-from pathlib import Path
-
+from tests.shared import TRANSCRIPTS
 from tests.waiting import wait_until
 from tui_agent.core.economics import default_policy, recorded_transcript
 from tui_agent.core.transcripts import parse_transcript
@@ -15,8 +14,7 @@ from tui_agent.core.watch_feed import CallsView, WatchFeed
 from tui_agent.ui.watch_app import WatchApp
 from tui_agent.watch_cli import LogSource
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "transcripts"
-SMALL = SHARED / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+SMALL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
 
 
 def _calls_in(data: bytes) -> int:

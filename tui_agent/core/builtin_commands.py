@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tui_agent.core.commands import Command, CommandResult
-from tui_agent.core.permissions import Rule
+from tui_agent.core.permission_rules import Rule
 from tui_agent.core.skills import catalog_for
 
 if TYPE_CHECKING:

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from tui_agent.core.config_files import parse_json, read_text_capped
 from tui_agent.core.paths import config_dir
-from tui_agent.core.permissions import PermissionPolicy, Rule
+from tui_agent.core.permission_rules import Rule
+from tui_agent.core.permissions import PermissionPolicy
 
 if TYPE_CHECKING:
     from tui_agent.core.trust import TrustItem

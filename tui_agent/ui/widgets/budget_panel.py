@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, CallFigures, base_breakdown, first_difference, ledger_tokens
+from tui_agent.core.budget import BudgetLedger, CallFigures, first_difference, ledger_tokens
 from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
@@ -97,15 +97,12 @@ class BudgetPanel(Vertical):
 
     def ask_first_plan(self) -> None:
         """--transcript, a resume: the engine tells the first call's plan now (replay draws steps instead);
-        with no history, "No model call yet." shows the base every call will send (after the first frame)."""
+        with no history it tells after the first frame, and "No model call yet." shows the base it told
+        (the panel never computes one of its own)."""
         if self.session.history:
             self.session.announce_next("panel shown")
         else:
-            self.call_after_refresh(self._show_base)
-
-    def _show_base(self) -> None:
-        if self.meter.meter is None:
-            self.meter.base = base_breakdown(self.session)
+            self.call_after_refresh(self.session.announce_next, "panel shown")
 
     def on_unmount(self) -> None:
         if self._listening and self.ledger.feed in self.session.listeners:
@@ -289,6 +286,8 @@ class BudgetPanel(Vertical):
         """Between turns: the next call's plan as the engine told it, via the core ledger."""
         self.sync_history()
         if not self.session.history:
+            if self.meter.meter is None:
+                self.meter.base = told.base  # "No model call yet." with what every call will pay
             return
         result, base = told.plan.result, told.base
         self.ledger.configure(self.session.provider.model, self.session.provider.context_window,
