@@ -78,6 +78,7 @@ class WatchScreen(ReplayScreen):
         self.following = True
         self.last_progress = ""
         self._stop = threading.Event()
+        self._wake = threading.Event()  # cuts the follower's sleep short: a stop, or a call to make again
         self._remakes: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()  # (generation, call index)
 
     def compose(self) -> ComposeResult:
@@ -100,6 +101,12 @@ class WatchScreen(ReplayScreen):
 
     def on_unmount(self) -> None:
         self._stop.set()
+        self._wake.set()
+
+    def _nap(self, seconds: float) -> None:
+        """The follower's sleep while nothing is written (in its thread), ended early by `_wake`."""
+        self._wake.wait(seconds)
+        self._wake.clear()
 
     # -- the follower thread: everything slow happens here ------------------------------------------
     def _follow(self) -> None:
@@ -130,7 +137,7 @@ class WatchScreen(ReplayScreen):
 
         while not stop.is_set():
             feed = WatchFeed(path, self.policy, STRATEGIES, tracer)
-            with Follower(path, sleep=stop.wait) as follower:
+            with Follower(path, sleep=self._nap) as follower:
                 while not stop.is_set():
                     batch = follower.wait(stop=lambda: stop.is_set() or self.source.due() or not self._remakes.empty())
                     if stop.is_set():
@@ -191,6 +198,7 @@ class WatchScreen(ReplayScreen):
         if not view.held(k):  # its request was let go: the follower thread makes it again, then it is shown
             self.current, self.following = k, False
             self._remakes.put((view.generation, k))
+            self._wake.set()
             self.sub_title = strip_controls(f"call {k + 1}/{view.calls} · making it again from a checkpoint… · "
                                             f"{self.path.name}")
             return
