@@ -42,19 +42,21 @@ def test_the_view_lets_old_requests_go_and_gets_them_made_again(tmp_path, monkey
     path, lines = _log(tmp_path)
     feed = WatchFeed(path, None, ("none", "v2"))
     view = CallsView(path)
-    originals = {}
+    originals, originals_plan = {}, {}
     for at in range(0, len(lines), 7):
         arrival = feed.feed(Batch(lines=lines[at:at + 7]))
         if arrival is not None:
             view.apply(arrival)
             originals.update({s.number - 1: (json.dumps([to_json(m) for m in s.messages]), step_json(view, s))
                               for s in arrival.steps})
+            originals_plan.update({s.number - 1: s.plan.estimated_tokens for s in arrival.steps})
         held = sum(view.held(k) for k in range(view.calls))
         events = sum(1 for s in view.steps if s.event_line)
         assert held <= 10 + 2 * events  # the newest, and each event's call and the one before it
     assert view.calls == CALLS and [f.call for f in view.figures] == list(range(1, CALLS + 1))
     old = next(k for k in range(view.calls) if not view.held(k))
-    assert view.step(old).messages == []
+    assert view.step(old).messages == [] and view.step(old).plan.outbound_indices == ()
+    assert view.step(old).plan.estimated_tokens == originals_plan[old]  # what the panel's ledger reads stays
     again = feed.remake(view.generation, old)
     assert again is not None and view.restore(view.generation, again) and view.held(old)
     messages, figures = originals[old]

@@ -169,7 +169,11 @@ class CallsView:
 
     def _let_go(self) -> None:
         for k in [k for k in self._full if not self._needed(k)]:
-            self.steps[k] = replace(self.steps[k], messages=[])
+            step = self.steps[k]
+            # what the panel's ledger reads of an older call stays (sizes, marks, event); the per-message
+            # parts of the plan go with the request (the call is made again before it is shown)
+            plan = replace(step.plan, outbound_indices=(), cuts={}, masks={}, ledger=None, protected_indices=None)
+            self.steps[k] = replace(step, messages=[], plan=plan)
             self._full.discard(k)
 
     def apply(self, arrival: Arrival) -> bool:
