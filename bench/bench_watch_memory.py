@@ -18,6 +18,7 @@ or a checkpoint per 25 calls is kept. Not a pytest test (the structural bounds a
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 import tempfile
@@ -146,6 +147,7 @@ def measure(label: str, groups: list[list[str]], every: int, make) -> None:
                 handle.flush()
                 done = grow()
                 while marks and at + every >= marks[0] and marks[0] <= len(groups):
+                    gc.collect()  # "current": what is still reachable, not garbage awaiting the cycle collector
                     current, peak = tracemalloc.get_traced_memory()
                     print(f"{label:<6} {marks[0]:>6} calls ({done:>6} out): current {current / 2**20:7.1f} MiB, "
                           f"peak {peak / 2**20:7.1f} MiB · {describe()} · {time.perf_counter() - started:6.1f} s",
