@@ -32,12 +32,12 @@ async def test_batches_are_fed_off_the_ui_thread_and_keys_are_answered_meanwhile
     inside, release = threading.Event(), threading.Event()
     real_feed = WatchFeed.feed
 
-    def feed(self, batch):
+    def feed(self, batch, progress=None):
         feeders.append(threading.current_thread())
         if batch.lines and not release.is_set():
             inside.set()  # a large chunk is being processed: hold it until the test lets go
             release.wait(timeout=120)
-        return real_feed(self, batch)
+        return real_feed(self, batch, progress)
 
     applied: list[tuple[int, list[int], list[int]]] = []  # (generation, step numbers, figure numbers)
     real_apply = CallsView.apply
@@ -104,3 +104,30 @@ async def test_an_old_call_whose_request_was_let_go_is_made_again_and_shown(tmp_
             shown=lambda: screen.sub_title)
         assert screen.current == old and not screen.following
         assert screen.panel.shown_upto == screen.view.step(old).history_len
+
+
+async def test_a_long_log_read_at_once_shows_progress_while_its_calls_are_made(tmp_path, monkeypatch):
+    from tui_agent.ui.screens import watch as watch_screen
+
+    monkeypatch.setattr(watch_screen, "PROGRESS_AFTER", 0.0)  # every batch counts as long: no clock in the test
+    seen: list[str] = []
+    real = watch_screen.WatchScreen.on_feed_progress
+
+    def on_feed_progress(self, message):
+        real(self, message)
+        seen.append(self.last_progress)
+        assert self.query_one("#replay-progress").has_class("-active")
+
+    monkeypatch.setattr(watch_screen.WatchScreen, "on_feed_progress", on_feed_progress)
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(SMALL.read_bytes())
+    total = _calls_in(log.read_bytes())
+    app = WatchApp(LogSource(log, False, False), log, default_policy(), session_label="test", show_durations=False)
+    app.animation_level = "none"
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = app.screen
+        await wait_until(lambda: screen.replay is not None and screen.replay.calls == total,
+                         what=f"{total} calls", timeout=60, shown=lambda: screen.sub_title)
+        await pilot.pause()
+        assert not screen.query_one("#replay-progress").has_class("-active")  # gone once the calls are in
+    assert seen and seen[0] == f"replaying call 10/{total}…" and all(s.endswith(f"/{total}…") for s in seen)

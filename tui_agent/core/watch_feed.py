@@ -75,6 +75,13 @@ class WatchFeed:
         self._sent = 0  # calls handed out in this generation
         self._history_sent = 0  # history messages handed out in this generation
 
+    @staticmethod
+    def _made(replay: Replay, k: int, progress: Callable[[int, int], object] | None) -> ReplayStep:
+        step = replay.step(k)
+        if progress is not None:
+            progress(k + 1, replay.calls)
+        return step
+
     def remake(self, generation: int, k: int) -> ReplayStep | None:
         """Call index `k`'s step again (a view let its request go), None when `generation` is gone."""
         replay = self._replay
@@ -82,7 +89,9 @@ class WatchFeed:
             return None
         return replay.step(k)
 
-    def feed(self, batch: Batch) -> Arrival | None:
+    def feed(self, batch: Batch, progress: Callable[[int, int], object] | None = None) -> Arrival | None:
+        """The arrival of `batch` (None: nothing changed). `progress(done, total)` is told each call
+        made (a face shows it when a large batch, the first read of a long log, takes a while)."""
         live = self.live
         old = live.replay
         stable = stable_index(old) if old is not None else 0
@@ -98,7 +107,7 @@ class WatchFeed:
         if replay is None:
             return Arrival(self.generation, self.path, (), (), 0, (), (), (), (), None, "", None, False,
                            live.fit_calls, batch.reset, live.restarts != restarts)
-        steps = tuple(replay.step(k) for k in range(self._sent, replay.calls))
+        steps = tuple(self._made(replay, k, progress) for k in range(self._sent, replay.calls))
         pre = live.pre_tokens()
         figures = tuple(self._run.figures(replay, step, pre) for step in steps)
         if self.tracer is not None and live.fixed:  # final figures only: before call FIT_CALLS they move

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -22,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
 from tui_agent.core.sanitize import strip_controls
-from tui_agent.ui.screens.replay import HINT, ReplayPanel, ReplayScreen
+from tui_agent.ui.screens.replay import CHUNK, HINT, PROGRESS_AFTER, ReplayPanel, ReplayScreen
 from tui_agent.ui.widgets.replay_card import ReplayCard
 from tui_agent.ui.widgets.watch_card import WatchCard
 
@@ -61,6 +62,14 @@ class StepRemade(Message):
     def __init__(self, generation: int, step: ReplayStep) -> None:
         super().__init__()
         self.generation, self.step = generation, step
+
+
+class FeedProgress(Message):
+    """The follower thread is still making the calls of one large batch (shown after `PROGRESS_AFTER`)."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done, self.total = done, total
 
 
 class WatchScreen(ReplayScreen):
@@ -150,11 +159,27 @@ class WatchScreen(ReplayScreen):
                         path = newer
                         self.post_message(SessionSwitched(newer))
                         break
-                    arrival = feed.feed(batch)
+                    arrival = feed.feed(batch, self._progress())
                     if arrival is not None:
                         self.post_message(CallsArrived(arrival))
 
+    def _progress(self):  # noqa: ANN202 - a callback for WatchFeed.feed, run in the follower thread
+        """Post 'replaying call N/M' every `CHUNK` calls once a batch has taken `PROGRESS_AFTER` seconds."""
+        started = time.monotonic()
+
+        def tell(done: int, total: int) -> None:
+            if done % CHUNK == 0 and time.monotonic() - started >= PROGRESS_AFTER:
+                self.post_message(FeedProgress(done, total))
+
+        return tell
+
     # -- the UI thread: apply results ---------------------------------------------------------------
+    def on_feed_progress(self, message: FeedProgress) -> None:
+        self.last_progress = f"replaying call {message.done}/{message.total}…"
+        line = self.query_one("#replay-progress", Static)
+        line.update(self.last_progress)
+        line.add_class("-active")
+
     def on_session_switched(self, message: SessionSwitched) -> None:
         from tui_agent.core.watch_feed import CallsView
 
@@ -165,6 +190,7 @@ class WatchScreen(ReplayScreen):
 
     def on_calls_arrived(self, message: CallsArrived) -> None:
         arrival = message.arrival
+        self.query_one("#replay-progress", Static).remove_class("-active")
         if arrival.path != self.path:
             return  # a batch of the session followed before a switch
         if arrival.reset:
