@@ -78,7 +78,7 @@ def replay_command(argv: list[str]) -> int:
                 return 0
             import json
 
-            from tui_agent.core.replay import replay_json
+            from tui_agent.core.replay_json import replay_json
 
             from tui_agent.core.sanitize import escape_json_controls
 

@@ -120,9 +120,12 @@ def watch_json(source: LogSource, path: Path, policy) -> int:
 
     previous = {sig: signal.signal(sig, finish) for sig in (signal.SIGINT, signal.SIGTERM)}
     out = sys.stdout
+    tracer = watch_tracer()
 
     def emit(live: LiveReplay, run: FiguresRun, steps) -> None:
         for step in steps:
+            if tracer is not None:
+                tracer(live.replay, step)
             record = run.figures(live.replay, step, live.pre_tokens()).json()
             record["session"] = path.stem
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -158,8 +161,23 @@ def watch_json(source: LogSource, path: Path, policy) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     finally:
+        if tracer is not None:
+            tracer.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def watch_tracer():  # noqa: ANN201 - a core.telemetry.StepTracer or None (imported only when configured)
+    """A span per call (`tui_agent.source` "watch") when OTEL_EXPORTER_OTLP_ENDPOINT is set, else None."""
+    from tui_agent.core import telemetry
+
+    if not telemetry.enabled():
+        return None
+    try:
+        return telemetry.step_tracer("watch")
+    except RuntimeError as error:  # the [otel] extra is not installed: say so once, and watch on
+        say(f"warning: {error}")
+        return None
 
 
 def _report(live, path: Path) -> None:

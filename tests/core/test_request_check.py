@@ -59,3 +59,44 @@ def test_pending_tool_use_and_results_after_text():
     late = {"role": "user", "content": [{"type": "text", "text": "x"}, tool_result_block("t1", "ok")]}
     assert not check.valid([user_text("hi"), use, late]) and protocol_errors([user_text("hi"), use, late])
     assert not check.valid([])
+
+
+def test_a_lanes_check_from_where_the_request_changed_is_the_whole_check():
+    """`valid(..., lane=…)` walks only what changed since the lane's previous request: on every request of
+    every strategy, and on breakages that leave the shared prefix intact or break it (a failure inside the
+    shared part, at its edge, after it), it answers as `protocol_errors` does."""
+    recorded = load_recorded(LOG)
+    runs = strategy_runs(recorded, check_memory=False)
+    check = RequestCheck()
+    rng = random.Random(21)
+    compared = invalid = 0
+    previous: dict[str, list[dict]] = {}
+    for _ in recorded.calls:
+        for name, run in runs.items():
+            messages = run.step().messages
+            requests = [messages, broken(messages, rng)]
+            if name in previous and len(previous[name]) > 2:  # the previous request, grown or cut after a break
+                old = previous[name]
+                cut = rng.randrange(1, len(old))
+                requests += [old[:cut] + messages[cut:], broken(old, rng) + messages[len(old):], list(old)]
+            for request in requests:
+                expected = not protocol_errors(request)
+                assert check.valid(request, lane=name) == expected, protocol_errors(request)[:3]
+                compared += 1
+                invalid += not expected
+            previous[name] = messages
+    assert compared > 700 and invalid > 150, (compared, invalid)  # both answers, many times
+
+
+def test_a_lane_remembers_a_failure_inside_the_shared_part():
+    check = RequestCheck()
+    use = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]}
+    orphan = {"role": "user", "content": [tool_result_block("t9", "ok")]}
+    bad = [user_text("hi"), orphan, use, {"role": "user", "content": [tool_result_block("t1", "ok")]}]
+    assert not check.valid(bad, lane="x")
+    assert not check.valid(bad + [use], lane="x")  # the orphan is still there
+    good = [bad[0], use, bad[3]]
+    assert check.valid(good, lane="x") and check.valid(good + [{"role": "assistant", "content": [
+        {"type": "text", "text": "done"}]}], lane="x")
+    assert not check.valid(good + [use], lane="x")  # t1 twice
+    assert check.valid(good + [use], lane="x", allow_pending=False) is False

@@ -10,8 +10,9 @@ import random
 import pytest
 
 from tui_agent.core.economics import STRATEGIES
-from tui_agent.core.replay import open_replay, report_json, step_json
 from tests.shared import TRANSCRIPTS
+from tui_agent.core.replay import open_replay
+from tui_agent.core.replay_json import report_json, step_json
 
 SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 LOGS = {"drmaciver": "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl",
@@ -64,3 +65,20 @@ def test_taking_a_checkpoint_at_every_call_changes_no_figure_of_the_report() -> 
     replay.run_all()
     assert len(replay._checkpoints) == replay.calls
     assert report_json(replay.report()) == report_json(session_report(path))  # the table without checkpoints
+
+
+def test_thinned_checkpoints_stay_bounded_and_change_no_figure() -> None:
+    """`max_checkpoints`: past it every other checkpoint goes and they are taken twice as far apart, so a
+    long watch keeps a bounded number; a step made again from a thinned one is the straight run's step."""
+    path = SHARED / LOGS["drmaciver"]
+    straight = open_replay(path, ("none", "v2"))
+    expected = [figures(straight, s) for s in straight.run_all()]
+    replay = open_replay(path, ("none", "v2"))
+    replay.checkpoint_every, replay.keep_steps, replay.max_checkpoints = 2, 2, 4
+    for k in range(replay.calls):
+        replay.step(k)
+        assert len(replay._checkpoints) <= 4
+    assert replay.checkpoint_every > 2 and 0 in replay._checkpoints
+    assert all(c % replay.checkpoint_every == 0 for c in replay._checkpoints)
+    for k in (0, 3, replay.calls // 2, replay.calls - 5):
+        assert figures(replay, replay.step(k)) == expected[k], f"call {k + 1}"

@@ -31,8 +31,8 @@ _EDGE = ".-/:"
 def entities(text: str) -> set[str]:
     """The entity tokens of `text`: paths, dotted names, snake_case, camelCase and such flags."""
     out: set[str] = set()
-    for match in _TOKEN.finditer(text):
-        token = match.group().strip(_EDGE) if not match.group().startswith("/") else match.group().rstrip(_EDGE)
+    for raw in set(_TOKEN.findall(text)):  # each distinct token once: code and logs repeat theirs
+        token = raw.strip(_EDGE) if not raw.startswith("/") else raw.rstrip(_EDGE)
         if len(token) < MIN_ENTITY_CHARS or not any(c.isalpha() for c in token):
             continue
         inner = token[1:-1]

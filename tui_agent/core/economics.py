@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
 from tui_agent.core.compaction.memo import MessageMemo
-from tui_agent.core.compaction.recap import request_text
 from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
 from tui_agent.core.messages import Message, to_json
 from tui_agent.core.request_check import RequestCheck
 from tui_agent.core.replay_checks import common_prefix, newest_intact, required_memory, sized_estimate
+from tui_agent.core.text_presence import TextPresence
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
 
 if TYPE_CHECKING:
@@ -251,11 +251,13 @@ class StrategyRun:
         self._entities = entities or EntityIndex()
         self._check = check or RequestCheck()
         self._texts = texts or MessageMemo()
+        self._presence = TextPresence(self._texts.text)  # this run's own: it reads its previous request
         self.price = price
         self.result = StrategyResult(name)
         self.k = 0  # the next call to run
         self._previous: list[Message] = []
         self._previous_keys: list[str] = []
+        self._previous_sizes: list[int] = []  # the previous request's message sizes (not in a RunState)
         self._sized: dict[int, tuple[Message, int]] = {}  # id → (message, chars/4): requests repeat their messages
 
     def state(self) -> RunState:
@@ -300,13 +302,15 @@ class StrategyRun:
         result.times.append(time.perf_counter() - started)
         if plan is not None and plan.event is not None and plan.event.major:
             result.events += 1
-        sizes = [sized_estimate(m, self._sized) for m in messages]
-        total = model.request(sum(sizes))
-        if compactor is not None:
-            compactor.observe_usage(round(total))
         cached_n = common_prefix(self._previous, messages, self._previous_keys)
         self._previous_keys = self._previous_keys[:cached_n] + [to_json(m) for m in messages[cached_n:]]
         self._previous = messages
+        same = min(cached_n, len(self._previous_sizes))  # the same messages as before: the same sizes
+        sizes = self._previous_sizes[:same] + [sized_estimate(m, self._sized) for m in messages[same:]]
+        self._previous_sizes = sizes
+        total = model.request(sum(sizes))
+        if compactor is not None:
+            compactor.observe_usage(round(total))
         if k == 0:
             cached = 0.0
         elif self.price.expired(recorded.gap(k)):  # the whole prefix went cold: written again in full
@@ -321,16 +325,18 @@ class StrategyRun:
         result.cached += cached
         result.peak = max(result.peak, total)
         result.over_window += total > self.policy.context_window
-        result.invalid += not self._check.valid(messages)
+        result.invalid += not self._check.valid(messages, lane=self.name)
         result.newest_intact += newest_intact(prefix, messages)
         if self.required is not None and compactor is not None:  # the whole history holds everything
-            text = request_text(messages, self._texts.text)
             prompts, paths = self.required[k]
-            result.prompts_missing += sum(1 for p in prompts if p not in text)
-            result.paths_missing += sum(1 for p in paths if p not in text)
+            missing = self._presence.missing(messages, cached_n, [*prompts, *paths])
+            result.prompts_missing += sum(missing[:len(prompts)])
+            result.paths_missing += sum(missing[len(prompts):])
         if self.future is not None:
             wanted = self.future[k]
-            result.coverage.add(len(wanted), self._entities.present(wanted, messages))
+            # the append-only request is the history before the call, where every wanted entity was seen
+            present = len(wanted) if compactor is None else self._entities.present(wanted, messages)
+            result.coverage.add(len(wanted), present)
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
 

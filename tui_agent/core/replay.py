@@ -23,6 +23,7 @@ from tui_agent.core.economics import (
     Recorded,
     RunState,
     StrategyRun,
+    TokenModel,
     default_policy,
     load_recorded,
     make_strategy,
@@ -117,6 +118,7 @@ class Replay:
     check_memory: bool = False  # count prompts/paths missing per strategy too (what the report needs)
     checkpoint_every: int = CHECKPOINT_EVERY
     keep_steps: int | None = None  # at most this many steps kept (None: all); older ones are made again
+    max_checkpoints: int | None = None  # at most this many kept (None: all): past it they are thinned
     progress: Callable[[int, int], None] | None = None
     _runs: dict[str, StrategyRun] = field(default_factory=dict)
     _estimator: EstimatorRun | None = None
@@ -165,6 +167,7 @@ class Replay:
         while self.made <= k:
             if self.made % self.checkpoint_every == 0 and self.made not in self._checkpoints:
                 self._checkpoints[self.made] = self._checkpoint()
+                self._thin_checkpoints()
             step = self._make(self.made, self._runs, self._estimator)
             self._events.append(step.event_line)
             self._keep(step)
@@ -176,6 +179,15 @@ class Replay:
     def _checkpoint(self) -> Checkpoint:
         return Checkpoint(self.made, {name: run.state() for name, run in self._runs.items()},
                           self._estimator.copy())
+
+    def _thin_checkpoints(self) -> None:
+        """Past `max_checkpoints`, keep every other one (call 0 always) and take them twice as far apart:
+        a long watch keeps O(log) more of them, not one per 25 calls, and a step made again replays at
+        most `checkpoint_every` (now doubled) calls."""
+        if self.max_checkpoints is None or len(self._checkpoints) <= max(self.max_checkpoints, 2):
+            return
+        self.checkpoint_every *= 2
+        self._checkpoints = {c: point for c, point in self._checkpoints.items() if c % self.checkpoint_every == 0}
 
     def _remake(self, k: int) -> ReplayStep:
         """Call `k` again from the checkpoint before it (a step no longer kept)."""
@@ -238,12 +250,7 @@ class Replay:
         of the replay: the session's fitted token model (real ≈ baseline + ratio × chars/4), the unit the
         card and the cost table use. So the meter's total is the step's `ours_tokens`, and its lines (base
         + messages sent) add up to it; the compactor's own calibrated estimate is not shown beside it."""
-        model = self.recorded.model
-        total = round(step.ours_tokens)
-        base = round(model.baseline)
-        plan = replace(step.plan, estimated_tokens=total, message_tokens_after=total - base,
-                       message_tokens_before=round(model.ratio * step.plan.message_tokens_before))
-        return CompactionReported(step.number, plan, step.history_len, base, 0, step.messages)
+        return reported_on(self.recorded.model, step)
 
     def unit_price_usd(self) -> float | None:
         """USD per uncached input token of the recorded model (None when its price is unknown)."""
@@ -253,6 +260,15 @@ class Replay:
     def cost_usd(self, units: float) -> float | None:
         price = self.unit_price_usd()
         return units * price if price is not None else None
+
+
+def reported_on(model: TokenModel, step: ReplayStep) -> CompactionReported:
+    """`Replay.reported` on the ruler `model` (a face that holds steps without their replay uses it too)."""
+    total = round(step.ours_tokens)
+    base = round(model.baseline)
+    plan = replace(step.plan, estimated_tokens=total, message_tokens_after=total - base,
+                   message_tokens_before=round(model.ratio * step.plan.message_tokens_before))
+    return CompactionReported(step.number, plan, step.history_len, base, 0, step.messages)
 
 
 def open_replay(path: str | Path, strategies: Sequence[str] = REPLAY_STRATEGIES,
@@ -312,56 +328,6 @@ def agent_compactions(recorded: Recorded) -> list[AgentCompaction]:
                                    " ".join(text.split())[:160]))
     out.sort(key=lambda c: (c.index, c.kind != "boundary"))
     return out
-
-
-def step_json(replay: Replay, step: ReplayStep) -> dict:
-    """The machine form of one step (stable keys; sizes in tokens, costs in uncached-input-token units)."""
-    plan = step.plan
-    return {
-        "call": step.number,
-        "history_len": step.history_len,
-        "recorded": {"start": step.recorded_start, "real_tokens": step.real_tokens, "usage": dict(step.usage),
-                     "estimate": round(step.estimate.ours, 1), "estimate_error": round(step.estimate.error, 6)},
-        "ours": {"tokens": round(step.ours_tokens, 1), "estimated_tokens": plan.estimated_tokens,
-                 "sent": plan.sent_count, "dropped": plan.dropped_count, "cut": sum(len(v) for v in plan.cuts.values()),
-                 "masked": sum(len(v) for v in plan.masks.values()), "event": step.event_line,
-                 "digest": plan.digest},
-        "costs": {name: {"tokens": round(c.tokens, 1), "cached": round(c.cached, 1), "cost": round(c.cost, 3),
-                         "total_cost": round(c.total_cost, 3)} for name, c in step.costs.items()},
-        "agent_compactions": [{"index": c.index, "kind": c.kind} for c in step.agent_compactions],
-    }
-
-
-def report_json(report: SessionReport) -> dict:
-    """`SessionReport` as JSON (every number of the table; costs in uncached-input-token units)."""
-    return {
-        "name": report.name, "calls": report.calls, "messages": report.messages,
-        "token_model": {"baseline": report.model.baseline, "ratio": report.model.ratio},
-        "strategies": {name: {
-            "calls": r.calls, "over_window": r.over_window, "peak": r.peak, "tokens": r.tokens, "cost": r.cost,
-            "cached": r.cached, "price": r.price, "average": r.average, "hit_share": r.hit_share,
-            "newest_intact": r.newest_intact, "prompts_missing": r.prompts_missing, "paths_missing": r.paths_missing,
-            "invalid": r.invalid, "events": r.events, "expired": r.expired,
-            "coverage": r.coverage.value, "coverage_pooled": r.coverage.pooled, "coverage_calls": r.coverage.calls}
-            for name, r in report.results.items()},
-        "estimate_error": {label: {"compared": e.compared, "median": e.median, "p90": e.p90,
-                                   "after_event": e.after_event,
-                                   "after_event_calls": e.after_event_calls, "after_events": list(e.after_events)}
-                           for label, e in (("ours", report.estimate), ("v1", report.estimate_v1))},
-    }
-
-
-def replay_json(replay: Replay) -> dict:
-    """Everything `tui-agent replay FILE --json` prints: the report and every step."""
-    steps = replay.run_all()
-    return {
-        "file": str(replay.path), "kind": replay.kind, "model": replay.model,
-        "usd_per_unit": replay.unit_price_usd(),
-        "report": report_json(replay.report()),
-        "agent_compactions": [{"index": c.index, "call": c.call, "kind": c.kind, "text": c.text}
-                              for c in replay.agent_compactions],
-        "steps": [step_json(replay, s) for s in steps],
-    }
 
 
 # -- a read-only session for faces ------------------------------------------------------------------

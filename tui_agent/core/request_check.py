@@ -41,6 +41,7 @@ class RequestCheck:
 
     def __init__(self) -> None:
         self._facts: dict[int, tuple[Message, MessageFacts]] = {}  # id → (message kept alive, its facts)
+        self._lanes: dict[object, _Lane] = {}  # a strategy run's previous request and its check
 
     def facts(self, message: Message) -> MessageFacts:
         known = self._facts.get(id(message))
@@ -50,33 +51,73 @@ class RequestCheck:
         self._facts[id(message)] = (message, found)
         return found
 
-    def valid(self, messages: list[Message], *, allow_pending: bool = False) -> bool:
+    def valid(self, messages: list[Message], *, allow_pending: bool = False, lane: object = None) -> bool:
+        """Whether `messages` is a valid request. With a `lane` (one per strategy run) the check starts
+        where this request stops sharing its messages (by identity) with the lane's previous one: a check
+        at position i reads only positions i-1..i+1 and the tool_use ids before it, so up to the last
+        shared message but one the previous answers hold, and only the rest is walked again."""
         if not messages:
             return False
-        facts = [self.facts(m) for m in messages]
-        if facts[0].role != "user":
-            return False
-        seen: set[object] = set()
-        last = len(facts) - 1
-        for i, f in enumerate(facts):
-            if f.role not in ("user", "assistant") or f.blank:
+        previous = self._lanes.get(lane) if lane is not None else None
+        start, ids, before = 0, [], []
+        if previous is not None and previous.allow_pending == allow_pending:
+            old, n = previous.messages, 0
+            limit = min(len(old), len(messages))
+            while n < limit and old[n] is messages[n]:
+                n += 1
+            resume = n - 1  # positions before it are checked alike in both requests
+            if resume > previous.first_bad:  # it failed inside the shared part: so does this one
+                self._lanes[lane] = _Lane(tuple(messages), allow_pending, previous.ids, previous.before,
+                                          previous.first_bad)
                 return False
+            if resume > 0:
+                start, before = resume, previous.before[:resume]
+                ids = previous.ids[:previous.before[resume]]
+        first_bad = self._scan(messages, start, ids, before, allow_pending)
+        if lane is not None:
+            self._lanes[lane] = _Lane(tuple(messages), allow_pending, ids, before, first_bad)
+        return first_bad == len(messages)
+
+    def _scan(self, messages: list[Message], start: int, ids: list[object], before: list[int],
+              allow_pending: bool) -> int:
+        """Check positions `start`… (`ids`: the tool_use ids before `start`, in order; `before[i]`: how many
+        of them come before position i, appended as positions are reached). The first failing position,
+        or len(messages) when every one passes."""
+        facts = self.facts
+        seen = set(ids)
+        last = len(messages) - 1
+        for i in range(start, len(messages)):
+            before.append(len(ids))
+            f = facts(messages[i])
+            if (i == 0 and f.role != "user") or f.role not in ("user", "assistant") or f.blank:
+                return i
             for use_id in f.use_ids:
                 if not use_id or use_id in seen:
-                    return False
+                    return i
                 seen.add(use_id)
+                ids.append(use_id)
             if f.has_results:
                 if not f.results_first:
-                    return False
-                asked = set(facts[i - 1].use_ids) if i > 0 else set()
-                if not f.result_ids <= asked:
-                    return False
+                    return i
+                if not f.result_ids <= (set(facts(messages[i - 1]).use_ids) if i > 0 else set()):
+                    return i
             if f.use_ids:
                 if i == last:
                     if not allow_pending:
-                        return False
+                        return i
                     continue
-                answered = facts[i + 1].result_ids
+                answered = facts(messages[i + 1]).result_ids
                 if any(use_id not in answered for use_id in f.use_ids):
-                    return False
-        return True
+                    return i
+        return len(messages)
+
+
+@dataclass(frozen=True)
+class _Lane:
+    """A lane's previous request and how far its check got (see `RequestCheck.valid`)."""
+
+    messages: tuple[Message, ...]
+    allow_pending: bool
+    ids: list[object]  # tool_use ids in order, up to the first failing position
+    before: list[int]  # per position checked: how many of `ids` come before it
+    first_bad: int  # the first failing position (len(messages): none)

@@ -39,6 +39,10 @@ from tui_agent.core.replay import (
 from tui_agent.core.transcripts import TranscriptLoad, parse_transcript
 
 FIT_CALLS = 8
+# A watch runs for hours: its replay keeps only the newest steps (a face keeps what it shows itself, the
+# `--json` path prints each step once) and a bounded number of checkpoints, thinned as the log grows.
+KEEP_STEPS = 32
+MAX_CHECKPOINTS = 64  # over 10,000 calls: one per 200 calls at most, so a step made again replays <= 200
 
 
 @dataclass
@@ -116,16 +120,17 @@ class LiveReplay:
         if old is not None and old.calls >= self.fit_calls and _extends(old, recorded):
             _grow(old, recorded)
             return
-        if old is not None and old.steps and old.calls >= self.fit_calls:
+        if old is not None and old.made and old.calls >= self.fit_calls:
             self.restarts += 1
             self.handed = 0
         self.replay = replay_of(self.path, recorded, self.strategies, self.policy)
+        self.replay.keep_steps, self.replay.max_checkpoints = KEEP_STEPS, MAX_CHECKPOINTS
 
 
 def _extends(old: Replay, new: Recorded) -> bool:
     """Whether `new` (a later parse) says the same as `old.recorded` about every step already made."""
     was = old.recorded
-    made = len(old.steps)
+    made = old.made
     if was.model != new.model or len(new.calls) < len(was.calls):
         return False
     if made == 0:
@@ -137,11 +142,16 @@ def _extends(old: Replay, new: Recorded) -> bool:
     return all(a is b or to_json(a) == to_json(b) for a, b in zip(was.history[:stable], new.history[:stable]))
 
 
+def stable_index(replay: Replay) -> int:
+    """The history before this index is what the steps made so far read: a growth keeps it as it is."""
+    return replay.recorded.calls[replay.made - 1] if replay.made else 0
+
+
 def _grow(replay: Replay, new: Recorded) -> None:
     """Give `replay` the calls of `new`, keeping the messages its steps were made from (the compactors
     and the price runs know them by identity)."""
     was = replay.recorded
-    stable = was.calls[len(replay.steps) - 1] if replay.steps else 0
+    stable = stable_index(replay)
     was.history[stable:] = new.history[stable:]
     for name in ("calls", "real", "segment_start", "estimates", "usage", "summaries", "boundaries", "models",
                  "times", "measured", "skipped_lines"):

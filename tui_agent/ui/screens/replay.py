@@ -35,6 +35,7 @@ class ReplayPanel(BudgetPanel):
     """The budget panel fed from replay steps instead of a running turn."""
 
     READ_ONLY = True
+    _fed: tuple | None = None  # (replay, last step fed, its number): what the ledger holds
 
     def ask_first_plan(self) -> None:
         """Replay draws recorded steps; nothing is planned for a next call."""
@@ -45,12 +46,17 @@ class ReplayPanel(BudgetPanel):
     def show_step(self, replay: "Replay", step: "ReplayStep") -> None:
         # The session holds the whole recorded history and is never edited: the rows show it up to the call.
         self.shown_upto = step.history_len
-        # The panel draws what its budget ledger holds: replay every step up to this one into a fresh ledger,
-        # so stepping back shows the calls, events and cost as they stood at this call.
-        self.ledger.reset()
-        for earlier in replay.steps[: step.number - 1]:
+        # The panel draws what its budget ledger holds: every step up to this one fed in order, so stepping
+        # back shows the calls, events and cost as they stood at this call. Stepping forward (a watch that
+        # follows new calls) feeds only the steps since the last one shown; anything else starts afresh.
+        fed = self._fed
+        if fed is None or fed[0] is not replay or fed[1] is not replay.steps[fed[2] - 1] or step.number <= fed[2]:
+            self.ledger.reset()
+            fed = (replay, None, 0)
+        for earlier in replay.steps[fed[2]: step.number - 1]:
             self.ledger.feed(replay.reported(earlier))
         self.on_compaction(replay.reported(step))
+        self._fed = (replay, step, step.number)
 
     def action_count_exact(self) -> None:
         from textual.content import Content

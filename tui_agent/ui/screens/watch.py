@@ -1,23 +1,29 @@
 """Watch mode: the replay screen on a log that is still being written (`tui-agent watch`).
 
-A timer polls the follower (a stat and a read: near idle while nothing is written); each batch of whole
-lines goes to `core.watch.LiveReplay`, and the view moves to the newest call unless the user stepped
-back (`n`/`p`/`g` as in replay; `f` or End follows the newest call again). With `--latest` a session
-that starts later in the project folder is followed instead, with a notice that says so.
+A thread worker follows the log (`core.follow`: a stat and a read, sleeping while nothing is written)
+and does the slow part off the UI thread: each batch of whole lines goes to `core.watch_feed.WatchFeed`
+(parse, replay the new calls, their figures), whose `Arrival` is posted to the screen as a message. The
+screen applies it to its `CallsView` (the only replay it reads) and moves to the newest call unless the
+user stepped back (`n`/`p`/`g` as in replay; `f` or End follows the newest call again). With `--latest`
+a session that starts later in the project folder is followed instead, with a notice that says so.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
+import time
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
 from tui_agent.core.sanitize import strip_controls
-from tui_agent.ui.screens.replay import HINT, ReplayPanel, ReplayScreen
+from tui_agent.ui.screens.replay import CHUNK, HINT, PROGRESS_AFTER, ReplayPanel, ReplayScreen
 from tui_agent.ui.widgets.replay_card import ReplayCard
 from tui_agent.ui.widgets.watch_card import WatchCard
 
@@ -26,35 +32,63 @@ if TYPE_CHECKING:
 
     from tui_agent.core.call_figures import CallFigures
     from tui_agent.core.compaction import CompactPolicy
+    from tui_agent.core.replay import ReplayStep
+    from tui_agent.core.watch_feed import Arrival
     from tui_agent.core.session import Session
     from tui_agent.watch_cli import LogSource
 
-POLL_SECONDS = 0.25
+STRATEGIES = ("none", "v2")  # the append-only conversation (the card's ÷append) and ours
+
+
+class CallsArrived(Message):
+    """The follower thread's results for one batch (an immutable `Arrival`)."""
+
+    def __init__(self, arrival: Arrival) -> None:
+        super().__init__()
+        self.arrival = arrival
+
+
+class SessionSwitched(Message):
+    """`--latest`: a newer session started and is followed from now on."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+
+class StepRemade(Message):
+    """A call whose request the view had let go, made again by the follower thread."""
+
+    def __init__(self, generation: int, step: ReplayStep) -> None:
+        super().__init__()
+        self.generation, self.step = generation, step
+
+
+class FeedProgress(Message):
+    """The follower thread is still making the calls of one large batch (shown after `PROGRESS_AFTER`)."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done, self.total = done, total
 
 
 class WatchScreen(ReplayScreen):
     BINDINGS = [Binding("f", "follow", "Follow newest"), Binding("end", "follow", "Follow", show=False)]
 
     def __init__(self, source: LogSource, path: Path, policy: CompactPolicy, session: Session) -> None:
+        from tui_agent.core.watch_feed import CallsView
+
         Screen.__init__(self)  # the replay screen's own start needs a replay with calls; a watch may have none yet
         self.source, self.policy, self.session = source, policy, session
+        self.path = path
+        self.view = CallsView(path)
+        self.replay: CallsView | None = None  # what the replay screen reads: the view, once a call is in
         self.current = -1
         self.following = True
-        self.figures: list[CallFigures] = []
-        self._open(path)
-
-    def _open(self, path: Path) -> None:
-        from tui_agent.core.call_figures import FiguresRun
-        from tui_agent.core.follow import Follower
-        from tui_agent.core.watch import LiveReplay
-
-        self.path = path
-        self.follower = Follower(path)
-        self.live = LiveReplay(path, self.policy, ("none", "v2"))
-        self.replay = None
-        self.run = FiguresRun()
-        self.figures = []
-        self.current, self.following = -1, True
+        self.last_progress = ""
+        self._stop = threading.Event()
+        self._wake = threading.Event()  # cuts the follower's sleep short: a stop, or a call to make again
+        self._remakes: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()  # (generation, call index)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
@@ -65,68 +99,153 @@ class WatchScreen(ReplayScreen):
                 yield ReplayCard(id="replay-card")
                 yield WatchCard(id="watch-card")
             yield ReplayPanel(self.session, id="panel")
+        yield Static("", id="replay-progress", markup=False)  # the replay screen's jumps write to it
         yield Input(placeholder=HINT, id="replay-prompt", disabled=True)
         yield Footer()
 
     def on_mount(self) -> None:
         self.title = "tui-agent watch"
         self.sub_title = strip_controls(f"waiting · {self.path.name}")
-        self.poll()
-        self.set_interval(POLL_SECONDS, self.poll)
+        self.run_worker(self._follow, thread=True, group="watch-follow", exclusive=True)
 
     def on_unmount(self) -> None:
-        self.follower.close()
+        self._stop.set()
+        self._wake.set()
 
-    # -- following --------------------------------------------------------------------------------
-    def poll(self) -> None:
-        if self.source.due() and (newer := self.source.newer(self.path)) is not None:
-            self.follower.close()
-            self.notify(f"A newer session started: {strip_controls(newer.name)}; following it", timeout=5)
-            self._open(newer)
-        batch = self.follower.poll()
-        if batch.reset:
+    def _nap(self, seconds: float) -> None:
+        """The follower's sleep while nothing is written (in its thread), ended early by `_wake`."""
+        self._wake.wait(seconds)
+        self._wake.clear()
+
+    # -- the follower thread: everything slow happens here ------------------------------------------
+    def _follow(self) -> None:
+        stop = self._stop
+        path = self.path
+        tracer = self._tracer()
+        try:
+            self._follow_until(stop, path, tracer)
+        finally:
+            if tracer is not None:
+                tracer.close()
+
+    def _tracer(self):  # noqa: ANN202 - a core.telemetry.StepTracer or None
+        """A span per call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.telemetry`; nothing otherwise)."""
+        from tui_agent.core import telemetry
+
+        if not telemetry.enabled():
+            return None
+        try:
+            return telemetry.step_tracer("watch")
+        except RuntimeError as error:  # the [otel] extra is missing: say so on screen, and watch on
+            self.app.call_from_thread(self.notify, str(error), severity="warning", timeout=6)
+            return None
+
+    def _follow_until(self, stop: threading.Event, path: Path, tracer) -> None:  # noqa: ANN001
+        from tui_agent.core.follow import Follower
+        from tui_agent.core.watch_feed import WatchFeed
+
+        while not stop.is_set():
+            feed = WatchFeed(path, self.policy, STRATEGIES, tracer)
+            with Follower(path, sleep=self._nap) as follower:
+                while not stop.is_set():
+                    batch = follower.wait(stop=lambda: stop.is_set() or self.source.due() or not self._remakes.empty())
+                    if stop.is_set():
+                        return
+                    while not self._remakes.empty():
+                        generation, k = self._remakes.get()
+                        if (step := feed.remake(generation, k)) is not None:
+                            self.post_message(StepRemade(generation, step))
+                    if self.source.due() and (newer := self.source.newer(path)) is not None:
+                        path = newer
+                        self.post_message(SessionSwitched(newer))
+                        break
+                    arrival = feed.feed(batch, self._progress())
+                    if arrival is not None:
+                        self.post_message(CallsArrived(arrival))
+
+    def _progress(self):  # noqa: ANN202 - a callback for WatchFeed.feed, run in the follower thread
+        """Post 'replaying call N/M' every `CHUNK` calls once a batch has taken `PROGRESS_AFTER` seconds."""
+        started = time.monotonic()
+
+        def tell(done: int, total: int) -> None:
+            if done % CHUNK == 0 and time.monotonic() - started >= PROGRESS_AFTER:
+                self.post_message(FeedProgress(done, total))
+
+        return tell
+
+    # -- the UI thread: apply results ---------------------------------------------------------------
+    def on_feed_progress(self, message: FeedProgress) -> None:
+        self.last_progress = f"replaying call {message.done}/{message.total}…"
+        line = self.query_one("#replay-progress", Static)
+        line.update(self.last_progress)
+        line.add_class("-active")
+
+    def on_session_switched(self, message: SessionSwitched) -> None:
+        from tui_agent.core.watch_feed import CallsView
+
+        self.notify(f"A newer session started: {strip_controls(message.path.name)}; following it", timeout=5)
+        self.path = message.path
+        self.view, self.replay = CallsView(message.path), None
+        self.current, self.following = -1, True
+
+    def on_calls_arrived(self, message: CallsArrived) -> None:
+        arrival = message.arrival
+        self.query_one("#replay-progress", Static).remove_class("-active")
+        if arrival.path != self.path:
+            return  # a batch of the session followed before a switch
+        if arrival.reset:
             self.notify(f"{strip_controls(self.path.name)} was truncated or replaced: reading it again", timeout=4)
-        if not self.live.feed(batch) or self.live.replay is None:
-            return
-        if self.live.replay is not self.replay:  # a new replay (the ruler moved, or a reset): start over
-            self.replay = self.live.replay
-            self.run = type(self.run)()
-            self.figures = []
+        if self.view.apply(arrival):  # the calls start again (the ruler moved, or a reset)
             self.following = self.following or self.current < 0
-        self.session.history = self.replay.history  # the panel's rows come from the recorded history
+        if not self.view.calls:
+            self.replay = None
+            return
+        self.replay = self.view
+        self.session.history = self.view.history  # the panel's rows come from the recorded history
         self.query_one("#watch-waiting").display = False
         if self.following or self.current < 0:
-            self.show_call(self.replay.calls - 1)
+            self.show_call(self.view.calls - 1)
         else:
-            self.show_call(min(self.current, self.replay.calls - 1))
+            self.show_call(min(self.current, self.view.calls - 1))
+
+    def on_step_remade(self, message: StepRemade) -> None:
+        if self.view.restore(message.generation, message.step) and self.current == message.step.number - 1:
+            self.show_call(self.current)
 
     def figures_at(self, k: int) -> CallFigures:
-        while len(self.figures) <= k:
-            step = self.replay.step(len(self.figures))
-            self.figures.append(self.run.figures(self.replay, step, self.live.pre_tokens()))
-        return self.figures[k]
+        return self.view.figures[k]
 
     def show_call(self, k: int) -> None:
         if self.replay is None:
             return
+        view = self.view
+        k = min(max(k, 0), view.calls - 1)
+        view.pinned = k
+        if not view.held(k):  # its request was let go: the follower thread makes it again, then it is shown
+            self.current, self.following = k, False
+            self._remakes.put((view.generation, k))
+            self._wake.set()
+            self.sub_title = strip_controls(f"call {k + 1}/{view.calls} · making it again from a checkpoint… · "
+                                            f"{self.path.name}")
+            return
         super().show_call(k)
-        self.following = self.current == self.replay.calls - 1
+        self.following = self.current == view.calls - 1
         figures = self.figures_at(self.current)
         after = None
         if figures.agent_compaction and figures.forgot:
             from tui_agent.core.forgot import coverage_after
 
-            recorded = self.replay.recorded
-            upto = min(self.current + 10, self.replay.calls)
-            ours = [self.replay.step(j).messages for j in range(upto)]
-            after = coverage_after(self.replay.history, recorded.calls, recorded.segment_start, self.current + 1, ours)
-        ruler = "" if self.live.fixed else (f"provisional ruler: refitted on each call until call "
-                                            f"{self.live.fit_calls}, then fixed")
+            upto = min(self.current + 10, view.calls)
+            ours = [view.step(j).messages for j in range(upto)]
+            after = coverage_after(view.history, view.recorded.calls, view.recorded.segment_start, self.current + 1,
+                                   ours)
+        ruler = "" if view.fixed else (f"provisional ruler: refitted on each call until call "
+                                       f"{view.fit_calls}, then fixed")
         self.query_one(WatchCard).show(figures, after, ruler)
         self.title = "tui-agent watch"
         state = "following" if self.following else "stepped back (f follows the newest call)"
-        self.sub_title = strip_controls(f"call {self.current + 1}/{self.replay.calls} · {state} · "
-                                        f"{self.replay.model or 'unknown model'} · {self.path.name}")
+        self.sub_title = strip_controls(f"call {self.current + 1}/{view.calls} · {state} · "
+                                        f"{view.model or 'unknown model'} · {self.path.name}")
 
     def action_follow(self) -> None:
         if self.replay is not None:

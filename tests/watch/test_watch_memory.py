@@ -1,0 +1,65 @@
+"""The watch's memory stays bounded over a long log (structurally: what it keeps, not a byte count —
+bench/bench_watch_memory.py prints tracemalloc's figures over 10,000 calls): the live replay keeps a few
+steps and a bounded number of checkpoints, the screen's view every call's figures but our request in full
+only for the newest calls and the ones its events need; a request let go is made again with the same
+figures."""
+
+from __future__ import annotations
+
+import json
+
+from tests.replay.jsonl import Log, rounds
+from tui_agent.core import watch, watch_feed
+from tui_agent.core.follow import Batch
+from tui_agent.core.messages import to_json
+from tui_agent.core.replay_json import step_json
+from tui_agent.core.watch_feed import CallsView, WatchFeed
+
+CALLS = 120
+
+
+def _log(tmp_path):
+    log = Log().user("Read every file, please.")
+    rounds(log, CALLS, size=1_400)
+    return tmp_path / "long.jsonl", log.lines
+
+
+def test_the_live_replay_keeps_a_few_steps_and_bounded_checkpoints(tmp_path, monkeypatch):
+    monkeypatch.setattr(watch, "MAX_CHECKPOINTS", 3)
+    path, lines = _log(tmp_path)
+    live = watch.LiveReplay(path, strategies=("none", "v2"))
+    handed = []
+    for at in range(0, len(lines), 9):
+        live.feed(Batch(lines=lines[at:at + 9]))
+        handed += live.ready()
+        assert len(live.replay._kept) <= watch.KEEP_STEPS and len(live.replay._checkpoints) <= 3
+    handed += live.flush()
+    assert [s.number for s in handed] == list(range(1, CALLS + 1)) and live.restarts == 0
+
+
+def test_the_view_lets_old_requests_go_and_gets_them_made_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(watch_feed, "KEEP_REQUESTS", 10)
+    path, lines = _log(tmp_path)
+    feed = WatchFeed(path, None, ("none", "v2"))
+    view = CallsView(path)
+    originals, originals_plan = {}, {}
+    for at in range(0, len(lines), 7):
+        arrival = feed.feed(Batch(lines=lines[at:at + 7]))
+        if arrival is not None:
+            view.apply(arrival)
+            originals.update({s.number - 1: (json.dumps([to_json(m) for m in s.messages]), step_json(view, s))
+                              for s in arrival.steps})
+            originals_plan.update({s.number - 1: s.plan.estimated_tokens for s in arrival.steps})
+        held = sum(view.held(k) for k in range(view.calls))
+        events = sum(1 for s in view.steps if s.event_line)
+        assert held <= 10 + 2 * events  # the newest, and each event's call and the one before it
+    assert view.calls == CALLS and [f.call for f in view.figures] == list(range(1, CALLS + 1))
+    old = next(k for k in range(view.calls) if not view.held(k))
+    assert view.step(old).messages == [] and view.step(old).plan.outbound_indices == ()
+    assert view.step(old).plan.estimated_tokens == originals_plan[old]  # what the panel's ledger reads stays
+    again = feed.remake(view.generation, old)
+    assert again is not None and view.restore(view.generation, again) and view.held(old)
+    messages, figures = originals[old]
+    assert json.dumps([to_json(m) for m in view.step(old).messages]) == messages
+    assert step_json(view, again) == figures
+    assert feed.remake(view.generation + 1, old) is None  # a generation that is gone
