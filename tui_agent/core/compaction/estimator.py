@@ -64,6 +64,19 @@ class RequestEstimator:
         self._sum_measured = 0.0
         self._sum_unmeasured = 0
 
+    def measured(self) -> dict[Hashable, float]:
+        """A copy of the measured sizes (a request laid out again keeps them for the units still sent)."""
+        return dict(self._measured)
+
+    def reuse(self, units: list[Hashable], saved: dict[Hashable, float]) -> None:
+        """Sizes measured before a re-layout, back on the units that are still (unmeasured) in the request."""
+        for unit in units:
+            if unit not in saved or unit not in self._pending:
+                continue
+            self._measured[unit] = saved[unit]
+            self._sum_measured += saved[unit]
+            self._sum_unmeasured -= self._pending.pop(unit)
+
     def set_baseline(self, baseline_tokens: int) -> None:
         """The system prompt or tools changed: move the baseline by the difference (scaled)."""
         delta = max(int(baseline_tokens), 0) - self.baseline_estimate
