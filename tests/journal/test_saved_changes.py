@@ -69,9 +69,6 @@ async def test_compact_then_quit_then_resume_sends_the_compacted_request(workspa
     assert [u.purpose for u in fresh.usage_history][-1] == "summary"
 
 
-@pytest.mark.xfail(strict=False, reason="open defect (issue 16): after a pin/exclude the resumed compactor cannot "
-                   "know which prefix the old process last sent, so it places the cache breakpoint later; the "
-                   "messages are the same, the breakpoint is not (needs the sent prefix in the saved state)")
 async def test_pins_and_excludes_between_turns_are_resumed(workspace: Path) -> None:
     session = await three_prompts(workspace)
     session.exclude(2)

@@ -176,6 +176,8 @@ class CompactState:
             if not 0 <= i < n or not exchange(history[:n], i) <= self.skip:
                 return f"message {i} is left out without its partner"
         for out in requests():
+            if not out:  # nothing planned yet (a state saved before the first call)
+                continue
             errors = protocol_errors(out, allow_pending=True)
             errors += [f"message {p}: empty content" for p, m in enumerate(out) if m.get("content") in ([], "")]
             if errors:
