@@ -7,8 +7,6 @@ gives an invalid request."""
 
 from __future__ import annotations
 
-import pytest
-
 import copy
 import os
 import json

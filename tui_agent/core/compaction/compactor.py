@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Sequence
 
-from tui_agent.core.compaction import tiers
+from tui_agent.core.compaction import steps, tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.events_of import budget_words, make_event
 from tui_agent.core.compaction.facts import Facts, Rerunnable, newest_round_start
 from tui_agent.core.compaction.layout import Layout
+from tui_agent.core.compaction.steps import Work
 from tui_agent.core.compaction.plan import CompactEvent, CompactResult, EventKind, fmt_tokens
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.state import CompactState
@@ -35,20 +36,6 @@ from tui_agent.core.messages import Message
 FORCED_SHARE = 0.5  # /compact under the mark: the request gives up (at least) this share of itself
 TOO_LONG_SHARE = 0.5  # after "prompt is too long" the next event aims at most at this share of the window
 __all__ = ["Compactor", "Rerunnable", "newest_round_start"]
-
-
-@dataclass
-class _Work:
-    """One call's working set: the state it starts from and the derived parts it updates. `compact`
-    keeps it afterwards; `preview` works on copies of the derived parts and drops it."""
-
-    state: CompactState
-    facts: Facts
-    layout: Layout
-    tokens: RequestEstimator
-    last_event: CompactEvent | None
-    before_event: list[Message] | None = None  # the request before this call's event (the summary call's)
-    touched: set[int] = field(default_factory=set)  # messages cut at this call (the event line counts them)
 
 
 class Compactor:
@@ -149,20 +136,20 @@ class Compactor:
 
     def preview(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
         """What `compact(history, call)` would send: the same steps on the same state, nothing kept."""
-        work = _Work(self.state, self.facts.copy(), self.layout.copy(), copy.deepcopy(self.tokens), self.last_event)
+        work = Work(self.state, self.facts.copy(), self.layout.copy(), copy.deepcopy(self.tokens), self.last_event)
         return self._plan(history, call, work)[1]
 
-    def _work(self) -> _Work:
-        return _Work(self.state, self.facts, self.layout, self.tokens, self.last_event)
+    def _work(self) -> Work:
+        return Work(self.state, self.facts, self.layout, self.tokens, self.last_event)
 
-    def _keep(self, work: _Work, result: CompactResult) -> None:
+    def _keep(self, work: Work, result: CompactResult) -> None:
         self.state, self.facts, self.layout, self.tokens = work.state, work.facts, work.layout, work.tokens
         self.last_event = work.last_event
         if work.before_event is not None:
             self._before_event = work.before_event
         self._last_cached = result.plan.cached_messages
 
-    def _plan(self, history: Sequence[Message], call: int | None, w: _Work) -> tuple[_Work, CompactResult]:
+    def _plan(self, history: Sequence[Message], call: int | None, w: Work) -> tuple[Work, CompactResult]:
         call = call if call is not None else w.state.calls + 1
         if self._replaced(w, history):  # /clear: a new conversation (no compaction event: nothing was compacted)
             w.tokens.clear()
@@ -189,9 +176,9 @@ class Compactor:
         sent_before = frozenset(w.layout.pos)  # the append-only request: an event's loss report is its diff
         before = w.tokens.estimate()
         if relayout:
-            first_change = min(first_change, self._relayout(w, history))
+            first_change = min(first_change, steps.relayout(w, history, self.policy))
         if self.policy.cut_on_read:
-            changed = self._apply(w, history, *tiers.cut_on_read(w.state, w.facts, self.policy, history, newest, call))
+            changed = steps.apply(w, history, *tiers.cut_on_read(w.state, w.facts, self.policy, history, newest, call))
             if changed is not None:
                 kinds.append("cut")
                 first_change = min(first_change, changed)
@@ -207,13 +194,13 @@ class Compactor:
             target = self.policy.low_tokens
             if forced:  # asked for now: even a small request gives up its older half
                 target = min(target, int(w.tokens.estimate() * FORCED_SHARE))
-            event_kinds, changed = self._event(w, history, newest, call, target, why)
+            event_kinds, changed = steps.event(w, history, self.policy, newest, call, target, why)
             kinds += event_kinds
             first_change = min(first_change, changed)
             if asked and "drop" in kinds and "summary" in pending:
                 kinds.append("summary")  # /compact asks for the summary of what it dropped
         if w.tokens.estimate() > self.policy.effective_window:
-            event_kinds, changed = self._emergency(w, history, newest, call)
+            event_kinds, changed = steps.fit_window(w, history, self.policy, newest, call)
             kinds += event_kinds
             first_change = min(first_change, changed)
             reason = reason or f"over the {budget_words(self.policy)}"
@@ -225,75 +212,12 @@ class Compactor:
                 w.last_event = event
         return w, self._result(w, history, call, event, first_change)
 
-    def _apply(self, w: _Work, history: Sequence[Message], state: CompactState, changed: list[int]) -> int | None:
-        """A tier's new state, with the messages it decided on swapped in place; the first position changed."""
-        old = {i: w.layout.estimate(w.state, history, w.facts, i) for i in changed}
-        w.state = state
-        w.touched.update(changed)
-        positions = [p for i in changed if (p := w.layout.replace(state, history, w.facts, w.tokens, i, old[i])) is not None]
-        return min(positions) if positions else None
-
-    def _relayout(self, w: _Work, history: Sequence[Message]) -> int:
-        return w.layout.rebuild(w.state, history, w.facts, w.tokens, self.policy)
-
-    def _event(self, w: _Work, history: Sequence[Message], newest: int, call: int, target: int,
-               why: str) -> tuple[list[EventKind], int]:
-        """Tiers 3 and 4 at once (one cache break): mask old results, then drop down to `target`."""
-        if w.state.reactive_target is not None:
-            target = min(target, w.state.reactive_target)
-            w.state = replace(w.state, reactive_target=None)
-        kinds: list[EventKind] = []
-        w.before_event = list(w.layout.out)  # what the summary call sends (the previous call's prefix)
-        policy, head_before, first_drop = self.policy, w.state.drop_from, not w.state.dropping
-        if policy.drop and first_drop:  # tentative: kept only with a drop (else the head went out twice)
-            w.state = replace(w.state, drop_from=tiers.choose_head(w.state, w.layout, w.tokens, policy, history,
-                                                                   newest, target))
-        if policy.mask:
-            state, changed, masked = tiers.mask_old(w.state, w.facts, policy, w.layout, w.tokens, history, newest, call)
-            if masked:
-                old = {i: w.layout.estimate(w.state, history, w.facts, i) for i in changed}
-                w.state = state
-                for i in changed:
-                    w.layout.replace(state, history, w.facts, w.tokens, i, old[i])
-                kinds.append("mask")
-        if policy.drop and w.tokens.estimate() - tiers.transient(w.state, policy, w.tokens, history, newest) > target:
-            until = tiers.choose_drop(w.state, w.layout, w.tokens, policy, history, newest, target)
-            if until > max(w.state.drop_until, w.state.drop_from) and tiers.worth_dropping(
-                    tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until), w.tokens):
-                w.state = tiers.set_drop(w.state, history, until, call, why)
-                kinds.append("drop")
-        if first_drop and "drop" not in kinds:
-            w.state = replace(w.state, drop_from=head_before)
-        return kinds, self._relayout(w, history)
-
-    def _emergency(self, w: _Work, history: Sequence[Message], newest: int, call: int) -> tuple[list[EventKind], int]:
-        """Still over the window after an event: drop to the newest round, then the head, then cut the
-        newest round itself."""
-        kinds: list[EventKind] = []
-        policy = self.policy
-        floor = max(w.state.drop_until, w.state.drop_from)
-        until = tiers.last_assistant_before(history, newest + 1, floor)
-        if until > floor and tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until) > 0:
-            w.state = tiers.set_drop(w.state, history, until, call, "the window was full")  # never one that grows it
-            kinds.append("drop")
-            self._relayout(w, history)
-        if w.tokens.estimate() > policy.effective_window and w.state.drop_from:
-            w.state = tiers.set_drop(w.state, history, until, call, "the window was full", start=0)  # the head too
-            kinds.append("drop")
-            self._relayout(w, history)
-        if w.tokens.estimate() > policy.effective_window:
-            state, changed = tiers.hard_cut_newest(w.state, w.facts, history, newest, call)
-            if changed:
-                self._apply(w, history, state, changed)
-                kinds += ["cut"] * len(changed)
-        return kinds, self._relayout(w, history)
-
-    def _result(self, w: _Work, history: Sequence[Message], call: int, event: CompactEvent | None,
+    def _result(self, w: Work, history: Sequence[Message], call: int, event: CompactEvent | None,
                 first_change: int, mode: str = "v2") -> CompactResult:
         return w.layout.result(w.state, history, w.facts, w.tokens, self.policy, call, event, w.last_event,
                                first_change, mode, self.summary_enabled)
 
-    def _replaced(self, w: _Work, history: Sequence[Message]) -> bool:
+    def _replaced(self, w: Work, history: Sequence[Message]) -> bool:
         if w.state.replaced or len(history) < w.state.history_len:
             return True
         return bool(history) and w.state.history_len > 0 and history[0] is not w.facts.first
@@ -310,7 +234,7 @@ class Compactor:
             self._keep(w, result)
             return result
         w.state = replace(w.state, summary_failures=0, summary=text.strip(), recap_call=call)
-        first_change = min(self._relayout(w, history), cached)
+        first_change = min(steps.relayout(w, history, self.policy), cached)
         after = w.tokens.estimate()
         if previous is not None and previous.call == call:  # the same event, now with its summary
             event = replace(previous, kinds=tuple(dict.fromkeys(previous.kinds + ("summary",))), tokens_after=after)
