@@ -27,7 +27,9 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def claude() -> LocalClaude:
-    return LocalClaude(context_window=40_000, max_output_tokens=1_000, usage=UsageInfo(900, 20, 0, 0))
+    # every call counted at 3,000 tokens: enough that /compact has something worth dropping (at 900 the
+    # drop that /compact made here only seemed to free room: a cut copy was sized as new, issue 16 item 7)
+    return LocalClaude(context_window=40_000, max_output_tokens=1_000, usage=UsageInfo(3000, 20, 0, 0))
 
 
 async def three_prompts(workspace: Path) -> Session:

@@ -57,6 +57,23 @@ class RequestEstimator:
         else:
             self._sum_measured -= measured
 
+    def swap(self, old: Hashable, new: Hashable, estimate: int) -> None:
+        """Unit `old` is replaced by `new` (the same message, cut or masked): a measured message's new form
+        is sized at the message's own measured rate, not the request's average (a cut copy tokenizes like
+        the original; at the average rate a cut could seem to grow a request the API had counted small)."""
+        old_estimate = self._units.get(old)
+        measured = self._measured.get(old)
+        self.remove(old)
+        if measured is None or not old_estimate:
+            self.add(new, estimate)
+            return
+        if new in self._units:
+            self.remove(new)
+        self._units[new] = estimate
+        size = measured * estimate / old_estimate
+        self._measured[new] = size
+        self._sum_measured += size
+
     def clear(self) -> None:
         self._units.clear()
         self._pending.clear()

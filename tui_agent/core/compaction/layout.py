@@ -103,10 +103,9 @@ class Layout:
         pos = self.pos.get(i)
         if pos is None:
             return None
-        tokens.remove(self.units[pos])
         estimate = self.estimate(state, history, facts, i)
         unit = self.unit(state, i)
-        tokens.add(unit, estimate)
+        tokens.swap(self.units[pos], unit, estimate)
         self.sent_estimate += estimate - old_estimate
         self.out[pos] = self.message(state, history, i)
         self.units[pos] = unit
