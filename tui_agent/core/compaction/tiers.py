@@ -14,7 +14,7 @@ from typing import Sequence
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.cut import cut_block
 from tui_agent.core.compaction.estimator import RequestEstimator
-from tui_agent.core.compaction.facts import Facts, exchange, last_assistant_before, pinned_with
+from tui_agent.core.compaction.facts import Facts, current_prompt, exchange, last_assistant_before, pinned_with
 from tui_agent.core.compaction.layout import Layout, recap_of
 from tui_agent.core.compaction.mask import key_input, placeholder_text
 from tui_agent.core.compaction.plan import BlockCut, BlockMask
@@ -199,7 +199,8 @@ def drop_gain(state: CompactState, facts: Facts, layout: Layout, tokens: Request
     """Tokens a drop up to `until` frees, less what its recap adds (the recap of the span it would be)."""
     floor = max(state.drop_until, state.drop_from)
     kept = islands(state, history, until)
-    freed = sum(tokens.size(layout.units[pos]) for pos, i in enumerate(layout.indices) if floor <= i < until)
+    freed = sum(tokens.size(layout.units[pos]) for pos, i in enumerate(layout.indices)
+                if floor <= i < until and i not in kept)  # an island stays: it frees nothing
     recap, _ = recap_of(state, facts, policy, until=until, kept=kept, call=0)
     grows = tokens.size_of(recap.tokens) - (tokens.size_of(layout.recap.tokens) if state.dropping and layout.recap else 0)
     return freed - grows
@@ -234,10 +235,17 @@ def set_drop(state: CompactState, history: Sequence[Message], until: int, call: 
 
 def islands(state: CompactState, history: Sequence[Message], until: int) -> frozenset[int]:
     """Pinned messages in the dropped span, with the partners they cannot be sent without; a pinned
-    prompt travels with its answer (never sent directly before the answer to another prompt)."""
+    prompt travels with its answer (never sent directly before the answer to another prompt).
+
+    The prompt of the turn in progress is never dropped: it stays as an island of its own (the tool
+    rounds after it leave whole, as pairs, since a drop ends before an assistant message), so the model
+    always sees what it is answering; a turn too big for the window is fitted by cutting inside it."""
     lo = state.drop_from
-    keep = [i for i in state.pins if lo <= i < until]
-    return frozenset(k for i in keep for k in pinned_with(history, i) if lo <= k < until)
+    kept = {k for i in state.pins if lo <= i < until for k in pinned_with(history, i) if lo <= k < until}
+    prompt = current_prompt(history)
+    if prompt is not None and lo <= prompt < until:
+        kept.add(prompt)
+    return frozenset(kept)
 
 
 def hard_cut_newest(state: CompactState, facts: Facts, history: Sequence[Message], newest: int,
