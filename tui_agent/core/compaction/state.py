@@ -79,7 +79,7 @@ class CompactState:
                       c.call, c.hard] for per in self.cuts.values() for c in per],
             "masks": [[m.message_index, m.block_index, m.call] for per in self.masks.values() for m in per],
             "drop_from": self.drop_from, "drop_until": self.drop_until, "kept_in_drop": sorted(self.kept_in_drop),
-            "ledger_call": self.recap_call if self.dropping else None, "summary": self.summary,
+            "ledger_call": self.recap_call, "summary": self.summary,
             "cut_scan": self.read_upto, "pins": sorted(self.pins), "excluded": sorted(self.excludes),
             "skip": sorted(self.skip), "expanded": sorted(self.expanded), "dropped_reason": self.dropped_reason,
             "drop_reasons": [list(span) for span in self.drop_reasons], "summary_failures": self.summary_failures,
