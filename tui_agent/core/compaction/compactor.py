@@ -49,8 +49,7 @@ class Compactor:
         self.enabled = self.policy.is_enabled()
         self.mode = "v2" if self.enabled else "off"
         self.steerable = self.enabled  # pins, excludes, expands and /compact change what v2 sends
-        self.tokens = RequestEstimator(baseline_tokens)
-        self.state = CompactState()
+        self.tokens, self.state = RequestEstimator(baseline_tokens), CompactState()
         self._fresh()
 
     def _fresh(self) -> None:
@@ -109,11 +108,11 @@ class Compactor:
         self._change("expand", expanded=s.expanded | {index} if on else s.expanded - {index})
 
     def _change(self, kind: EventKind, **fields: Any) -> None:
-        self.state = replace(self.state, pending=self.state.pending + (kind,), dirty=True, **fields)
+        self.state = self.state.evolve(pending=self.state.pending + (kind,), dirty=True, **fields)
 
     def request_event(self, kind: EventKind = "drop") -> None:
         """`/compact`: run an event at the next call even under the high-water mark."""
-        self.state = replace(self.state, pending=self.state.pending + (kind,))
+        self.state = self.state.evolve(pending=self.state.pending + (kind,))
 
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
         """The API said "prompt is too long": learn the real size, and compact to a lower mark next call."""
@@ -124,7 +123,7 @@ class Compactor:
             self.policy = replace(self.policy, context_window=limit)
             learned = limit
         target = int(min(self.policy.low_tokens, (limit or self.policy.context_window) * TOO_LONG_SHARE))
-        self.state = replace(self.state, pending=self.state.pending + ("reactive",), reactive_target=target,
+        self.state = self.state.evolve(pending=self.state.pending + ("reactive",), reactive_target=target,
                              learned_window=learned)
 
     # -- the call -------------------------------------------------------------------------------
@@ -155,7 +154,8 @@ class Compactor:
             w.tokens.clear()
             w.state = CompactState(summary_failures=w.state.summary_failures, learned_window=w.state.learned_window)
             w.facts, w.layout, w.last_event = Facts(self.tool_rerunnable), Layout(), None
-        w.state = replace(w.state, calls=call)
+        learned = w.state.learned_window  # what a "prompt is too long" taught holds until /model sets another
+        w.state = w.state.evolve(calls=call, learned_window=learned if learned == self.policy.context_window else None)
         first_change = len(w.layout.out)
         w.facts.sync(history)
         n = len(history)
@@ -168,7 +168,7 @@ class Compactor:
         asked = any(kind in pending for kind in ("drop", "summary"))  # /compact
         forced = asked or "reactive" in pending  # or "prompt is too long"
         kinds: list[EventKind] = [k for k in dict.fromkeys(pending) if k not in ("drop", "summary")]  # type: ignore[misc]
-        old_n, w.state = w.state.history_len, replace(w.state, pending=(), history_len=n)
+        old_n, w.state = w.state.history_len, w.state.evolve(pending=(), history_len=n)
         for i in range(old_n, n):  # new messages join the request
             w.layout.append(w.state, history, w.facts, w.tokens, i)
         if not self.enabled:
@@ -229,11 +229,11 @@ class Compactor:
         w, previous = self._work(), self.last_event
         cached = min(self._last_cached, len(self.layout.out))
         if not text:
-            w.state = replace(w.state, summary_failures=w.state.summary_failures + 1)
+            w.state = w.state.evolve(summary_failures=w.state.summary_failures + 1)
             result = self._result(w, history, call, previous, cached)
             self._keep(w, result)
             return result
-        w.state = replace(w.state, summary_failures=0, summary=text.strip(), recap_call=call)
+        w.state = w.state.evolve(summary_failures=0, summary=text.strip(), recap_call=call)
         first_change = min(steps.relayout(w, history, self.policy), cached)
         after = w.tokens.estimate()
         if previous is not None and previous.call == call:  # the same event, now with its summary
@@ -255,7 +255,7 @@ class Compactor:
     def export_state(self) -> dict:
         """The decisions as JSON-safe data (`CompactState.to_json`, with the estimator's measurements)."""
         learned = self.state.learned_window
-        return replace(self.state, tokens=self.tokens.export(),
+        return self.state.evolve(tokens=self.tokens.export(),
                        learned_window=learned if learned == self.policy.context_window else None).to_json()
 
     def import_state(self, history: Sequence[Message], data: Mapping[str, Any]) -> str | None:

@@ -35,6 +35,7 @@ class Facts:
     errors: set[str] = field(default_factory=set)  # tool_use ids answered with an error
     first: object = None  # identity of history[0], to notice a replaced history (/clear)
     first_digest: str = ""  # its content's digest, to notice a state saved over another history
+    last_prompt: int | None = None  # the prompt of the turn in progress (the last user text message)
 
     def sync(self, history: Sequence[Message]) -> None:
         """Learn the messages added since the last call (O(new messages))."""
@@ -48,6 +49,8 @@ class Facts:
             fact = facts_of(message)
             self.messages.append(fact)
             self.errors.update(fact.failed)
+            if is_user_text(message):
+                self.last_prompt = i
             self.total += estimate
             for use in tool_uses(message):
                 self.calls[use.get("id", "")] = (use.get("name", ""), use.get("input"))
@@ -55,7 +58,7 @@ class Facts:
     def copy(self) -> Facts:
         """An independent copy (a preview over a replaced history must not disturb the real one)."""
         return Facts(self.rerunnable_answer, list(self.estimates), list(self.messages), self.total,
-                     dict(self.calls), set(self.errors), self.first, self.first_digest)
+                     dict(self.calls), set(self.errors), self.first, self.first_digest, self.last_prompt)
 
     def call_of(self, tool_use_id: str) -> tuple[str, Any]:
         """(tool name, input) of the call a result answers; ("", None) for an unknown id."""
@@ -82,14 +85,6 @@ def newest_round_start(history: Sequence[Message]) -> int:
     if last.get("role") == "user" and tool_results(last) and n >= 2:
         return n - 2
     return n - 1
-
-
-def current_prompt(history: Sequence[Message]) -> int | None:
-    """The prompt of the turn in progress: the last user text message (None before the first)."""
-    for i in range(len(history) - 1, -1, -1):
-        if is_user_text(history[i]):
-            return i
-    return None
 
 
 def exchange(history: Sequence[Message], i: int) -> set[int]:

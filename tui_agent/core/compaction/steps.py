@@ -6,7 +6,7 @@ between them, since each next tier decides from the sizes the previous one left.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from tui_agent.core.compaction import tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
@@ -49,12 +49,12 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
     """Tiers 3 and 4 at once (one cache break): mask old results, then drop down to `target`."""
     if w.state.reactive_target is not None:
         target = min(target, w.state.reactive_target)
-        w.state = replace(w.state, reactive_target=None)
+        w.state = w.state.evolve(reactive_target=None)
     kinds: list[EventKind] = []
     w.before_event = list(w.layout.out)  # what the summary call sends (the previous call's prefix)
     head_before, first_drop = w.state.drop_from, not w.state.dropping
     if policy.drop and first_drop:  # tentative: kept only with a drop (else the head went out twice)
-        w.state = replace(w.state, drop_from=tiers.choose_head(w.state, w.layout, w.tokens, policy, history,
+        w.state = w.state.evolve(drop_from=tiers.choose_head(w.state, w.layout, w.tokens, policy, history,
                                                                newest, target))
     if policy.mask:
         state, changed, masked = tiers.mask_old(w.state, w.facts, policy, w.layout, w.tokens, history, newest, call)
@@ -68,10 +68,10 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
         until = tiers.choose_drop(w.state, w.layout, w.tokens, policy, history, newest, target)
         if until > max(w.state.drop_until, w.state.drop_from) and tiers.worth_dropping(
                 tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until), w.tokens):
-            w.state = tiers.set_drop(w.state, history, until, call, why)
+            w.state = tiers.set_drop(w.state, w.facts, history, until, call, why)
             kinds.append("drop")
     if first_drop and "drop" not in kinds:
-        w.state = replace(w.state, drop_from=head_before)
+        w.state = w.state.evolve(drop_from=head_before)
     return kinds, relayout(w, history, policy)
 
 def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tuple[list[EventKind], int]:
@@ -81,11 +81,11 @@ def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newes
     floor = max(w.state.drop_until, w.state.drop_from)
     until = tiers.last_assistant_before(history, newest + 1, floor)
     if until > floor and tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until) > 0:
-        w.state = tiers.set_drop(w.state, history, until, call, "the window was full")  # never one that grows it
+        w.state = tiers.set_drop(w.state, w.facts, history, until, call, "the window was full")  # never one that grows it
         kinds.append("drop")
         relayout(w, history, policy)
     if w.tokens.estimate() > policy.effective_window and w.state.drop_from:
-        w.state = tiers.set_drop(w.state, history, until, call, "the window was full", start=0)  # the head too
+        w.state = tiers.set_drop(w.state, w.facts, history, until, call, "the window was full", start=0)  # the head too
         kinds.append("drop")
         relayout(w, history, policy)
     if w.tokens.estimate() > policy.effective_window:

@@ -8,13 +8,12 @@ cut on read → mask → drop (head, span, worth it) → fit the window (emergen
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.cut import cut_block
 from tui_agent.core.compaction.estimator import RequestEstimator
-from tui_agent.core.compaction.facts import Facts, current_prompt, exchange, last_assistant_before, pinned_with
+from tui_agent.core.compaction.facts import Facts, exchange, last_assistant_before, pinned_with
 from tui_agent.core.compaction.layout import Layout, recap_of
 from tui_agent.core.compaction.mask import key_input, placeholder_text
 from tui_agent.core.compaction.plan import BlockCut, BlockMask
@@ -35,7 +34,7 @@ def _with(state: CompactState, cuts: dict | None = None, masks: dict | None = No
     versions = dict(state.versions)
     for i in touched or ():
         versions[i] = versions.get(i, 0) + 1
-    return replace(state, cuts=state.cuts if cuts is None else cuts, masks=state.masks if masks is None else masks,
+    return state.evolve(cuts=state.cuts if cuts is None else cuts, masks=state.masks if masks is None else masks,
                    versions=versions)
 
 
@@ -52,10 +51,10 @@ def apply_user_changes(state: CompactState, history: Sequence[Message], facts: F
             touched.add(i)
     excludes = frozenset(i for i in state.excludes
                          if max(exchange(history, i) if i < len(history) else {i}) < newest)
-    state = replace(_with(state, cuts, masks, touched), excludes=excludes,
+    state = _with(state, cuts, masks, touched).evolve(excludes=excludes,
                     skip=effective_skip(history, excludes, newest), dirty=False)
     if state.dropping:
-        state = replace(state, kept_in_drop=islands(state, history, state.drop_until), recap_call=call)
+        state = state.evolve(kept_in_drop=islands(state, facts, history, state.drop_until), recap_call=call)
     return state
 
 
@@ -81,7 +80,7 @@ def cut_on_read(state: CompactState, facts: Facts, policy: CompactPolicy, histor
                 continue
             _, original, kept = cut
             new.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name, original, kept, call)
-    state = replace(state, read_upto=max(state.read_upto, newest))
+    state = state.evolve(read_upto=max(state.read_upto, newest))
     if not new:
         return state, []
     return _with(state, cuts=_merged(state.cuts, new), touched=set(new)), sorted(new)
@@ -198,7 +197,7 @@ def drop_gain(state: CompactState, facts: Facts, layout: Layout, tokens: Request
               history: Sequence[Message], until: int) -> float:
     """Tokens a drop up to `until` frees, less what its recap adds (the recap of the span it would be)."""
     floor = max(state.drop_until, state.drop_from)
-    kept = islands(state, history, until)
+    kept = islands(state, facts, history, until)
     freed = sum(tokens.size(layout.units[pos]) for pos, i in enumerate(layout.indices)
                 if floor <= i < until and i not in kept)  # an island stays: it frees nothing
     recap, _ = recap_of(state, facts, policy, until=until, kept=kept, call=0)
@@ -212,7 +211,7 @@ def worth_dropping(gain: float, tokens: RequestEstimator) -> bool:
     return gain > max(MIN_GAIN_TOKENS, MIN_GAIN_SHARE * tokens.estimate())
 
 
-def set_drop(state: CompactState, history: Sequence[Message], until: int, call: int, why: str,
+def set_drop(state: CompactState, facts: Facts, history: Sequence[Message], until: int, call: int, why: str,
              start: int | None = None) -> CompactState:
     """Drop up to `until` (and from `start` when the head goes too); the messages that leave now keep
     this event's reason for good (a later event never rewrites why an earlier one dropped a row).
@@ -221,19 +220,19 @@ def set_drop(state: CompactState, history: Sequence[Message], until: int, call: 
     new_from = old_from if start is None else start
     reason = f"dropped at call {call} ({why})"
     spans = [(new_from, until)] if old_until <= old_from else [(new_from, old_from), (old_until, until)]
-    state = replace(state, drop_reasons=state.drop_reasons + tuple((lo, hi, reason) for lo, hi in spans if hi > lo),
+    state = state.evolve(drop_reasons=state.drop_reasons + tuple((lo, hi, reason) for lo, hi in spans if hi > lo),
                     drop_from=new_from, drop_until=until, dropped_reason=reason, recap_call=call,
                     summary=state.summary if until == old_until else None)
-    kept = islands(state, history, until)
+    kept = islands(state, facts, history, until)
 
     def sent(i: int) -> bool:
         return not (new_from <= i < until) or i in kept
 
-    return replace(state, kept_in_drop=kept, cuts={i: per for i, per in state.cuts.items() if sent(i)},
+    return state.evolve(kept_in_drop=kept, cuts={i: per for i, per in state.cuts.items() if sent(i)},
                    masks={i: per for i, per in state.masks.items() if sent(i)})
 
 
-def islands(state: CompactState, history: Sequence[Message], until: int) -> frozenset[int]:
+def islands(state: CompactState, facts: Facts, history: Sequence[Message], until: int) -> frozenset[int]:
     """Pinned messages in the dropped span, with the partners they cannot be sent without; a pinned
     prompt travels with its answer (never sent directly before the answer to another prompt).
 
@@ -242,7 +241,7 @@ def islands(state: CompactState, history: Sequence[Message], until: int) -> froz
     always sees what it is answering; a turn too big for the window is fitted by cutting inside it."""
     lo = state.drop_from
     kept = {k for i in state.pins if lo <= i < until for k in pinned_with(history, i) if lo <= k < until}
-    prompt = current_prompt(history)
+    prompt = facts.last_prompt
     if prompt is not None and lo <= prompt < until:
         kept.add(prompt)
     return frozenset(kept)
