@@ -172,6 +172,8 @@ class CompactState:
                     j = decision.block_index
                     if not 0 <= j < len(content) or content[j].get("type") != "tool_result":
                         return f"block {j} of message {i} is not a tool result"
+        if not 0 <= self.read_upto <= n:
+            return f"the read-up-to mark {self.read_upto} is outside the history"
         if not 0 <= self.drop_from <= n or not 0 <= self.drop_until <= n:
             return f"the dropped span {self.drop_from}–{self.drop_until} is outside the history"
         if self.dropping:
