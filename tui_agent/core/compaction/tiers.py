@@ -236,13 +236,13 @@ def islands(state: CompactState, facts: Facts, history: Sequence[Message], until
     """Pinned messages in the dropped span, with the partners they cannot be sent without; a pinned
     prompt travels with its answer (never sent directly before the answer to another prompt).
 
-    The prompt of the turn in progress is never dropped: it stays as an island of its own (the tool
+    The prompt of the turn in progress is never dropped (between turns, as at `/compact`, none is): it stays as an island of its own (the tool
     rounds after it leave whole, as pairs, since a drop ends before an assistant message), so the model
     always sees what it is answering; a turn too big for the window is fitted by cutting inside it."""
     lo = state.drop_from
     kept = {k for i in state.pins if lo <= i < until for k in pinned_with(history, i) if lo <= k < until}
-    prompt = facts.last_prompt
-    if prompt is not None and lo <= prompt < until:
+    prompt = facts.last_prompt  # in progress while the history ends with the user's side (a prompt, results)
+    if prompt is not None and lo <= prompt < until and history and history[-1].get("role") == "user":
         kept.add(prompt)
     return frozenset(kept)
 
