@@ -148,6 +148,9 @@ turn_then_compact = st.tuples(st.text(min_size=1, max_size=50),
 
 @SETTINGS
 @example(turns=[("0", [[("Read", "f0.txt")], [("Read", "f3.txt")]], "0", "compact")], window=2500, input_tokens=50)
+# a summary swapped in over the last call's history while /compact had taken in one more message: the
+# resumed layout held that message too and placed its cache breakpoint one message later
+@example(turns=[("0", [], "0", "compact"), ("0", [], "0", "compact")], window=2914, input_tokens=1899)
 @given(turns=st.lists(turn_then_compact, min_size=1, max_size=4), window=st.integers(2_500, 9_000),
        input_tokens=st.integers(50, 9_000))
 def test_compact_then_resume_is_the_same_session_and_request(tmp_path: Path, turns, window: int,

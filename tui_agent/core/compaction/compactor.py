@@ -12,8 +12,7 @@ the request and its plan are laid out from it (layout.py). This class only order
    every tool_result keeps its tool_use, with a deterministic recap in their place;
 5. summary (optional): the model summarises the dropped span into the recap (`attach_summary`).
 
-`preview()` runs the same steps on the same state and keeps nothing. History is never mutated.
-"""
+`preview()` runs the same steps on the same state and keeps nothing. History is never mutated."""
 
 from __future__ import annotations
 
@@ -104,8 +103,8 @@ class Compactor:
 
     def expand(self, index: int, on: bool = True) -> None:
         """Send message `index`'s cut or masked results whole in the next request."""
-        s = self.state
-        self._change("expand", expanded=s.expanded | {index} if on else s.expanded - {index})
+        expanded = self.state.expanded
+        self._change("expand", expanded=expanded | {index} if on else expanded - {index})
 
     def _change(self, kind: EventKind, **fields: Any) -> None:
         self.state = self.state.evolve(pending=self.state.pending + (kind,), dirty=True, **fields)
@@ -124,7 +123,7 @@ class Compactor:
             learned = limit
         target = int(min(self.policy.low_tokens, (limit or self.policy.context_window) * TOO_LONG_SHARE))
         self.state = self.state.evolve(pending=self.state.pending + ("reactive",), reactive_target=target,
-                             learned_window=learned)
+                                       learned_window=learned)
 
     # -- the call -------------------------------------------------------------------------------
     def compact(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
@@ -143,10 +142,9 @@ class Compactor:
 
     def _keep(self, work: Work, result: CompactResult) -> None:
         self.state, self.facts, self.layout, self.tokens = work.state, work.facts, work.layout, work.tokens
-        self.last_event = work.last_event
+        self.last_event, self._last_cached = work.last_event, result.plan.cached_messages
         if work.before_event is not None:
             self._before_event = work.before_event
-        self._last_cached = result.plan.cached_messages
 
     def _plan(self, history: Sequence[Message], call: int | None, w: Work) -> tuple[Work, CompactResult]:
         call = call if call is not None else w.state.calls + 1
@@ -227,6 +225,8 @@ class Compactor:
         """Put the model's summary of the dropped span into the recap (None: the summary call failed)."""
         call = call if call is not None else self.state.calls
         w, previous = self._work(), self.last_event
+        # the state holds what its layout holds: over a shorter history the rest joins at the next call
+        w.state = w.state.evolve(history_len=min(w.state.history_len, len(history)))
         cached = min(self._last_cached, len(self.layout.out))
         if not text:
             w.state = w.state.evolve(summary_failures=w.state.summary_failures + 1)
