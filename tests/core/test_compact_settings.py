@@ -53,3 +53,17 @@ def test_trace_prints_compact_run_when_trimmed_and_one_line_per_event(tmp_path):
     assert any("drop" in kinds and "high-water" in reason for kinds, reason in events)
     assert any(int(dropped) > 0 for _, _, dropped, _ in runs)
     assert "Older turns are no longer sent in full" in out.stderr  # the chat line, headless on stderr
+
+
+@pytest.mark.parametrize("word", ["0", "off", "OFF", "false"])
+def test_every_reader_of_compact_agrees_on_off(monkeypatch, word) -> None:
+    """One reader of `COMPACT` (compaction/modes.py): the settings, a policy left to the environment and
+    the seed's options all take `off` as `0` (the policy and the options used to know only `0`)."""
+    from tui_agent.core.compaction import CompactOptions, CompactPolicy
+
+    monkeypatch.setenv("COMPACT", word)
+    assert settings_from({"COMPACT": word}).mode == "off"
+    assert not CompactPolicy().is_enabled()
+    assert not CompactOptions().is_enabled()
+    monkeypatch.setenv("COMPACT", "v1")
+    assert CompactPolicy().is_enabled() and CompactOptions().is_enabled()

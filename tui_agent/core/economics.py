@@ -17,10 +17,10 @@ import statistics
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Sequence
 
 from tui_agent.core import tokens as tk
-from tui_agent.core.compaction import CompactPolicy, Compactor, SeedCompactor
+from tui_agent.core.compaction import CompactorProtocol, CompactPolicy, make_compactor
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
@@ -29,9 +29,6 @@ from tui_agent.core.request_check import RequestCheck
 from tui_agent.core.replay_checks import common_prefix, newest_intact, required_memory, sized_estimate
 from tui_agent.core.text_presence import TextPresence
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
-
-if TYPE_CHECKING:
-    from tui_agent.core.compaction.protocol import CompactorProtocol
 
 STRATEGIES = ("none", "seed-v1", "v1", "v2")
 
@@ -211,14 +208,15 @@ def _fit(xs: Sequence[int], ys: Sequence[int]) -> TokenModel:
     return TokenModel(max(my - ratio * mx, 0.0), ratio)
 
 
+STRATEGY_MODES = {"seed-v1": "seed", "v1": "v1", "v2": "v2"}  # the bench's names for the compaction modes
+
+
 def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int) -> "CompactorProtocol | None":
+    """By bench name, from the sessions' one factory (`none`, the append-only conversation, has none)."""
     if name == "none":
         return None
-    if name == "seed-v1":
-        return SeedCompactor(policy, baseline_estimate, mode="seed")
-    if name == "v1":
-        return SeedCompactor(policy, baseline_estimate, mode="v1")
-    return Compactor(policy, baseline_tokens=baseline_estimate)
+    return make_compactor(STRATEGY_MODES[name], policy.context_window, policy.max_output_tokens, policy=policy,
+                          baseline_tokens=baseline_estimate)
 
 
 @dataclass(frozen=True)

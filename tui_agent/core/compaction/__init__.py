@@ -27,30 +27,31 @@ from tui_agent.core.compaction.plan import (
     LossReport,
     MessageOp,
 )
+from tui_agent.core.compaction.modes import MODES
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.render import render
 from tui_agent.core.compaction.seed import SeedCompactor
 
-MODES = ("v2", "v1", "seed", "off")
 
 
 def make_compactor(mode: str, context_window: int, max_output_tokens: int, *,
                    policy: CompactPolicy | None = None, options: CompactOptions | None = None,
-                   rerunnable: Rerunnable | None = None) -> CompactorProtocol:
-    """The compactor for a strategy name: v2 (default), v1 (first landing), seed (the article), off.
-    `rerunnable` is the tools' own answer to "can this result be had again?" (`ToolRegistry.rerunnable`)."""
+                   rerunnable: Rerunnable | None = None, baseline_tokens: int = 0) -> CompactorProtocol:
+    """The one strategy factory (sessions, the economics bench and replay): v2 (default), v1 (first
+    landing), seed (the article), off. `rerunnable` is the tools' own answer to "can this result be had
+    again?" (`ToolRegistry.rerunnable`)."""
     from dataclasses import replace
 
     base = policy or CompactPolicy()
     base = replace(base, context_window=context_window, max_output_tokens=max_output_tokens)
     if mode == "off":
-        return Compactor(replace(base, enabled=False), rerunnable=rerunnable)
+        return Compactor(replace(base, enabled=False), baseline_tokens, rerunnable=rerunnable)
     if mode in ("v1", "seed"):
-        return SeedCompactor(base, mode=mode, options=options)
+        return SeedCompactor(base, baseline_tokens, mode=mode, options=options)
     if mode != "v2":
         raise ValueError(f"unknown compaction mode {mode!r} (choose {', '.join(MODES)})")
-    return Compactor(base, rerunnable=rerunnable)
+    return Compactor(base, baseline_tokens, rerunnable=rerunnable)
 
 
 __all__ = [

@@ -21,11 +21,11 @@ Lengths are Python characters (code points), not UTF-16 units as in the seed.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from tui_agent.core.compaction.memo import MessageMemo
+from tui_agent.core.compaction.modes import off_in_env
 from tui_agent.core.messages import Block, Message, blocks, is_user_text, result_text
 
 TRUNCATION_NOTE = "\n…[tool_result truncated (compact)]"
@@ -45,7 +45,7 @@ class CompactOptions:
     def is_enabled(self) -> bool:
         if self.enabled is not None:
             return self.enabled
-        return os.environ.get("COMPACT") != "0"
+        return not off_in_env()
 
 
 @dataclass(frozen=True)

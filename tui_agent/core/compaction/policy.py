@@ -7,9 +7,9 @@ defaults are the app's defaults; they were picked with `bench/economics.py` on r
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
+from tui_agent.core.compaction.modes import off_in_env
 from tui_agent.core.tools.readonly import is_read_only_command
 
 # Tools whose results can be fetched again by calling them again: masking their old output loses
@@ -80,7 +80,7 @@ class CompactPolicy:
     def is_enabled(self) -> bool:
         if self.enabled is not None:
             return self.enabled
-        return os.environ.get("COMPACT") != "0"
+        return not off_in_env()
 
     def rerunnable(self, name: str, tool_input: object) -> bool:
         """Can this call's result be had again by running it again (so masking it loses nothing)?"""

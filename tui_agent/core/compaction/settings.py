@@ -10,10 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Mapping
 
+from tui_agent.core.compaction.modes import ENV, MODES, mode_word
 from tui_agent.core.compaction.policy import CompactPolicy, _fraction_or_tokens
-
-MODES = ("v2", "v1", "seed", "off")
-_ALIASES = {"0": "off", "1": "v2", "on": "v2", "false": "off", "true": "v2", "": "v2"}
 
 
 class CompactSettingsError(ValueError):
@@ -47,7 +45,7 @@ class CompactSettings:
 
 
 def mode_of(value: str, where: str) -> str:
-    mode = _ALIASES.get(value.strip().lower(), value.strip().lower())
+    mode = mode_word(value)
     if mode not in MODES:
         raise CompactSettingsError(f"{where}={value!r} is not a compaction mode (use {', '.join(MODES)}, or 0 for off)")
     return mode
@@ -82,7 +80,7 @@ def mark_of(value: str | float, where: str) -> float:
 def settings_from(env: Mapping[str, str], *, mode: str | None = None, high: str | float | None = None,
                   low: str | float | None = None, summary: bool | None = None) -> CompactSettings:
     """The settings for a session: flags (the keyword arguments) over environment variables."""
-    chosen = mode_of(mode, "--compact") if mode is not None else mode_of(env.get("COMPACT", "v2"), "COMPACT")
+    chosen = mode_of(mode, "--compact") if mode is not None else mode_of(env.get(ENV, "v2"), ENV)
     high_value = high if high is not None else env.get("COMPACT_HIGH_WATER")
     low_value = low if low is not None else env.get("COMPACT_LOW_WATER")
     return CompactSettings(
