@@ -279,4 +279,4 @@ def test_seed_mode_behind_the_compactor_interface_sends_exactly_the_seed_result(
     result = SeedCompactor(mode="seed").compact(history)
     assert result.messages == expected
     assert result.plan.mode == "seed" and result.plan.drop_until == len(history) - len(expected)
-    assert all(c.kept_chars == 4000 for c in result.plan.truncated)
+    assert all(c.kept_chars == 4000 for per in result.plan.cuts.values() for c in per)

@@ -58,7 +58,7 @@ async def test_status_lists_what_left_the_request_by_index_with_tokens_left(tmp_
     plan = view.plan
     left = plan.budget_tokens - plan.estimated_tokens
     assert f"Context of call {plan.call}:" in text and "left" in text
-    first = plan.dropped[0]
+    first = plan.left_out()[0]
     assert f"#{first} dropped: " in text
     assert "Read(docs/guide.md)" in text, "a dropped read is described by its tool and path"
     assert left >= 0
@@ -68,7 +68,7 @@ async def test_recall_by_index_range_and_search_and_its_refusals(tmp_path):
     session = await dropped_readme_session(tmp_path)
     view = session.context_view()
     plan = view.plan
-    dropped = plan.dropped
+    dropped = plan.left_out()
     one = select(view, dropped[1], None, None, None)
     assert one == [dropped[1]]
     span = select(view, None, dropped[0], dropped[3], None)
@@ -87,7 +87,7 @@ async def test_recall_by_index_range_and_search_and_its_refusals(tmp_path):
 async def test_a_recall_is_capped_and_says_so(tmp_path):
     session = await dropped_readme_session(tmp_path)
     view = session.context_view()
-    indices = list(view.plan.dropped)
+    indices = list(view.plan.left_out())
     back = recall(view, indices, 600)
     assert back.capped and "[recall capped at 600 chars" in back.text
     assert len(back.text.split("\n[recall capped")[0]) <= 600

@@ -4,8 +4,6 @@ as typed, and after a drop the demo answers the newest prompt the user typed, ne
 
 from __future__ import annotations
 
-import pytest
-
 from pathlib import Path
 
 from tui_agent.core import events as ev
@@ -55,9 +53,6 @@ async def explore_until_a_drop(run: Run) -> None:
     raise AssertionError(f"no drop within {len(EXPLORING)} prompts on this repository")
 
 
-@pytest.mark.xfail(strict=False, reason="open defect (issue 18): a drop can still pass the prompt of the turn in "
-                   "progress when that turn alone overflows the demo's window (the compactor's _choose_drop and its "
-                   "emergency path); whether it happens depends on this repository's files")
 async def test_every_tier_shows_within_a_few_prompts_and_the_prompts_stay():
     run = Run()
     for prompt in EXPLORING:

@@ -53,8 +53,8 @@ async def test_demo_behaves_like_an_agent(tmp_path):
     assert "`README.md`" in text and "recipes" in text
     assert not any(e.is_error for e in events if isinstance(e, ev.ToolFinished))
     assert protocol_errors(session.history) == []
-    reports = [e.report for e in events if isinstance(e, ev.CompactionReported)]
-    assert any(r.truncated for r in reports), "one request over large files already truncates older rounds"
+    reports = [e.plan for e in events if isinstance(e, ev.CompactionReported)]
+    assert any(r.cuts[i] for r in reports for i in r.cuts if r.is_sent(i)), "one request over large files already truncates older rounds"
     assert "build/ignored.py" not in text
 
 
@@ -67,7 +67,7 @@ async def test_a_few_prompts_drop_old_turns(tmp_path):
     for prompt in prompts:
         events = await run(session, prompt)
         assert events[-1].reason == "completed"
-        dropped += [e.report.dropped_messages for e in events if isinstance(e, ev.CompactionReported)]
+        dropped += [e.plan.dropped_count for e in events if isinstance(e, ev.CompactionReported)]
         reads.append([e.input["file_path"] for e in events if isinstance(e, ev.ToolStarted) and e.name == "Read"])
     assert max(dropped) > 0
     assert len(session.history) >= len(prompts) * 11  # a question about the code: five tool rounds and an answer

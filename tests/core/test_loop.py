@@ -262,9 +262,9 @@ async def test_every_call_reports_compaction():
                             tool_reply("Echo", {"message": "y"}, "t2"), text_reply("ok")])
     reports = [e for e in await collect(session, "go") if isinstance(e, ev.CompactionReported)]
     assert [r.call for r in reports] == [1, 2, 3]
-    assert [r.report.truncated_blocks for r in reports] == [0, 0, 1]
+    assert [sum(len(per) for i, per in r.plan.cuts.items() if r.plan.is_sent(i)) for r in reports] == [0, 0, 1]
     assert reports[-1].history_len == 5
-    assert reports[-1].outbound_tokens > reports[-1].report.tokens_after
+    assert reports[-1].outbound_tokens > reports[-1].plan.message_tokens_after
 
 
 def test_core_never_imports_textual_or_rich():

@@ -19,25 +19,29 @@ from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool
 WINDOW = 8_000
 
 
-async def small_window_journal(tmp_path: Path, usage: UsageInfo | None) -> Path:
+async def small_window_journal(tmp_path: Path, usage: UsageInfo | None, turns: int = 6, said: str = "") -> Path:
     workspace = tmp_path / "repo"
     workspace.mkdir(parents=True)
     (workspace / "big.txt").write_text("".join(f"line {n}: " + "w" * 70 + "\n" for n in range(150)))
     replies = []
-    for n in range(6):
-        replies += [tool_reply("Read", {"file_path": "big.txt"}, f"toolu_{n}", "Reading."), text_reply(f"Answer {n}.")]
+    for n in range(turns):
+        replies += [tool_reply("Read", {"file_path": "big.txt"}, f"toolu_{n}", "Reading."),
+                    text_reply(f"Answer {n}. {said}")]
     provider = ScriptedProvider(replies=replies, usage=usage)
     provider.context_window, provider.max_output_tokens = WINDOW, 1_000
     session = session_on(workspace, provider)
     journal = start_journal(session)
-    for n in range(6):
+    for n in range(turns):
         await run(session, f"question {n}")
     assert any(call.event for call in read_journal(journal.path).calls)  # the session itself compacted
     return journal.path
 
 
 async def test_context_window_replays_at_the_recorded_window(tmp_path: Path, capsys) -> None:
-    path = await small_window_journal(tmp_path, UsageInfo(1_500, 10, 0, 0))
+    # long answers over a dozen turns: what stays after cut on read outgrows the window, so a replay at it
+    # must drop (six short turns compacted only through the session's own defect of dropping the prompt
+    # in progress, issue 18, which the fixed usage of 1,500 per call then made the replay repeat)
+    path = await small_window_journal(tmp_path, UsageInfo(1_500, 10, 0, 0), turns=12, said="It says " * 150)
     at_default = session_report(path).results["v2"]
     at_window = session_report(path, policy=default_policy(WINDOW)).results["v2"]
     assert at_default.events == 0  # 200k: nothing to drop

@@ -94,7 +94,7 @@ async def test_usage_gives_cost_cache_split_and_calibrated_estimate(tmp_path) ->
         assert "call #2 input 14.3k · 86% read from cache" in text
         assert session.calibration != 1.0  # the real usage is far from the estimate
         system, tools = session.baseline_tokens()
-        expected = session.calibrated(system + tools + session.plan_call().plan.tokens_after)
+        expected = session.calibrated(system + tools + session.plan_call().plan.message_tokens_after)
         assert f"Next call ≈{expected:,} " in text and "calibrated" in text  # calibrated, still ≈
 
 

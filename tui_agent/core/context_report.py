@@ -82,7 +82,7 @@ def describe(history: Sequence[Message], index: int) -> str:
 
 def not_sent_whole(plan: CompactPlan) -> list[tuple[int, str]]:
     """(index, kind) of every history message the request did not send as it is, in order."""
-    out = [(i, plan.op(i).kind) for i in plan.dropped]
+    out = [(i, plan.op(i).kind) for i in plan.left_out()]
     out += [(i, plan.op(i).kind) for i in (*plan.cuts, *plan.masks) if i < plan.history_len and plan.is_sent(i)]
     return sorted(set(out))
 

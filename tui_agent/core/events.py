@@ -54,10 +54,6 @@ class CompactionReported:
     messages: list[Message] = field(default_factory=list, repr=False)
 
     @property
-    def report(self) -> CompactPlan:  # the first landing's name
-        return self.plan
-
-    @property
     def outbound_tokens(self) -> int:
         return self.plan.estimated_tokens
 

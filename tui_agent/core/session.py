@@ -286,7 +286,9 @@ class Session:
         event = planned.plan.event
         if event is None or "drop" not in event.kinds:
             self.announce_next("/compact")
-            return "Nothing to compact: the request holds only the newest round."
+            if planned.plan.drop_until > planned.plan.drop_from or len(self.history) <= 2:
+                return "Nothing to compact: the request holds only the newest round."
+            return "Nothing worth compacting: a recap would take about as much room as what it replaced."
         self.summaries.start(self.compactor, self.provider, system, schemas, planned, focus)
         self.state.last_plan = None
         self.announce_next("/compact")

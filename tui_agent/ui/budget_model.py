@@ -132,14 +132,10 @@ class OutboundView:
     messages: Sequence[Message] = ()
 
     @classmethod
-    def from_report(cls, plan: CompactPlan, history_len: int, label: str,
+    def of_plan(cls, plan: CompactPlan, history_len: int, label: str,
                     messages: Sequence[Message] = ()) -> "OutboundView":
         truncated = {i: tuple(plan.cuts[i]) for i in plan.cuts if plan.is_sent(i)}
         return cls(label, plan, history_len, truncated, messages)
-
-    @property
-    def report(self) -> CompactPlan:
-        return self.plan
 
     @property
     def first_kept(self) -> int:
@@ -147,7 +143,10 @@ class OutboundView:
 
     @property
     def protected(self) -> frozenset[int]:
-        return frozenset(self.plan.protected)
+        plan = self.plan
+        if plan.protected_indices is not None:  # v1/seed: exactly the protected rounds' results
+            return frozenset(plan.protected_indices)
+        return frozenset(range(plan.protected_from, plan.history_len))
 
     @property
     def sent_count(self) -> int:

@@ -57,12 +57,42 @@ class RequestEstimator:
         else:
             self._sum_measured -= measured
 
+    def swap(self, old: Hashable, new: Hashable, estimate: int) -> None:
+        """Unit `old` is replaced by `new` (the same message, cut or masked): a measured message's new form
+        is sized at the message's own measured rate, not the request's average (a cut copy tokenizes like
+        the original; at the average rate a cut could seem to grow a request the API had counted small)."""
+        old_estimate = self._units.get(old)
+        measured = self._measured.get(old)
+        self.remove(old)
+        if measured is None or not old_estimate:
+            self.add(new, estimate)
+            return
+        if new in self._units:
+            self.remove(new)
+        self._units[new] = estimate
+        size = measured * estimate / old_estimate
+        self._measured[new] = size
+        self._sum_measured += size
+
     def clear(self) -> None:
         self._units.clear()
         self._pending.clear()
         self._measured.clear()
         self._sum_measured = 0.0
         self._sum_unmeasured = 0
+
+    def measured(self) -> dict[Hashable, float]:
+        """A copy of the measured sizes (a request laid out again keeps them for the units still sent)."""
+        return dict(self._measured)
+
+    def reuse(self, units: list[Hashable], saved: dict[Hashable, float]) -> None:
+        """Sizes measured before a re-layout, back on the units that are still (unmeasured) in the request."""
+        for unit in units:
+            if unit not in saved or unit not in self._pending:
+                continue
+            self._measured[unit] = saved[unit]
+            self._sum_measured += saved[unit]
+            self._sum_unmeasured -= self._pending.pop(unit)
 
     def set_baseline(self, baseline_tokens: int) -> None:
         """The system prompt or tools changed: move the baseline by the difference (scaled)."""

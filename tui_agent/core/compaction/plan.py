@@ -249,49 +249,10 @@ class CompactPlan:
     def sent_count(self) -> int:
         return len(self.outbound_indices) + (self.ledger_position is not None) + self.lead_placeholder
 
-    # -- the first landing's report names (the panel and older tests read them) ---------------------
-    @property
-    def truncated(self) -> tuple[BlockCut, ...]:
-        return tuple(cut for i in sorted(self.cuts) if self.is_sent(i) for cut in self.cuts[i])
-
-    @property
-    def dropped(self) -> tuple[int, ...]:
+    def left_out(self) -> tuple[int, ...]:
+        """History indices this request does not send: dropped (less the pinned islands) and excluded."""
         out = [i for i in range(self.drop_from, self.drop_until) if i not in self.kept_in_drop]
         return tuple(sorted(set(out) | {i for i in self.excluded if i < self.history_len}))
-
-    @property
-    def dropped_messages(self) -> int:
-        return self.dropped_count
-
-    @property
-    def truncated_blocks(self) -> int:
-        return len(self.truncated)
-
-    @property
-    def first_kept(self) -> int:
-        return self.drop_until
-
-    @property
-    def protected(self) -> tuple[int, ...]:
-        if self.protected_indices is not None:
-            return self.protected_indices
-        return tuple(range(self.protected_from, self.history_len))
-
-    @property
-    def tokens_before(self) -> int:
-        return self.message_tokens_before
-
-    @property
-    def tokens_after(self) -> int:
-        return self.message_tokens_after
-
-    @property
-    def before(self) -> int:
-        return self.history_len
-
-    @property
-    def after(self) -> int:
-        return self.sent_count
 
     def trace_fields(self) -> dict[str, int]:
         """The `compact.run` trace fields, in the seed's exact key order."""
@@ -330,7 +291,3 @@ class CompactResult:
 
     messages: list[Message]
     plan: CompactPlan
-
-    @property
-    def report(self) -> CompactPlan:  # the name the first landing used
-        return self.plan

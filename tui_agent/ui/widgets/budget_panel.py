@@ -161,7 +161,7 @@ class BudgetPanel(Vertical):
         if event.call not in self.ledger.calls:  # not heard as a listener (a bench or a test drives us)
             self.ledger.feed(event)
         self.sync_history()
-        view = OutboundView.from_report(event.plan, event.history_len, f"call #{event.call}", event.messages)
+        view = OutboundView.of_plan(event.plan, event.history_len, f"call #{event.call}", event.messages)
         self.rows.show_view(view)
         self.meter.meter = self.ledger.current
         self._pending_event = None
@@ -294,7 +294,7 @@ class BudgetPanel(Vertical):
                               self.session.provider.max_output_tokens)
         figures = self.ledger.preview(result, base.total, self.index.total_tokens)
         label = f"next call #{told.plan.call}"
-        self.rows.show_view(OutboundView.from_report(result.plan, len(self.session.history), label,
+        self.rows.show_view(OutboundView.of_plan(result.plan, len(self.session.history), label,
                                                      result.messages))
         self.meter.base = base
         self.meter.meter = figures

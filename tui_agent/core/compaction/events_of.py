@@ -1,0 +1,45 @@
+"""An event's report, made from the state after it: what the event did, why, and its own loss (what the
+previous request sent and this one does not — its diff — and what of that, or of the results masked now,
+appears neither in the request nor in the recap)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from tui_agent.core.compaction.facts import Facts
+from tui_agent.core.compaction.layout import Layout
+from tui_agent.core.compaction.plan import CompactEvent, EventKind, LossReport, fmt_tokens
+from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.recap import missing_from, request_text
+from tui_agent.core.compaction.state import CompactState
+
+
+def make_event(state: CompactState, facts: Facts, layout: Layout, policy: CompactPolicy, call: int,
+               kinds: Sequence[EventKind], reason: str, before: int, after: int, sent_before: frozenset[int],
+               cut_messages: set[int]) -> CompactEvent:
+    """The event of call `call` (kinds in order, once each); `sent_before` the history indices the
+    append-only request would have sent, `cut_messages` the messages cut at this call."""
+    unique = tuple(dict.fromkeys(kinds))
+    masked_now = sum(1 for per in state.masks.values() for m in per if m.call == call)
+    cut_now = sum(1 for i in cut_messages for c in state.cuts.get(i, ()) if c.call == call)
+    left: tuple[int, ...] = ()
+    loss = LossReport()
+    recap = layout.recap if state.dropping else None
+    if "drop" in unique or "mask" in unique or "exclude" in unique:
+        left = tuple(sorted(i for i in sent_before if i not in layout.pos))
+        masked_idx = tuple(sorted(i for i, per in state.masks.items() if any(m.call == call for m in per)))
+        prompts, paths = missing_from(lambda: request_text(layout.out), facts.messages,
+                                      sorted(set(left) | set(masked_idx)), policy.ledger_prompt_max_chars, recap)
+        loss = LossReport(left, masked_idx, prompts, paths)
+    return CompactEvent(
+        call=call, kinds=unique, reason=reason, tokens_before=before, tokens_after=after,
+        dropped=sum(1 for i in left if i not in state.skip), masked=masked_now, cut=cut_now,
+        ledger_prompts=len(recap.prompts) if recap else 0, ledger_files=len(recap.files) if recap else 0,
+        loss=loss,
+    )
+
+
+def budget_words(policy: CompactPolicy) -> str:
+    """What "the window" means here: the room left for the request once the output is reserved."""
+    return (f"{fmt_tokens(policy.effective_window)} budget ({fmt_tokens(policy.context_window)} window − "
+            f"{fmt_tokens(policy.context_window - policy.effective_window)} output reserve)")

@@ -1,0 +1,224 @@
+"""The compaction decisions of one session as one value: what the next request is made of, and nothing
+else. `Compactor` holds exactly one `CompactState`; each tier returns a new one; the journal stores it as
+it is (`to_json`) and a resumed session loads it (`from_json`) — so a resumed compactor holds the same
+value as the old one, and plans the same request. Everything else a compactor keeps (rendered messages,
+sizes, the request laid out) is derived from this value and the history, and can be rebuilt from them.
+
+Its invariants live in one place, `problems()`: a state that would render an invalid request (a drop that
+splits a tool round, a mask on a text block, half an exchange left out, an index outside the history) is
+refused there, whether it came from a journal, a forged file or a bug.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from tui_agent.core.compaction.facts import Facts, digest, exchange, newest_round_start
+from tui_agent.core.compaction.mask import key_input, placeholder_text
+from tui_agent.core.compaction.plan import BlockCut, BlockMask
+from tui_agent.core.messages import Message, blocks, protocol_errors, result_text
+
+VERSION = 2  # 1: what main wrote before CompactState (read as well: the excludes' partners are derived)
+UNBOUNDED = 1 << 62  # steering may name a message the history does not hold yet (it applies once it does)
+
+Cuts = Mapping[int, tuple[BlockCut, ...]]  # message index → its cut blocks, by block index
+Masks = Mapping[int, tuple[BlockMask, ...]]
+
+
+@dataclass(frozen=True)
+class CompactState:
+    """The sticky decisions. Maps are never changed in place: a tier that decides builds new ones."""
+
+    calls: int = 0  # the number of the last planned call
+    history_len: int = 0  # the history the decisions cover (newer messages are appended as they are)
+    first: str = ""  # digest of history[0] (a state saved over another history is not applied)
+    cuts: Cuts = field(default_factory=dict)
+    masks: Masks = field(default_factory=dict)
+    drop_from: int = 0  # messages [drop_from, drop_until) are behind the recap, less `kept_in_drop`
+    drop_until: int = 0
+    kept_in_drop: frozenset[int] = frozenset()  # pinned islands inside the drop, sent in place
+    recap_call: int = 0  # the call whose event built the recap
+    summary: str | None = None  # the model's summary of the dropped span, inside the recap
+    read_upto: int = 0  # cut on read has looked at every message before this one
+    pins: frozenset[int] = frozenset()  # the user's wishes (applied at the next call: `dirty`)
+    excludes: frozenset[int] = frozenset()
+    expanded: frozenset[int] = frozenset()  # messages whose results go out whole
+    skip: frozenset[int] = frozenset()  # what the request leaves out: the applied excludes and partners
+    dropped_reason: str = ""  # the newest drop's reason
+    drop_reasons: tuple[tuple[int, int, str], ...] = ()  # (from, until, why) of each drop, oldest first
+    summary_failures: int = 0
+    versions: Mapping[int, int] = field(default_factory=dict)  # how often a message's outbound form changed
+    pending: tuple[str, ...] = ()  # event kinds the next call is to run (/compact, too_long, user changes)
+    dirty: bool = False  # user changes not applied yet (they apply at the next call)
+    reactive_target: int | None = None  # the lower mark a "prompt is too long" asks of the next event
+    learned_window: int | None = None  # the real window a "prompt is too long" revealed
+    tokens: Mapping[str, Any] = field(default_factory=dict)  # the estimator's export (filled on export)
+    replaced: bool = False  # saved over a history since replaced (/clear): forgotten at the next call
+
+    def evolve(self, **changes: Any) -> CompactState:
+        """This state with `changes`: `dataclasses.replace` without its field-by-field `__init__` (a call
+        makes a few new states, and at 10,000 messages a call with no event costs ~100 µs in all)."""
+        if not changes.keys() <= self.__dict__.keys():
+            raise TypeError(f"no such fields: {sorted(changes.keys() - self.__dict__.keys())}")
+        new = object.__new__(CompactState)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
+    @property
+    def dropping(self) -> bool:
+        return self.drop_until > self.drop_from
+
+    def is_sent(self, i: int) -> bool:
+        """Whether message i (< history_len) goes out (in place or as a pinned island)."""
+        if i in self.skip:
+            return False
+        return not (self.drop_from <= i < self.drop_until) or i in self.kept_in_drop
+
+    def version(self, i: int) -> int:
+        return self.versions.get(i, 0)
+
+    # -- JSON ---------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """JSON-safe data: what the journal stores, as it is."""
+        return {
+            "version": VERSION, "calls": self.calls, "history_len": self.history_len, "first": self.first,
+            "cuts": [[c.message_index, c.block_index, c.tool_use_id, c.tool_name, c.original_chars, c.kept_chars,
+                      c.call, c.hard] for per in self.cuts.values() for c in per],
+            "masks": [[m.message_index, m.block_index, m.call] for per in self.masks.values() for m in per],
+            "drop_from": self.drop_from, "drop_until": self.drop_until, "kept_in_drop": sorted(self.kept_in_drop),
+            "ledger_call": self.recap_call, "summary": self.summary,
+            "cut_scan": self.read_upto, "pins": sorted(self.pins), "excluded": sorted(self.excludes),
+            "skip": sorted(self.skip), "expanded": sorted(self.expanded), "dropped_reason": self.dropped_reason,
+            "drop_reasons": [list(span) for span in self.drop_reasons], "summary_failures": self.summary_failures,
+            "tokens": dict(self.tokens), "variant": [[i, v] for i, v in sorted(self.versions.items())],
+            "pending": list(self.pending), "dirty": self.dirty, "reactive_target": self.reactive_target,
+            "learned_window": self.learned_window,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], history: Sequence[Message], facts: Facts) -> CompactState:
+        """The state `to_json` (or main's version 1 `export_state`) wrote, over the history it was saved
+        with. Raises ValueError/TypeError/KeyError on malformed data; `problems()` checks the rest."""
+        learned = data.get("learned_window")
+        common = dict(calls=int(data.get("calls", 0)), tokens=dict(data.get("tokens", {})),
+                      learned_window=None if learned is None else int(learned))
+        saved_len = int(data.get("history_len", 0))
+        if saved_len > len(history) or (history and data.get("first", "") not in ("", digest(history[0]))):
+            return cls(replaced=True, **common)  # type: ignore[arg-type]
+        n = min(saved_len, len(history))
+        if n < 0:
+            raise ValueError(f"history_len {n}")
+        cuts: dict[int, dict[int, BlockCut]] = {}
+        for i, j, tool_id, name, original, kept, call, hard in data.get("cuts", []):
+            _result_block(history, _index(i, len(history)), j)
+            if i < n:
+                cuts.setdefault(i, {})[j] = BlockCut(i, j, str(tool_id), str(name), int(original), int(kept),
+                                                     int(call), bool(hard))
+        masks: dict[int, dict[int, BlockMask]] = {}
+        for i, j, call in data.get("masks", []):
+            block = _result_block(history, _index(i, len(history)), j)
+            if i < n:
+                tool_id = block.get("tool_use_id", "")
+                name, tool_input = facts.call_of(tool_id)
+                original = len(result_text(block))
+                masks.setdefault(i, {})[j] = BlockMask(i, j, tool_id, name, key_input(tool_input), original,
+                                                       placeholder_text(name, tool_input, original), int(call))
+        drop_from = _index(min(int(data.get("drop_from", 0)), n), n + 1)
+        drop_until = _index(min(int(data.get("drop_until", 0)), n), n + 1)
+        kept = frozenset(_index(i, max(drop_until, 1)) for i in data.get("kept_in_drop", []))
+        excludes = frozenset(_index(i, UNBOUNDED) for i in data.get("excluded", []))
+        if int(data.get("version", 1)) >= 2:
+            skip = frozenset(_index(i, n) for i in data.get("skip", []))
+        else:  # version 1 derived what the excludes leave out (and applied them eagerly)
+            skip = effective_skip(history[:n], excludes)
+        return cls(
+            history_len=n, first=str(data.get("first", "")),
+            cuts={i: tuple(per[j] for j in sorted(per)) for i, per in cuts.items()},
+            masks={i: tuple(per[j] for j in sorted(per)) for i, per in masks.items()},
+            drop_from=drop_from, drop_until=drop_until, kept_in_drop=kept,
+            recap_call=int(data.get("ledger_call") or 0), summary=data.get("summary"),
+            read_upto=int(data.get("cut_scan", 0)),
+            pins=frozenset(_index(i, UNBOUNDED) for i in data.get("pins", [])), excludes=excludes,
+            # message indices (an older journal saved (message, block) pairs: the message is what was expanded)
+            expanded=frozenset(_index(x[0] if isinstance(x, list) else x, UNBOUNDED) for x in data.get("expanded", [])),
+            skip=skip, dropped_reason=str(data.get("dropped_reason", "")),
+            drop_reasons=tuple((int(lo), int(hi), str(why)) for lo, hi, why in data.get("drop_reasons", [])),
+            summary_failures=int(data.get("summary_failures", 0)),
+            versions={int(i): int(v) for i, v in data.get("variant", [])},
+            pending=tuple(str(kind) for kind in data.get("pending", [])), dirty=bool(data.get("dirty", False)),
+            reactive_target=None if data.get("reactive_target") is None else int(data["reactive_target"]),
+            **common,  # type: ignore[arg-type]
+        )
+
+    # -- invariants ---------------------------------------------------------------------------
+    def problems(self, history: Sequence[Message], requests: Callable[[], Iterable[list[Message]]]) -> str:
+        """Why this state must not be used over `history` ("" when it may): every invariant, checked in
+        this one place. `requests` lays out the requests it gives (the restored one and the next call's),
+        checked last and only when the rest holds: a restored part can still break once the rest joins."""
+        if self.replaced:
+            return ""
+        n = self.history_len
+        if n > len(history):
+            return f"history_len {n} is beyond the history ({len(history)})"
+        for per_message in (self.cuts, self.masks):
+            for i, per in per_message.items():
+                for decision in per:
+                    if not 0 <= i < n or decision.message_index != i:
+                        return f"a decision names message {i} outside the history"
+                    content = blocks(history[i])
+                    j = decision.block_index
+                    if not 0 <= j < len(content) or content[j].get("type") != "tool_result":
+                        return f"block {j} of message {i} is not a tool result"
+        if not 0 <= self.read_upto <= n:
+            return f"the read-up-to mark {self.read_upto} is outside the history"
+        if not 0 <= self.drop_from <= n or not 0 <= self.drop_until <= n:
+            return f"the dropped span {self.drop_from}–{self.drop_until} is outside the history"
+        if self.dropping:
+            for edge in {self.drop_from, self.drop_until} - {0, n}:  # a drop is cut before an assistant message
+                if history[edge].get("role") != "assistant":
+                    return f"the dropped span {self.drop_from}–{self.drop_until} splits a tool round"
+            if any(not self.drop_from <= i < self.drop_until for i in self.kept_in_drop):
+                return "a kept island lies outside the dropped span"
+        elif self.kept_in_drop:
+            return "kept islands without a drop"
+        for i in self.skip:
+            if not 0 <= i < n or not exchange(history[:n], i) <= self.skip:
+                return f"message {i} is left out without its partner"
+        for out in requests():
+            if not out:  # nothing planned yet (a state saved before the first call)
+                continue
+            errors = protocol_errors(out, allow_pending=True)
+            errors += [f"message {p}: empty content" for p, m in enumerate(out) if m.get("content") in ([], "")]
+            if errors:
+                return "; ".join(errors[:3])
+        return ""
+
+
+def effective_skip(history: Sequence[Message], excludes: frozenset[int], newest: int | None = None) -> frozenset[int]:
+    """What the excludes leave out: each with the partners it cannot be sent without; an exclude that
+    reaches the newest round leaves nothing out (a request must end with what the model is to answer)."""
+    newest = newest_round_start(history) if newest is None else newest
+    skip: set[int] = set()
+    for i in excludes:
+        members = exchange(history, i) if i < len(history) else {i}
+        if max(members) < newest:
+            skip.update(members)
+    return frozenset(skip)
+
+
+def _index(value: object, size: int) -> int:
+    """A message index read from a saved state: an int in [0, size), else the state is refused."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < size:
+        raise ValueError(f"message index {value!r} outside the history (0–{size - 1})")
+    return value
+
+
+def _result_block(history: Sequence[Message], i: int, j: object) -> Message:
+    """Block j of message i, which a saved cut or mask names: it must be a tool_result."""
+    content = blocks(history[i])
+    if not isinstance(j, int) or not 0 <= j < len(content) or content[j].get("type") != "tool_result":
+        raise ValueError(f"block {j!r} of message {i} is not a tool result")
+    return content[j]

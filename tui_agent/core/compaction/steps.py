@@ -1,0 +1,96 @@
+"""One call's steps that change the request as a whole: an event (mask, then drop, one cache break) and
+fitting the window. They run the tiers (pure: state in, state out) in order and lay the request out again
+between them, since each next tier decides from the sizes the previous one left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tui_agent.core.compaction import tiers
+from tui_agent.core.compaction.estimator import RequestEstimator
+from tui_agent.core.compaction.facts import Facts
+from tui_agent.core.compaction.layout import Layout
+from tui_agent.core.compaction.plan import CompactEvent, EventKind
+from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.state import CompactState
+from tui_agent.core.messages import Message
+
+
+@dataclass
+class Work:
+    """One call's working set: the state it starts from and the derived parts it updates. `compact`
+    keeps it afterwards; `preview` works on copies of the derived parts and drops it."""
+
+    state: CompactState
+    facts: Facts
+    layout: Layout
+    tokens: RequestEstimator
+    last_event: CompactEvent | None
+    before_event: list[Message] | None = None  # the request before this call's event (the summary call's)
+    touched: set[int] = field(default_factory=set)  # messages cut at this call (the event line counts them)
+
+
+def apply(w: Work, history: Sequence[Message], state: CompactState, changed: list[int]) -> int | None:
+    """A tier's new state, with the messages it decided on swapped in place; the first position changed."""
+    old = {i: w.layout.estimate(w.state, history, w.facts, i) for i in changed}
+    w.state = state
+    w.touched.update(changed)
+    positions = [p for i in changed if (p := w.layout.replace(state, history, w.facts, w.tokens, i, old[i])) is not None]
+    return min(positions) if positions else None
+
+def relayout(w: Work, history: Sequence[Message], policy: CompactPolicy) -> int:
+    """The request laid out again from the state; the first position that differs."""
+    return w.layout.rebuild(w.state, history, w.facts, w.tokens, policy)
+
+def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int, target: int,
+          why: str) -> tuple[list[EventKind], int]:
+    """Tiers 3 and 4 at once (one cache break): mask old results, then drop down to `target`."""
+    if w.state.reactive_target is not None:
+        target = min(target, w.state.reactive_target)
+        w.state = w.state.evolve(reactive_target=None)
+    kinds: list[EventKind] = []
+    w.before_event = list(w.layout.out)  # what the summary call sends (the previous call's prefix)
+    head_before, first_drop = w.state.drop_from, not w.state.dropping
+    if policy.drop and first_drop:  # tentative: kept only with a drop (else the head went out twice)
+        w.state = w.state.evolve(drop_from=tiers.choose_head(w.state, w.layout, w.tokens, policy, history,
+                                                               newest, target))
+    if policy.mask:
+        state, changed, masked = tiers.mask_old(w.state, w.facts, policy, w.layout, w.tokens, history, newest, call)
+        if masked:
+            old = {i: w.layout.estimate(w.state, history, w.facts, i) for i in changed}
+            w.state = state
+            for i in changed:
+                w.layout.replace(state, history, w.facts, w.tokens, i, old[i])
+            kinds.append("mask")
+    if policy.drop and w.tokens.estimate() - tiers.transient(w.state, policy, w.tokens, history, newest) > target:
+        until = tiers.choose_drop(w.state, w.layout, w.tokens, policy, history, newest, target)
+        if until > max(w.state.drop_until, w.state.drop_from) and tiers.worth_dropping(
+                tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until), w.tokens):
+            w.state = tiers.set_drop(w.state, w.facts, history, until, call, why)
+            kinds.append("drop")
+    if first_drop and "drop" not in kinds:
+        w.state = w.state.evolve(drop_from=head_before)
+    return kinds, relayout(w, history, policy)
+
+def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tuple[list[EventKind], int]:
+    """Still over the window after an event: drop to the newest round, then the head, then cut the
+    newest round itself."""
+    kinds: list[EventKind] = []
+    floor = max(w.state.drop_until, w.state.drop_from)
+    until = tiers.last_assistant_before(history, newest + 1, floor)
+    if until > floor and tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until) > 0:
+        w.state = tiers.set_drop(w.state, w.facts, history, until, call, "the window was full")  # never one that grows it
+        kinds.append("drop")
+        relayout(w, history, policy)
+    if w.tokens.estimate() > policy.effective_window and w.state.drop_from:
+        w.state = tiers.set_drop(w.state, w.facts, history, until, call, "the window was full", start=0)  # the head too
+        kinds.append("drop")
+        relayout(w, history, policy)
+    if w.tokens.estimate() > policy.effective_window:
+        state, changed = tiers.hard_cut_newest(w.state, w.facts, history, newest, call)
+        if changed:
+            apply(w, history, state, changed)
+            kinds += ["cut"] * len(changed)
+    return kinds, relayout(w, history, policy)

@@ -1,0 +1,279 @@
+"""The tiers as steps on the decisions: each takes the state (and the facts, the policy, the request as laid
+out now) and returns a new state with what it changed; none mutates anything. The orchestrator
+(`Compactor`) runs them in order and lays the request out again after the ones that change it.
+
+The rules, cheapest first (each function's docstring says its own):
+cut on read → mask → drop (head, span, worth it) → fit the window (emergency).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from tui_agent.core import tokens as tk
+from tui_agent.core.compaction.cut import cut_block
+from tui_agent.core.compaction.estimator import RequestEstimator
+from tui_agent.core.compaction.facts import Facts, exchange, last_assistant_before, pinned_with
+from tui_agent.core.compaction.layout import Layout, recap_of
+from tui_agent.core.compaction.mask import key_input, placeholder_text
+from tui_agent.core.compaction.plan import BlockCut, BlockMask
+from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.state import CompactState, effective_skip
+from tui_agent.core.messages import Message, blocks, result_text, tool_results
+
+HARD_KEEP_CHARS = 1000  # what the newest round is cut to when it alone does not fit the window
+MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and MIN_GAIN_SHARE of the request) to be worth its rewrite
+MIN_GAIN_SHARE = 0.05
+HEAD_SHARE = 0.5  # the kept head takes at most this share of what the low mark leaves after the baseline
+RECAP_GUESS_TOKENS = 300  # room planned for a recap not yet built (and for its growth when one exists)
+
+
+def _with(state: CompactState, cuts: dict | None = None, masks: dict | None = None,
+          touched: set[int] | None = None) -> CompactState:
+    """The state with new per-message decisions; each touched message's version moves on."""
+    versions = dict(state.versions)
+    for i in touched or ():
+        versions[i] = versions.get(i, 0) + 1
+    return state.evolve(cuts=state.cuts if cuts is None else cuts, masks=state.masks if masks is None else masks,
+                   versions=versions)
+
+
+def apply_user_changes(state: CompactState, history: Sequence[Message], facts: Facts, policy: CompactPolicy,
+                       newest: int, call: int) -> CompactState:
+    """Pins, excludes and expands since the last call take effect: a pinned or expanded message goes out
+    as it is in the history again; the excludes leave out their partners too (never the newest round,
+    which the model must answer); pins inside the drop come back as islands, and the recap follows."""
+    cuts, masks, touched = dict(state.cuts), dict(state.masks), set()
+    for i in state.pins | state.expanded:
+        if i in cuts or i in masks:
+            cuts.pop(i, None)
+            masks.pop(i, None)
+            touched.add(i)
+    excludes = frozenset(i for i in state.excludes
+                         if max(exchange(history, i) if i < len(history) else {i}) < newest)
+    state = _with(state, cuts, masks, touched).evolve(excludes=excludes,
+                    skip=effective_skip(history, excludes, newest), dirty=False)
+    if state.dropping:
+        state = state.evolve(kept_in_drop=islands(state, facts, history, state.drop_until), recap_call=call)
+    return state
+
+
+def cut_on_read(state: CompactState, facts: Facts, policy: CompactPolicy, history: Sequence[Message], newest: int,
+                call: int) -> tuple[CompactState, list[int]]:
+    """Tier 2: a result longer than `cut_chars` that the model has read (it left the newest round) is cut
+    to its head, once, and frozen; pinned, masked and expanded messages are left as they are."""
+    limit, keep = policy.cut_chars, policy.cut_keep_chars
+    new: dict[int, dict[int, BlockCut]] = {}
+    for i in range(state.read_upto, newest):
+        if i in state.pins or i in state.masks or i in state.expanded or i in state.kept_in_drop:
+            continue
+        message = history[i]
+        if not tool_results(message):
+            continue
+        done = {c.block_index for c in state.cuts.get(i, ())}
+        for j, block in enumerate(blocks(message)):
+            if block.get("type") != "tool_result" or j in done or len(result_text(block)) <= limit:
+                continue
+            name = facts.call_of(block.get("tool_use_id", ""))[0]
+            cut = cut_block(block, keep, name)
+            if cut is None:
+                continue
+            _, original, kept = cut
+            new.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name, original, kept, call)
+    state = state.evolve(read_upto=max(state.read_upto, newest))
+    if not new:
+        return state, []
+    return _with(state, cuts=_merged(state.cuts, new), touched=set(new)), sorted(new)
+
+
+def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: Layout, tokens: RequestEstimator,
+             history: Sequence[Message], newest: int, call: int) -> tuple[CompactState, list[int], int]:
+    """Tier 3: results of re-runnable tools older than the protected recent budget (`mask_protect_tokens`,
+    counted from the end of the request) become placeholders, when the placeholder is clearly smaller;
+    the head before the drop stays as it is (it is the cached start of every request)."""
+    seen = 0.0
+    new: dict[int, dict[int, BlockMask]] = {}
+    count = 0
+    for pos in range(len(layout.out) - 1, -1, -1):
+        seen += tokens.size(layout.units[pos])
+        if seen <= policy.mask_protect_tokens:
+            continue
+        i = layout.indices[pos]
+        if i < 0 or i < state.drop_from:
+            break
+        if i in state.pins or i >= newest or i in state.expanded or i in state.kept_in_drop:
+            continue  # a pinned island goes out verbatim, with the partners it needs
+        message = history[i]
+        if not tool_results(message):
+            continue
+        current = blocks(layout.message(state, history, i))
+        done = {m.block_index for m in state.masks.get(i, ())}
+        for j, block in enumerate(blocks(message)):
+            if block.get("type") != "tool_result" or j in done:
+                continue
+            tool_id = block.get("tool_use_id", "")
+            if not facts.rerunnable(tool_id, policy):
+                continue
+            name, tool_input = facts.call_of(tool_id)
+            original = len(result_text(block))
+            text = placeholder_text(name, tool_input, original)
+            if len(result_text(current[j])) < max(policy.mask_min_chars, len(text) * 3):
+                continue
+            new.setdefault(i, {})[j] = BlockMask(i, j, tool_id, name, key_input(tool_input), original, text, call)
+            count += 1
+    if not new:
+        return state, [], 0
+    return _with(state, masks=_merged(state.masks, new), touched=set(new)), sorted(new), count
+
+
+def transient(state: CompactState, policy: CompactPolicy, tokens: RequestEstimator, history: Sequence[Message],
+              newest: int) -> float:
+    """Tokens the newest round will give back by itself once it is read (cut on read): a spike that
+    passes is no reason to rewrite the whole request, as long as the request still fits the window."""
+    if not policy.cut_on_read or newest in state.pins:
+        return 0.0
+    chars = 0
+    for i in range(newest, len(history)):
+        if i in state.expanded:
+            continue
+        for block in blocks(history[i]):
+            if block.get("type") == "tool_result":
+                size = len(result_text(block))
+                if size > policy.cut_chars:
+                    chars += size - policy.cut_keep_chars
+    return tokens.size_of(tk.tokens_for_chars(chars))
+
+
+def choose_head(state: CompactState, layout: Layout, tokens: RequestEstimator, policy: CompactPolicy,
+                history: Sequence[Message], newest: int, target: int) -> int:
+    """The start of the conversation that stays first in every request (and so in the cache): the
+    largest assistant-message boundary within `keep_head` tokens, and within half of what the
+    low-water mark leaves after the baseline (the rest is for the recap and the recent tail), never
+    into the newest round."""
+    budget = min(float(policy.head_tokens), HEAD_SHARE * (target - tokens.baseline))
+    if budget <= 0:
+        return 0
+    total = 0.0
+    best = 0
+    for i in range(1, newest):
+        total += tokens.size(layout.units[layout.pos[i - 1]]) if (i - 1) in layout.pos else 0.0
+        if total > budget:
+            break
+        if history[i].get("role") == "assistant":
+            best = i
+    return best
+
+
+def choose_drop(state: CompactState, layout: Layout, tokens: RequestEstimator, policy: CompactPolicy,
+                history: Sequence[Message], newest: int, target: int) -> int:
+    """The earliest assistant message from which the head, the recap, the kept tail and the base fit
+    `target`; at worst the newest round's own assistant message."""
+    floor = max(state.drop_until, state.drop_from)
+    head = 0.0
+    for pos, i in enumerate(layout.indices):
+        if i < 0 or i >= state.drop_from:
+            break
+        head += tokens.size(layout.units[pos])
+    fixed = tokens.baseline + head - transient(state, policy, tokens, history, newest)
+    fixed += tokens.size_of(layout.recap.tokens if state.dropping and layout.recap else RECAP_GUESS_TOKENS)
+    fixed += RECAP_GUESS_TOKENS
+    suffix = 0.0
+    best = None
+    for pos in range(len(layout.out) - 1, -1, -1):
+        i = layout.indices[pos]
+        if i < 0 or i <= floor:
+            break
+        suffix += tokens.size(layout.units[pos])
+        if i > newest or history[i].get("role") != "assistant":
+            continue
+        if fixed + suffix <= target:
+            best = i
+        else:
+            break
+    return last_assistant_before(history, newest + 1, floor) if best is None else best
+
+
+def drop_gain(state: CompactState, facts: Facts, layout: Layout, tokens: RequestEstimator, policy: CompactPolicy,
+              history: Sequence[Message], until: int) -> float:
+    """Tokens a drop up to `until` frees, less what its recap adds (the recap of the span it would be)."""
+    floor = max(state.drop_until, state.drop_from)
+    kept = islands(state, facts, history, until)
+    freed = sum(tokens.size(layout.units[pos]) for pos, i in enumerate(layout.indices)
+                if floor <= i < until and i not in kept)  # an island stays: it frees nothing
+    recap, _ = recap_of(state, facts, policy, until=until, kept=kept, call=0)
+    grows = tokens.size_of(recap.tokens) - (tokens.size_of(layout.recap.tokens) if state.dropping and layout.recap else 0)
+    return freed - grows
+
+
+def worth_dropping(gain: float, tokens: RequestEstimator) -> bool:
+    """A drop rewrites the whole request after it: only worth it when it frees clearly more than the
+    recap that replaces the dropped messages takes (a drop that grows the request is no drop)."""
+    return gain > max(MIN_GAIN_TOKENS, MIN_GAIN_SHARE * tokens.estimate())
+
+
+def set_drop(state: CompactState, facts: Facts, history: Sequence[Message], until: int, call: int, why: str,
+             start: int | None = None) -> CompactState:
+    """Drop up to `until` (and from `start` when the head goes too); the messages that leave now keep
+    this event's reason for good (a later event never rewrites why an earlier one dropped a row).
+    Decisions about messages no longer sent stop mattering and leave the state."""
+    old_from, old_until = state.drop_from, state.drop_until
+    new_from = old_from if start is None else start
+    reason = f"dropped at call {call} ({why})"
+    spans = [(new_from, until)] if old_until <= old_from else [(new_from, old_from), (old_until, until)]
+    state = state.evolve(drop_reasons=state.drop_reasons + tuple((lo, hi, reason) for lo, hi in spans if hi > lo),
+                    drop_from=new_from, drop_until=until, dropped_reason=reason, recap_call=call,
+                    summary=state.summary if until == old_until else None)
+    kept = islands(state, facts, history, until)
+
+    def sent(i: int) -> bool:
+        return not (new_from <= i < until) or i in kept
+
+    return state.evolve(kept_in_drop=kept, cuts={i: per for i, per in state.cuts.items() if sent(i)},
+                   masks={i: per for i, per in state.masks.items() if sent(i)})
+
+
+def islands(state: CompactState, facts: Facts, history: Sequence[Message], until: int) -> frozenset[int]:
+    """Pinned messages in the dropped span, with the partners they cannot be sent without; a pinned
+    prompt travels with its answer (never sent directly before the answer to another prompt).
+
+    The prompt of the turn in progress is never dropped (between turns, as at `/compact`, none is): it stays as an island of its own (the tool
+    rounds after it leave whole, as pairs, since a drop ends before an assistant message), so the model
+    always sees what it is answering; a turn too big for the window is fitted by cutting inside it."""
+    lo = state.drop_from
+    kept = {k for i in state.pins if lo <= i < until for k in pinned_with(history, i) if lo <= k < until}
+    prompt = facts.last_prompt  # in progress while the history ends with the user's side (a prompt, results)
+    if prompt is not None and lo <= prompt < until and history and history[-1].get("role") == "user":
+        kept.add(prompt)
+    return frozenset(kept)
+
+
+def hard_cut_newest(state: CompactState, facts: Facts, history: Sequence[Message], newest: int,
+                    call: int) -> tuple[CompactState, list[int]]:
+    """Fit the window, last resort: the newest round's results cut to `HARD_KEEP_CHARS` (it alone is
+    larger than the window; the model gets their heads and a note instead of an API error)."""
+    new: dict[int, dict[int, BlockCut]] = {}
+    for i in range(newest, len(history)):
+        if i in state.expanded:
+            continue
+        for j, block in enumerate(blocks(history[i])):
+            if block.get("type") != "tool_result":
+                continue
+            name = facts.call_of(block.get("tool_use_id", ""))[0]
+            cut = cut_block(block, HARD_KEEP_CHARS, name)
+            if cut is None:
+                continue
+            _, original, kept = cut
+            new.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name, original, kept, call, hard=True)
+    if not new:
+        return state, []
+    return _with(state, cuts=_merged(state.cuts, new), touched=set(new)), sorted(new)
+
+
+def _merged(old, new: dict) -> dict:
+    """Per-message decisions with `new`'s blocks added (by block index, a new one replacing an old one)."""
+    out = dict(old)
+    for i, per in new.items():
+        blocks_of = {d.block_index: d for d in old.get(i, ())}
+        blocks_of.update(per)
+        out[i] = tuple(blocks_of[j] for j in sorted(blocks_of))
+    return out
