@@ -154,8 +154,11 @@ def run_calls(compactor, history, start=1, step=2):
 
 
 def test_cut_on_read_cuts_once_and_freezes_the_copy():
+    # the cut mechanism under the old rule, now an explicit option (`cut_always`): issue 17 replaced "cut
+    # every long result once read" with "no loss without pressure" (tests/core/test_cut_pricing.py)
     history = long_turn(3, size=10_000)
-    compactor = Compactor(CompactPolicy(context_window=1_000_000, max_output_tokens=10_000, enabled=True))
+    compactor = Compactor(CompactPolicy(context_window=1_000_000, max_output_tokens=10_000, enabled=True,
+                                        cut_always=True))
     first = compactor.compact(history[:3])  # the result is the newest round: whole
     assert first.messages[2]["content"][0]["content"] == history[2]["content"][0]["content"]
     second = compactor.compact(history[:5])  # read by the model now: cut, with a note saying so

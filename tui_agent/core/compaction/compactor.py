@@ -42,6 +42,7 @@ from tui_agent.core.compaction.plan import (
     fmt_tokens,
 )
 from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.pricing import calls_until_event, cut_on_read_now
 from tui_agent.core.compaction.render import first_message_fix, ledger_message, render_message
 from tui_agent.core.messages import (
     Message,
@@ -243,7 +244,7 @@ class Compactor:
         before = self.tokens.estimate()
         # tier 2: cut what the model has read
         if self.policy.cut_on_read:
-            changed = self._cut_read(history, newest, call)
+            changed = self._cut_read(history, newest, call, prev_out)
             if changed is not None:
                 kinds.append("cut")
                 first_change = min(first_change, changed)
@@ -262,7 +263,7 @@ class Compactor:
             if forced:  # asked for now: even a small request gives up its older half
                 target = min(target, int(self.tokens.estimate() * FORCED_SHARE))
             self._event_first_change = first_change
-            kinds += self._event(history, newest, call, target)
+            kinds += self._event(history, newest, call, target, asked)
             first_change = min(first_change, self._event_first_change)
             if asked and "drop" in kinds and "summary" in pending:
                 kinds.append("summary")  # /compact asks for the summary of what it dropped
@@ -460,11 +461,17 @@ class Compactor:
                 tokens._sum_unmeasured -= tokens._pending.pop(unit)
 
     # -- internals: tiers -------------------------------------------------------------------------
-    def _cut_read(self, history: Sequence[Message], newest: int, call: int) -> int | None:
-        """Tier 2 over the messages that left the newest round since the last call."""
+    def _cut_read(self, history: Sequence[Message], newest: int, call: int, prev_out: int = 0,
+                  start: int | None = None) -> int | None:
+        """Tier 2 over the messages that left the newest round since the last call: a long result is cut
+        when the cut pays (`pricing.cut_on_read_now`); from `start` on at an event, where every long
+        result is cut (the event rewrites what follows its first change anyway)."""
         first: int | None = None
         limit, keep = self.policy.cut_chars, self.policy.cut_keep_chars
-        for i in range(self._cut_scan, newest):
+        at_event = start is not None
+        until_event = calls_until_event(self.tokens.estimate(), self.policy.high_tokens,
+                                        self._facts.total / max(call, 1), call)
+        for i in range(self._cut_scan if start is None else start, newest):
             if i in self.pins or i in self._masks:
                 continue
             message = history[i]
@@ -477,6 +484,8 @@ class Compactor:
                 if block.get("type") != "tool_result" or i in self.expanded or j in self._cuts.get(i, {}):
                     continue
                 if len(result_text(block)) <= limit:
+                    continue
+                if not at_event and not self._cut_now(len(result_text(block)), i, prev_out, until_event):
                     continue
                 name = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))[0]
                 cut = cut_block(block, keep, name)
@@ -493,6 +502,18 @@ class Compactor:
                     first = pos if first is None else min(first, pos)
         self._cut_scan = max(self._cut_scan, newest)
         return first
+
+    def _cut_now(self, chars: int, i: int, prev_out: int, until_event: float) -> bool:
+        """The priced decision for one long result of message i (the tail is what the previous request
+        cached after it, which the cut rewrites)."""
+        pos = self._pos.get(i)
+        if pos is None:
+            return False
+        tail = sum(self.tokens.size(self._units[p]) for p in range(pos + 1, min(prev_out, len(self._units))))
+        policy = self.policy
+        return cut_on_read_now(chars, policy.cut_keep_chars, tail, self.tokens.estimate(), until_event,
+                               read=policy.cache_read, write=policy.cache_write,
+                               huge_chars=policy.huge_result_chars, always=policy.cut_always)
 
     def _mask_old(self, history: Sequence[Message], call: int, newest: int) -> int:
         """Tier 3: results of re-runnable tools older than the protected recent budget become placeholders."""
@@ -545,7 +566,14 @@ class Compactor:
         answer = self.tool_rerunnable(name, tool_input) if self.tool_rerunnable is not None else None
         return self.policy.rerunnable(name, tool_input) if answer is None else answer
 
-    def _event(self, history: Sequence[Message], newest: int, call: int, target: int) -> list[EventKind]:
+    def _event_cuts(self, history: Sequence[Message], newest: int, call: int, floor: int) -> list[EventKind]:
+        """At an event every long read result after `floor` is cut (it is rewritten anyway)."""
+        if not self.policy.cut_on_read or self._cut_read(history, newest, call, start=floor) is None:
+            return []
+        return ["cut"]
+
+    def _event(self, history: Sequence[Message], newest: int, call: int, target: int,
+               asked: bool = False) -> list[EventKind]:
         """Tiers 3 and 4 at once (one cache break): mask old results, then drop down to `target`."""
         reactive = self._reactive_target
         if reactive is not None:
@@ -557,13 +585,20 @@ class Compactor:
         first_drop = self._drop_until <= self._drop_from
         if self.policy.drop and first_drop:
             self._drop_from = self._choose_head(history, newest, target)  # tentative: kept only with a drop
-        if self.policy.mask and self._mask_old(history, call, newest):
-            kinds.append("mask")
-        if self.policy.drop and self.tokens.estimate() - self._transient(history, newest) > target:
+        floor = max(self._drop_until, self._drop_from)
+        if not asked:  # the cheapest loss first: cut what was read, then mask what can be run again
+            kinds += self._event_cuts(history, newest, call, floor)
+            if self.policy.mask and self._mask_old(history, call, newest):
+                kinds.append("mask")
+        if self.policy.drop and (asked or self.tokens.estimate() - self._transient(history, newest) > target):
             until = self._choose_drop(history, newest, target)
             if until > max(self._drop_until, self._drop_from) and self._worth_dropping(history, until):
                 self._set_drop(history, until, call, self._why)
                 kinds.append("drop")
+        if asked:  # /compact drops (or summarises) the older part first; then the rest as at any event
+            kinds += self._event_cuts(history, newest, call, max(self._drop_until, self._drop_from))
+            if self.policy.mask and self._mask_old(history, call, newest):
+                kinds.append("mask")
         if first_drop and "drop" not in kinds:
             self._drop_from = head_before  # no drop: no head either (else the head went out twice)
         self._dirty = True
@@ -580,7 +615,7 @@ class Compactor:
             for j, block in enumerate(blocks(history[i])):
                 if block.get("type") == "tool_result" and i not in self.expanded:
                     size = len(result_text(block))
-                    if size > self.policy.cut_chars:
+                    if size > self.policy.cut_chars and (self.policy.cut_always or size > self.policy.huge_result_chars):
                         chars += size - self.policy.cut_keep_chars
         return self.tokens.size_of(tk.tokens_for_chars(chars))
 
