@@ -67,3 +67,26 @@ def test_an_asked_compact_drops_even_when_cuts_alone_would_reach_its_target():
     result = compactor.compact(history)
     assert result.plan.event is not None and "drop" in result.plan.event.kinds
     assert protocol_errors(result.messages) == []
+
+
+def test_the_loss_report_lists_what_is_at_risk_most_recently_used_first():
+    from tui_agent.core.compaction.at_risk import at_risk
+    from tui_agent.core.messages import user_text
+
+    history = [user_text("read src/old_module.py and parse_config"), user_text("then src/new_module.py"),
+               user_text("keep src/kept.py")]
+    assert at_risk(history, [0, 1], "still here: src/kept.py parse_config") == ("src/new_module.py", "src/old_module.py")
+    history = long_turn(40, size=6_000)
+    for k in range(2, len(history), 2):  # each result names an identifier of its own (the ledger names the paths)
+        block = history[k]["content"][0]
+        history[k] = {**history[k], "content": [{**block, "content": f"def helper_{k}_fn(): " + block["content"]}]}
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    results = run_calls(compactor, history, start=3)
+    drops = [r.plan.event for r in results if r.plan.event is not None and "drop" in r.plan.event.kinds]
+    assert drops
+    risk = drops[0].loss.at_risk
+    assert risk and all(e.startswith("helper_") for e in risk)
+    numbers = [int(e.split("_")[1]) for e in risk]
+    assert numbers == sorted(numbers, reverse=True)  # the most recently used first
+    request = str(next(r.messages for r in results if r.plan.event is drops[0]))
+    assert not any(f"'{e}'" in request or f'"{e}"' in request for e in risk)

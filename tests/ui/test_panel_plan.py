@@ -4,6 +4,7 @@ one-line meter when folded, the --transcript preview, and p / x / e on a row (ou
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from tui_agent.core.budget import first_difference
@@ -28,9 +29,9 @@ PROMPTS = ("what does the handler do?", "explain the models", "where are the hel
            "what does the handler do?")
 
 
-def planned_session(repo: Path) -> Session:
+def planned_session(repo: Path, policy: CompactPolicy = POLICY) -> Session:
     session = frozen(Session(DemoProvider(workspace=repo, delay=0.0, context_window=16_000), ToolRegistry(reading_tools()), repo,
-                             compact_policy=POLICY))
+                             compact_policy=policy))
     register_builtin_commands(session)  # /compact
     return session
 
@@ -153,7 +154,9 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
 
 
 async def test_pin_exclude_expand_show_at_once_in_the_next_call(tmp_path) -> None:
-    session = planned_session(make_repo(tmp_path))
+    # the old cut-on-read-always rule (an explicit option since issue 17): the turn's own reads are cut as
+    # they are read, so no second event drops the masked rows before the steering below is tried on them
+    session = planned_session(make_repo(tmp_path), replace(POLICY, cut_always=True))
     session.history.extend(oversized_history(24))  # the first call cuts, masks and drops
     app = make_app(session)
     async with app.run_test(size=(160, 50)) as pilot:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Sequence
 
 from tui_agent.core import tokens as tk
+from tui_agent.core.compaction.at_risk import at_risk
 from tui_agent.core.compaction.cut import cut_block
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.recap import MessageFacts, build_ledger, facts_of, missing_from, request_text
@@ -583,11 +584,11 @@ class Compactor:
         self._before_event = list(self._out)  # what the summary call sends (the previous call's prefix)
         head_before = self._drop_from
         first_drop = self._drop_until <= self._drop_from
+        if not asked:  # the cheapest loss first: cut what was read (the head too, at the first event)
+            kinds += self._event_cuts(history, newest, call, max(self._drop_until, self._drop_from))
         if self.policy.drop and first_drop:
             self._drop_from = self._choose_head(history, newest, target)  # tentative: kept only with a drop
-        floor = max(self._drop_until, self._drop_from)
-        if not asked:  # the cheapest loss first: cut what was read, then mask what can be run again
-            kinds += self._event_cuts(history, newest, call, floor)
+        if not asked:  # then mask what can be run again
             if self.policy.mask and self._mask_old(history, call, newest):
                 kinds.append("mask")
         if self.policy.drop and (asked or self.tokens.estimate() - self._transient(history, newest) > target):
@@ -772,7 +773,7 @@ class Compactor:
         cut_now = sum(1 for i in self._touched_now for c in self._cuts.get(i, {}).values() if c.call == call)
         left: tuple[int, ...] = ()
         loss = LossReport()
-        if "drop" in unique or "mask" in unique or "exclude" in unique:
+        if "drop" in unique or "mask" in unique or "exclude" in unique or (unique and cut_now and self._touched_now):
             # this event's own loss: what the previous request sent and this one does not (its diff), and
             # what of that (or of the results masked now) appears neither in the request nor in the recap
             left = tuple(sorted(i for i in self._sent_before if i not in self._pos))
@@ -780,7 +781,8 @@ class Compactor:
             prompts, paths = missing_from(lambda: request_text(self._out), self._facts.messages,
                                           sorted(set(left) | set(masked_idx)), self.policy.ledger_prompt_max_chars,
                                           self._ledger)
-            loss = LossReport(left, masked_idx, prompts, paths)
+            changed = set(left) | set(masked_idx) | {i for i in self._touched_now if i in self._cuts}
+            loss = LossReport(left, masked_idx, prompts, paths, at_risk(history, changed, request_text(self._out)))
         ledger = self._ledger
         event = CompactEvent(
             call=call, kinds=unique, reason=reason, tokens_before=before, tokens_after=after,
