@@ -111,7 +111,7 @@ def test_headless_answers_with_the_demo_model(tmp_path):
 def test_trace_prints_compact_run_with_consistent_numbers(tmp_path):
     repo = make_repo(tmp_path)
     # a window the one prompt overflows: compaction runs under pressure (under the high mark nothing is cut)
-    out = cli(["-p", "how are widget recipes parsed?", "--context-window", "12000"], repo, {"TRACE": "1"})
+    out = cli(["-p", "how are widget recipes parsed?", "--context-window", "15000"], repo, {"TRACE": "1"})
     assert out.returncode == 0, out.stderr
     lines = [l for l in out.stderr.splitlines() if "compact.run" in l]
     assert lines, out.stderr
