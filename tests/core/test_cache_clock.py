@@ -15,7 +15,8 @@ def test_warm_then_cold_after_the_models_time_to_live():
     assert "writes ≈42.0k again" in outlook_line(warm)
     cold = cache_outlook(301, NEWER, cached_tokens=40_000, new_tokens=2_000)
     assert cold.cold and cold.next_write_tokens == 42_000 and cold.next_units == 42_000 * 1.25
-    assert outlook_line(cold, 3e-6) == "cache cold (idle 5:01 > 5-min TTL): the next call writes ≈42.0k again (≈$0.1575)"
+    assert outlook_line(cold, 3e-6) == ("cache cold (idle 5:01 > 5-min TTL): "
+                                        "the next call writes ≈42.0k again (≈$0.1575)")
 
 
 def test_the_one_hour_cache_and_a_price_without_expiry():

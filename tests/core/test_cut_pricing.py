@@ -80,7 +80,7 @@ def test_the_loss_report_lists_what_is_at_risk_most_recently_used_first():
     for k in range(2, len(history), 2):  # each result names an identifier of its own (the ledger names the paths)
         block = history[k]["content"][0]
         history[k] = {**history[k], "content": [{**block, "content": f"def helper_{k}_fn(): " + block["content"]}]}
-    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
     results = run_calls(compactor, history, start=3)
     drops = [r.plan.event for r in results if r.plan.event is not None and "drop" in r.plan.event.kinds]
     assert drops
@@ -90,3 +90,20 @@ def test_the_loss_report_lists_what_is_at_risk_most_recently_used_first():
     assert numbers == sorted(numbers, reverse=True)  # the most recently used first
     request = str(next(r.messages for r in results if r.plan.event is drops[0]))
     assert not any(f"'{e}'" in request or f'"{e}"' in request for e in risk)
+
+
+def test_masks_reach_the_request_after_an_event_and_stale_reads_go_first():
+    from tui_agent.core.compaction.ranking import mask_protection, superseded_reads
+
+    assert mask_protection(20_000, target=50_000, baseline=20_000, head=10_000, recap=1_000) == 9_500
+    assert mask_protection(4_000, target=50_000, baseline=20_000, head=0, recap=0) == 4_000
+    uses = [(1, "Read", {"file_path": "a.py"}), (3, "Read", {"file_path": "b.py"}), (5, "Edit", {"file_path": "a.py"})]
+    assert superseded_reads(uses) == {2}  # a.py was edited since its read; b.py was not touched again
+    history = long_turn(60, size=3_000)  # results under the cut size: only masks and drops free room
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    results = run_calls(compactor, history, start=3)
+    masked = [r for r in results if r.plan.event is not None and "mask" in r.plan.event.kinds]
+    assert masked, "an event masks old re-runnable results"
+    plan = masked[0].plan
+    assert any(plan.is_sent(i) for i in plan.masks), "a masked result is still sent (a placeholder) after the event"
+    assert all(protocol_errors(r.messages) == [] for r in results)

@@ -15,19 +15,25 @@ from collections.abc import Iterable, Sequence
 from tui_agent.core.coverage import entities, held_text
 from tui_agent.core.messages import Message
 
-AT_RISK_MAX = 60  # a longer list is no use to read; the event view says how many more there were
+AT_RISK_MAX = 60  # a longer list is no use to read
+SCAN_CHARS = 200_000  # the newest changed messages read for it: older ones would not make the list anyway
 
 
 def at_risk(history: Sequence[Message], changed: Iterable[int], request: str, limit: int = AT_RISK_MAX) -> tuple[str, ...]:
     """The entities of the history messages `changed` (left, masked or cut at this event) that `request`
-    (the whole new request's text) no longer holds, the most recently used first; at most `limit`."""
-    present = entities(request)
-    last_use: dict[str, int] = {}
-    for i in sorted(set(changed)):
+    (the whole new request's text) no longer holds, the most recently used first; at most `limit`, read
+    from the newest `SCAN_CHARS` of those messages."""
+    out: list[str] = []
+    seen: set[str] = set()
+    budget = SCAN_CHARS
+    for i in sorted(set(changed), reverse=True):  # newest first: the first message holding one is its last use
         if not 0 <= i < len(history):
             continue
-        for entity in entities(held_text(history[i])):
-            if entity not in present:
-                last_use[entity] = i
-    ranked = sorted(last_use, key=lambda e: (-last_use[e], e))
-    return tuple(ranked[:limit])
+        text = held_text(history[i])
+        budget -= len(text)
+        fresh = sorted(e for e in entities(text) if e not in seen and e not in request)
+        seen.update(fresh)
+        out += fresh
+        if len(out) >= limit or budget <= 0:
+            break
+    return tuple(out[:limit])

@@ -44,6 +44,8 @@ from tui_agent.core.compaction.plan import (
 )
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.pricing import calls_until_event, cut_on_read_now
+from tui_agent.core.compaction.ranking import mask_protection, mask_rank, superseded_reads
+from tui_agent.core.coverage import entities, held_text, mentioned_text
 from tui_agent.core.compaction.render import first_message_fix, ledger_message, render_message
 from tui_agent.core.messages import (
     Message,
@@ -516,11 +518,16 @@ class Compactor:
                                read=policy.cache_read, write=policy.cache_write,
                                huge_chars=policy.huge_result_chars, always=policy.cut_always)
 
-    def _mask_old(self, history: Sequence[Message], call: int, newest: int) -> int:
-        """Tier 3: results of re-runnable tools older than the protected recent budget become placeholders."""
-        protect = self.policy.mask_protect_tokens
+    def _mask_old(self, history: Sequence[Message], call: int, newest: int, target: float | None = None) -> int:
+        """Tier 3: results of re-runnable tools older than the protected recent budget become placeholders,
+        the least likely to be needed first (`ranking`), until the request fits `target` (all of them
+        when None). The protection fits what the drop keeps, so a masked result is still sent after it."""
+        protect: float = self.policy.mask_protect_tokens
+        if target is not None:
+            recap = self.tokens.size_of(self._ledger.tokens if self._ledger else RECAP_GUESS_TOKENS)
+            protect = mask_protection(protect, target, self.tokens.baseline, self._head_size(), recap)
         seen = 0.0
-        masked = 0
+        candidates: list[tuple[int, list[tuple[int, Message, str, Any, int, str]]]] = []
         for pos in range(len(self._out) - 1, -1, -1):
             seen += self.tokens.size(self._units[pos])
             if seen <= protect:
@@ -528,33 +535,57 @@ class Compactor:
             i = self._out_idx[pos]
             if i < 0 or i < self._drop_from:
                 break  # the head stays as it is (it is the cached start of every request)
-            if i in self.pins or i >= newest:
+            if i in self.pins or i >= newest or i in self.expanded:
                 continue
             message = history[i]
             if not tool_results(message):
                 continue
             current = blocks(self._render(history, i))
-            new_content: bool | None = None
+            chosen = []
             for j, block in enumerate(blocks(message)):
-                if block.get("type") != "tool_result" or i in self.expanded or j in self._masks.get(i, {}):
+                if block.get("type") != "tool_result" or j in self._masks.get(i, {}):
                     continue
                 name, tool_input = self._facts.calls.get(block.get("tool_use_id", ""), ("", None))
                 if not self._rerunnable(name, tool_input):
                     continue
-                now = len(result_text(current[j]))
                 original = len(result_text(block))
                 text = placeholder_text(name, tool_input, original)
-                if now < max(self.policy.mask_min_chars, len(text) * 3):
+                if len(result_text(current[j])) < max(self.policy.mask_min_chars, len(text) * 3):
                     continue
-                self._touched.add(i)
-                self._touched_now.add(i)
+                chosen.append((j, block, name, tool_input, original, text))
+            if chosen:
+                candidates.append((i, chosen))
+        if target is not None and candidates:
+            superseded, mentioned = self._mask_signals(history, min(i for i, _ in candidates))
+            candidates.sort(key=lambda c: mask_rank(c[0], superseded, mentioned.get(c[0], False)))
+        masked = 0
+        for i, chosen in candidates:
+            if target is not None and self.tokens.estimate() - self._transient(history, newest) <= target:
+                break
+            for j, block, name, tool_input, original, text in chosen:
                 self._masks.setdefault(i, {})[j] = BlockMask(i, j, block.get("tool_use_id", ""), name,
                                                               key_input(tool_input), original, text, call)
                 masked += 1
-                new_content = True
-            if new_content is not None:
-                self._replace(history, i, self._render_decided(history, i))
+            self._touched.add(i)
+            self._touched_now.add(i)
+            self._replace(history, i, self._render_decided(history, i))
         return masked
+
+    def _mask_signals(self, history: Sequence[Message], start: int) -> tuple[set[int], dict[int, bool]]:
+        """What the ranking reads: the superseded reads, and for each result from `start` on whether a
+        later assistant message mentions one of its entities."""
+        uses = [(i, name, tool_input) for i in range(start, len(history)) for use in tool_uses(history[i])
+                for name, tool_input in [(use.get("name", ""), use.get("input"))]]
+        superseded = superseded_reads(uses)
+        mentioned: dict[int, bool] = {}
+        later: set[str] = set()
+        for i in range(len(history) - 1, start - 1, -1):
+            message = history[i]
+            if message.get("role") == "assistant":
+                later |= entities(mentioned_text(message))
+            elif tool_results(message):
+                mentioned[i] = not entities(held_text(message)).isdisjoint(later)
+        return superseded, mentioned
 
     def _budget_words(self) -> str:
         """What "the window" means here: the room left for the request once the output is reserved."""
@@ -589,7 +620,7 @@ class Compactor:
         if self.policy.drop and first_drop:
             self._drop_from = self._choose_head(history, newest, target)  # tentative: kept only with a drop
         if not asked:  # then mask what can be run again
-            if self.policy.mask and self._mask_old(history, call, newest):
+            if self.policy.mask and self._mask_old(history, call, newest, target):
                 kinds.append("mask")
         if self.policy.drop and (asked or self.tokens.estimate() - self._transient(history, newest) > target):
             until = self._choose_drop(history, newest, target)
