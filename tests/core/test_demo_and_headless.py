@@ -208,3 +208,23 @@ async def test_demo_uses_agents_md_and_skills(tmp_path):
     assert first_tool.name == "Skill" and first_tool.input == {"skill": "review", "args": "the parser"}
     assert events[-1].reason == "completed"
     assert protocol_errors(session.history) == []
+
+
+async def test_the_demo_window_shows_every_tier_within_a_few_prompts(tmp_path):
+    """Issue 17: masks reach the request, cuts wait for pressure, and the demo's 24k window still shows
+    cut, mask, a drop that keeps the head, and the summary within five prompts."""
+    repo = make_repo(tmp_path)
+    session, _ = build_session(repo, model="demo", headless=True)
+    plans = []
+    for prompt in ("how are widget recipes parsed?", "how does assembly work?", "where are the tests?",
+                   "how is the command line built?", "what does the guide explain?"):
+        events = await run(session, prompt)
+        assert events[-1].reason == "completed"
+        plans += [e.plan for e in events if isinstance(e, ev.CompactionReported)]
+    kinds = {kind for p in plans if p.event is not None for kind in p.event.kinds}
+    assert {"cut", "mask", "drop"} <= kinds
+    assert any(p.is_sent(i) for p in plans for i in p.masks), "a masked result is sent as its placeholder"
+    dropping = [p for p in plans if p.event is not None and "drop" in p.event.kinds]
+    assert dropping[0].drop_from > 0, "the drop keeps the head of the conversation"
+    assert any(p.ledger is not None and p.ledger.summary for p in plans), "the summary replaces the ledger"
+    assert all(p.estimated_tokens <= p.high_tokens for p in plans if p.event is None or not p.event.major)
