@@ -107,3 +107,13 @@ def test_masks_reach_the_request_after_an_event_and_stale_reads_go_first():
     plan = masked[0].plan
     assert any(plan.is_sent(i) for i in plan.masks), "a masked result is still sent (a placeholder) after the event"
     assert all(protocol_errors(r.messages) == [] for r in results)
+
+
+def test_a_live_session_prices_its_cuts_at_its_models_cache_prices(tmp_path, monkeypatch):
+    from tui_agent.core import factory
+    from tui_agent.core.prices import CachePrice
+
+    monkeypatch.setattr(factory, "for_model", lambda model: CachePrice(read=0.05, write=2.0, ttl_seconds=3600))
+    session, _ = factory.build_session(tmp_path, model="demo", headless=True)
+    assert (session.compact_policy.cache_read, session.compact_policy.cache_write) == (0.05, 2.0)
+    assert session.compact_policy.low_water == 0.4  # the demo's own marks stay
