@@ -111,21 +111,24 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
 
 def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tuple[list[EventKind], int]:
     """Still over the window after an event: drop to the newest round, then the head, then cut the
-    newest round itself."""
+    newest round itself. The first position changed is the lowest of every step's (each re-layout
+    compares with the one before it)."""
     kinds: list[EventKind] = []
+    first = len(w.layout.out)
     floor = max(w.state.drop_until, w.state.drop_from)
     until = tiers.last_assistant_before(history, newest + 1, floor)
     if until > floor and tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until) > 0:
         w.state = tiers.set_drop(w.state, w.facts, history, until, call, "the window was full")  # never one that grows it
         kinds.append("drop")
-        relayout(w, history, policy)
+        first = min(first, relayout(w, history, policy))
     if w.tokens.estimate() > policy.effective_window and w.state.drop_from:
         w.state = tiers.set_drop(w.state, w.facts, history, until, call, "the window was full", start=0)  # the head too
         kinds.append("drop")
-        relayout(w, history, policy)
+        first = min(first, relayout(w, history, policy))
     if w.tokens.estimate() > policy.effective_window:
         state, changed = tiers.hard_cut_newest(w.state, w.facts, history, newest, call)
         if changed:
-            apply(w, history, state, changed)
+            position = apply(w, history, state, changed)
+            first = min(first, len(w.layout.out) if position is None else position)
             kinds += ["cut"] * len(changed)
-    return kinds, relayout(w, history, policy)
+    return kinds, min(first, relayout(w, history, policy))
