@@ -6,8 +6,8 @@ decisions are one value, `CompactState` (state.py); the tiers (tiers.py) turn on
 the request and its plan are laid out from it (layout.py). This class only orders the steps:
 
 1. append-only while the estimate is under the high-water mark;
-2. cut on read: a long result the model has already read is cut once (a routine, tail-only change);
-3. mask: at an event, old results of re-runnable tools beyond a protected recent budget → placeholder;
+2. cut on read: a long result already read is cut once where the cut pays, or when huge (pricing.py);
+3. event: every long result cut, then re-runnable results masked, least needed first (ranking.py);
 4. drop: at an event, whole old messages down to the low-water mark, cut at an assistant message so
    every tool_result keeps its tool_use, with a deterministic recap in their place;
 5. summary (optional): the model summarises the dropped span into the recap (`attach_summary`).
