@@ -10,7 +10,7 @@ touched last is what it most likely needs next (and what the Context tool's reca
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Set
 
 from tui_agent.core.coverage import entities, held_text
 from tui_agent.core.messages import Message
@@ -19,10 +19,11 @@ AT_RISK_MAX = 60  # a longer list is no use to read
 SCAN_CHARS = 200_000  # the newest changed messages read for it: older ones would not make the list anyway
 
 
-def at_risk(history: Sequence[Message], changed: Iterable[int], request: str, limit: int = AT_RISK_MAX) -> tuple[str, ...]:
+def at_risk(history: Sequence[Message], changed: Iterable[int], request: str, limit: int = AT_RISK_MAX,
+            entities_of: Callable[[int], Set[str]] | None = None) -> tuple[str, ...]:
     """The entities of the history messages `changed` (left, masked or cut at this event) that `request`
     (the whole new request's text) no longer holds, the most recently used first; at most `limit`, read
-    from the newest `SCAN_CHARS` of those messages."""
+    from the newest `SCAN_CHARS` of those messages (`entities_of(i)`: message i's, memoized by the caller)."""
     out: list[str] = []
     seen: set[str] = set()
     budget = SCAN_CHARS
@@ -31,7 +32,8 @@ def at_risk(history: Sequence[Message], changed: Iterable[int], request: str, li
             continue
         text = held_text(history[i])
         budget -= len(text)
-        fresh = sorted(e for e in entities(text) if e not in seen and e not in request)
+        held = entities(text) if entities_of is None else entities_of(i)
+        fresh = sorted(e for e in held if e not in seen and e not in request)
         seen.update(fresh)
         out += fresh
         if len(out) >= limit or budget <= 0:

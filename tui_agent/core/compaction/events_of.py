@@ -41,7 +41,8 @@ def make_event(state: CompactState, facts: Facts, layout: Layout, policy: Compac
                                       sorted(set(left) | set(masked_idx)), policy.ledger_prompt_max_chars, recap)
         cut_idx = {i for i in cut_messages if any(c.call == call for c in state.cuts.get(i, ()))}
         changed = set(left) | set(masked_idx) | cut_idx
-        loss = LossReport(left, masked_idx, prompts, paths, at_risk(history, changed, request()))
+        risk = at_risk(history, changed, request(), entities_of=lambda i: facts.entities_of(history, i))
+        loss = LossReport(left, masked_idx, prompts, paths, risk)
     return CompactEvent(
         call=call, kinds=unique, reason=reason, tokens_before=before, tokens_after=after,
         dropped=sum(1 for i in left if i not in state.skip), masked=masked_now, cut=cut_now,

@@ -16,10 +16,10 @@ Pure functions of explicit arguments.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence, Set
 from typing import Any
 
-from tui_agent.core.coverage import entities, held_text, mentioned_text
+from tui_agent.core.coverage import entities, held_text
 from tui_agent.core.messages import Message, tool_results, tool_uses
 
 PROTECT_SHARE = 0.5  # of the room the low mark leaves after the base, the head and the recap
@@ -69,9 +69,12 @@ def mask_rank(index: int, superseded: set[int], mentioned_later: bool) -> tuple[
     return group, index
 
 
-def mask_signals(history: Sequence[Message], start: int) -> tuple[set[int], dict[int, bool]]:
+def mask_signals(history: Sequence[Message], start: int,
+                 entities_of: Callable[[int], Set[str]] | None = None) -> tuple[set[int], dict[int, bool]]:
     """What the ranking reads: the superseded reads, and for each result from `start` on whether a later
-    assistant message mentions one of its entities."""
+    assistant message mentions one of its entities (`entities_of(i)`: message i's entities, memoized by
+    the caller; by default read from the message)."""
+    held = entities_of or (lambda i: entities(held_text(history[i])))
     uses = [(i, use.get("name", ""), use.get("input")) for i in range(start, len(history))
             for use in tool_uses(history[i])]
     superseded = superseded_reads(uses)
@@ -80,7 +83,7 @@ def mask_signals(history: Sequence[Message], start: int) -> tuple[set[int], dict
     for i in range(len(history) - 1, start - 1, -1):
         message = history[i]
         if message.get("role") == "assistant":
-            later |= entities(mentioned_text(message))
+            later |= held(i)  # an answer's held text is what it mentions (`coverage.mentioned_text`)
         elif tool_results(message):
-            mentioned[i] = not entities(held_text(message)).isdisjoint(later)
+            mentioned[i] = not later.isdisjoint(held(i))
     return superseded, mentioned
