@@ -83,6 +83,37 @@ def time_growth(calls: int = 60) -> str:
     return "\n".join(lines)
 
 
+# The v2 policies the frontier compares (named rules, none tuned to a session): the old cut-always rule,
+# the priced cut of issue 17 with and without ranked masks, no cut on read at all, a lower huge limit.
+FRONTIER = {
+    "cut always (old)": {"cut_always": True},
+    "priced + ranked masks (default)": {},
+    "priced, no masks": {"mask": False},
+    "no cut at all": {"cut_on_read": False},
+    "priced, huge at 20k chars": {"huge_result_chars": 20_000},
+}
+
+
+def frontier(recorded: list, policy: CompactPolicy, price) -> str:
+    """Coverage against cost for each policy of `FRONTIER` (v2, every session), at `price`."""
+    from dataclasses import replace
+
+    from tui_agent.core.economics import replay
+
+    lines = [f"frontier at {price.label}: policy · coverage (all calls) · min coverage (sessions under 60k) · "
+             "cost÷none · mean price÷none · worst price÷none"]
+    nones = [replay(r, ["none"], policy, check_memory=False, price=price)["none"] for r in recorded]
+    for name, change in FRONTIER.items():
+        results = [replay(r, ["v2"], replace(policy, **change), price=price)["v2"] for r in recorded]
+        share = sum(x.coverage.share_sum for x in results) / max(sum(x.coverage.calls for x in results), 1)
+        small = [x.coverage.value for x, n in zip(results, nones) if n.average < 60_000]
+        ratios = [x.price / n.price for x, n in zip(results, nones)]
+        cost = sum(x.cost for x in results) / sum(n.cost for n in nones)
+        lines.append(f"  {name:<34} {share:.3f}  {min(small, default=1.0):.3f}  {cost:.3f}  "
+                     f"{sum(ratios) / len(ratios):.3f}  {max(ratios):.3f}")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
@@ -90,6 +121,7 @@ def main() -> int:
     parser.add_argument("--high", type=float, default=None)
     parser.add_argument("--low", type=float, default=None)
     parser.add_argument("--no-memory", action="store_true", help="skip the prompts/paths check (faster)")
+    parser.add_argument("--frontier", action="store_true", help="also coverage against cost for a few v2 policies")
     args = parser.parse_args()
     files = args.files or sorted(DEFAULT_DIR.glob("*.jsonl"))
     if not files:
@@ -109,6 +141,10 @@ def main() -> int:
                    for f, r in zip(files, recorded)]
         print(format_report(reports))
         print()
+    if args.frontier:
+        for price in (CLASSIC, NEWER):
+            print(frontier(recorded, policy, price))
+            print()
     print("\ncompaction time (v2):")
     print(time_growth())
     return 0

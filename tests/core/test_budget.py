@@ -43,7 +43,8 @@ def calls_until_drop(compactor: Compactor, history: list[dict]):
 def test_a_drop_event_reports_the_cached_prefix_it_really_keeps():
     """Before the fix an event's plan kept the previous request's length as its cached prefix, so the
     panel drew the cache band over messages the event had just rewritten."""
-    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    # a drop event (ranked masks, issue 17, would fit these re-runnable reads without one)
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
     previous, dropping = calls_until_drop(compactor, long_turn(100))
     same = 0
     while (same < min(len(previous.messages), len(dropping.messages))
@@ -100,7 +101,8 @@ def test_unpriced_model_gives_cache_units_and_no_session_cost():
 
 
 def test_events_carry_their_loss_report_and_request_diff():
-    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    # a drop event (ranked masks, issue 17, would fit these re-runnable reads without one)
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
     history = long_turn(100)
     ledger = BudgetLedger()
     ledger.configure(PRICED, 60_000, 8_000)
@@ -161,7 +163,8 @@ def test_the_chat_notice_names_a_users_own_change_as_such():
     """A pin is not "older turns no longer sent": before the fix the notice said so for every event."""
     from tui_agent.core.loop import event_notice
 
-    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    # a drop event (ranked masks, issue 17, would fit these re-runnable reads without one)
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
     history = long_turn(100)
     _, dropping = calls_until_drop(compactor, history)
     assert event_notice(dropping.plan).startswith("Older turns are no longer sent in full: ")

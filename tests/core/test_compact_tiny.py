@@ -49,8 +49,10 @@ def test_a_cut_on_read_never_raises_the_estimate() -> None:
                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read",
                                                   "input": {"file_path": "big.txt"}}]},
                {"role": "user", "content": [tool_result_block("t1", BIG)]}]
-    compactor = Compactor(CompactPolicy(context_window=40_000, max_output_tokens=1_000, enabled=True),
-                          baseline_tokens=300)
+    # cut_always: the old cut-on-read rule, so a cut is made here under the mark (issue 17 cuts only where it
+    # pays); what this test checks is the size of a cut copy, whichever rule made the cut
+    compactor = Compactor(CompactPolicy(context_window=40_000, max_output_tokens=1_000, enabled=True,
+                                        cut_always=True), baseline_tokens=300)
     compactor.compact(history[:1], 1)
     compactor.observe_usage(900)
     compactor.compact(history, 2)

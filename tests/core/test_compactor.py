@@ -154,8 +154,11 @@ def run_calls(compactor, history, start=1, step=2):
 
 
 def test_cut_on_read_cuts_once_and_freezes_the_copy():
+    # the cut mechanism under the old rule, now an explicit option (`cut_always`): issue 17 replaced "cut
+    # every long result once read" with "no loss without pressure" (tests/core/test_cut_pricing.py)
     history = long_turn(3, size=10_000)
-    compactor = Compactor(CompactPolicy(context_window=1_000_000, max_output_tokens=10_000, enabled=True))
+    compactor = Compactor(CompactPolicy(context_window=1_000_000, max_output_tokens=10_000, enabled=True,
+                                        cut_always=True))
     first = compactor.compact(history[:3])  # the result is the newest round: whole
     assert first.messages[2]["content"][0]["content"] == history[2]["content"][0]["content"]
     second = compactor.compact(history[:5])  # read by the model now: cut, with a note saying so
@@ -171,7 +174,8 @@ def test_cut_on_read_cuts_once_and_freezes_the_copy():
 
 def test_drop_works_inside_one_long_agentic_turn_and_leaves_a_ledger():
     history = long_turn(100)
-    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True,
+                                        mask=False))  # the drop tier itself (ranked masks would fit the reads)
     results = run_calls(compactor, history, start=3)
     drops = [r for r in results if r.plan.event is not None and "drop" in r.plan.event.kinds]
     assert drops, "the window fills inside one turn, so old rounds must be dropped"
@@ -192,7 +196,8 @@ def test_drop_works_inside_one_long_agentic_turn_and_leaves_a_ledger():
 
 def test_head_of_the_conversation_stays_first_and_cached_across_events():
     history = long_turn(200, size=6_000)
-    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, keep_head=0.1))
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, keep_head=0.1,
+                                        mask=False))  # the drop tier itself (ranked masks would fit the reads)
     results = run_calls(compactor, history, start=3)
     drops = [r for r in results if r.plan.event is not None and "drop" in r.plan.event.kinds]
     assert len(drops) >= 2
@@ -242,7 +247,8 @@ def test_user_prompts_and_paths_are_never_lost():
 
 def test_pin_brings_a_dropped_message_back_verbatim_and_exclude_leaves_it_out():
     history = long_turn(90, size=8_000)
-    compactor = Compactor(CompactPolicy(context_window=40_000, max_output_tokens=4_000, enabled=True, keep_head=0))
+    compactor = Compactor(CompactPolicy(context_window=40_000, max_output_tokens=4_000, enabled=True, keep_head=0,
+                                        mask=False))  # the drop tier itself (ranked masks would fit the reads)
     results = run_calls(compactor, history, start=3)
     plan = results[-1].plan
     dropped = next(i for i in range(len(history)) if not plan.is_sent(i) and history[i]["role"] == "assistant")
@@ -287,7 +293,8 @@ def test_estimate_is_anchored_on_usage_and_separates_the_baseline():
 
 def test_prompt_too_long_lowers_the_window_and_forces_an_event():
     history = long_turn(30, size=8_000)
-    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000, enabled=True))
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000, enabled=True,
+                                        mask=False))  # the drop tier itself (ranked masks would fit the reads)
     before = compactor.compact(history)
     assert before.plan.event is None or "drop" not in before.plan.event.kinds
     compactor.too_long(history, 90_000, 60_000)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tui_agent.core import events as ev
+from tui_agent.core.compaction.pricing import HUGE_RESULT_CHARS
 from tui_agent.core.messages import protocol_errors, tool_results, unanswered_tool_uses
 from tui_agent.core.permissions import REJECT_MESSAGE, SKIPPED_MESSAGE, PermissionDecision, PermissionPolicy
 from tui_agent.core.providers.base import ProviderError
@@ -258,7 +259,9 @@ async def test_provider_error_ends_turn_with_message_and_keeps_partial():
 
 
 async def test_every_call_reports_compaction():
-    session = session_with([tool_reply("Echo", {"message": "x" * 9000}, "t1"),
+    # one huge result (issue 17: below the high mark only such a result is cut on read; 9,000 chars was
+    # enough under the old cut-always rule)
+    session = session_with([tool_reply("Echo", {"message": "x" * (HUGE_RESULT_CHARS + 1000)}, "t1"),
                             tool_reply("Echo", {"message": "y"}, "t2"), text_reply("ok")])
     reports = [e for e in await collect(session, "go") if isinstance(e, ev.CompactionReported)]
     assert [r.call for r in reports] == [1, 2, 3]

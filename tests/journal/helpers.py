@@ -4,6 +4,8 @@ test's data dir (conftest points `TUI_AGENT_DATA_DIR` at a fresh folder per test
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -22,10 +24,11 @@ class LocalClaude(AnthropicProvider):
     instead of HTTP: what each call would have POSTed is kept in `bodies`."""
 
     def __init__(self, replies: list[list[dict[str, Any]]] | None = None, usage: UsageInfo | None = None,
-                 **kwargs: Any) -> None:
+                 sized: bool = False, **kwargs: Any) -> None:
         super().__init__(api_key="test-key", **kwargs)
         self.replies = list(replies or [])
         self.usage = usage
+        self.sized = sized  # report the request's own size (chars/4) as its input tokens, as an API would
         self.bodies: list[dict[str, Any]] = []
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
@@ -36,7 +39,12 @@ class LocalClaude(AnthropicProvider):
                 yield StreamText(block["text"])
                 await asyncio.sleep(0)
         stop = "tool_use" if any(b.get("type") == "tool_use" for b in content) else "end_turn"
-        yield StreamDone({"role": "assistant", "content": [dict(b) for b in content]}, stop, self.usage)
+        usage = self.usage
+        if usage is not None and self.sized:
+            body = self.bodies[-1]
+            size = len(json.dumps([body.get("system"), body.get("tools"), body.get("messages")])) // 4
+            usage = dataclasses.replace(usage, input_tokens=size)
+        yield StreamDone({"role": "assistant", "content": [dict(b) for b in content]}, stop, usage)
 
 
 def tools() -> ToolRegistry:

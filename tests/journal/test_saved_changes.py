@@ -27,14 +27,15 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def claude() -> LocalClaude:
-    # every call counted at 3,000 tokens: enough that /compact has something worth dropping (at 900 the
-    # drop that /compact made here only seemed to free room: a cut copy was sized as new, issue 16 item 7)
-    return LocalClaude(context_window=40_000, max_output_tokens=1_000, usage=UsageInfo(3000, 20, 0, 0))
+    # usage the size of each request: a fixed 900 made the three 22k-char reads measure as a few tokens once
+    # they were no longer cut on read (issue 17), so no drop would free more than its recap (and since issue
+    # 16 item 7 a cut copy is sized at its own measured rate, so a small count no longer seems to free room)
+    return LocalClaude(context_window=40_000, max_output_tokens=1_000, usage=UsageInfo(900, 20, 0, 0), sized=True)
 
 
-async def three_prompts(workspace: Path) -> Session:
+async def three_prompts(workspace: Path, provider: LocalClaude | None = None) -> Session:
     (workspace / "big.txt").write_text(BIG)
-    session = session_on(workspace, claude())
+    session = session_on(workspace, provider or claude())
     start_journal(session)
     for n in range(3):
         session.provider.replies = [
@@ -90,3 +91,13 @@ async def test_after_clear_the_resumed_session_is_the_new_conversation(workspace
     fresh = resumed(session, workspace)
     assert fresh.history == session.history and fresh.state.calls == session.state.calls == 1
     assert body(fresh) == shown
+
+
+async def test_an_asked_compact_that_frees_nothing_says_precisely_why(workspace: Path) -> None:
+    """/compact answered "the request holds only the newest round" whenever no drop was made, also when
+    there were older messages whose recap would have been larger than they are (as measured)."""
+    measured_tiny = LocalClaude(context_window=40_000, max_output_tokens=1_000, usage=UsageInfo(900, 20, 0, 0))
+    session = await three_prompts(workspace, measured_tiny)
+    note = await session.compact_now()
+    assert note.startswith("Nothing to compact: dropping the 11 older messages"), note
+    assert "would free less than the recap in their place costs" in note

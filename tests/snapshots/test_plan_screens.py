@@ -14,11 +14,11 @@ from textual.pilot import Pilot
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.history_rows import HistoryRows
 from tests.ui.support import make_app, make_repo, send
-from tests.ui.test_panel_plan import oversized_history, planned_session
+from tests.ui.test_panel_plan import SCENE_POLICY, oversized_history, planned_session
 
 
 def transcript_app(tmp_path, theme: str = "agent-dark"):
-    session = planned_session(make_repo(tmp_path))
+    session = planned_session(make_repo(tmp_path), SCENE_POLICY)  # every mark at once (see SCENE_POLICY)
     session.history.extend(oversized_history(24))
     app = make_app(session)
     app.theme = theme

@@ -4,6 +4,7 @@ one-line meter when folded, the --transcript preview, and p / x / e on a row (ou
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from tui_agent.core.budget import first_difference
@@ -24,13 +25,17 @@ from .support import frozen, make_app, make_repo, reading_tools, send
 
 # The demo model's window is 16k; masks need re-runnable results older than the protected budget.
 POLICY = CompactPolicy(mask_protect_tokens=1000)
+# The scene of a loaded transcript and one prompt that shows every mark at once, after the turn: under the
+# old cut-on-read-always rule (an explicit option since issue 17), the turn's own reads are cut as they are
+# read, so no second event in the turn drops the rows the first one masked and cut.
+SCENE_POLICY = replace(POLICY, cut_always=True)
 PROMPTS = ("what does the handler do?", "explain the models", "where are the helpers?", "show me README.md",
            "what does the handler do?")
 
 
-def planned_session(repo: Path) -> Session:
+def planned_session(repo: Path, policy: CompactPolicy = POLICY) -> Session:
     session = frozen(Session(DemoProvider(workspace=repo, delay=0.0, context_window=16_000), ToolRegistry(reading_tools()), repo,
-                             compact_policy=POLICY))
+                             compact_policy=policy))
     register_builtin_commands(session)  # /compact
     return session
 
@@ -153,7 +158,7 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
 
 
 async def test_pin_exclude_expand_show_at_once_in_the_next_call(tmp_path) -> None:
-    session = planned_session(make_repo(tmp_path))
+    session = planned_session(make_repo(tmp_path), SCENE_POLICY)
     session.history.extend(oversized_history(24))  # the first call cuts, masks and drops
     app = make_app(session)
     async with app.run_test(size=(160, 50)) as pilot:

@@ -26,10 +26,10 @@ LAUNCHER = """
 import sys
 sys.path.insert(0, {root!r})
 from tests.ui.support import make_app
-from tests.ui.test_panel_plan import oversized_history, planned_session
+from tests.ui.test_panel_plan import SCENE_POLICY, oversized_history, planned_session
 from pathlib import Path
 
-session = planned_session(Path({repo!r}))
+session = planned_session(Path({repo!r}), SCENE_POLICY)
 session.history.extend(oversized_history(24))
 app = make_app(session)
 app.run()

@@ -368,8 +368,9 @@ def default_policy(context_window: int = DEFAULT_REPLAY_WINDOW) -> CompactPolicy
 def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
                   *, check_memory: bool = True, factories: dict[str, Callable[[], object]] | None = None,
                   price: CachePrice = CLASSIC) -> dict[str, StrategyRun]:
-    """A fresh `StrategyRun` per strategy, each at call 0."""
-    policy = policy or default_policy()
+    """A fresh `StrategyRun` per strategy, each at call 0; the compactors price their cuts at `price`
+    (what a live session's compactor does at its model's prices)."""
+    policy = replace(policy or default_policy(), cache_read=price.read, cache_write=price.write)
     model = recorded.model
     baseline_estimate = round(model.baseline / model.ratio)
     required = required_memory(recorded) if check_memory else None

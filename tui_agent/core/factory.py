@@ -7,15 +7,18 @@ work (MCP servers) is queued on `Session.background_start`, so `tui-agent` paint
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
 
 from tui_agent.core.budget_check import check_budget
 from tui_agent.core.builtin_commands import register_builtin_commands, sync_skill_commands
+from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.settings import CompactSettings, settings_from
 from tui_agent.core.events import Notice
 from tui_agent.core.mcp import install_mcp
 from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.prices import for_model
 from tui_agent.core.providers.base import Provider
 from tui_agent.core.providers.demo import DemoProvider, demo_policy
 from tui_agent.core.session import Session
@@ -93,6 +96,8 @@ def build_session(
     if isinstance(chosen, DemoProvider):  # the demo's own marks (every tier shows), under the user's flags
         chosen.headless = headless
         base_policy = demo_policy()
+    price = for_model(chosen.model)  # the compactor prices its cuts at the model's own cache prices
+    base_policy = replace(base_policy or CompactPolicy(), cache_read=price.read, cache_write=price.write)
     session = Session(
         provider=chosen,
         tools=ToolRegistry(builtin_tools()),

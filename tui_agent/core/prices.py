@@ -55,3 +55,11 @@ def for_model(model: str | None, one_hour: bool = False) -> CachePrice:
         read = round(info.cache_read_price() / info.input_price, 6)  # type: ignore[operator]
     return CachePrice(read=read, write=WRITE_1H if one_hour else WRITE_5M,
                       ttl_seconds=ONE_HOUR if one_hour else FIVE_MINUTES)
+
+
+def per_token(model: str | None) -> float | None:
+    """The model's uncached input list price per token in USD (None when unknown), to turn units into $."""
+    from tui_agent.core.providers.models import model_info
+
+    price = model_info(model or "").input_price
+    return None if price is None else price / 1_000_000

@@ -286,9 +286,7 @@ class Session:
         event = planned.plan.event
         if event is None or "drop" not in event.kinds:
             self.announce_next("/compact")
-            if planned.plan.drop_until > planned.plan.drop_from or len(self.history) <= 2:
-                return "Nothing to compact: the request holds only the newest round."
-            return "Nothing worth compacting: a recap would take about as much room as what it replaced."
+            return nothing_to_compact(planned.plan)
         self.summaries.start(self.compactor, self.provider, system, schemas, planned, focus)
         self.state.last_plan = None
         self.announce_next("/compact")
@@ -360,3 +358,15 @@ class Session:
         if not self.history:
             return None
         return await self.provider.count_tokens(self.next_request())
+
+
+def nothing_to_compact(plan: CompactPlan) -> str:
+    """Why an asked /compact dropped nothing, precisely: there is no older part, or dropping it would not
+    make the request smaller (the recap that stands for it is as large as what it would free)."""
+    older = sum(1 for i in plan.outbound_indices if i < plan.protected_from)
+    if not older:
+        return "Nothing to compact: the request holds only the newest round."
+    messages = plan.message_tokens_after
+    return (f"Nothing to compact: dropping the {older} older message{'s' * (older != 1)} (≈{messages:,} tok of "
+            f"messages in all, ≈{plan.estimated_tokens:,} with the system prompt and tools) would free less than "
+            "the recap in their place costs, so the request stays as it is.")

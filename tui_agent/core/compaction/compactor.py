@@ -6,8 +6,8 @@ decisions are one value, `CompactState` (state.py); the tiers (tiers.py) turn on
 the request and its plan are laid out from it (layout.py). This class only orders the steps:
 
 1. append-only while the estimate is under the high-water mark;
-2. cut on read: a long result the model has already read is cut once (a routine, tail-only change);
-3. mask: at an event, old results of re-runnable tools beyond a protected recent budget → placeholder;
+2. cut on read: a long result already read is cut once where the cut pays, or when huge (pricing.py);
+3. event: every long result cut, then re-runnable results masked, least needed first (ranking.py);
 4. drop: at an event, whole old messages down to the low-water mark, cut at an assistant message so
    every tool_result keeps its tool_use, with a deterministic recap in their place;
 5. summary (optional): the model summarises the dropped span into the recap (`attach_summary`).
@@ -154,7 +154,7 @@ class Compactor:
             w.facts, w.layout, w.last_event = Facts(self.tool_rerunnable), Layout(), None
         learned = w.state.learned_window  # what a "prompt is too long" taught holds until /model sets another
         w.state = w.state.evolve(calls=call, learned_window=learned if learned == self.policy.context_window else None)
-        first_change = len(w.layout.out)
+        first_change = prev_out = len(w.layout.out)  # the previous request (what the cache holds)
         w.facts.sync(history)
         n = len(history)
         newest = newest_round_start(history)
@@ -175,11 +175,10 @@ class Compactor:
         before = w.tokens.estimate()
         if relayout:
             first_change = min(first_change, steps.relayout(w, history, self.policy))
-        if self.policy.cut_on_read:
-            changed = steps.apply(w, history, *tiers.cut_on_read(w.state, w.facts, self.policy, history, newest, call))
-            if changed is not None:
-                kinds.append("cut")
-                first_change = min(first_change, changed)
+        changed = steps.cut_read(w, history, self.policy, newest, call, prev_out)
+        if changed is not None:
+            kinds.append("cut")
+            first_change = min(first_change, changed)
         reason = "your pins, excludes or expands" if relayout else ""
         high = self.policy.high_tokens
         if w.tokens.estimate() - tiers.transient(w.state, self.policy, w.tokens, history, newest) > high or forced:
@@ -192,7 +191,7 @@ class Compactor:
             target = self.policy.low_tokens
             if forced:  # asked for now: even a small request gives up its older half
                 target = min(target, int(w.tokens.estimate() * FORCED_SHARE))
-            event_kinds, changed = steps.event(w, history, self.policy, newest, call, target, why)
+            event_kinds, changed = steps.event(w, history, self.policy, newest, call, target, why, asked)
             kinds += event_kinds
             first_change = min(first_change, changed)
             if asked and "drop" in kinds and "summary" in pending:
@@ -204,8 +203,8 @@ class Compactor:
             reason = reason or f"over the {budget_words(self.policy)}"
         event = None
         if kinds:
-            event = make_event(w.state, w.facts, w.layout, self.policy, call, kinds, reason or "already read", before,
-                               w.tokens.estimate(), sent_before, w.touched)
+            event = make_event(w.state, w.facts, w.layout, self.policy, history, call, kinds,
+                               reason or "already read", before, w.tokens.estimate(), sent_before, w.touched)
             if event.major:
                 w.last_event = event
         return w, self._result(w, history, call, event, first_change)
@@ -239,8 +238,8 @@ class Compactor:
         if previous is not None and previous.call == call:  # the same event, now with its summary
             event = replace(previous, kinds=tuple(dict.fromkeys(previous.kinds + ("summary",))), tokens_after=after)
         else:
-            event = make_event(w.state, w.facts, w.layout, self.policy, call, ["summary"], "summary of the dropped part",
-                               after, after, frozenset(w.layout.pos), set())
+            event = make_event(w.state, w.facts, w.layout, self.policy, history, call, ["summary"],
+                               "summary of the dropped part", after, after, frozenset(w.layout.pos), set())
         w.last_event = event
         result = self._result(w, history, call, event, first_change)
         self._keep(w, result)

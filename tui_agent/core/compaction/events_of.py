@@ -1,22 +1,24 @@
 """An event's report, made from the state after it: what the event did, why, and its own loss (what the
 previous request sent and this one does not — its diff — and what of that, or of the results masked now,
-appears neither in the request nor in the recap)."""
+appears neither in the request nor in the recap, and the identifiers it put at risk: `at_risk`)."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from tui_agent.core.compaction.at_risk import at_risk
 from tui_agent.core.compaction.facts import Facts
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.plan import CompactEvent, EventKind, LossReport, fmt_tokens
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.recap import missing_from, request_text
 from tui_agent.core.compaction.state import CompactState
+from tui_agent.core.messages import Message
 
 
-def make_event(state: CompactState, facts: Facts, layout: Layout, policy: CompactPolicy, call: int,
-               kinds: Sequence[EventKind], reason: str, before: int, after: int, sent_before: frozenset[int],
-               cut_messages: set[int]) -> CompactEvent:
+def make_event(state: CompactState, facts: Facts, layout: Layout, policy: CompactPolicy, history: Sequence[Message],
+               call: int, kinds: Sequence[EventKind], reason: str, before: int, after: int,
+               sent_before: frozenset[int], cut_messages: set[int]) -> CompactEvent:
     """The event of call `call` (kinds in order, once each); `sent_before` the history indices the
     append-only request would have sent, `cut_messages` the messages cut at this call."""
     unique = tuple(dict.fromkeys(kinds))
@@ -25,12 +27,22 @@ def make_event(state: CompactState, facts: Facts, layout: Layout, policy: Compac
     left: tuple[int, ...] = ()
     loss = LossReport()
     recap = layout.recap if state.dropping else None
-    if "drop" in unique or "mask" in unique or "exclude" in unique:
+    if "drop" in unique or "mask" in unique or "exclude" in unique or cut_now:
         left = tuple(sorted(i for i in sent_before if i not in layout.pos))
         masked_idx = tuple(sorted(i for i, per in state.masks.items() if any(m.call == call for m in per)))
-        prompts, paths = missing_from(lambda: request_text(layout.out), facts.messages,
+        text: list[str] = []  # the request's text, made once and only when asked for
+
+        def request() -> str:
+            if not text:
+                text.append(request_text(layout.out))
+            return text[0]
+
+        prompts, paths = missing_from(request, facts.messages,
                                       sorted(set(left) | set(masked_idx)), policy.ledger_prompt_max_chars, recap)
-        loss = LossReport(left, masked_idx, prompts, paths)
+        cut_idx = {i for i in cut_messages if any(c.call == call for c in state.cuts.get(i, ()))}
+        changed = set(left) | set(masked_idx) | cut_idx
+        risk = at_risk(history, changed, request(), entities_of=lambda i: facts.entities_of(history, i))
+        loss = LossReport(left, masked_idx, prompts, paths, risk)
     return CompactEvent(
         call=call, kinds=unique, reason=reason, tokens_before=before, tokens_after=after,
         dropped=sum(1 for i in left if i not in state.skip), masked=masked_now, cut=cut_now,

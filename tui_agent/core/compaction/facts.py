@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.coverage import entities, held_text
 from tui_agent.core.compaction.recap import MessageFacts, facts_of
 from tui_agent.core.messages import Message, is_user_text, tool_results, tool_uses
 
@@ -36,6 +37,9 @@ class Facts:
     first: object = None  # identity of history[0], to notice a replaced history (/clear)
     first_digest: str = ""  # its content's digest, to notice a state saved over another history
     last_prompt: int | None = None  # the prompt of the turn in progress (the last user text message)
+    # the entities each message holds (`coverage.entities`), made when a ranking or an at-risk list first
+    # asks: shared with copies, since a message's entities never change (a new history gets new Facts)
+    held: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def sync(self, history: Sequence[Message]) -> None:
         """Learn the messages added since the last call (O(new messages))."""
@@ -58,7 +62,14 @@ class Facts:
     def copy(self) -> Facts:
         """An independent copy (a preview over a replaced history must not disturb the real one)."""
         return Facts(self.rerunnable_answer, list(self.estimates), list(self.messages), self.total,
-                     dict(self.calls), set(self.errors), self.first, self.first_digest, self.last_prompt)
+                     dict(self.calls), set(self.errors), self.first, self.first_digest, self.last_prompt, self.held)
+
+    def entities_of(self, history: Sequence[Message], i: int) -> frozenset[str]:
+        """The entities message i holds (what it says, calls with, or was answered: `held_text`)."""
+        found = self.held.get(i)
+        if found is None:
+            found = self.held[i] = frozenset(entities(held_text(history[i])))
+        return found
 
     def call_of(self, tool_use_id: str) -> tuple[str, Any]:
         """(tool name, input) of the call a result answers; ("", None) for an unknown id."""

@@ -96,6 +96,7 @@ class LossReport:
     masked: tuple[int, ...] = ()  # history indices whose results were masked at this event
     missing_prompts: tuple[str, ...] = ()  # user prompts in neither the request nor the ledger
     missing_paths: tuple[str, ...] = ()  # touched file paths in neither the request nor the ledger
+    at_risk: tuple[str, ...] = ()  # identifiers that left the request at this event, most recently used first
 
     @property
     def clean(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tui_agent.core.compaction.modes import off_in_env
+from tui_agent.core.compaction.pricing import HUGE_RESULT_CHARS
 from tui_agent.core.tools.readonly import is_read_only_command
 
 # Tools whose results can be fetched again by calling them again: masking their old output loses
@@ -40,10 +41,16 @@ class CompactPolicy:
     high_water: float = 0.65
     low_water: float = 0.30
     # Cut on read: a tool result longer than `cut_chars` that the model has already seen is cut once to
-    # its first `cut_keep_chars` and frozen that way.
+    # its first `cut_keep_chars` and frozen that way -- below the high-water mark only where it pays at the
+    # cache prices below, or when it is one huge result (`compaction.pricing`); at an event for free.
+    # `cut_always` is the old rule (every long result as soon as it is read), kept for the benchmark.
     cut_on_read: bool = True
     cut_chars: int = 4000
     cut_keep_chars: int = 2000
+    cut_always: bool = False
+    huge_result_chars: int = HUGE_RESULT_CHARS
+    cache_read: float = 0.1  # the model's cache read and write prices (units of one uncached input token)
+    cache_write: float = 1.25
     # Mask: at an event, results of re-runnable tools older than the newest `mask_protect_tokens` become a
     # placeholder (only when the placeholder is much smaller than what it replaces).
     mask: bool = True

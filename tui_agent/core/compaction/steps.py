@@ -1,4 +1,4 @@
-"""One call's steps that change the request as a whole: an event (mask, then drop, one cache break) and
+"""One call's steps that change the request as a whole: an event (cut, mask, then drop: one cache break) and
 fitting the window. They run the tiers (pure: state in, state out) in order and lay the request out again
 between them, since each next tier decides from the sizes the previous one left.
 """
@@ -32,65 +32,103 @@ class Work:
     touched: set[int] = field(default_factory=set)  # messages cut at this call (the event line counts them)
 
 
-def apply(w: Work, history: Sequence[Message], state: CompactState, changed: list[int]) -> int | None:
-    """A tier's new state, with the messages it decided on swapped in place; the first position changed."""
+def apply(w: Work, history: Sequence[Message], state: CompactState, changed: list[int], cut: bool = True) -> int | None:
+    """A tier's new state, with the messages it decided on swapped in place; the first position changed
+    (`cut`: the decisions are cuts, which the event line counts)."""
     old = {i: w.layout.estimate(w.state, history, w.facts, i) for i in changed}
     w.state = state
-    w.touched.update(changed)
+    if cut:
+        w.touched.update(changed)
     positions = [p for i in changed if (p := w.layout.replace(state, history, w.facts, w.tokens, i, old[i])) is not None]
     return min(positions) if positions else None
+
 
 def relayout(w: Work, history: Sequence[Message], policy: CompactPolicy) -> int:
     """The request laid out again from the state; the first position that differs."""
     return w.layout.rebuild(w.state, history, w.facts, w.tokens, policy)
 
+
+def cut_read(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int,
+             prev_out: int = 0, start: int | None = None) -> int | None:
+    """Tier 2 (`tiers.cut_on_read`) applied: the first position changed, None when nothing sent changed."""
+    if not policy.cut_on_read:
+        return None
+    return apply(w, history, *tiers.cut_on_read(w.state, w.facts, policy, history, newest, call, w.layout, w.tokens,
+                                                prev_out, start))
+
+
+def _mask(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int,
+          target: int | None) -> int | None:
+    state, changed, masked = tiers.mask_old(w.state, w.facts, policy, w.layout, w.tokens, history, newest, call, target)
+    return apply(w, history, state, changed, cut=False) if masked else None
+
+
 def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int, target: int,
-          why: str) -> tuple[list[EventKind], int]:
-    """Tiers 3 and 4 at once (one cache break): mask old results, then drop down to `target`."""
+          why: str, asked: bool = False) -> tuple[list[EventKind], int]:
+    """Tiers 2–4 at once (one cache break), the cheapest loss first: cut every long result the event
+    rewrites anyway (the head too, at the first event), mask what can be run again down to `target`, then
+    drop down to it. An asked `/compact` does what the user asked first (drop or summarise the older
+    part), then cuts and masks what stays."""
     if w.state.reactive_target is not None:
         target = min(target, w.state.reactive_target)
         w.state = w.state.evolve(reactive_target=None)
     kinds: list[EventKind] = []
+    first = len(w.layout.out)
     w.before_event = list(w.layout.out)  # what the summary call sends (the previous call's prefix)
     head_before, first_drop = w.state.drop_from, not w.state.dropping
+
+    def did(kind: EventKind, changed: int | None) -> None:
+        nonlocal first
+        if changed is not None:
+            kinds.append(kind)
+            first = min(first, changed)
+
+    def cut_all() -> None:  # every long result after the drop point (before a tentative head: the head too)
+        did("cut", cut_read(w, history, policy, newest, call, start=max(w.state.drop_until, w.state.drop_from)))
+
+    if not asked:
+        cut_all()
     if policy.drop and first_drop:  # tentative: kept only with a drop (else the head went out twice)
         w.state = w.state.evolve(drop_from=tiers.choose_head(w.state, w.layout, w.tokens, policy, history,
                                                                newest, target))
-    if policy.mask:
-        state, changed, masked = tiers.mask_old(w.state, w.facts, policy, w.layout, w.tokens, history, newest, call)
-        if masked:
-            old = {i: w.layout.estimate(w.state, history, w.facts, i) for i in changed}
-            w.state = state
-            for i in changed:
-                w.layout.replace(state, history, w.facts, w.tokens, i, old[i])
-            kinds.append("mask")
-    if policy.drop and w.tokens.estimate() - tiers.transient(w.state, policy, w.tokens, history, newest) > target:
+    if not asked and policy.mask:  # then mask what can be run again, down to the target
+        did("mask", _mask(w, history, policy, newest, call, target))
+    if policy.drop and (asked or w.tokens.estimate() - tiers.transient(w.state, policy, w.tokens, history, newest)
+                        > target):
         until = tiers.choose_drop(w.state, w.layout, w.tokens, policy, history, newest, target)
         if until > max(w.state.drop_until, w.state.drop_from) and tiers.worth_dropping(
                 tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until), w.tokens):
             w.state = tiers.set_drop(w.state, w.facts, history, until, call, why)
             kinds.append("drop")
+    if asked:  # /compact dropped (or summarised) the older part first; then the rest as at any event
+        cut_all()
+        if policy.mask:
+            did("mask", _mask(w, history, policy, newest, call, None))
     if first_drop and "drop" not in kinds:
         w.state = w.state.evolve(drop_from=head_before)
-    return kinds, relayout(w, history, policy)
+    return kinds, min(first, relayout(w, history, policy))
+
 
 def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tuple[list[EventKind], int]:
     """Still over the window after an event: drop to the newest round, then the head, then cut the
-    newest round itself."""
+    newest round itself. The first position changed is the lowest of every step's (each re-layout
+    compares with the one before it)."""
     kinds: list[EventKind] = []
+    first = len(w.layout.out)
     floor = max(w.state.drop_until, w.state.drop_from)
     until = tiers.last_assistant_before(history, newest + 1, floor)
     if until > floor and tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until) > 0:
         w.state = tiers.set_drop(w.state, w.facts, history, until, call, "the window was full")  # never one that grows it
         kinds.append("drop")
-        relayout(w, history, policy)
+        first = min(first, relayout(w, history, policy))
     if w.tokens.estimate() > policy.effective_window and w.state.drop_from:
         w.state = tiers.set_drop(w.state, w.facts, history, until, call, "the window was full", start=0)  # the head too
         kinds.append("drop")
-        relayout(w, history, policy)
+        first = min(first, relayout(w, history, policy))
     if w.tokens.estimate() > policy.effective_window:
         state, changed = tiers.hard_cut_newest(w.state, w.facts, history, newest, call)
         if changed:
-            apply(w, history, state, changed)
+            position = apply(w, history, state, changed)
+            first = min(first, len(w.layout.out) if position is None else position)
             kinds += ["cut"] * len(changed)
-    return kinds, relayout(w, history, policy)
+    return kinds, min(first, relayout(w, history, policy))

@@ -3,7 +3,9 @@ out now) and returns a new state with what it changed; none mutates anything. Th
 (`Compactor`) runs them in order and lays the request out again after the ones that change it.
 
 The rules, cheapest first (each function's docstring says its own):
-cut on read → mask → drop (head, span, worth it) → fit the window (emergency).
+cut on read → mask → drop (head, span, worth it) → fit the window (emergency). What a cut is worth below
+the high mark is priced in `pricing`; which results a mask takes first, and how much of the tail it
+protects, is `ranking`'s rule.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from tui_agent.core.compaction.layout import Layout, recap_of
 from tui_agent.core.compaction.mask import key_input, placeholder_text
 from tui_agent.core.compaction.plan import BlockCut, BlockMask
 from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.pricing import calls_until_event, cut_on_read_now
+from tui_agent.core.compaction.ranking import mask_protection, mask_rank, mask_signals
+from tui_agent.core.compaction.render import render_message
 from tui_agent.core.compaction.state import CompactState, effective_skip
 from tui_agent.core.messages import Message, blocks, result_text, tool_results
 
@@ -59,12 +64,20 @@ def apply_user_changes(state: CompactState, history: Sequence[Message], facts: F
 
 
 def cut_on_read(state: CompactState, facts: Facts, policy: CompactPolicy, history: Sequence[Message], newest: int,
-                call: int) -> tuple[CompactState, list[int]]:
+                call: int, layout: Layout, tokens: RequestEstimator, prev_out: int = 0,
+                start: int | None = None) -> tuple[CompactState, list[int]]:
     """Tier 2: a result longer than `cut_chars` that the model has read (it left the newest round) is cut
-    to its head, once, and frozen; pinned, masked and expanded messages are left as they are."""
+    to its head, once, and frozen; pinned, masked and expanded messages are left as they are.
+
+    No loss without pressure: below the high mark a result is cut only when the cut pays at the cache
+    prices (`pricing.cut_on_read_now`: what it saves until the next expected event against rewriting the
+    tail the previous request cached after it, `prev_out` messages long), or when it is one huge result.
+    At an event (`start`: from there on) every long result is cut: the event rewrites what follows anyway."""
     limit, keep = policy.cut_chars, policy.cut_keep_chars
+    at_event = start is not None
+    until_event = calls_until_event(tokens.estimate(), policy.high_tokens, facts.total / max(call, 1), call)
     new: dict[int, dict[int, BlockCut]] = {}
-    for i in range(state.read_upto, newest):
+    for i in range(state.read_upto if start is None else start, newest):
         if i in state.pins or i in state.masks or i in state.expanded or i in state.kept_in_drop:
             continue
         message = history[i]
@@ -73,6 +86,9 @@ def cut_on_read(state: CompactState, facts: Facts, policy: CompactPolicy, histor
         done = {c.block_index for c in state.cuts.get(i, ())}
         for j, block in enumerate(blocks(message)):
             if block.get("type") != "tool_result" or j in done or len(result_text(block)) <= limit:
+                continue
+            if not at_event and not _cut_pays(policy, layout, tokens, i, len(result_text(block)), prev_out,
+                                              until_event):
                 continue
             name = facts.call_of(block.get("tool_use_id", ""))[0]
             cut = cut_block(block, keep, name)
@@ -86,17 +102,39 @@ def cut_on_read(state: CompactState, facts: Facts, policy: CompactPolicy, histor
     return _with(state, cuts=_merged(state.cuts, new), touched=set(new)), sorted(new)
 
 
+def _cut_pays(policy: CompactPolicy, layout: Layout, tokens: RequestEstimator, i: int, chars: int, prev_out: int,
+              until_event: float) -> bool:
+    """The priced decision for one long result of message i (the tail is what the previous request
+    cached after it, which the cut rewrites)."""
+    pos = layout.pos.get(i)
+    if pos is None:
+        return False
+    tail = sum(tokens.size(layout.units[p]) for p in range(pos + 1, min(prev_out, len(layout.units))))
+    return cut_on_read_now(chars, policy.cut_keep_chars, tail, tokens.estimate(), until_event,
+                           read=policy.cache_read, write=policy.cache_write, huge_chars=policy.huge_result_chars,
+                           always=policy.cut_always)
+
+
 def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: Layout, tokens: RequestEstimator,
-             history: Sequence[Message], newest: int, call: int) -> tuple[CompactState, list[int], int]:
-    """Tier 3: results of re-runnable tools older than the protected recent budget (`mask_protect_tokens`,
-    counted from the end of the request) become placeholders, when the placeholder is clearly smaller;
-    the head before the drop stays as it is (it is the cached start of every request)."""
+             history: Sequence[Message], newest: int, call: int,
+             target: int | None = None) -> tuple[CompactState, list[int], int]:
+    """Tier 3: results of re-runnable tools older than the protected recent budget (counted from the end of
+    the request) become placeholders, when the placeholder is clearly smaller; the head before the drop
+    stays as it is (it is the cached start of every request).
+
+    With a `target` (an event's low mark) the protection fits what the drop keeps (`ranking.mask_protection`,
+    so a masked result is still sent after it), the least likely to be needed first (`ranking.mask_rank`),
+    and masking stops once the request fits the target; without one (after `/compact`'s drop) every
+    candidate is masked."""
+    protect: float = policy.mask_protect_tokens
+    if target is not None:
+        recap = tokens.size_of(layout.recap.tokens if state.dropping and layout.recap else RECAP_GUESS_TOKENS)
+        protect = mask_protection(protect, target, tokens.baseline, head_size(state, layout, tokens), recap)
     seen = 0.0
-    new: dict[int, dict[int, BlockMask]] = {}
-    count = 0
+    candidates: list[tuple[int, int, dict[int, BlockMask]]] = []  # (message, position, its new masks)
     for pos in range(len(layout.out) - 1, -1, -1):
         seen += tokens.size(layout.units[pos])
-        if seen <= policy.mask_protect_tokens:
+        if seen <= protect:
             continue
         i = layout.indices[pos]
         if i < 0 or i < state.drop_from:
@@ -108,6 +146,7 @@ def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: L
             continue
         current = blocks(layout.message(state, history, i))
         done = {m.block_index for m in state.masks.get(i, ())}
+        chosen: dict[int, BlockMask] = {}
         for j, block in enumerate(blocks(message)):
             if block.get("type") != "tool_result" or j in done:
                 continue
@@ -119,17 +158,45 @@ def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: L
             text = placeholder_text(name, tool_input, original)
             if len(result_text(current[j])) < max(policy.mask_min_chars, len(text) * 3):
                 continue
-            new.setdefault(i, {})[j] = BlockMask(i, j, tool_id, name, key_input(tool_input), original, text, call)
-            count += 1
+            chosen[j] = BlockMask(i, j, tool_id, name, key_input(tool_input), original, text, call)
+        if chosen:
+            candidates.append((i, pos, chosen))
+    if target is not None and candidates:
+        superseded, mentioned = mask_signals(history, min(i for i, _, _ in candidates),
+                                             lambda i: facts.entities_of(history, i))
+        candidates.sort(key=lambda c: mask_rank(c[0], superseded, mentioned.get(c[0], False)))
+    new: dict[int, dict[int, BlockMask]] = {}
+    size = tokens.baseline + tokens.messages_estimate()
+    passing = transient(state, policy, tokens, history, newest) if target is not None else 0.0
+    for i, pos, chosen in candidates:
+        if target is not None and round(size) - passing <= target:
+            break
+        new[i] = chosen
+        if target is not None:
+            size -= _mask_saving(state, facts, history, layout, tokens, i, pos, chosen)
     if not new:
         return state, [], 0
+    count = sum(len(per) for per in new.values())
     return _with(state, masks=_merged(state.masks, new), touched=set(new)), sorted(new), count
+
+
+def _mask_saving(state: CompactState, facts: Facts, history: Sequence[Message], layout: Layout,
+                 tokens: RequestEstimator, i: int, pos: int, chosen: dict[int, BlockMask]) -> float:
+    """Tokens the request gives back when message i (at `pos`) gets the masks `chosen`: its new form is
+    sized at the rate its old form was (`RequestEstimator.swap`), so the stop at the target is exact."""
+    old = layout.estimate(state, history, facts, i)
+    masks = tuple({m.block_index: m for m in (*state.masks.get(i, ()), *chosen.values())}[j]
+                  for j in sorted({*(m.block_index for m in state.masks.get(i, ())), *chosen}))
+    new = tk.message_tokens(render_message(history[i], state.cuts.get(i, ()), masks))
+    size = tokens.size(layout.units[pos])
+    return size - (size * new / old if old else tokens.size_of(new))
 
 
 def transient(state: CompactState, policy: CompactPolicy, tokens: RequestEstimator, history: Sequence[Message],
               newest: int) -> float:
-    """Tokens the newest round will give back by itself once it is read (cut on read): a spike that
-    passes is no reason to rewrite the whole request, as long as the request still fits the window."""
+    """Tokens the newest round will give back by itself once it is read (cut on read whatever the budget:
+    a huge result, or every long one under `cut_always`): a spike that passes is no reason to rewrite the
+    whole request, as long as the request still fits the window."""
     if not policy.cut_on_read or newest in state.pins:
         return 0.0
     chars = 0
@@ -139,8 +206,8 @@ def transient(state: CompactState, policy: CompactPolicy, tokens: RequestEstimat
         for block in blocks(history[i]):
             if block.get("type") == "tool_result":
                 size = len(result_text(block))
-                if size > policy.cut_chars:
-                    chars += size - policy.cut_keep_chars
+                if size > policy.cut_chars and (policy.cut_always or size > policy.huge_result_chars):
+                    chars += size - policy.cut_keep_chars  # below the mark only these are cut on read
     return tokens.size_of(tk.tokens_for_chars(chars))
 
 
@@ -169,12 +236,7 @@ def choose_drop(state: CompactState, layout: Layout, tokens: RequestEstimator, p
     """The earliest assistant message from which the head, the recap, the kept tail and the base fit
     `target`; at worst the newest round's own assistant message."""
     floor = max(state.drop_until, state.drop_from)
-    head = 0.0
-    for pos, i in enumerate(layout.indices):
-        if i < 0 or i >= state.drop_from:
-            break
-        head += tokens.size(layout.units[pos])
-    fixed = tokens.baseline + head - transient(state, policy, tokens, history, newest)
+    fixed = tokens.baseline + head_size(state, layout, tokens) - transient(state, policy, tokens, history, newest)
     fixed += tokens.size_of(layout.recap.tokens if state.dropping and layout.recap else RECAP_GUESS_TOKENS)
     fixed += RECAP_GUESS_TOKENS
     suffix = 0.0
@@ -191,6 +253,16 @@ def choose_drop(state: CompactState, layout: Layout, tokens: RequestEstimator, p
         else:
             break
     return last_assistant_before(history, newest + 1, floor) if best is None else best
+
+
+def head_size(state: CompactState, layout: Layout, tokens: RequestEstimator) -> float:
+    """Tokens of the kept head (the messages sent before the drop point)."""
+    head = 0.0
+    for pos, i in enumerate(layout.indices):
+        if i < 0 or i >= state.drop_from:
+            break
+        head += tokens.size(layout.units[pos])
+    return head
 
 
 def drop_gain(state: CompactState, facts: Facts, layout: Layout, tokens: RequestEstimator, policy: CompactPolicy,

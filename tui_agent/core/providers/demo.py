@@ -64,11 +64,13 @@ def demo_policy() -> CompactPolicy:
     """The demo's marks, as fractions of its (small) window, so they scale with `--context-window`.
 
     The low mark sits well above the base (system prompt and tools, about 4.6k tokens here), so a drop
-    keeps a head, a recap and the turn in progress; the masked results' protected tail (5k) fits in what
-    the low mark leaves after the base, so a turn's older results are masked before its prompt would have
-    to go; and the summary tier is on (the demo writes an extractive summary, no model needed). Swept on
-    this repository: cut, mask, drop and summary all show by the third or fourth prompt."""
-    return CompactPolicy(low_water=0.5, keep_head=0.06, mask_protect_tokens=4_000, summary=True)
+    keeps a head, a recap and the turn in progress; the masked results' protected tail (at most 4k, and
+    at each event no more than half of what the drop keeps: `ranking.mask_protection`) leaves room for a
+    turn's older results to be masked before its prompt would have to go; and the summary tier is on (the demo writes an extractive summary, no model needed). Swept on
+    this repository: cut, mask, drop and summary all show by the third or fourth prompt. Since cuts wait
+    for pressure and masks stop at the low mark (issue 17), the low mark is 0.4: at 0.5 the masks alone
+    reached it and no drop (so no summary) showed within five prompts."""
+    return CompactPolicy(low_water=0.4, keep_head=0.06, mask_protect_tokens=4_000, summary=True)
 
 
 _STOPWORDS = {

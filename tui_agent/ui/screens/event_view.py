@@ -40,6 +40,12 @@ def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
     lines += _rows(loss.left_request, describe) or ["  nothing"]
     lines.append(f"Masked (a placeholder is sent instead, {counted(len(loss.masked), 'message')}):")
     lines += _rows(loss.masked, describe) or ["  nothing"]
+    if loss.at_risk:
+        lines.append(f"At risk (identifiers no longer in the request, most recently used first, "
+                     f"{counted(len(loss.at_risk), 'identifier')}):")
+        lines.append("  " + ", ".join(loss.at_risk))
+    else:
+        lines.append("At risk: no identifier left the request.")
     if loss.clean:
         lines.append("Lost: nothing — every prompt and file path is still in the request or the ledger.")
     else:

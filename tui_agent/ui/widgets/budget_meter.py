@@ -10,6 +10,7 @@ sent. Estimates carry ≈; when the API reports usage for the call, its count re
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from textual.content import Content
@@ -17,6 +18,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_agent.core.budget import CACHE_READ_UNITS, BaseBreakdown, CallFigures, fmt_usd
+from tui_agent.core.cache_clock import cache_outlook, outlook_line
+from tui_agent.core.prices import CachePrice
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import cache_parts, counted, fmt_k
 from tui_agent.ui.themes import MUTED
@@ -38,6 +41,25 @@ class BudgetMeter(Widget):
     usage: reactive["Usage | None"] = reactive(None, layout=True)  # the last call's API usage
     exact: reactive[Content | None] = reactive(None, layout=True)  # exact count (or why not) for `meter`
     tool_line: reactive[str] = reactive("", layout=True)  # the Context tool's uses and their cost
+    clock_line: reactive[str] = reactive("", layout=True)  # when the cache goes cold (live sessions only)
+    CLOCK_SECONDS = 1.0
+
+    def call_finished(self, price: CachePrice, input_price_per_token: float | None = None) -> None:
+        """A call reported its usage: from now the clock says how long its prefix stays cached and what
+        the next call then writes (`core.cache_clock`). Only where the screen shows durations: a clock in
+        a snapshot would differ from run to run."""
+        if not getattr(self.app, "show_durations", False):
+            return
+        self._clock = (time.monotonic(), price, input_price_per_token)
+        if getattr(self, "_clock_timer", None) is None:
+            self._clock_timer = self.set_interval(self.CLOCK_SECONDS, self._tick)
+        self._tick()
+
+    def _tick(self) -> None:
+        since, price, per_token = self._clock
+        meter = self.meter
+        outlook = cache_outlook(time.monotonic() - since, price, meter.shown_total, 0) if meter else None
+        self.clock_line = outlook_line(outlook, per_token) if outlook is not None else ""
 
     def watch_meter(self, old: CallFigures | None, new: CallFigures | None) -> None:
         """A count belongs to the request it measured: a new call or preview makes it stale."""
@@ -84,6 +106,8 @@ class BudgetMeter(Widget):
             lines.append(self._cache_line(self.usage))
         if self.tool_line:
             lines.append(Content.styled(strip_controls(self.tool_line), "$text-accent"))  # holds model input
+        if self.clock_line:
+            lines.append(Content.styled(self.clock_line, "$text-warning" if "cold" in self.clock_line else MUTED))
         return Content("\n").join(lines)
 
     @staticmethod

@@ -1,0 +1,26 @@
+"""The live cache clock: when the cache goes cold and what the next call then writes (issue 17, item 5)."""
+
+from __future__ import annotations
+
+from tui_agent.core.cache_clock import cache_outlook, outlook_line
+from tui_agent.core.prices import CLASSIC, NEWER, ONE_HOUR, CachePrice, for_model
+
+
+def test_warm_then_cold_after_the_models_time_to_live():
+    warm = cache_outlook(60, NEWER, cached_tokens=40_000, new_tokens=2_000)
+    assert warm is not None and not warm.cold and warm.seconds_left == 240
+    assert warm.next_read_tokens == 42_000 and warm.next_write_tokens == 0
+    assert warm.next_units == 42_000 * 0.05 and warm.cold_units == 42_000 * 1.25
+    assert outlook_line(warm).startswith("cache warm 4:00 more (5-min TTL)")
+    assert "writes ≈42.0k again" in outlook_line(warm)
+    cold = cache_outlook(301, NEWER, cached_tokens=40_000, new_tokens=2_000)
+    assert cold.cold and cold.next_write_tokens == 42_000 and cold.next_units == 42_000 * 1.25
+    assert outlook_line(cold, 3e-6) == ("cache cold (idle 5:01 > 5-min TTL): "
+                                        "the next call writes ≈42.0k again (≈$0.1575)")
+
+
+def test_the_one_hour_cache_and_a_price_without_expiry():
+    hour = CachePrice(read=0.1, write=2.0, ttl_seconds=ONE_HOUR)
+    assert not cache_outlook(301, hour, 10_000, 0).cold and cache_outlook(3601, hour, 10_000, 0).cold
+    assert for_model("claude-sonnet-4-5", one_hour=True).ttl_seconds == ONE_HOUR
+    assert cache_outlook(10_000, CLASSIC, 10_000, 0) is None  # no expiry: nothing to say

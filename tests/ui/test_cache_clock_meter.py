@@ -1,0 +1,36 @@
+"""The meter's cache clock line: shown after a call that reported usage, cold once the TTL has passed."""
+
+from __future__ import annotations
+
+from tui_agent.core.providers.scripted import ScriptedProvider, text_reply
+from tui_agent.ui.widgets.budget_meter import BudgetMeter
+
+from .support import make_app, make_repo, scripted_session, send
+from .test_panel_usage import MODEL, USAGE
+
+
+async def test_the_meter_says_when_the_cache_goes_cold(tmp_path) -> None:
+    provider = ScriptedProvider(model=MODEL, usage=USAGE, reports_usage=True)
+    session = scripted_session(make_repo(tmp_path), [text_reply("Hi.")], provider=provider)
+    app = make_app(session, show_durations=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        meter = app.screen.query_one(BudgetMeter)
+        assert meter.clock_line == ""  # no call yet
+        await send(pilot, "hello")
+        assert meter.clock_line.startswith("cache warm ") and "(5-min TTL)" in meter.clock_line
+        assert "writes ≈" in meter.clock_line and "$" in meter.clock_line  # a priced model
+        since, price, per_token = meter._clock
+        meter._clock = (since - 400, price, per_token)  # as if the user had been away for 400 s
+        meter._tick()
+        await pilot.pause()
+        assert meter.clock_line.startswith("cache cold (idle 6:4") and "again" in meter.clock_line
+        assert meter.clock_line in str(meter.render())
+
+
+async def test_no_clock_where_durations_are_hidden(tmp_path) -> None:
+    provider = ScriptedProvider(model=MODEL, usage=USAGE, reports_usage=True)
+    session = scripted_session(make_repo(tmp_path), [text_reply("Hi.")], provider=provider)
+    app = make_app(session)  # show_durations=False, as in every snapshot
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "hello")
+        assert app.screen.query_one(BudgetMeter).clock_line == ""

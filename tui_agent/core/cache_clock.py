@@ -1,0 +1,69 @@
+"""When the prompt cache goes cold in a live session, and what the next call will then write.
+
+The provider keeps a request's prefix for its time to live (5 minutes, or an hour on the 1-hour cache,
+`core.prices`) after the last call that read or wrote it. Within it the next call reads the prefix at the
+read price and writes only what is new; past it the prefix is gone and the next call writes the whole
+request again at the write price. A person who stops to think for six minutes pays that rewrite without
+seeing it: the meter says, from the clock since the last call, how long the cache stays warm and what the
+next call will write either way. Pure: the clock and the figures come in as arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tui_agent.core.prices import CachePrice
+
+
+@dataclass(frozen=True)
+class CacheOutlook:
+    """The cache as the next call will find it."""
+
+    idle_seconds: float  # since the last call
+    ttl_seconds: float
+    cold: bool
+    next_write_tokens: int  # what the next call writes to the cache (≈, from the last request's figures)
+    next_read_tokens: int  # what it reads from the cache
+    next_units: float  # its input price in units of one uncached input token
+    cold_units: float  # the same request's price once the cache is cold (the whole of it written)
+
+    @property
+    def seconds_left(self) -> float:
+        return max(self.ttl_seconds - self.idle_seconds, 0.0)
+
+
+def cache_outlook(idle_seconds: float, price: CachePrice, cached_tokens: int, new_tokens: int) -> CacheOutlook | None:
+    """The outlook `idle_seconds` after a call whose request was `cached_tokens` read + `new_tokens` new
+    (the next request starts with that whole request when nothing changes); None when the price has no
+    expiry (nothing to say)."""
+    ttl = price.ttl_seconds
+    if ttl is None:
+        return None
+    whole = max(cached_tokens, 0) + max(new_tokens, 0)
+    cold = price.expired(idle_seconds)
+    read = 0 if cold else whole
+    write = whole - read
+    return CacheOutlook(idle_seconds=max(idle_seconds, 0.0), ttl_seconds=ttl, cold=cold, next_write_tokens=write,
+                        next_read_tokens=read, next_units=price.cost(whole, read), cold_units=price.cost(whole, 0))
+
+
+def _clock(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+
+
+def outlook_line(outlook: CacheOutlook, input_price_per_token: float | None = None) -> str:
+    """One line for the meter: "cache warm 3:12 more (5-min) · next call reads ≈40k, writes only what is
+    new; cold after that: writes ≈40k (≈$0.15)"; or, once cold, what the next call writes again."""
+    ttl = f"{outlook.ttl_seconds / 60:g}-min"
+    whole = outlook.next_write_tokens + outlook.next_read_tokens
+    money = f" (≈${outlook.cold_units * input_price_per_token:.4f})" if input_price_per_token else ""
+    if outlook.cold:
+        return (f"cache cold (idle {_clock(outlook.idle_seconds)} > {ttl} TTL): "
+                f"the next call writes ≈{_k(whole)} again{money}")
+    return (f"cache warm {_clock(outlook.seconds_left)} more ({ttl} TTL) · then the next call "
+            f"writes ≈{_k(whole)} again{money}")
