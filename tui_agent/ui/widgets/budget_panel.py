@@ -103,7 +103,13 @@ class BudgetPanel(Vertical):
         if self.session.history:
             self.session.announce_next("panel shown")
         else:
-            self.call_after_refresh(self.session.announce_next, "panel shown")
+            self.call_after_refresh(self._announce_if_still_empty)
+
+    def _announce_if_still_empty(self) -> None:
+        """After the first frame, unless a turn began meanwhile (its own events draw the panel then: a plan
+        told now would stand for the call in flight and take its usage's place)."""
+        if not self.session.history and not self.session.running:
+            self.session.announce_next("panel shown")
 
     def on_unmount(self) -> None:
         if self._listening and self.ledger.feed in self.session.listeners:
