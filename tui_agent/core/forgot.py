@@ -20,9 +20,9 @@ from pathlib import PurePath
 
 from tui_agent.core.coverage import HORIZON, Coverage, EntityIndex, future_entities
 from tui_agent.core.messages import Message, is_user_text, text_of, tool_uses
+from tui_agent.core.compaction.recap import PATH_KEYS  # the inputs that name a touched path, defined once
 
 PROMPT_MAX_CHARS = 2_000  # as the report's prompt check (`economics.PROMPT_MAX_CHARS`)
-PATH_KEYS = ("file_path", "path", "notebook_path")
 OPENING_CHARS = 60
 
 

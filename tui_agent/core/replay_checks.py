@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.messages import Message, is_user_text, text_of, to_json, tool_results, tool_uses
+from tui_agent.core.compaction.recap import PATH_KEYS  # the inputs that name a touched path, defined once
 
 if TYPE_CHECKING:
     from tui_agent.core.economics import Recorded
 
 PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
-PATH_KEYS = ("file_path", "path", "notebook_path")
 
 
 def sized_estimate(message: Message, sized: dict[int, tuple[Message, int]]) -> int:

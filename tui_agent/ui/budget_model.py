@@ -15,12 +15,12 @@ from typing import Any, Literal, Sequence
 
 from tui_agent.core.budget import fmt_usd  # noqa: F401 - the panel's name for it
 from tui_agent.core.compaction import BlockCut, CompactPlan
+from tui_agent.core.compaction.mask import KEY_INPUTS
 from tui_agent.core.compaction.plan import OpKind, fmt_tokens
 from tui_agent.core.messages import Message, blocks, result_text
 from tui_agent.core.tokens import message_chars, message_tokens
 
 RowState = Literal["sent", "dropped", "new"]
-_KEY_INPUTS = ("file_path", "pattern", "command", "path", "skill", "url", "query", "description")
 SPARK = "▁▂▃▄▅▆▇█"
 
 
@@ -36,7 +36,7 @@ def key_input(tool_input: Any, workspace: Path | None = None) -> str:
     """The input a person recognises a call by (path, pattern, command), workspace paths made relative."""
     if not isinstance(tool_input, dict):
         return ""
-    for key in _KEY_INPUTS:
+    for key in KEY_INPUTS:
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             if workspace is not None and value.startswith(str(workspace) + "/"):

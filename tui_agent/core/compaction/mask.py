@@ -12,7 +12,9 @@ from typing import Any
 from tui_agent.core.compaction.plan import fmt_tokens
 from tui_agent.core.messages import Block
 
-KEY_INPUTS = ("file_path", "path", "notebook_path", "pattern", "command", "url", "query")
+# The one key-input table (placeholders, recaps and the UI's rows and cards read it): the input a call is
+# known by, in order of preference (a Grep/Glob is known by its pattern; its folder is said after it).
+KEY_INPUTS = ("file_path", "notebook_path", "pattern", "command", "path", "skill", "url", "query", "description")
 
 
 def key_input(tool_input: Any, limit: int = 160) -> str:

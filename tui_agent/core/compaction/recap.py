@@ -16,7 +16,7 @@ from tui_agent.core.compaction.marks import RECAP_MARK, RECAP_PROMPTS_HEADING
 from tui_agent.core.compaction.plan import Recap, fmt_tokens
 from tui_agent.core.messages import Message, blocks, is_user_text, text_of, tool_results, tool_uses
 
-PATH_KEYS = ("file_path", "path", "notebook_path")
+PATH_KEYS = ("file_path", "path", "notebook_path")  # the inputs that name a touched path (recaps, checks, forgot)
 WRITE_TOOLS = {"Write": "written", "Edit": "edited", "MultiEdit": "edited", "NotebookEdit": "edited"}
 MAX_COMMANDS = 40
 COMMAND_CHARS = 160

@@ -1,0 +1,21 @@
+"""One key-input table (compaction/mask.py): the placeholder and the panel's rows name a call alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_agent.core.compaction.mask import key_input, placeholder_text
+from tui_agent.ui.budget_model import key_input as row_key_input
+
+
+def test_a_masked_grep_says_its_pattern_and_its_folder() -> None:
+    # the table used to put `path` before `pattern`: the placeholder said "[Grep src — …]" and lost the pattern
+    text = placeholder_text("Grep", {"pattern": "TODO", "path": "src"}, 12_000)
+    assert text.startswith("[Grep TODO in src — 12.0k chars")
+
+
+def test_the_rows_and_the_placeholders_read_the_same_table() -> None:
+    for tool_input in ({"pattern": "*.py", "path": "/ws/pkg"}, {"file_path": "/ws/a.py", "offset": 3},
+                       {"command": "git status"}, {"skill": "pdf"}, {"description": "look around"}):
+        assert row_key_input(tool_input) == key_input(tool_input)
+    assert row_key_input({"file_path": "/ws/a.py"}, Path("/ws")) == "a.py"  # the rows make it relative
