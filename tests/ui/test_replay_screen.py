@@ -218,3 +218,19 @@ async def test_an_event_search_that_replays_long_shows_the_progress_line_too(mon
         calls = screen.replay.calls
         assert re.fullmatch(rf"replaying call \d+/{calls}…", screen.last_progress), screen.last_progress
         assert screen.replay.made > 1  # it replayed on to look for our next event
+
+
+@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
+async def test_history_and_sent_are_on_the_one_ruler_of_the_replay() -> None:
+    """Issue 16 (one ruler in replay): with nothing dropped, cut or masked the request sends the whole
+    history, so "history ≈X → sent ≈X" (the history was on chars/4 and sent on the fitted ruler:
+    "history ≈10.2k → sent ≈15.5k")."""
+    app = make(SMALLEST)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        step = app.screen.replay.step(app.screen.current)
+        assert not step.plan.cuts and not step.plan.masks and step.plan.dropped_count == 0
+        text = str(app.screen.query_one(BudgetMeter).render())
+        found = re.search(r"history ≈(\S+) · .* → sent ≈(\S+) ·", text)
+        assert found is not None, text
+        assert found.group(1) == found.group(2), text

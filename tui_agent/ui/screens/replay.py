@@ -58,6 +58,14 @@ class ReplayPanel(BudgetPanel):
         self.on_compaction(replay.reported(step))
         self._fed = (replay, step, step.number)
 
+    def _update_sizes(self) -> None:
+        """History and sent on the replay's one ruler (the fitted token model of `Replay.reported`): the
+        rows' chars/4 total beside a fitted "sent" showed more sent than held."""
+        super()._update_sizes()
+        figures = self.ledger.current
+        if figures is not None and figures.history_tokens:
+            self.meter.history = (figures.history_tokens, *self.meter.history[1:])
+
     def action_count_exact(self) -> None:
         from textual.content import Content
 
