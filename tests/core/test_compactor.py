@@ -374,7 +374,7 @@ async def test_compact_command_runs_the_summary_now_and_the_breaker_stops_after_
             session.history += [use(f"k{k}_{i}", path=f"lib/g{k}_{i}.py"), result(f"k{k}_{i}", "z" * 3_000)]
         assert (await session.compact_now()).startswith("Compacted now")
         assert (await session.wait_summary()).state == "stale"  # failed, and counted by the breaker
-    assert session.compactor.summary_failures == 3
+    assert session.compactor.state.summary_failures == 3
     assert not session.compactor.summary_enabled  # the breaker: events no longer ask for a summary
 
 

@@ -129,3 +129,25 @@ def test_bad_state_is_refused_with_one_line_and_never_raises(mode, state):
     assert warning is None or (isinstance(warning, str) and "\n" not in warning and warning)
     result = compactor.compact(history, 1)
     assert not protocol_errors(result.messages)
+
+
+@pytest.mark.parametrize("mode", ["v2", "v1", "seed"])
+async def test_a_model_switch_retargets_the_compactor(tmp_path, mode) -> None:
+    """`/model` (Session.switch_model): the marks follow the new model's window and the cuts its cache
+    prices; the compactor kept the old model's 200k window and prices before."""
+    from tui_agent.core.prices import for_model
+    from tui_agent.core.providers.demo import DemoProvider
+    from tui_agent.core.providers.scripted import ScriptedProvider
+    from tui_agent.core.session import Session
+    from tui_agent.core.tools.base import ToolRegistry
+
+    session = Session(provider=ScriptedProvider([]), tools=ToolRegistry([]), workspace=tmp_path, compact_mode=mode)
+    before = session.compactor.policy
+    demo = DemoProvider(workspace=tmp_path)
+    assert demo.context_window != before.context_window
+    await session.switch_model(demo)
+    policy = session.compactor.policy
+    price = for_model(demo.model)
+    assert (policy.context_window, policy.max_output_tokens) == (demo.context_window, demo.max_output_tokens)
+    assert (policy.cache_read, policy.cache_write) == (price.read, price.write)
+    assert policy.high_tokens < before.high_tokens

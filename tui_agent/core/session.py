@@ -185,6 +185,10 @@ class Session:
                 await old.aclose()
             except Exception:  # noqa: BLE001 - closing the old client must not block the switch
                 pass
+        from tui_agent.core.prices import for_model  # the new model's cache prices price its cuts
+
+        price = for_model(provider.model)
+        self.compactor.retarget(provider.context_window, provider.max_output_tokens, price.read, price.write)
         event = ev.ModelSwitched(old.model, provider.model, provider.name)
         self.emit(event)
         self.announce_next("/model")

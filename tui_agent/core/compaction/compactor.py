@@ -70,12 +70,7 @@ class Compactor:
         return self.state.pins
 
     @property
-    def summary_failures(self) -> int:
-        return self.state.summary_failures
-
-    @property
-    def ratio(self) -> float:
-        """Real tokens per estimated token, learned from usage (1.0 before any)."""
+    def ratio(self) -> float:  # real tokens per estimated token, learned from usage (1.0 before any)
         return self.tokens.ratio
 
     @property
@@ -85,6 +80,9 @@ class Compactor:
     def set_baseline(self, baseline_tokens: int) -> None:
         """System prompt + tool definitions (chars/4); they may change between calls (MCP tools arrive)."""
         self.tokens.set_baseline(baseline_tokens)
+
+    def retarget(self, context_window: int, max_output_tokens: int, cache_read: float, cache_write: float) -> None:
+        self.policy = self.policy.for_model(context_window, max_output_tokens, cache_read, cache_write)
 
     def observe_usage(self, input_tokens_total: int) -> None:
         """The real input size (input + cache write + cache read) of the request `compact` returned last."""

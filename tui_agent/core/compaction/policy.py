@@ -7,7 +7,7 @@ defaults are the app's defaults; they were picked with `bench/economics.py` on r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tui_agent.core.compaction.modes import off_in_env
 from tui_agent.core.compaction.pricing import HUGE_RESULT_CHARS
@@ -83,6 +83,12 @@ class CompactPolicy:
     @property
     def low_tokens(self) -> int:
         return min(max(_fraction_or_tokens(self.low_water, self.effective_window), 1), self.high_tokens)
+
+    def for_model(self, context_window: int, max_output_tokens: int, cache_read: float,
+                  cache_write: float) -> "CompactPolicy":
+        """This policy for another model (`/model`): its window, output reserve and cache prices."""
+        return replace(self, context_window=context_window, max_output_tokens=max_output_tokens,
+                       cache_read=cache_read, cache_write=cache_write)
 
     def is_enabled(self) -> bool:
         if self.enabled is not None:

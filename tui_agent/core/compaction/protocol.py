@@ -32,6 +32,10 @@ class CompactorProtocol(Protocol):
     def set_baseline(self, baseline_tokens: int) -> None:
         """System prompt + tool definitions (chars/4); they may change between calls (MCP tools arrive)."""
 
+    def retarget(self, context_window: int, max_output_tokens: int, cache_read: float, cache_write: float) -> None:
+        """`/model`: the marks follow the new model's window and its cuts its cache prices from the next call
+        (the decisions made so far stay)."""
+
     def compact(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
         """Plan and keep the request of call `call` over `history` (never mutated)."""
 

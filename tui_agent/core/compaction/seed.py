@@ -54,6 +54,9 @@ class SeedCompactor:
     def set_baseline(self, baseline_tokens: int) -> None:
         self.baseline = baseline_tokens
 
+    def retarget(self, context_window: int, max_output_tokens: int, cache_read: float, cache_write: float) -> None:
+        self.policy = self.policy.for_model(context_window, max_output_tokens, cache_read, cache_write)
+
     def _budget(self) -> int | None:
         if self.mode == "seed":
             return None
