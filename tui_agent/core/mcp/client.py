@@ -26,6 +26,7 @@ from tui_agent.core.mcp.server_log import MAX_LOG_BYTES, RotatingLog, quiet_sdk_
 Status = Literal["pending", "starting", "connected", "failed", "dead", "stopped"]
 MAX_RESTARTS = 3  # per session: a server that keeps dying is left down
 CLIENT_NAME = "tui-agent"
+STDERR_WAIT = 1.0  # seconds a failed start waits for the server's stderr to reach its log (end-of-file)
 
 
 class McpStartError(Exception):
@@ -62,6 +63,7 @@ class ServerConnection:
     def __post_init__(self) -> None:
         self._session: Any = None
         self._owner: asyncio.Task | None = None
+        self._stderr_pump: Any = None  # the thread copying a stdio server's stderr into its log
         self._stop: asyncio.Event | None = None
         self._lock = asyncio.Lock()
         self._old_owners: set[asyncio.Task] = set()
@@ -95,6 +97,9 @@ class ServerConnection:
             # one that did not answer in time, or a cancelled start, needs a cancel.
             self._retire_owner(cancel=not ready.done())
             reason = _reason(error, self)
+            pump = self._stderr_pump
+            if pump is not None and not isinstance(error, (asyncio.CancelledError, asyncio.TimeoutError, TimeoutError)):
+                await asyncio.to_thread(pump.join, STDERR_WAIT)  # an exited server's last words reach its log
             hint = self._log_tail(log_offset)
             if hint and hint not in reason:
                 reason = f"{reason} (stderr: {hint})"
@@ -174,6 +179,7 @@ class ServerConnection:
             # stderr goes through a pipe into a log that rotates past MAX_LOG_BYTES (a chatty server
             # cannot fill the disk); our copy of the pipe's write end is closed once the child has it.
             errlog = stderr_pipe(RotatingLog(self.log_path, MAX_LOG_BYTES))
+            self._stderr_pump = errlog.pump
             # Claude Code passes the whole environment plus the entry's `env`; so do we (servers often
             # need PATH, HOME, proxies or API keys the user already exported).
             params = StdioServerParameters(

@@ -63,8 +63,11 @@ def stderr_pipe(log: RotatingLog) -> IO[bytes]:
                     return
                 log.write(chunk)
 
-    threading.Thread(target=pump, name=f"mcp-log-{log.path.name}", daemon=True).start()
-    return os.fdopen(write_fd, "wb", buffering=0)
+    thread = threading.Thread(target=pump, name=f"mcp-log-{log.path.name}", daemon=True)
+    thread.start()
+    out = os.fdopen(write_fd, "wb", buffering=0)
+    out.pump = thread  # type: ignore[attr-defined]  # joined (bounded) before a failed start reads the log
+    return out
 
 
 class _OneLine(logging.Formatter):
