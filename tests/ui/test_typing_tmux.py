@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from typing import Callable
 
 import pytest
 
@@ -41,12 +42,12 @@ def turns_answered(data) -> int:
                and not any(b.get("type") == "tool_use" for b in r["message"]["content"]))
 
 
-@pytest.mark.skipif(TMUX is None, reason="tmux is not installed, so there is no real terminal to drive")
-@pytest.mark.skipif(not CLI.exists(), reason="the tui-agent console script is not installed in this venv")
-def test_text_typed_after_one_and_two_tabs_is_sent_as_typed(tmp_path) -> None:
+def start_demo(tmp_path, name: str) -> tuple[str, "os.PathLike[str]", Callable[..., None]]:
+    """`tui-agent --model demo` in a repo under tmux (140×40, its own config and data dirs): the socket,
+    the data dir whose journal the test reads, and a function that sends keys."""
     repo = make_repo(tmp_path)
     data = tmp_path / "data"
-    socket = f"tui-agent-typing-{os.getpid()}"
+    socket = f"tui-agent-{name}-{os.getpid()}"
     env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config"), "TUI_AGENT_DATA_DIR": str(data),
            "TERM": "xterm-256color"}
     command = "env -u COLUMNS -u LINES " + " ".join(f"{k}={v}" for k, v in env.items()) + f" {CLI} --model demo"
@@ -55,6 +56,14 @@ def test_text_typed_after_one_and_two_tabs_is_sent_as_typed(tmp_path) -> None:
 
     def keys(*args: str) -> None:
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", *args], check=True)
+
+    return socket, data, keys
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed, so there is no real terminal to drive")
+@pytest.mark.skipif(not CLI.exists(), reason="the tui-agent console script is not installed in this venv")
+def test_text_typed_after_one_and_two_tabs_is_sent_as_typed(tmp_path) -> None:
+    socket, data, keys = start_demo(tmp_path, "typing")
 
     def sent(count: int) -> list[str]:
         """Wait for the `count`th turn to be answered; the prompts sent so far."""
@@ -111,17 +120,7 @@ def journal_order(data) -> list[str]:
 def test_a_prompt_typed_during_a_running_demo_turn_is_queued_and_sent_after_it(tmp_path) -> None:
     """Enter while the demo's turn runs used to clear the text and refuse it; now it waits and is sent as
     the next prompt once the running turn has answered (the journal keeps the order)."""
-    repo = make_repo(tmp_path)
-    data = tmp_path / "data"
-    socket = f"tui-agent-queue-{os.getpid()}"
-    env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config"), "TUI_AGENT_DATA_DIR": str(data),
-           "TERM": "xterm-256color"}
-    command = "env -u COLUMNS -u LINES " + " ".join(f"{k}={v}" for k, v in env.items()) + f" {CLI} --model demo"
-    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "agent", "-x", "140", "-y", "40",
-                    "-c", str(repo), command], check=True)
-
-    def keys(*args: str) -> None:
-        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", *args], check=True)
+    socket, data, keys = start_demo(tmp_path, "queue")
 
     try:
         wait_for(socket, "Context budget", 20)

@@ -17,6 +17,18 @@ from tui_agent.watch_cli import LogSource
 SMALL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
 
 
+def watch_app(log) -> WatchApp:
+    """The watch TUI on `log` (no --latest, no --all), with no animation and no durations on screen."""
+    app = WatchApp(LogSource(log, False, False), log, default_policy(), session_label="test", show_durations=False)
+    app.animation_level = "none"
+    return app
+
+
+async def all_calls_in(screen, total: int) -> None:
+    await wait_until(lambda: screen.replay is not None and screen.replay.calls == total,
+                     what=f"{total} calls", timeout=60, shown=lambda: screen.sub_title)
+
+
 def _calls_in(data: bytes) -> int:
     lines = data.decode("utf-8", errors="replace").split("\n")[:-1]
     return len(recorded_transcript(parse_transcript(lines), "x", FIT_CALLS).calls)
@@ -48,8 +60,7 @@ async def test_batches_are_fed_off_the_ui_thread_and_keys_are_answered_meanwhile
 
     monkeypatch.setattr(WatchFeed, "feed", feed)
     monkeypatch.setattr(CallsView, "apply", apply)
-    app = WatchApp(LogSource(log, False, False), log, default_policy(), session_label="test", show_durations=False)
-    app.animation_level = "none"
+    app = watch_app(log)
     async with app.run_test(size=(150, 45)) as pilot:
         screen = app.screen
         log.write_bytes(first)
@@ -91,12 +102,10 @@ async def test_an_old_call_whose_request_was_let_go_is_made_again_and_shown(tmp_
     log = tmp_path / "live.jsonl"
     log.write_bytes(SMALL.read_bytes())
     total = _calls_in(log.read_bytes())
-    app = WatchApp(LogSource(log, False, False), log, default_policy(), session_label="test", show_durations=False)
-    app.animation_level = "none"
+    app = watch_app(log)
     async with app.run_test(size=(150, 45)) as pilot:
         screen = app.screen
-        await wait_until(lambda: screen.replay is not None and screen.replay.calls == total,
-                         what=f"{total} calls", timeout=60, shown=lambda: screen.sub_title)
+        await all_calls_in(screen, total)
         old = next(k for k in range(total) if not screen.view.held(k))
         await pilot.press("g", *str(old + 1), "enter")
         await wait_until(lambda: screen.view.held(old) and str(screen.query_one(ReplayCard).render()).startswith(
@@ -122,12 +131,10 @@ async def test_a_long_log_read_at_once_shows_progress_while_its_calls_are_made(t
     log = tmp_path / "live.jsonl"
     log.write_bytes(SMALL.read_bytes())
     total = _calls_in(log.read_bytes())
-    app = WatchApp(LogSource(log, False, False), log, default_policy(), session_label="test", show_durations=False)
-    app.animation_level = "none"
+    app = watch_app(log)
     async with app.run_test(size=(150, 45)) as pilot:
         screen = app.screen
-        await wait_until(lambda: screen.replay is not None and screen.replay.calls == total,
-                         what=f"{total} calls", timeout=60, shown=lambda: screen.sub_title)
+        await all_calls_in(screen, total)
         await pilot.pause()
         assert not screen.query_one("#replay-progress").has_class("-active")  # gone once the calls are in
     assert seen and seen[0] == f"replaying call 10/{total}…" and all(s.endswith(f"/{total}…") for s in seen)
