@@ -11,7 +11,7 @@ from tests.shared import TRANSCRIPTS
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.compaction.recap import request_text
 from tui_agent.core.economics import load_recorded, strategy_runs
-from tui_agent.core.messages import to_json, user_text
+from tui_agent.core.messages import user_text
 from tui_agent.core.replay_checks import common_prefix, required_memory
 from tui_agent.core.text_presence import TextPresence
 
@@ -25,13 +25,12 @@ def test_missing_is_not_in_the_joined_text_on_every_replayed_request():
     memo = MessageMemo()
     rng = random.Random(20)
     presence = {name: TextPresence(memo.text) for name in runs}
-    previous: dict[str, tuple[list, list[str]]] = {name: ([], []) for name in runs}
+    previous: dict[str, list] = {name: [] for name in runs}
     compared = absent = 0
     for k in range(len(recorded.calls)):
         for name, run in runs.items():
             messages = run.step().messages
-            old, keys = previous[name]
-            shared = common_prefix(old, messages, keys)
+            shared = common_prefix(previous[name], messages)
             text = request_text(messages, memo.text)
             prompts, paths = required[k]
             edge = len(request_text(messages[:shared], memo.text))
@@ -43,7 +42,7 @@ def test_missing_is_not_in_the_joined_text_on_every_replayed_request():
             assert missing == [s not in text for s in strings], (name, k + 1)
             compared += len(strings)
             absent += sum(missing)
-            previous[name] = (messages, [to_json(m) for m in messages])
+            previous[name] = messages
     assert compared > 1000 and absent > 100
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import statistics
 import time
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -24,7 +26,7 @@ from tui_agent.core.compaction import CompactorProtocol, CompactPolicy, make_com
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
-from tui_agent.core.messages import Message, to_json
+from tui_agent.core.messages import Message
 from tui_agent.core.request_check import RequestCheck
 from tui_agent.core.replay_checks import common_prefix, newest_intact, required_memory, sized_estimate
 from tui_agent.core.text_presence import TextPresence
@@ -115,21 +117,30 @@ def load_recorded(path: str | Path, fit_calls: int | None = None) -> Recorded:
     return recorded_transcript(load_transcript(path), Path(path).name, fit_calls)
 
 
-def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None = None) -> Recorded:
+def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None = None,
+                        previous: Recorded | None = None) -> Recorded:
     """A loaded Claude Code log ready to replay; the ruler is fitted on its first `fit_calls` calls
-    (all of them when None)."""
+    (all of them when None). `previous`: an earlier load of the same growing log (`tui-agent watch`),
+    whose estimates stand for the messages that are the very same objects (a growth measures only what
+    it adds)."""
     history = load.history
-    estimates = [tk.message_tokens(m) for m in history]
-    cumulative = [0]
-    for e in estimates:
-        cumulative.append(cumulative[-1] + e)
+    same = 0
+    if previous is not None:
+        old = previous.history
+        limit = min(len(old), len(history), len(previous.estimates))
+        while same < limit and old[same] is history[same]:
+            same += 1
+    estimates = previous.estimates[:same] if previous is not None else []
+    estimates += [tk.message_tokens(m) for m in history[same:]]
+    cumulative = [0, *accumulate(estimates)]
     summaries = sorted(load.compaction_summaries)
     calls, real, starts, usages = [], [], [], []
     for index, usage in load.call_usage:
         total = _input_total(usage)
         if total <= 0 or index == 0:
             continue
-        start = max((s for s in summaries if s < index), default=0)
+        before = bisect_left(summaries, index)  # the last summary before the call's reply
+        start = summaries[before - 1] if before else 0
         calls.append(index)
         real.append(total)
         starts.append(start)
@@ -254,7 +265,6 @@ class StrategyRun:
         self.result = StrategyResult(name)
         self.k = 0  # the next call to run
         self._previous: list[Message] = []
-        self._previous_keys: list[str] = []
         self._previous_sizes: list[int] = []  # the previous request's message sizes (not in a RunState)
         self._sized: dict[int, tuple[Message, int]] = {}  # id → (message, chars/4): requests repeat their messages
 
@@ -263,8 +273,12 @@ class StrategyRun:
         import json
 
         exported = self.compactor.export_state() if self.compactor is not None else None  # type: ignore[attr-defined]
+        if self.compactor is None:  # the append-only request is the history up to the call: kept as its length
+            previous, upto = (), len(self._previous)
+        else:
+            previous, upto = tuple(self._previous), 0
         return RunState(self.k, None if exported is None else json.dumps(exported), _copy_result(self.result),
-                        tuple(self._previous), tuple(self._previous_keys))
+                        previous, upto)
 
     def resume(self, state: RunState, compactor: object | None) -> StrategyRun:
         """A run like this one (same session, checks and memos) that goes on from `state`, with `compactor`
@@ -280,7 +294,7 @@ class StrategyRun:
             if warning:
                 raise ValueError(warning)
         run.k, run.result = state.k, _copy_result(state.result)
-        run._previous, run._previous_keys = list(state.previous), list(state.previous_keys)
+        run._previous = list(state.previous) or self.recorded.history[:state.previous_upto]
         run._sized = self._sized
         return run
 
@@ -300,8 +314,7 @@ class StrategyRun:
         result.times.append(time.perf_counter() - started)
         if plan is not None and plan.event is not None and plan.event.major:
             result.events += 1
-        cached_n = common_prefix(self._previous, messages, self._previous_keys)
-        self._previous_keys = self._previous_keys[:cached_n] + [to_json(m) for m in messages[cached_n:]]
+        cached_n = common_prefix(self._previous, messages)
         self._previous = messages
         same = min(cached_n, len(self._previous_sizes))  # the same messages as before: the same sizes
         sizes = self._previous_sizes[:same] + [sized_estimate(m, self._sized) for m in messages[same:]]
@@ -348,7 +361,7 @@ class RunState:
     compactor: str | None  # json of the compactor's export_state() (None: the append-only conversation)
     result: StrategyResult
     previous: tuple[Message, ...]  # the previous request (its prefix is what the next one reads from cache)
-    previous_keys: tuple[str, ...]
+    previous_upto: int = 0  # or, for the append-only conversation, the history up to here (its length only)
 
 
 def _copy_result(result: StrategyResult) -> StrategyResult:

@@ -26,10 +26,13 @@ def sized_estimate(message: Message, sized: dict[int, tuple[Message, int]]) -> i
     return estimate
 
 
-def common_prefix(previous: list[Message], current: list[Message], previous_keys: list[str]) -> int:
+def common_prefix(previous: list[Message], current: list[Message]) -> int:
+    """How many first messages `current` repeats byte for byte from `previous` (what the cache reads).
+    Mostly they are the very same objects (history is never edited); only a pair that is not is serialized
+    and compared, so no serialized copy of an old request is kept between calls."""
     n = 0
     for old, new in zip(previous, current):
-        if old is not new and previous_keys[n] != to_json(new):
+        if old is not new and to_json(old) != to_json(new):
             break
         n += 1
     return n

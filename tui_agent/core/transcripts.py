@@ -10,22 +10,30 @@ and never hands the engine a history the API would reject (`protocol_errors` is 
 cannot carry are dropped (tool_use from the user, tool_result from the assistant), a tool_use without
 an id or with one already used gets a fresh id (its result follows it), lone surrogates become U+FFFD
 (they cannot be encoded to print or send), and a line too deep or too large to parse is skipped.
+
+A log that is still being written (`tui-agent watch`) is read as it grows by one `TranscriptReader`: each
+line is folded once, and the repairs of the messages that can no longer change are made once and kept, so a
+growth costs what it adds, not the whole log again, and the messages already handed out stay the very same
+objects (a replay's sticky compactors know them by identity). Every `load()` says exactly what
+`parse_transcript` of the lines so far says.
 """
 
 from __future__ import annotations
 
-import json
-import re
+from collections import ChainMap
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from tui_agent.core.config_files import read_bytes_capped
-from tui_agent.core.messages import Message, is_blank_text, tool_result_block
+from tui_agent.core.messages import Message, tool_result_block
+from tui_agent.core.transcript_records import SKIPPED, lands, pre_tokens, read_record, record_blocks, timestamp
 
 MISSING_RESULT = "[result missing]"
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024  # the largest real logs are tens of MB
 CONTINUATION_PREFIX = "This session is being continued from a previous conversation"
+FRESH_ID = "toolu_transcript_{}"  # the id a tool_use without a usable one gets (its result follows it)
 
 
 @dataclass
@@ -50,152 +58,82 @@ class TranscriptLoad:
     call_times: dict[int, float] = field(default_factory=dict)
 
 
-# Block types a role cannot send: the API rejects a tool_use from the user, a tool_result from the model.
-_NOT_FROM = {"user": {"tool_use", "server_tool_use", "thinking", "redacted_thinking"}, "assistant": {"tool_result"}}
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+class TranscriptReader:
+    """A log's lines folded into a history as they come (`feed`); `load()` is the load of every line so far.
 
+    Two stages. The fold (`_fold`) merges the lines of one API response and groups parallel tool_results,
+    building the messages as logged (`_raw`): only the last of them can still change. The repairs
+    (`_repair`: fresh ids for missing or repeated ones, every tool_use answered, no orphan result) read a
+    message, the one before and the one after; a message whose repair can no longer change is repaired once
+    and kept (`_fixed`, `_settled`), the few after it are repaired again at each `load()`. A repaired
+    message that needed no change is the logged message itself (no copy).
 
-def _content_blocks(content: Any, role: str) -> list[dict[str, Any]]:
-    """The record's blocks that `role` may send, without blank text ones (the API refuses "text content
-    blocks must contain non-whitespace text", and a log can hold them: the model sometimes sends "\n\n"
-    before a tool call), with the fields the API requires of the kind it requires."""
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
-    if not isinstance(content, list):
-        return []
-    kept = []
-    for block in content:
-        if not isinstance(block, dict) or not isinstance(block.get("type"), str) or is_blank_text(block):
-            continue
-        kind = block["type"]
-        if kind in _NOT_FROM[role] or (kind == "text" and not isinstance(block.get("text"), str)):
-            continue
-        if kind == "tool_use" and (not isinstance(block.get("name"), str) or not isinstance(block.get("input"), dict)):
-            block = {**block, "name": str(block.get("name") or "unknown"),
-                     "input": block["input"] if isinstance(block.get("input"), dict) else {}}
-        if kind == "tool_result" and not isinstance(block.get("content", ""), (str, list)):
-            block = {**block, "content": json.dumps(block["content"])}
-        kept.append(block)
-    return kept
+    One repair can be undone by what comes later: a fresh id already given (`toolu_transcript_0`) that a
+    later line logs as its own. `parse_transcript` of the whole log would have given another fresh id, so
+    the repairs are made again from the start (a new object for each message: a replay sees a rewrite).
 
+    A message handed out by a load is never edited afterwards: the last messages, which the next lines may
+    still grow, are handed out as copies.
+    """
 
-def _scrub_surrogates(value: Any) -> Any:
-    """`value` with every lone surrogate replaced by U+FFFD (walked without recursion: it may be deep)."""
-    def fix(item: Any) -> Any:
-        return _SURROGATE.sub("\ufffd", item) if isinstance(item, str) else item
+    def __init__(self, *, keep_thinking: bool = True, keep_meta: bool = True) -> None:
+        self.keep_thinking, self.keep_meta = keep_thinking, keep_meta
+        self.skipped_lines = 0
+        self._raw: list[Message] = []  # the history as the records fold it, before the repairs
+        self._summaries: list[int] = []
+        self._usage: list[dict[str, int]] = []
+        self._models: set[str] = set()
+        self._seen_usage: set[str] = set()
+        self._started: list[tuple[int, dict[str, int]]] = []  # assistant message → usage of the call that began it
+        self._written_by: list[tuple[int, str]] = []
+        self._stamped: list[tuple[int, float]] = []
+        # each compact_boundary names the message the next record lands in (a summary merged into the
+        # user message before it lands there, not in a new one)
+        self._boundaries: list[int] = []
+        self._pre_tokens: list[int | None] = []
+        self._boundary_pending = False
+        self._start: Message = {"role": "user", "content": [{"type": "text", "text": "[transcript starts here]"}]}
+        self._logged: dict[str, None] = {}  # every tool_use id as logged (a fresh id avoids them)
+        self.repairs_restarted = 0  # times a later line undid a repair made (see the class docstring)
+        self._restart_repairs()
 
-    root = [fix(value)]
-    stack: list[Any] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            for i, item in enumerate(node):
-                node[i] = fix(item)
-                if isinstance(node[i], (list, dict)):
-                    stack.append(node[i])
-        elif isinstance(node, dict):
-            for key in list(node):
-                item = fix(node.pop(key))
-                node[fix(key)] = item
-                if isinstance(item, (list, dict)):
-                    stack.append(item)
-    return root[0]
+    def _restart_repairs(self) -> None:
+        self._fixed: list[Message] = []  # the repaired messages of `_raw[:_settled]`, final
+        self._settled = 0
+        self._assigned: dict[str, None] = {}  # fresh ids given in `_fixed`
+        self._seen: dict[str, None] = {}  # tool_use ids in `_fixed` (after renaming)
+        self._fresh = 0
+        self._stale = False
 
+    def feed(self, lines: Iterable[str]) -> TranscriptReader:
+        for line in lines:
+            record = read_record(line)
+            if record is SKIPPED:
+                self.skipped_lines += 1
+            elif record is not None:
+                self._fold(record)  # type: ignore[arg-type]
+        return self
 
-def _records(lines: Iterable[str], load: TranscriptLoad) -> list[dict[str, Any]]:
-    records = []
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):  # not JSON, too deep, or a number too long to convert
-            load.skipped_lines += 1
-            continue
-        if _SURROGATE_ESCAPE.search(line):
-            record = _scrub_surrogates(record)
-        if not isinstance(record, dict):
-            load.skipped_lines += 1
-            continue
-        if record.get("isSidechain"):
-            continue
-        if record.get("type") == "system" and record.get("subtype") == "compact_boundary":
-            records.append(record)  # a marker only: where the recorded agent compacted
-            continue
-        if record.get("type") not in ("user", "assistant") or not isinstance(record.get("message"), dict):
-            continue
-        if record["type"] == "assistant" and record["message"].get("model") == "<synthetic>":
-            continue
-        records.append(record)
-    return records
-
-
-def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: bool = True) -> TranscriptLoad:
-    """Parse `path`; never raises on bad lines (they are counted in `skipped_lines`)."""
-    # Only a regular file, and not without end: `--transcript` may name a FIFO or /dev/zero.
-    data = read_bytes_capped(path, MAX_TRANSCRIPT_BYTES)
-    if data is None:
-        raise FileNotFoundError(2, "No such file or directory", str(path))
-    return parse_transcript(data.decode("utf-8", errors="replace").split("\n"), keep_thinking=keep_thinking,
-                            keep_meta=keep_meta)
-
-
-def parse_transcript(lines: Iterable[str], *, keep_thinking: bool = True, keep_meta: bool = True) -> TranscriptLoad:
-    """`load_transcript` of lines already read (`tui-agent watch` reads a growing log as lines)."""
-    load = TranscriptLoad(history=[])
-    records = _records(lines, load)
-    history = load.history
-    seen_usage: set[str] = set()
-    started: list[tuple[Message, dict[str, int]]] = []  # assistant message → usage of the call that began it
-    # each compact_boundary names the message the next record lands in (a summary merged into the
-    # user message before it lands there, not in a new one)
-    boundaries: list[int] = []
-    boundary_pending = False
-    written_by: list[tuple[Message, str]] = []
-    stamped: list[tuple[Message, float]] = []
-    for record in records:
+    def _fold(self, record: dict[str, Any]) -> None:
+        history = self._raw
         if record.get("type") == "system":
-            if not boundary_pending:
-                load.boundary_pre_tokens.append(_pre_tokens(record))
-            boundary_pending = True
-            continue
-        if boundary_pending and _lands(record, keep_thinking, keep_meta):
-            boundary_pending = False
-            boundaries.append(_landing_index(history, record))
+            if not self._boundary_pending:
+                self._pre_tokens.append(pre_tokens(record))
+            self._boundary_pending = True
+            return
+        if self._boundary_pending and lands(record, self.keep_thinking, self.keep_meta):
+            self._boundary_pending = False
+            self._boundaries.append(_landing_index(history, record))
         message = record["message"]
         role = "assistant" if record["type"] == "assistant" else "user"
-        if role == "user" and record.get("isMeta") and not keep_meta:
-            continue
-        blocks = _content_blocks(message.get("content"), role)
-        if not keep_thinking:
-            blocks = [b for b in blocks if b.get("type") not in ("thinking", "redacted_thinking")]
+        if role == "user" and record.get("isMeta") and not self.keep_meta:
+            return
+        blocks = record_blocks(record, self.keep_thinking)
         if not blocks:
-            continue
+            return
         if role == "assistant":
-            model = message.get("model") if isinstance(message.get("model"), str) else None
-            if model:
-                load.models.add(model)
-            key = f"{message.get('id')}:{record.get('requestId')}"
-            usage = None
-            if isinstance(message.get("usage"), dict) and key not in seen_usage:
-                seen_usage.add(key)
-                usage = {k: v for k, v in message["usage"].items() if isinstance(v, int)}
-                load.usage.append(usage)
-            # One API response is logged as one line per block; consecutive assistant lines (same
-            # response or not) form one assistant message, as the API would see them.
-            if history and history[-1]["role"] == "assistant":
-                history[-1]["content"].extend(blocks)
-            else:
-                history.append({"role": "assistant", "content": list(blocks)})
-                if usage is not None:
-                    started.append((history[-1], usage))
-                    stamp = _timestamp(record.get("timestamp"))
-                    if stamp is not None:
-                        stamped.append((history[-1], stamp))
-                if isinstance(model, str) and model:
-                    written_by.append((history[-1], model))
-            continue
+            self._fold_reply(record, message, blocks)
+            return
         is_results = any(b.get("type") == "tool_result" for b in blocks)
         text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
         summary = bool(record.get("isCompactSummary")) or text.startswith(CONTINUATION_PREFIX)
@@ -210,55 +148,99 @@ def parse_transcript(lines: Iterable[str], *, keep_thinking: bool = True, keep_m
             else:
                 previous.extend(blocks)
         else:
-            if not history and role == "user" and is_results:
-                continue  # a log that starts mid-round: drop orphan results
+            if not history and is_results:
+                return  # a log that starts mid-round: drop orphan results
             history.append({"role": "user", "content": list(blocks)})
         if summary:
-            load.compaction_summaries.append(len(history) - 1)
-    if boundary_pending:
-        boundaries.append(len(history))
-    if history and history[0]["role"] != "user":
-        history.insert(0, {"role": "user", "content": [{"type": "text", "text": "[transcript starts here]"}]})
-    _pair(history)
-    # (indices as the summaries': counted while reading, before the repairs above)
-    load.compaction_boundaries = boundaries
-    where = {id(message): i for i, message in enumerate(history)}
-    load.call_usage = [(where[id(message)], usage) for message, usage in started if id(message) in where]
-    load.message_models = {where[id(message)]: model for message, model in written_by if id(message) in where}
-    load.call_times = {where[id(message)]: stamp for message, stamp in stamped if id(message) in where}
-    return load
+            self._summaries.append(len(history) - 1)
+
+    def _fold_reply(self, record: dict[str, Any], message: dict[str, Any], blocks: list[dict[str, Any]]) -> None:
+        history = self._raw
+        model = message.get("model") if isinstance(message.get("model"), str) else None
+        if model:
+            self._models.add(model)
+        key = f"{message.get('id')}:{record.get('requestId')}"
+        usage = None
+        if isinstance(message.get("usage"), dict) and key not in self._seen_usage:
+            self._seen_usage.add(key)
+            usage = {k: v for k, v in message["usage"].items() if isinstance(v, int)}
+            self._usage.append(usage)
+        for block in blocks:
+            logged = block.get("id") if block.get("type") == "tool_use" else None
+            if isinstance(logged, str):
+                self._logged[logged] = None
+                self._stale = self._stale or logged in self._assigned
+        # One API response is logged as one line per block; consecutive assistant lines (same response or
+        # not) form one assistant message, as the API would see them.
+        if history and history[-1]["role"] == "assistant":
+            history[-1]["content"].extend(blocks)
+            return
+        history.append({"role": "assistant", "content": list(blocks)})
+        index = len(history) - 1
+        if usage is not None:
+            self._started.append((index, usage))
+            stamp = timestamp(record.get("timestamp"))
+            if stamp is not None:
+                self._stamped.append((index, stamp))
+        if model:
+            self._written_by.append((index, model))
+
+    def load(self) -> TranscriptLoad:
+        """Everything the lines so far say (a new `history` list; the messages that can no longer change
+        are the same objects as in the previous load)."""
+        raw = self._raw
+        if self._stale:
+            self._restart_repairs()
+            self.repairs_restarted += 1
+        self._settle()
+        history = self._fixed + self._repaired_tail()
+        offset = 1 if raw and raw[0]["role"] == "assistant" else 0  # the start message put before the log
+        boundaries = self._boundaries + ([len(raw)] if self._boundary_pending else [])
+        # (the summaries' and boundaries' indices are counted while folding, before the start message)
+        return TranscriptLoad(history, self.skipped_lines, list(self._summaries), list(self._usage),
+                              set(self._models), [(i + offset, usage) for i, usage in self._started],
+                              boundaries, list(self._pre_tokens),
+                              {i + offset: model for i, model in self._written_by},
+                              {i + offset: stamp for i, stamp in self._stamped})
+
+    def _settle(self) -> None:
+        """Repair, once, the messages that can no longer change: all but the last logged one."""
+        raw = self._raw
+        if not raw:
+            return
+        if self._settled == 0 and not self._fixed and raw[0]["role"] == "assistant":
+            self._fixed.append(self._start)
+        if self._settled == 0 and raw[0]["role"] == "user" and len(raw) >= 2:
+            self._fixed.append(_opening(raw[0]))
+            self._settled = 1
+        taken = ChainMap(self._assigned, self._logged)  # a fresh id given lands in `_assigned`
+        while self._settled + 2 < len(raw):  # the reply and the message after it are both final
+            j = self._settled
+            reply, answer, self._fresh = _repair(raw[j], raw[j + 1], self._seen, taken, self._fresh)
+            self._fixed += [reply, answer]  # type: ignore[list-item]
+            self._settled = j + 2
+
+    def _repaired_tail(self) -> list[Message]:
+        """The repairs of the messages after the settled ones, on copies of the ids so far (undone at the
+        next load: these messages may still grow)."""
+        raw = self._raw
+        j = self._settled
+        if j >= len(raw):
+            return []
+        if j == 0 and raw[0]["role"] == "user":
+            tail = [_opening(raw[0])]
+        else:
+            seen, taken = ChainMap({}, self._seen), ChainMap({}, self._assigned, self._logged)
+            reply, answer, _ = _repair(raw[j], raw[j + 1] if j + 1 < len(raw) else None, seen, taken, self._fresh)
+            tail = [reply] if answer is None else [reply, answer]
+        # a copy, never a logged message itself: the next line may still grow that one, and a message
+        # handed out is never edited afterwards (outbound-only: a compactor may know it by identity)
+        return [{"role": m["role"], "content": list(m["content"])} for m in tail]
 
 
-def _pre_tokens(record: dict[str, Any]) -> int | None:
-    meta = record.get("compactMetadata")
-    value = meta.get("preTokens") if isinstance(meta, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _timestamp(value: Any) -> float | None:
-    """An ISO 8601 timestamp as POSIX seconds (None when absent or unreadable: a gap is then unknown)."""
-    if not isinstance(value, str):
-        return None
-    from datetime import datetime, timezone
-
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
-
-
-def _lands(record: dict[str, Any], keep_thinking: bool, keep_meta: bool) -> bool:
-    """Whether `record` adds to the history (the same tests as `load_transcript`'s loop)."""
-    if record["type"] == "user" and record.get("isMeta") and not keep_meta:
-        return False
-    role = "assistant" if record["type"] == "assistant" else "user"
-    blocks = _content_blocks(record["message"].get("content"), role)
-    if not keep_thinking:
-        blocks = [b for b in blocks if b.get("type") not in ("thinking", "redacted_thinking")]
-    return bool(blocks)
+def parse_transcript(lines: Iterable[str], *, keep_thinking: bool = True, keep_meta: bool = True) -> TranscriptLoad:
+    """`load_transcript` of lines already read."""
+    return TranscriptReader(keep_thinking=keep_thinking, keep_meta=keep_meta).feed(lines).load()
 
 
 def _landing_index(history: list[Message], record: dict[str, Any]) -> int:
@@ -269,42 +251,52 @@ def _landing_index(history: list[Message], record: dict[str, Any]) -> int:
     return len(history)
 
 
-def _pair(history: list[Message]) -> None:
-    """Every tool_use answered in the next message (results first); no tool_result without its tool_use
-    before it; every tool_use id a unique non-empty string (a renamed use takes its result along)."""
-    taken = {b.get("id") for m in history for b in m["content"]
-             if b.get("type") == "tool_use" and isinstance(b.get("id"), str)}
-    seen: set[str] = set()
-    fresh = 0
-    i = 0
-    while i < len(history):
-        message = history[i]
-        if message["role"] == "assistant":
-            renamed: dict[str | None, list[str]] = {}  # id as logged → the ids its uses got, in order
-            content = []
-            for block in message["content"]:
-                if block.get("type") == "tool_use":
-                    logged = block.get("id") if isinstance(block.get("id"), str) else None
-                    if not logged or logged in seen:
-                        while f"toolu_transcript_{fresh}" in taken:
-                            fresh += 1
-                        taken.add(f"toolu_transcript_{fresh}")
-                        block = {**block, "id": f"toolu_transcript_{fresh}"}
-                    seen.add(block["id"])
-                    renamed.setdefault(logged, []).append(block["id"])
-                content.append(block)
-            message["content"] = content
-            ids = [b["id"] for b in content if b.get("type") == "tool_use"]
-            following = history[i + 1] if i + 1 < len(history) else None
-            if ids and (following is None or following["role"] != "user"):
-                following = {"role": "user", "content": []}
-                history.insert(i + 1, following)
-            if following is not None and following["role"] == "user":
-                following["content"] = _answer(ids, renamed, following["content"])
-        elif i == 0 or history[i - 1]["role"] != "assistant":
-            message["content"] = [b for b in message["content"] if b.get("type") != "tool_result"] or [
-                {"type": "text", "text": "[empty]"}]
-        i += 1
+def _opening(message: Message) -> Message:
+    """The first message, a user one: no tool_result without its tool_use before it."""
+    content = [b for b in message["content"] if b.get("type") != "tool_result"]
+    if len(content) == len(message["content"]):
+        return message
+    return {"role": "user", "content": content or [{"type": "text", "text": "[empty]"}]}
+
+
+def _repair(reply: Message, after: Message | None, seen: MutableMapping[str, None],
+            taken: MutableMapping[str, None], fresh: int) -> tuple[Message, Message | None, int]:
+    """An assistant message and the user message after it (None: the log ends with the reply), repaired:
+    every tool_use id a unique non-empty string (a renamed use takes its result along), each answered in
+    the next message (results first; a missing one made up, one without its use dropped). `seen` and
+    `taken` are updated with the ids used; returns the two messages and the next fresh id's number."""
+    renamed: dict[str | None, list[str]] = {}  # id as logged → the ids its uses got, in order
+    content = []
+    for block in reply["content"]:
+        if block.get("type") == "tool_use":
+            logged = block.get("id") if isinstance(block.get("id"), str) else None
+            if not logged or logged in seen:
+                while FRESH_ID.format(fresh) in taken:
+                    fresh += 1
+                taken[FRESH_ID.format(fresh)] = None
+                block = {**block, "id": FRESH_ID.format(fresh)}
+            seen[block["id"]] = None
+            renamed.setdefault(logged, []).append(block["id"])
+        content.append(block)
+    if any(a is not b for a, b in zip(content, reply["content"])):
+        reply = {"role": "assistant", "content": content}
+    ids = [b["id"] for b in content if b.get("type") == "tool_use"]
+    if after is None:
+        return reply, ({"role": "user", "content": _answer(ids, renamed, [])} if ids else None), fresh
+    answered = _answer(ids, renamed, after["content"])
+    if len(answered) != len(after["content"]) or any(a is not b for a, b in zip(answered, after["content"])):
+        after = {"role": "user", "content": answered}
+    return reply, after, fresh
+
+
+def load_transcript(path: str | Path, *, keep_thinking: bool = True, keep_meta: bool = True) -> TranscriptLoad:
+    """Parse `path`; never raises on bad lines (they are counted in `skipped_lines`)."""
+    # Only a regular file, and not without end: `--transcript` may name a FIFO or /dev/zero.
+    data = read_bytes_capped(path, MAX_TRANSCRIPT_BYTES)
+    if data is None:
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    return parse_transcript(data.decode("utf-8", errors="replace").split("\n"), keep_thinking=keep_thinking,
+                            keep_meta=keep_meta)
 
 
 def _answer(ids: list[str], renamed: dict[str | None, list[str]], content: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,8 +1,10 @@
 """A replay of a Claude Code log that is still being written: `tui-agent watch`'s engine.
 
-The lines `core.follow` reads are parsed as the whole log so far (`parse_transcript`, the loader replay
-uses), and the calls they hold are stepped by the very `Replay` that `tui-agent replay` runs, so a watch
-and a replay of the finished file cannot disagree on how a log is read or compacted.
+The lines `core.follow` reads are folded as they come by one `TranscriptReader` (the loader replay uses:
+each load says what a parse of the whole log so far says, but a growth folds and measures only the lines it
+adds), and the calls they hold are stepped by the very `Replay` that `tui-agent replay` runs, so a watch
+and a replay of the finished file cannot disagree on how a log is read or compacted. The lines themselves
+are not kept: memory holds the log's messages once, not its text beside them.
 
 The token ruler. Replay fits one linear model (real ≈ baseline + ratio × chars/4) on every call of the
 file; a watch cannot know the calls to come, and refitting as it grows would change every figure already
@@ -36,7 +38,7 @@ from tui_agent.core.replay import (
     agent_compactions,
     replay_of,
 )
-from tui_agent.core.transcripts import TranscriptLoad, parse_transcript
+from tui_agent.core.transcripts import TranscriptLoad, TranscriptReader
 
 FIT_CALLS = 8
 # A watch runs for hours: its replay keeps only the newest steps (a face keeps what it shows itself, the
@@ -55,7 +57,7 @@ class LiveReplay:
     fit_calls: int = FIT_CALLS
     replay: Replay | None = None
     load: TranscriptLoad | None = None
-    lines: list[str] = field(default_factory=list)
+    reader: TranscriptReader = field(default_factory=TranscriptReader)
     handed: int = 0  # calls handed out as final by `ready` / `flush`
     unreadable: int = 0  # lines the follower could not read
     resets: int = 0  # the file was truncated or replaced and read again from its start
@@ -85,11 +87,11 @@ class LiveReplay:
         self.unreadable += batch.unreadable
         if batch.reset:
             self.resets += 1
-            self.lines.clear()
+            self.reader = TranscriptReader()
             self.replay, self.load, self.handed = None, None, 0
         if not batch.lines:
             return batch.reset
-        self.lines += batch.lines
+        self.reader.feed(batch.lines)
         self._reload()
         return True
 
@@ -110,13 +112,13 @@ class LiveReplay:
         return steps
 
     def _reload(self) -> None:
-        load = parse_transcript(self.lines)
-        recorded = recorded_transcript(load, self.path.name, self.fit_calls)
+        load = self.reader.load()
+        old = self.replay
+        recorded = recorded_transcript(load, self.path.name, self.fit_calls, old.recorded if old is not None else None)
         self.load = load
         if not recorded.history or not recorded.calls:
             self.replay = None
             return
-        old = self.replay
         if old is not None and old.calls >= self.fit_calls and _extends(old, recorded):
             _grow(old, recorded)
             return
