@@ -151,6 +151,8 @@ def watch_json(source: LogSource, path: Path, policy) -> int:
                     emit(live, run, live.ready())
                     if source.due() and (switched := source.newer(path)) is not None:
                         break
+                # what is written by now is read before the end, even when the signal came first
+                live.feed(follower.poll())
                 emit(live, run, live.flush())
             _report(live, path)
             if switched is None:
