@@ -277,8 +277,9 @@ class StrategyRun:
             previous, upto = (), len(self._previous)
         else:
             previous, upto = tuple(self._previous), 0
-        return RunState(self.k, None if exported is None else json.dumps(exported), _copy_result(self.result),
-                        previous, upto)
+        # (without the compaction times: a checkpoint per few calls would copy one per call made)
+        result = replace(self.result, times=[], coverage=replace(self.result.coverage))
+        return RunState(self.k, None if exported is None else json.dumps(exported), result, previous, upto)
 
     def resume(self, state: RunState, compactor: object | None) -> StrategyRun:
         """A run like this one (same session, checks and memos) that goes on from `state`, with `compactor`
@@ -359,6 +360,8 @@ class RunState:
 
     k: int  # the next call to run
     compactor: str | None  # json of the compactor's export_state() (None: the append-only conversation)
+    # the accumulators, but for `times`: wall-clock seconds of the frontier run's compactions, which the
+    # report reads; a step made again from a checkpoint measures its own and is never reported
     result: StrategyResult
     previous: tuple[Message, ...]  # the previous request (its prefix is what the next one reads from cache)
     previous_upto: int = 0  # or, for the append-only conversation, the history up to here (its length only)
