@@ -9,6 +9,10 @@ each in a fresh tracemalloc run:
   line per call (what `watch_cli.watch_json` runs, written to a null sink);
 - the TUI's state: `Follower` → `core.watch_feed.WatchFeed` (the worker) → `CallsView.apply` (the screen).
 
+With `--base REV`, it measures instead the cost of following today beside that revision in one run: each
+tree follows the same log in a fresh process without tracemalloc (CPU seconds, wall seconds, peak RSS), so
+the ratio shows what a growth costs (a whole-log parse per growth is O(n²) over the session).
+
 It prints the traced memory and the structures a watch keeps (steps held, checkpoints, requests held in
 full) at each mark. What must stay bounded is what grows per call beyond the log itself: the log's
 messages are kept (the compactor needs them), so memory grows with the log, but no copy of an old request
@@ -20,6 +24,9 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +34,8 @@ import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+TREE = Path(os.environ.get("BENCH_TREE", ROOT))  # the tui_agent tree to measure (`--base`: the baseline's)
+sys.path.insert(0, str(TREE))
 
 MODEL = "claude-sonnet-4-5-20250929"
 MARKS = (1_000, 5_000, 10_000)
@@ -156,13 +164,59 @@ def measure(label: str, groups: list[list[str]], every: int, make) -> None:
         tracemalloc.stop()
 
 
+def follow_cost(groups: list[list[str]], every: int, make) -> str:
+    """Follow the whole log untraced; CPU and wall seconds, peak RSS (this process is fresh)."""
+    with tempfile.TemporaryDirectory(prefix="bench-watch-") as tmp:
+        path = Path(tmp) / "session.jsonl"
+        path.write_text("")
+        grow, _ = make(path)
+        started, cpu = time.perf_counter(), time.process_time()
+        with open(path, "a", encoding="utf-8") as handle:
+            for at in range(0, len(groups), every):
+                handle.write("".join(line + "\n" for group in groups[at:at + every] for line in group))
+                handle.flush()
+                done = grow()
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return f"{time.process_time() - cpu:.2f} {time.perf_counter() - started:.2f} {rss:.1f} {done}"
+
+
+def side_by_side(args) -> int:
+    """`--base REV`: the baseline tree (git archive) and today's, each following the log in a fresh process."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-watch-base-") as tmp:
+        archive = subprocess.run(["git", "archive", args.base, "tui_agent"], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        for label, tree in ((f"base {args.base}", Path(tmp)), ("now", ROOT)):
+            for face in ("json", "tui"):
+                command = [sys.executable, __file__, "--calls", str(args.calls), "--every", str(args.every),
+                           "--cost", face]
+                out = subprocess.run(command, env={**os.environ, "BENCH_TREE": str(tree)}, capture_output=True,
+                                     text=True, check=True).stdout.split()
+                rows.append((label, face, *map(float, out)))
+    print(f"synthetic log: {args.calls} calls, a growth every {args.every} calls (untraced, fresh processes)")
+    print(f"{'':<14} {'face':<5} {'CPU':>9} {'wall':>9} {'peak RSS':>10} {'calls':>7}")
+    for label, face, cpu, wall, rss, done in rows:
+        print(f"{label:<14} {face:<5} {cpu:>8.1f}s {wall:>8.1f}s {rss:>7.0f} MiB {done:>7.0f}")
+    for face in ("json", "tui"):
+        base, now = (r for r in rows if r[1] == face)
+        print(f"{face}: CPU now / base = {now[2] / base[2]:.2f}, peak RSS now / base = {now[4] / base[4]:.2f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=MARKS[-1])
     parser.add_argument("--every", type=int, default=100, help="calls written per growth (default 100)")
     parser.add_argument("--only", choices=("json", "tui"), default=None)
+    parser.add_argument("--base", help="measure following's CPU and peak RSS beside this revision instead")
+    parser.add_argument("--cost", choices=("json", "tui"), help=argparse.SUPPRESS)  # one side of --base
     args = parser.parse_args()
+    if args.base:
+        return side_by_side(args)
     groups = synthetic_log(args.calls)
+    if args.cost:
+        print(follow_cost(groups, args.every, follow_json if args.cost == "json" else follow_tui))
+        return 0
     size = sum(len(line) + 1 for group in groups for line in group)
     print(f"synthetic log: {args.calls} calls, {size / 2**20:.1f} MiB, a growth every {args.every} calls")
     for label, make in (("json", follow_json), ("tui", follow_tui)):
