@@ -136,3 +136,20 @@ def test_a_message_handed_out_is_never_edited_by_the_lines_after_it():
         history = reader.feed([line]).load().history
         handed += [(m, json.dumps(m)) for m in history[-3:]]
     assert all(json.dumps(m) == text for m, text in handed)
+
+
+def test_a_growing_logs_recorded_calls_reuse_nothing_but_what_a_fresh_reading_gives():
+    from tui_agent.core.economics import recorded_transcript
+
+    def figures(recorded):
+        return (recorded.calls, recorded.real, recorded.segment_start, recorded.estimates, recorded.usage,
+                recorded.times, recorded.summaries, recorded.boundaries, recorded.models, recorded.model)
+
+    for path in sorted(TRANSCRIPTS.glob("*.jsonl")):
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+        reader, previous = TranscriptReader(), None
+        for at in range(0, len(lines), max(1, len(lines) // 40)):
+            load = reader.feed(lines[at:at + max(1, len(lines) // 40)]).load()
+            grown = recorded_transcript(load, path.name, 8, previous)
+            assert figures(grown) == figures(recorded_transcript(load, path.name, 8)), (path.name, at)
+            previous = grown

@@ -132,10 +132,15 @@ def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None =
             same += 1
     estimates = previous.estimates[:same] if previous is not None else []
     estimates += [tk.message_tokens(m) for m in history[same:]]
-    cumulative = [0, *accumulate(estimates)]
     summaries = sorted(load.compaction_summaries)
-    calls, real, starts, usages = [], [], [], []
-    for index, usage in load.call_usage:
+    # the calls answered by a message that is the same object as before are the same calls (a summary
+    # logged since lands after them): only the calls after those are read again
+    kept = bisect_left(previous.calls, same) if previous is not None else 0
+    calls, real, starts = (list(previous.calls[:kept]), list(previous.real[:kept]),
+                           list(previous.segment_start[:kept])) if previous is not None else ([], [], [])
+    usages = list(previous.usage[:kept]) if previous is not None else []
+    times = list(previous.times[:kept]) if previous is not None else []
+    for index, usage in load.call_usage[bisect_left(load.call_usage, same, key=lambda c: c[0]) if kept else 0:]:
         total = _input_total(usage)
         if total <= 0 or index == 0:
             continue
@@ -145,11 +150,13 @@ def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None =
         real.append(total)
         starts.append(start)
         usages.append(usage)
+        times.append(load.call_times.get(index))
     fit_on = len(calls) if fit_calls is None else max(fit_calls, 1)
-    model = _fit([cumulative[i] - cumulative[s] for i, s in zip(calls[:fit_on], starts[:fit_on])], real[:fit_on])
+    fitted = calls[:fit_on]
+    cumulative = [0, *accumulate(estimates[:fitted[-1] + 1 if fitted else 0])]
+    model = _fit([cumulative[i] - cumulative[s] for i, s in zip(fitted, starts[:fit_on])], real[:fit_on])
     return Recorded(name, history, calls, real, starts, model, estimates, load.skipped_lines,
-                    usages, summaries, sorted(load.compaction_boundaries), load.message_models,
-                    times=[load.call_times.get(i) for i in calls])
+                    usages, summaries, sorted(load.compaction_boundaries), load.message_models, times=times)
 
 
 def _input_total(usage: dict[str, int]) -> int:

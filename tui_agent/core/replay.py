@@ -12,6 +12,7 @@ draws these steps, `--json` prints them.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -304,10 +305,8 @@ def _main_model(recorded: Recorded) -> str:
 
 
 def _first_call_after(recorded: Recorded, index: int) -> int:
-    for k, call in enumerate(recorded.calls):
-        if call > index:
-            return k + 1
-    return 0
+    k = bisect_right(recorded.calls, index)  # the calls are in history order
+    return k + 1 if k < len(recorded.calls) else 0
 
 
 def agent_compactions(recorded: Recorded) -> list[AgentCompaction]:

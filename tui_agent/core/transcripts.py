@@ -84,9 +84,10 @@ class TranscriptReader:
         self._usage: list[dict[str, int]] = []
         self._models: set[str] = set()
         self._seen_usage: set[str] = set()
-        self._started: list[tuple[int, dict[str, int]]] = []  # assistant message → usage of the call that began it
-        self._written_by: list[tuple[int, str]] = []
-        self._stamped: list[tuple[int, float]] = []
+        # history index of an assistant message → the usage of the call that began it, its model, its time
+        self._started: list[tuple[int, dict[str, int]]] = []
+        self._written_by: dict[int, str] = {}
+        self._stamped: dict[int, float] = {}
         # each compact_boundary names the message the next record lands in (a summary merged into the
         # user message before it lands there, not in a new one)
         self._boundaries: list[int] = []
@@ -176,14 +177,14 @@ class TranscriptReader:
             history[-1]["content"].extend(blocks)
             return
         history.append({"role": "assistant", "content": list(blocks)})
-        index = len(history) - 1
+        index = len(history) - 1 + (history[0]["role"] == "assistant")  # after the start message put first
         if usage is not None:
             self._started.append((index, usage))
             stamp = timestamp(record.get("timestamp"))
             if stamp is not None:
-                self._stamped.append((index, stamp))
+                self._stamped[index] = stamp
         if model:
-            self._written_by.append((index, model))
+            self._written_by[index] = model
 
     def load(self) -> TranscriptLoad:
         """Everything the lines so far say (a new `history` list; the messages that can no longer change
@@ -194,14 +195,12 @@ class TranscriptReader:
             self.repairs_restarted += 1
         self._settle()
         history = self._fixed + self._repaired_tail()
-        offset = 1 if raw and raw[0]["role"] == "assistant" else 0  # the start message put before the log
         boundaries = self._boundaries + ([len(raw)] if self._boundary_pending else [])
-        # (the summaries' and boundaries' indices are counted while folding, before the start message)
+        # (the summaries' and boundaries' indices are counted while folding, before the start message; the
+        # calls' are history indices)
         return TranscriptLoad(history, self.skipped_lines, list(self._summaries), list(self._usage),
-                              set(self._models), [(i + offset, usage) for i, usage in self._started],
-                              boundaries, list(self._pre_tokens),
-                              {i + offset: model for i, model in self._written_by},
-                              {i + offset: stamp for i, stamp in self._stamped})
+                              set(self._models), list(self._started), boundaries, list(self._pre_tokens),
+                              dict(self._written_by), dict(self._stamped))
 
     def _settle(self) -> None:
         """Repair, once, the messages that can no longer change: all but the last logged one."""
