@@ -80,11 +80,15 @@ def test_the_view_holds_a_constant_number_of_requests_however_many_events(tmp_pa
     assert [k for k, _ in view.event_calls() if _ == "ours"] == events
     # an old event's call and the one before it, made again: the requests they had
     old = events[0]
+    view.wanted = {old - 1, old}  # as the screen asks before it opens the event
     for k in (old - 1, old):
         assert not view.held(k)
         again = feed.remake(view.generation, k)
-        assert again is not None and view.restore(view.generation, again)
+        assert again is not None and view.restore(view.generation, again) and view.held(k)
         assert json.dumps([to_json(m) for m in view.step(k).messages]) == originals[k][0]
+    view.wanted = set()  # the event is open: its calls go at the next `let_go` (an arrival, or the screen's)
+    view.let_go()
+    assert not view.held(old - 1) and not view.held(old) and _requests(view) <= KEEP
     # the coverage after the recorded compaction, from the kept sets, equals the one from the requests
     whole = open_replay(path, STRATEGIES, default_policy(WINDOW), fit_calls=FIT_CALLS)
     compaction = whole.agent_compactions[0]
@@ -200,3 +204,7 @@ async def test_an_old_event_is_shown_and_explained_as_a_fresh_replay_of_the_fini
         await wait_until(lambda: "coverage  calls" in str(screen.query_one(WatchCard).render()),
                          what="the coverage drawn again", timeout=60, shown=lambda: screen.sub_title)
         assert str(screen.query_one(WatchCard).render()) == card
+        # browsing the finished log (no arrival to let go at) gathered no requests: the newest and the one shown
+        assert sum(map(view.held, range(total))) <= KEEP + 1 and _requests(view) <= KEEP + 1
+        held = {id(m) for e in ledger.events for m in (e.messages, e.previous_messages) if m}
+        assert len(held) <= KEEP + 1

@@ -174,7 +174,7 @@ class CallsView:
         return k in self._full
 
     def restore(self, generation: int, step: ReplayStep) -> bool:
-        """Put a remade step back (False: it belongs to calls that are gone)."""
+        """Put a remade step back (False: it belongs to calls that are gone); held until `let_go`."""
         k = step.number - 1
         if generation != self.generation or not 0 <= k < self.calls:
             return False
@@ -232,7 +232,9 @@ class CallsView:
             return self._entities[k]
         return request_entities(self.steps[k].messages) if k in self._full else None
 
-    def _let_go(self) -> None:
+    def let_go(self) -> None:
+        """Let go of the requests no longer needed (each arrival does; the screen after a remade step is
+        used, so browsing a finished log, with no arrival to let go at, gathers no requests either)."""
         for k in [k for k in self._full if not self._needed(k)]:
             step = self.steps[k]
             # what the panel's ledger reads of an older call stays (sizes, marks, event); the per-message
@@ -259,7 +261,7 @@ class CallsView:
         self.fixed, self.fit_calls = arrival.fixed, arrival.fit_calls
         self._note_coverage()
         self._narrow()
-        self._let_go()
+        self.let_go()
         return fresh
 
     @property

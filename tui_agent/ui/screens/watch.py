@@ -218,10 +218,14 @@ class WatchScreen(ReplayScreen):
             self.show_call(self.view.calls - 1)
         else:
             self.show_call(min(self.current, self.view.calls - 1))
+        self._ledger_lets_go()
+
+    def _ledger_lets_go(self) -> None:
+        """The panel's ledger lets go of the requests the view let go (its events held them all)."""
         from tui_agent.core.watch_feed import slim_plan
 
         view = self.view
-        self.panel.ledger.let_go(lambda call: view.held(call - 1), slim_plan)  # the view let them go
+        self.panel.ledger.let_go(lambda call: view.held(call - 1), slim_plan)
 
     def _remake(self, calls: list[int]) -> None:
         """Ask the follower thread to make these calls again (their requests were let go), each once."""
@@ -245,6 +249,8 @@ class WatchScreen(ReplayScreen):
         opening = self._opening
         if opening is not None and view.wanted and all(map(view.held, view.wanted)) and self.app.screen is self:
             self.panel.open_event(opening)
+        view.let_go()  # the step was used: unless it is shown or asked for, its request goes again
+        self._ledger_lets_go()
 
     def full_event(self, entry: EventEntry) -> EventEntry | None:
         """`entry` with the requests of its call and of the call before it (what its loss report's ledger
