@@ -7,7 +7,13 @@ each in a fresh tracemalloc run:
 
 - `--json`: `core.follow.Follower` → `core.watch.LiveReplay` → `core.call_figures.FiguresRun` → one JSON
   line per call (what `watch_cli.watch_json` runs, written to a null sink);
-- the TUI's state: `Follower` → `core.watch_feed.WatchFeed` (the worker) → `CallsView.apply` (the screen).
+- the TUI's state: `Follower` → `core.watch_feed.WatchFeed` (the worker) → `CallsView.apply` (the screen)
+  → the panel's `BudgetLedger`, fed each new call as the replay panel feeds it (`Replay.reported`) and
+  letting go with the view (`BudgetLedger.let_go`, where the code has it).
+
+The synthetic log makes one of our compaction events about every 113 calls (the prompt grows by about
+450 tokens a call past the high-water mark), so the requests held in full show whether they grow with
+the number of events.
 
 With `--base REV`, it measures instead the cost of following today beside that revision in one run: each
 tree follows the same log in a fresh process without tracemalloc (CPU seconds, wall seconds, peak RSS), so
@@ -118,26 +124,41 @@ def follow_tui(path: Path):
     from tui_agent.core.watch_feed import CallsView, WatchFeed
     from tui_agent.ui.screens.watch import STRATEGIES
 
+    from tui_agent.core.budget import BudgetLedger
+
     follower = Follower(path)
     feed = WatchFeed(path, default_policy(), STRATEGIES)
     view = CallsView(path)
+    ledger = BudgetLedger()
 
     def grow() -> int:
         arrival = feed.feed(follower.poll())
         if arrival is not None:
+            fed = view.calls
             view.apply(arrival)
+            for step in view.steps[fed:]:
+                ledger.feed(view.reported(step))
+            view.pinned = view.calls - 1  # the screen shows the newest call
+            if hasattr(ledger, "let_go"):
+                from tui_agent.core.watch_feed import slim_plan
+
+                ledger.let_go(lambda call: view.held(call - 1), slim_plan)
         return view.calls
 
-    return grow, lambda: structures(feed.live.replay, view)
+    return grow, lambda: structures(feed.live.replay, view, ledger)
 
 
-def structures(replay, view) -> str:
+def structures(replay, view, ledger=None) -> str:
     kept = len(replay._kept) if replay is not None else 0
     checkpoints = len(replay._checkpoints) if replay is not None else 0
     text = f"replay steps kept {kept}, checkpoints {checkpoints}"
     if view is not None:
         full = sum(1 for s in view.steps if s.messages)
-        text += f"; view: {view.calls} calls, {full} requests held in full"
+        events = sum(1 for s in view.steps if s.event_line)
+        text += f"; view: {view.calls} calls, {events} our events, {full} requests held in full"
+    if ledger is not None:  # distinct requests the panel's event entries still reference
+        held = {id(m) for e in ledger.events for m in (e.messages, e.previous_messages) if m}
+        text += f"; panel ledger: {len(ledger.events)} events, {len(held)} requests held"
     return text
 
 

@@ -174,3 +174,27 @@ def test_the_chat_notice_names_a_users_own_change_as_such():
     notice = event_notice(pinned.plan)
     assert notice.startswith("Your pins, excludes or expands apply from this call on: call ")
     assert "no longer sent" not in notice
+
+
+def test_the_ledger_lets_the_requests_of_old_events_go_and_keeps_their_lines():
+    """A watch over a long session (`BudgetLedger.let_go`): each event's entry held its request and the
+    previous call's; let go, the line, the sizes and the event stay, and the major list is the same entries."""
+    from tui_agent.core.watch_feed import slim_plan
+
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
+    history = long_turn(100)
+    ledger = BudgetLedger()
+    ledger.configure(PRICED, 60_000, 8_000)
+    for call, length in enumerate(range(3, len(history) + 1, 2), start=1):
+        ledger.feed(_report(call, compactor.compact(history[:length])))
+    lines = [e.line for e in ledger.events]
+    sizes = [(e.plan.call, e.plan.estimated_tokens, e.plan.dropped_count) for e in ledger.events]
+    assert len(ledger.major_events) >= 2 and all(e.messages for e in ledger.events)
+    newest = ledger.events[-1].plan.call
+    ledger.let_go(lambda call: call == newest, slim_plan)
+    assert [e.line for e in ledger.events] == lines
+    assert [(e.plan.call, e.plan.estimated_tokens, e.plan.dropped_count) for e in ledger.events] == sizes
+    assert all(not e.messages and e.plan.outbound_indices == () for e in ledger.events[:-1])
+    assert ledger.events[-1].messages and not ledger.events[-1].previous_messages  # the call before it went
+    assert all(any(e is m for e in ledger.events) for m in ledger.major_events)
+    assert ledger.current_messages  # the call shown is not the ledger's to let go

@@ -11,7 +11,8 @@ prefix, calls and events are appended, nothing walks the history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Sequence
 
 from tui_agent.core import events as ev
@@ -216,6 +217,26 @@ class BudgetLedger:
                                     event.system_tokens + event.tools_tokens, history_len=event.history_len)
         self.current_plan, self.current_messages = plan, event.messages
         self.last_plan, self.last_messages = plan, event.messages
+
+    def let_go(self, held: Callable[[int], bool], slim: Callable[[CompactPlan], CompactPlan]) -> None:
+        """Drop the requests of the events whose calls (or the calls before them) `held` no longer holds:
+        a watch over a long session keeps every event's line and sizes, not every event's request (the
+        event view has the calls made again, `ui.screens.watch`). The call shown stays as it is."""
+        swapped: dict[int, EventEntry] = {}
+        for i, entry in enumerate(self.events):
+            previous = entry.previous_plan
+            drop_now = bool(entry.messages) and not held(entry.plan.call)
+            drop_before = bool(entry.previous_messages) and previous is not None and not held(previous.call)
+            if not (drop_now or drop_before):
+                continue
+            new = replace(entry, plan=slim(entry.plan) if drop_now else entry.plan,
+                          messages=() if drop_now else entry.messages,
+                          previous_plan=slim(previous) if drop_before and previous is not None else previous,
+                          previous_messages=() if drop_before else entry.previous_messages)
+            swapped[id(entry)] = new
+            self.events[i] = new
+        if swapped:
+            self.major_events = [swapped.get(id(entry), entry) for entry in self.major_events]
 
     def _on_usage(self, usage: ev.Usage) -> None:
         cost = cost_usd(self.model, UsageInfo(usage.input_tokens, usage.output_tokens,

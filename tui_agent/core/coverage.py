@@ -127,6 +127,17 @@ class EntityIndex:
         return len(set(wanted)) - len(remaining)
 
 
+def request_entities(request: Sequence[Message], index: EntityIndex | None = None) -> frozenset[str]:
+    """Every entity some message of `request` holds: all a coverage asks of a request
+    (`EntityIndex.present(wanted, request)` is `len(wanted & request_entities(request))`), so a face that
+    lets the request go keeps this set instead (`core.watch_feed.CallsView`)."""
+    index = index if index is not None else EntityIndex()
+    found: set[str] = set()
+    for message in request:
+        found |= index.of(message)
+    return frozenset(found)
+
+
 @dataclass
 class Coverage:
     """A running coverage figure: per-call shares averaged over the calls that had entities to cover."""

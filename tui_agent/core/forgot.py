@@ -14,7 +14,7 @@ requests at those calls. It needs those next replies, so live it covers the call
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -75,9 +75,10 @@ class CoverageAfter:
 
 
 def coverage_after(history: Sequence[Message], calls: Sequence[int], segment_start: Sequence[int], first_call: int,
-                   ours: Sequence[Sequence[Message]], horizon: int = HORIZON) -> CoverageAfter:
+                   ours: Sequence[Sequence[Message] | AbstractSet[str]], horizon: int = HORIZON) -> CoverageAfter:
     """Coverage at calls `first_call` .. `first_call + horizon - 1` (1-based) that exist: the recorded
-    request is `history[segment_start[k]:calls[k]]`, ours is `ours[k]` (one request per call index)."""
+    request is `history[segment_start[k]:calls[k]]`, ours is `ours[k]` (one request per call index, or
+    the entity set of one, `coverage.request_entities`: the watch keeps that, not the request)."""
     future = future_entities(history, calls, horizon)
     index = EntityIndex()
     recorded, mine = Coverage(), Coverage()
@@ -85,6 +86,8 @@ def coverage_after(history: Sequence[Message], calls: Sequence[int], segment_sta
     for k in range(first_call - 1, min(first_call - 1 + horizon, len(calls), len(ours))):
         wanted = future[k]
         recorded.add(len(wanted), index.present(wanted, history[segment_start[k]:calls[k]]))
-        mine.add(len(wanted), index.present(wanted, ours[k]))
+        request = ours[k]
+        mine.add(len(wanted), len(wanted & request) if isinstance(request, AbstractSet)
+                 else index.present(wanted, request))
         measured.append(k + 1)
     return CoverageAfter(tuple(measured), recorded, mine)

@@ -8,10 +8,14 @@ figures, the history messages that are new or were read again, and the few facts
 replay. The face applies them to its `CallsView` and never touches the live replay, so no lock is needed
 and a key press is answered while the next chunk is being parsed.
 
-Memory: a view keeps every call's figures and step, but our request in full (`ReplayStep.messages`) only
-for the newest `KEEP_REQUESTS` calls and the calls the panel's events and the coverage after a recorded
-compaction read; an older one shown again is made again by the worker from its replay's nearest
-checkpoint (`WatchFeed.remake`) and handed back.
+Memory: a view keeps every call's figures and step, but our request in full (`ReplayStep.messages` and the
+per-message parts of its plan) only for the newest `KEEP_REQUESTS` calls, the call shown and the few calls
+the screen asked for (an event view being opened): a constant, however many calls and compaction events
+the session has. An older call's slim step keeps what the card and the panel read without being asked
+(its sizes, marks, its event and the event's line); shown again, or its event opened, it is made again by
+the worker from its replay's nearest checkpoint (`WatchFeed.remake`) and handed back. The coverage after a
+recorded compaction reads our requests at its next `HORIZON` calls: the view keeps only their entity sets
+(`coverage.request_entities`), narrowed to what those calls' replies can ask once the replies are final.
 
 A `generation` counts the times the calls start again from call 1 (the ruler was refitted before call
 `FIT_CALLS`, the file was truncated or replaced, or a new parse disagreed with the steps made): an arrival
@@ -26,6 +30,8 @@ from pathlib import Path
 
 from tui_agent.core.call_figures import CallFigures, FiguresRun
 from tui_agent.core.compaction import CompactPolicy
+from tui_agent.core.compaction.plan import CompactPlan
+from tui_agent.core.coverage import HORIZON, EntityIndex, entities, mentioned_text, request_entities
 from tui_agent.core.economics import TokenModel
 from tui_agent.core.events import CompactionReported
 from tui_agent.core.follow import Batch
@@ -35,7 +41,13 @@ from tui_agent.core.watch import LiveReplay, stable_index
 
 
 KEEP_REQUESTS = 64  # the newest calls whose request a view keeps in full
-COVERAGE_CALLS = 10  # the calls from a recorded compaction on whose requests its coverage reads
+COVERAGE_CALLS = HORIZON  # the calls from a recorded compaction on whose requests its coverage reads
+
+
+def slim_plan(plan: CompactPlan) -> CompactPlan:
+    """`plan` without its per-message parts (what goes with a request let go): its sizes, marks and event
+    stay, which is all the panel's ledger and the events list read of an older call."""
+    return replace(plan, outbound_indices=(), cuts={}, masks={}, ledger=None, protected_indices=None)
 
 
 @dataclass(frozen=True)
@@ -151,38 +163,83 @@ class CallsView:
         self.fixed = False
         self.fit_calls = 0
         self.pinned: int | None = None  # the call shown: its request is kept whatever its age
+        self.wanted: set[int] = set()  # calls the screen asked to keep a while (an event view being opened)
         self._full: set[int] = set()  # calls whose request is held in full
+        self._entities: dict[int, frozenset[str]] = {}  # coverage calls: what our request there holds
+        self._narrowed: set[int] = set()  # ... already narrowed to what the coverage can ask of it
+        self._indexes: dict[int, EntityIndex] = {}  # per recorded compaction whose calls are arriving
 
     def held(self, k: int) -> bool:
         """Whether call index `k`'s request is held in full (else `WatchFeed.remake` it)."""
         return k in self._full
 
     def restore(self, generation: int, step: ReplayStep) -> bool:
-        """Put a remade step back (False: it belongs to calls that are gone)."""
+        """Put a remade step back (False: it belongs to calls that are gone); held until `let_go`."""
         k = step.number - 1
         if generation != self.generation or not 0 <= k < self.calls:
             return False
         self.steps[k] = step
         self._full.add(k)
+        self._note_entities(k)
         return True
 
     def _needed(self, k: int) -> bool:
-        """A request the panel or the card reads without being asked for it: the newest ones, an event's
-        call and the call before it (the event view's diff), the calls a recorded compaction's coverage reads."""
-        n = self.calls
-        if k >= n - KEEP_REQUESTS or k == self.pinned:
-            return True
-        if self.steps[k].event_line or (k + 1 < n and self.steps[k + 1].event_line):
-            return True
+        """A request kept in full: the newest ones, the call shown and the calls the screen asked for. An
+        event's call and the one before it (its diff) are made again when the event is opened, and the
+        coverage after a recorded compaction reads the entity sets kept for it (`coverage_request`)."""
+        return k >= self.calls - KEEP_REQUESTS or k == self.pinned or k in self.wanted
+
+    def _covers(self, k: int) -> bool:
+        """Whether call index `k` is one of the `COVERAGE_CALLS` from a recorded compaction on."""
         return any(c.call - 1 <= k < c.call - 1 + COVERAGE_CALLS for c in self.agent_compactions)
 
-    def _let_go(self) -> None:
+    def _note_entities(self, k: int, index: EntityIndex | None = None) -> None:
+        """Keep what the coverage reads of call `k`'s request (held now) before the request goes."""
+        if k not in self._entities and self._covers(k):
+            self._entities[k] = request_entities(self.steps[k].messages, index)
+
+    def _note_coverage(self) -> None:
+        """The new calls' entity sets, for each recorded compaction whose calls are still arriving. One
+        `EntityIndex` per such compaction: its calls' requests share most messages (a tenth of the time on
+        athena), and it goes once its last call is in."""
+        for c in self.agent_compactions:
+            first, end = max(c.call - 1, 0), c.call - 1 + COVERAGE_CALLS
+            pending = [k for k in range(first, min(end, self.calls)) if k in self._full and k not in self._entities]
+            if pending:
+                index = self._indexes.setdefault(c.call, EntityIndex())
+                for k in pending:
+                    self._entities[k] = request_entities(self.steps[k].messages, index)
+            if self.calls >= end:
+                self._indexes.pop(c.call, None)
+
+    def _narrow(self) -> None:
+        """An entity set only ever meets what the replies of its call and the `HORIZON - 1` after it mention
+        (`coverage.future_entities`): once those replies are final (a later call was made, so the history
+        before it stays as it is), keep only that part of it."""
+        calls, history = self.recorded.calls, self.history
+        for k in [k for k in self._entities if k not in self._narrowed and self.calls > k + HORIZON]:
+            mentioned: set[str] = set()
+            for j in range(k, min(k + HORIZON, len(calls))):
+                if calls[j] < len(history):
+                    mentioned |= entities(mentioned_text(history[calls[j]]))
+            self._entities[k] = self._entities[k] & mentioned
+            self._narrowed.add(k)
+
+    def coverage_request(self, k: int) -> frozenset[str] | None:
+        """What the coverage reads of our request at call index `k`: its entity set (None: the request was
+        let go before its set was kept; make the call again)."""
+        if k in self._entities:
+            return self._entities[k]
+        return request_entities(self.steps[k].messages) if k in self._full else None
+
+    def let_go(self) -> None:
+        """Let go of the requests no longer needed (each arrival does; the screen after a remade step is
+        used, so browsing a finished log, with no arrival to let go at, gathers no requests either)."""
         for k in [k for k in self._full if not self._needed(k)]:
             step = self.steps[k]
             # what the panel's ledger reads of an older call stays (sizes, marks, event); the per-message
             # parts of the plan go with the request (the call is made again before it is shown)
-            plan = replace(step.plan, outbound_indices=(), cuts={}, masks={}, ledger=None, protected_indices=None)
-            self.steps[k] = replace(step, messages=[], plan=plan)
+            self.steps[k] = replace(step, messages=[], plan=slim_plan(step.plan))
             self._full.discard(k)
 
     def apply(self, arrival: Arrival) -> bool:
@@ -191,6 +248,7 @@ class CallsView:
         if fresh:
             self.generation = arrival.generation
             self.steps, self.figures, self.history, self._full, self.pinned = [], [], [], set(), None
+            self.wanted, self._entities, self._narrowed, self._indexes = set(), {}, set(), {}
         self.path = arrival.path
         self._full.update(range(len(self.steps), len(self.steps) + len(arrival.steps)))
         self.steps += arrival.steps
@@ -201,7 +259,9 @@ class CallsView:
         self.agent_compactions = list(arrival.agent_compactions)
         self.model, self.usd_per_unit = arrival.model, arrival.usd_per_unit
         self.fixed, self.fit_calls = arrival.fixed, arrival.fit_calls
-        self._let_go()
+        self._note_coverage()
+        self._narrow()
+        self.let_go()
         return fresh
 
     @property

@@ -22,6 +22,7 @@ from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.replay_card import ReplayCard
 
 if TYPE_CHECKING:
+    from tui_agent.core.budget import EventEntry
     from tui_agent.core.replay import Replay, ReplayStep
     from tui_agent.core.session import Session
 
@@ -36,6 +37,17 @@ class ReplayPanel(BudgetPanel):
 
     READ_ONLY = True
     _fed: tuple | None = None  # (replay, last step fed, its number): what the ledger holds
+    # A watch lets old requests go: given an event, the event with its two requests, or None while they
+    # are made again (the watch opens it itself then). None: every request is at hand (a replay).
+    full_event: Callable[["EventEntry"], "EventEntry | None"] | None = None
+
+    def open_event(self, entry: "EventEntry") -> None:
+        if self.full_event is not None:
+            found = self.full_event(entry)
+            if found is None:
+                return
+            entry = found
+        super().open_event(entry)
 
     def ask_first_plan(self) -> None:
         """Replay draws recorded steps; nothing is planned for a next call."""

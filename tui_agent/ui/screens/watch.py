@@ -6,6 +6,12 @@ and does the slow part off the UI thread: each batch of whole lines goes to `cor
 screen applies it to its `CallsView` (the only replay it reads) and moves to the newest call unless the
 user stepped back (`n`/`p`/`g` as in replay; `f` or End follows the newest call again). With `--latest`
 a session that starts later in the project folder is followed instead, with a notice that says so.
+
+The view keeps a constant number of our requests in full (`CallsView`): a call whose request it let go is
+made again by the follower thread (`WatchFeed.remake`, posted back as `StepRemade`) before it is shown,
+before its event is explained (the event's call and the one before it: the loss report's ledger and the
+diff), and before the coverage after a recorded compaction is drawn when a set it reads was not kept.
+The panel's ledger lets those requests go with the view (`BudgetLedger.let_go`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from tui_agent.ui.widgets.watch_card import WatchCard
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from tui_agent.core.budget import EventEntry
     from tui_agent.core.call_figures import CallFigures
     from tui_agent.core.compaction import CompactPolicy
     from tui_agent.core.replay import ReplayStep
@@ -89,6 +96,8 @@ class WatchScreen(ReplayScreen):
         self._stop = threading.Event()
         self._wake = threading.Event()  # cuts the follower's sleep short: a stop, or a call to make again
         self._remakes: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()  # (generation, call index)
+        self._opening: EventEntry | None = None  # an event to explain once its calls are made again
+        self._asked: set[tuple[int, int]] = set()  # (generation, call index) asked of the follower, not back yet
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
@@ -106,6 +115,7 @@ class WatchScreen(ReplayScreen):
     def on_mount(self) -> None:
         self.title = "tui-agent watch"
         self.sub_title = strip_controls(f"waiting · {self.path.name}")
+        self.panel.full_event = self.full_event
         self.run_worker(self._follow, thread=True, group="watch-follow", exclusive=True)
 
     def on_unmount(self) -> None:
@@ -186,6 +196,7 @@ class WatchScreen(ReplayScreen):
         self.notify(f"A newer session started: {strip_controls(message.path.name)}; following it", timeout=5)
         self.path = message.path
         self.view, self.replay = CallsView(message.path), None
+        self._asked, self._opening = set(), None  # a new feed counts its generations from 1 again
         self.current, self.following = -1, True
 
     def on_calls_arrived(self, message: CallsArrived) -> None:
@@ -207,10 +218,62 @@ class WatchScreen(ReplayScreen):
             self.show_call(self.view.calls - 1)
         else:
             self.show_call(min(self.current, self.view.calls - 1))
+        self._ledger_lets_go()
+
+    def _ledger_lets_go(self) -> None:
+        """The panel's ledger lets go of the requests the view let go (its events held them all)."""
+        from tui_agent.core.watch_feed import slim_plan
+
+        view = self.view
+        self.panel.ledger.let_go(lambda call: view.held(call - 1), slim_plan)
+
+    def _remake(self, calls: list[int]) -> None:
+        """Ask the follower thread to make these calls again (their requests were let go), each once."""
+        for k in calls:
+            if (asked := (self.view.generation, k)) not in self._asked:
+                self._asked.add(asked)
+                self._remakes.put(asked)
+        self._wake.set()
 
     def on_step_remade(self, message: StepRemade) -> None:
-        if self.view.restore(message.generation, message.step) and self.current == message.step.number - 1:
-            self.show_call(self.current)
+        from tui_agent.core.watch_feed import COVERAGE_CALLS
+
+        view = self.view
+        self._asked.discard((message.generation, message.step.number - 1))
+        if not view.restore(message.generation, message.step):
+            return
+        k = message.step.number - 1
+        if self.current == k or (0 <= self.current <= k < self.current + COVERAGE_CALLS
+                                 and view.figures[self.current].agent_compaction):
+            self.show_call(self.current)  # the call shown, or a call its coverage reads
+        opening = self._opening
+        if opening is not None and view.wanted and all(map(view.held, view.wanted)) and self.app.screen is self:
+            self.panel.open_event(opening)
+        view.let_go()  # the step was used: unless it is shown or asked for, its request goes again
+        self._ledger_lets_go()
+
+    def full_event(self, entry: EventEntry) -> EventEntry | None:
+        """`entry` with the requests of its call and of the call before it (what its loss report's ledger
+        and its diff read), as the events list would hold them had nothing been let go; None while they
+        are made again (the event opens once they are back, `on_step_remade`)."""
+        from tui_agent.core.budget import EventEntry
+
+        view = self.view
+        k = entry.event.call - 1
+        if not 0 <= k < view.calls:
+            return entry
+        calls = [j for j in (k - 1, k) if j >= 0]
+        missing = [j for j in calls if not view.held(j)]
+        if missing:
+            self._opening, view.wanted = entry, set(calls)
+            self._remake(missing)
+            self.notify(f"Making call {k + 1} again from a checkpoint to explain its event…", timeout=3)
+            return None
+        self._opening, view.wanted = None, set()
+        now = view.reported(view.step(k))
+        before = view.reported(view.step(k - 1)) if k > 0 else None
+        return EventEntry(entry.event, now.plan, now.messages, before.plan if before is not None else None,
+                          before.messages if before is not None else ())
 
     def figures_at(self, k: int) -> CallFigures:
         return self.view.figures[k]
@@ -223,8 +286,7 @@ class WatchScreen(ReplayScreen):
         view.pinned = k
         if not view.held(k):  # its request was let go: the follower thread makes it again, then it is shown
             self.current, self.following = k, False
-            self._remakes.put((view.generation, k))
-            self._wake.set()
+            self._remake([k])
             self.sub_title = strip_controls(f"call {k + 1}/{view.calls} · making it again from a checkpoint… · "
                                             f"{self.path.name}")
             return
@@ -232,16 +294,22 @@ class WatchScreen(ReplayScreen):
         self.following = self.current == view.calls - 1
         figures = self.figures_at(self.current)
         after = None
+        note = "" if view.fixed else f"provisional ruler: refitted on each call until call {view.fit_calls}, then fixed"
         if figures.agent_compaction and figures.forgot:
             from tui_agent.core.forgot import coverage_after
+            from tui_agent.core.watch_feed import COVERAGE_CALLS
 
-            upto = min(self.current + 10, view.calls)
-            ours = [view.step(j).messages for j in range(upto)]
-            after = coverage_after(view.history, view.recorded.calls, view.recorded.segment_start, self.current + 1,
-                                   ours)
-        ruler = "" if view.fixed else (f"provisional ruler: refitted on each call until call "
-                                       f"{view.fit_calls}, then fixed")
-        self.query_one(WatchCard).show(figures, after, ruler)
+            upto = min(self.current + COVERAGE_CALLS, view.calls)
+            # what the coverage reads of our requests at its calls (kept as entity sets, not requests)
+            ours = [view.coverage_request(j) if j >= self.current else frozenset() for j in range(upto)]
+            missing = [j for j in range(self.current, upto) if ours[j] is None]
+            if missing:  # let go before their sets were kept: made again, then drawn (`on_step_remade`)
+                self._remake(missing)
+                note = "\n".join(filter(None, ["coverage: making its calls again from a checkpoint…", note]))
+            else:
+                after = coverage_after(view.history, view.recorded.calls, view.recorded.segment_start,
+                                       self.current + 1, ours)
+        self.query_one(WatchCard).show(figures, after, note)
         self.title = "tui-agent watch"
         state = "following" if self.following else "stepped back (f follows the newest call)"
         self.sub_title = strip_controls(f"call {self.current + 1}/{view.calls} · {state} · "

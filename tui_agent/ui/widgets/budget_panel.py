@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, CallFigures, first_difference, ledger_tokens
+from tui_agent.core.budget import BudgetLedger, CallFigures, EventEntry, first_difference, ledger_tokens
 from tui_agent.core.prices import for_model, per_token
 from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd
 from tui_agent.ui.themes import MUTED
@@ -386,6 +386,10 @@ class BudgetPanel(Vertical):
         self.events.show(self.ledger.major_events, pending, entry, no_events_text(self.ledger))
 
     def on_events_list_opened(self, event: EventsList.Opened) -> None:
+        self.open_event(event.entry)
+
+    def open_event(self, entry: EventEntry) -> None:
+        """The event's loss report over the panel (a watch first has its calls made again, if let go)."""
         from tui_agent.ui.screens.event_view import EventScreen  # not needed for the first frame
 
         rows = self.index.rows
@@ -393,7 +397,7 @@ class BudgetPanel(Vertical):
         def describe(i: int) -> str:
             return rows[i].what if 0 <= i < len(rows) else ""
 
-        self.app.push_screen(EventScreen(event.entry, describe))
+        self.app.push_screen(EventScreen(entry, describe))
 
 
 __all__ = ["BudgetPanel", "SPARK"]
