@@ -33,10 +33,12 @@ def entities(text: str) -> set[str]:
     out: set[str] = set()
     for raw in set(_TOKEN.findall(text)):  # each distinct token once: code and logs repeat theirs
         token = raw.strip(_EDGE) if not raw.startswith("/") else raw.rstrip(_EDGE)
-        if len(token) < MIN_ENTITY_CHARS or not any(c.isalpha() for c in token):
+        if len(token) < MIN_ENTITY_CHARS:
             continue
         inner = token[1:-1]
-        if "/" in token or "." in inner or "_" in inner or _INNER_CAPITAL.search(token):
+        # the shape first: most tokens are plain words, and the letter scan is the dearer test
+        if ("/" in token or "." in inner or "_" in inner or _INNER_CAPITAL.search(token)) and any(
+                c.isalpha() for c in token):
             out.add(token)
     return out
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.messages import Message, is_user_text, text_of, to_json, tool_results, tool_uses
+from tui_agent.core.request_check import identical_head
 from tui_agent.core.compaction.recap import PATH_KEYS  # the inputs that name a touched path, defined once
 
 if TYPE_CHECKING:
@@ -26,13 +27,36 @@ def sized_estimate(message: Message, sized: dict[int, tuple[Message, int]]) -> i
     return estimate
 
 
+def session_sizes(recorded: "Recorded") -> dict[int, tuple[Message, int]]:
+    """A `sized_estimate` memo for every run of one session, filled from the chars/4 estimates the load
+    already made of each history message (`Recorded.estimates`, `tk.message_tokens`): the strategies send
+    mostly the same messages, and each run measuring them again was the most of the append-only run."""
+    if len(recorded.estimates) != len(recorded.history):
+        return {}
+    return {id(m): (m, e) for m, e in zip(recorded.history, recorded.estimates)}
+
+
 def common_prefix(previous: list[Message], current: list[Message], previous_keys: list[str]) -> int:
-    n = 0
-    for old, new in zip(previous, current):
+    """How many leading messages of `current` equal `previous`'s (the same object, or the same JSON)."""
+    n = identical_head(previous, current)
+    for old, new in zip(previous[n:], current[n:]):
         if old is not new and previous_keys[n] != to_json(new):
             break
         n += 1
     return n
+
+
+def request_keys(previous: list[Message], previous_keys: list[str], current: list[Message], start: int) -> list[str]:
+    """`to_json` of `current[start:]` (the messages past the cached prefix), each message that the previous
+    request also sent (by identity, anywhere in it) taking its key from there: a window that slides (the
+    seed's last 40 messages) sends the same objects one place earlier at every call, and serializing them
+    again was a fifth of a replay. The previous request is alive while this runs, so its ids are its own."""
+    known = {id(m): key for m, key in zip(previous[start:], previous_keys[start:])}
+    out = []
+    for m in current[start:]:
+        key = known.get(id(m))
+        out.append(to_json(m) if key is None else key)
+    return out
 
 
 def newest_intact(prefix: list[Message], messages: list[Message]) -> bool:

@@ -11,9 +11,22 @@ over small tuples. `tests/core/test_request_check.py` holds it to `protocol_erro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import is_
 
 from tui_agent.core.messages import Message, blocks, is_blank_text, tool_results, tool_uses
+
+
+def identical_head(previous: Sequence[object], current: Sequence[object]) -> int:
+    """How many leading items of `current` are the very objects of `previous` (by identity). One request
+    repeats most of the previous one's message objects, so every check of a replayed call starts by
+    finding where they part; `map(is_, …)` walks them in C, several times faster than a Python loop."""
+    same = list(map(is_, previous, current))
+    try:
+        return same.index(False)
+    except ValueError:
+        return len(same)
 
 
 @dataclass(frozen=True)
@@ -61,11 +74,7 @@ class RequestCheck:
         previous = self._lanes.get(lane) if lane is not None else None
         start, ids, before = 0, [], []
         if previous is not None and previous.allow_pending == allow_pending:
-            old, n = previous.messages, 0
-            limit = min(len(old), len(messages))
-            while n < limit and old[n] is messages[n]:
-                n += 1
-            resume = n - 1  # positions before it are checked alike in both requests
+            resume = identical_head(previous.messages, messages) - 1  # positions before it are checked alike in both requests
             if resume > previous.first_bad:  # it failed inside the shared part: so does this one
                 self._lanes[lane] = _Lane(tuple(messages), allow_pending, previous.ids, previous.before,
                                           previous.first_bad)

@@ -223,9 +223,7 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
     options = options or CompactOptions()
     memo = memo or MessageMemo()
     n = len(messages)
-    sizes = [memo.sizes(m) for m in messages]
-    per_message = [t for t, _ in sizes]
-    chars = [c for _, c in sizes]
+    per_message, chars = memo.sizes_of(messages)
     tokens_before, chars_before = sum(per_message), sum(chars)
 
     def unchanged(enabled: bool, protected: tuple[int, ...] = ()) -> CompactResult:

@@ -11,11 +11,12 @@ same objects from one call to the next, which lets the cache-prefix comparison s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.messages import Message
+from tui_agent.core.request_check import identical_head
 
 T = TypeVar("T")
 
@@ -43,6 +44,8 @@ class MessageMemo:
         self._sizes: dict[int, tuple[Message, int, int]] = {}  # id → (message kept alive, tokens, chars)
         self._cuts: _ByIdentity[object] = _ByIdentity()
         self._texts: dict[int, tuple[Message, str | None]] = {}
+        # the sequence `sizes_of` was last asked for (a copy: the caller's list may grow) and its lists
+        self._last: tuple[tuple[Message, ...], list[int], list[int]] = ((), [], [])
 
     def text(self, message: Message) -> str | None:
         """`ledger.message_text(message)`: what a request's text search sees of it."""
@@ -61,6 +64,22 @@ class MessageMemo:
             known = (message, tk.message_tokens(message), tk.message_chars(message))
             self._sizes[id(message)] = known
         return known[1], known[2]
+
+    def sizes_of(self, messages: Sequence[Message]) -> tuple[list[int], list[int]]:
+        """(chars/4 estimates, characters) of each of `messages`. A strategy compacts a history that grows
+        by a message or two per call, so the lists of the sequence asked for last are reused as far as it
+        holds the very same objects, and only the rest is looked up (one lookup per message per call was
+        most of the seed strategy's time on a long replay). The lists returned are not to be changed."""
+        seen, tokens, chars = self._last
+        n = identical_head(seen, messages)
+        if n < len(seen) or n < len(messages):
+            tokens, chars = tokens[:n], chars[:n]
+            for message in messages[n:]:
+                t, c = self.sizes(message)
+                tokens.append(t)
+                chars.append(c)
+            self._last = (tuple(messages), tokens, chars)
+        return tokens, chars
 
     def tokens(self, message: Message) -> int:
         return self.sizes(message)[0]
