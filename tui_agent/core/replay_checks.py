@@ -5,6 +5,7 @@ whether the newest round went out whole, and the user prompts and touched paths 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tui_agent.core import tokens as tk
@@ -18,45 +19,48 @@ if TYPE_CHECKING:
 PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
 
 
-def sized_estimate(message: Message, sized: dict[int, tuple[Message, int]]) -> int:
-    known = sized.get(id(message))
-    if known is not None and known[0] is message:
-        return known[1]
-    estimate = tk.message_tokens(message)
-    sized[id(message)] = (message, estimate)
-    return estimate
+class SessionMemo:
+    """What every run of one session measures of a message it sends, made once per message object: its
+    chars/4 size and its prefix-cache key (`to_json`). The strategies send mostly the same messages (the
+    append-only run all of them), and each run measuring and serializing them again at every call that
+    did not reuse its previous request was most of a replay's pricing. History messages are never edited
+    (compaction works on copies), and each entry keeps its message alive, so an id is never another's.
+    Sizes start from the estimates the load already made of each history message (`Recorded.estimates`)."""
+
+    def __init__(self, recorded: "Recorded | None" = None) -> None:
+        self._sizes: dict[int, tuple[Message, int]] = {}
+        self._keys: dict[int, tuple[Message, str]] = {}
+        if recorded is not None and len(recorded.estimates) == len(recorded.history):
+            self._sizes = {id(m): (m, e) for m, e in zip(recorded.history, recorded.estimates)}
+
+    def size(self, message: Message) -> int:
+        """`tk.message_tokens(message)`."""
+        known = self._sizes.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        estimate = tk.message_tokens(message)
+        self._sizes[id(message)] = (message, estimate)
+        return estimate
+
+    def key(self, message: Message) -> str:
+        """`to_json(message)`: two requests share a cached prefix as far as these are equal."""
+        known = self._keys.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        key = to_json(message)
+        self._keys[id(message)] = (message, key)
+        return key
 
 
-def session_sizes(recorded: "Recorded") -> dict[int, tuple[Message, int]]:
-    """A `sized_estimate` memo for every run of one session, filled from the chars/4 estimates the load
-    already made of each history message (`Recorded.estimates`, `tk.message_tokens`): the strategies send
-    mostly the same messages, and each run measuring them again was the most of the append-only run."""
-    if len(recorded.estimates) != len(recorded.history):
-        return {}
-    return {id(m): (m, e) for m, e in zip(recorded.history, recorded.estimates)}
-
-
-def common_prefix(previous: list[Message], current: list[Message], previous_keys: list[str]) -> int:
-    """How many leading messages of `current` equal `previous`'s (the same object, or the same JSON)."""
+def common_prefix(previous: list[Message], current: list[Message], previous_keys: list[str],
+                  key: Callable[[Message], str] = to_json) -> int:
+    """How many leading messages of `current` equal `previous`'s (the same object, or the same `key`)."""
     n = identical_head(previous, current)
     for old, new in zip(previous[n:], current[n:]):
-        if old is not new and previous_keys[n] != to_json(new):
+        if old is not new and previous_keys[n] != key(new):
             break
         n += 1
     return n
-
-
-def request_keys(previous: list[Message], previous_keys: list[str], current: list[Message], start: int) -> list[str]:
-    """`to_json` of `current[start:]` (the messages past the cached prefix), each message that the previous
-    request also sent (by identity, anywhere in it) taking its key from there: a window that slides (the
-    seed's last 40 messages) sends the same objects one place earlier at every call, and serializing them
-    again was a fifth of a replay. The previous request is alive while this runs, so its ids are its own."""
-    known = {id(m): key for m, key in zip(previous[start:], previous_keys[start:])}
-    out = []
-    for m in current[start:]:
-        key = known.get(id(m))
-        out.append(to_json(m) if key is None else key)
-    return out
 
 
 def newest_intact(prefix: list[Message], messages: list[Message]) -> bool:
