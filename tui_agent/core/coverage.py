@@ -25,20 +25,21 @@ MIN_ENTITY_CHARS = 3
 
 _TOKEN = re.compile(r"[\w./\-]+")
 _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]")
+_SHAPE = re.compile(r"[./_]|[a-z0-9][A-Z]")  # what a token needs to hold to be an entity (before its edges go)
 _EDGE = ".-/:"
 
 
 def entities(text: str) -> set[str]:
     """The entity tokens of `text`: paths, dotted names, snake_case, camelCase and such flags."""
     out: set[str] = set()
-    for raw in set(_TOKEN.findall(text)):  # each distinct token once: code and logs repeat theirs
+    # each distinct token once (code and logs repeat theirs), and only those of an entity's shape: most
+    # are plain words, and `_SHAPE` (which every entity's token matches) drops them in C
+    for raw in filter(_SHAPE.search, set(_TOKEN.findall(text))):
         token = raw.strip(_EDGE) if not raw.startswith("/") else raw.rstrip(_EDGE)
-        if len(token) < MIN_ENTITY_CHARS:
+        if len(token) < MIN_ENTITY_CHARS or not any(c.isalpha() for c in token):
             continue
         inner = token[1:-1]
-        # the shape first: most tokens are plain words, and the letter scan is the dearer test
-        if ("/" in token or "." in inner or "_" in inner or _INNER_CAPITAL.search(token)) and any(
-                c.isalpha() for c in token):
+        if "/" in token or "." in inner or "_" in inner or _INNER_CAPITAL.search(token):
             out.add(token)
     return out
 
