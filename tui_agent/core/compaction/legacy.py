@@ -22,6 +22,7 @@ Lengths are Python characters (code points), not UTF-16 units as in the seed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import compress
 from typing import Sequence
 
 from tui_agent.core.compaction.memo import MessageMemo
@@ -130,8 +131,11 @@ def _retain_start(messages: Sequence[Message], max_messages: int, start_from: in
     return start if start < n else start_from
 
 
-def _tool_round_indices(messages: Sequence[Message], start: int) -> list[int]:
-    """History indices of user messages that carry tool_results, from `start` on."""
+def _tool_round_indices(messages: Sequence[Message], start: int, flags: Sequence[bool] | None = None) -> list[int]:
+    """History indices of user messages that carry tool_results, from `start` on (`flags`: that fact per
+    message, known already: `MessageMemo.measure`)."""
+    if flags is not None:
+        return list(compress(range(start, len(messages)), flags[start:]))
     return [
         i
         for i in range(start, len(messages))
@@ -223,7 +227,7 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
     options = options or CompactOptions()
     memo = memo or MessageMemo()
     n = len(messages)
-    per_message, chars = memo.sizes_of(messages)
+    per_message, chars, round_flags = memo.measure(messages)
     tokens_before, chars_before = sum(per_message), sum(chars)
 
     def unchanged(enabled: bool, protected: tuple[int, ...] = ()) -> CompactResult:
@@ -239,7 +243,7 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
         return unchanged(False)
 
     start = _retain_start(messages, options.max_messages)
-    rounds = _tool_round_indices(messages, start)
+    rounds = _tool_round_indices(messages, start, round_flags)
     keep_whole = max(options.protect_recent_rounds, 0)
     protected = rounds[len(rounds) - keep_whole:] if keep_whole else []
     truncatable = rounds[: len(rounds) - len(protected)]
@@ -267,7 +271,8 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
         if tokens_after > options.max_tokens:
             limit = min(HARD_TOOL_RESULT_CHARS, options.max_tool_result_chars)
             current = [replaced.get(i, messages[i]) for i in range(n)]
-            replaced.update(_truncate_messages(current, _tool_round_indices(messages, start), limit, cuts, memo))
+            replaced.update(_truncate_messages(current, _tool_round_indices(messages, start, round_flags), limit, cuts,
+                                               memo))
             tokens_after = size_after()
 
     cuts = {key: cut for key, cut in cuts.items() if key[0] >= start}

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
 from tui_agent.core import tokens as tk
-from tui_agent.core.messages import Message
+from tui_agent.core.messages import Message, blocks
 from tui_agent.core.request_check import identical_head
 
 T = TypeVar("T")
@@ -41,11 +41,12 @@ class MessageMemo:
     """Token estimates, character counts and cut copies of messages, each computed once per object."""
 
     def __init__(self) -> None:
-        self._sizes: dict[int, tuple[Message, int, int]] = {}  # id → (message kept alive, tokens, chars)
+        # id → (message kept alive, tokens, chars, whether it is a user message carrying tool results)
+        self._sizes: dict[int, tuple[Message, int, int, bool]] = {}
         self._cuts: _ByIdentity[object] = _ByIdentity()
         self._texts: dict[int, tuple[Message, str | None]] = {}
-        # the sequence `sizes_of` was last asked for (a copy: the caller's list may grow) and its lists
-        self._last: tuple[tuple[Message, ...], list[int], list[int]] = ((), [], [])
+        # the sequence `measure` was last asked for (a copy: the caller's list may grow) and its lists
+        self._last: tuple[tuple[Message, ...], list[int], list[int], list[bool]] = ((), [], [], [])
 
     def text(self, message: Message) -> str | None:
         """`ledger.message_text(message)`: what a request's text search sees of it."""
@@ -59,27 +60,35 @@ class MessageMemo:
 
     def sizes(self, message: Message) -> tuple[int, int]:
         """(chars/4 token estimate, characters) of `message`."""
-        known = self._sizes.get(id(message))
-        if known is None or known[0] is not message:
-            known = (message, tk.message_tokens(message), tk.message_chars(message))
-            self._sizes[id(message)] = known
+        known = self._known(message)
         return known[1], known[2]
 
-    def sizes_of(self, messages: Sequence[Message]) -> tuple[list[int], list[int]]:
-        """(chars/4 estimates, characters) of each of `messages`. A strategy compacts a history that grows
-        by a message or two per call, so the lists of the sequence asked for last are reused as far as it
-        holds the very same objects, and only the rest is looked up (one lookup per message per call was
-        most of the seed strategy's time on a long replay). The lists returned are not to be changed."""
-        seen, tokens, chars = self._last
+    def _known(self, message: Message) -> tuple[Message, int, int, bool]:
+        known = self._sizes.get(id(message))
+        if known is None or known[0] is not message:
+            known = (message, *tk.message_sizes(message), message.get("role") == "user" and any(
+                b.get("type") == "tool_result" for b in blocks(message)))
+            self._sizes[id(message)] = known
+        return known
+
+    def measure(self, messages: Sequence[Message]) -> tuple[list[int], list[int], list[bool]]:
+        """Per message of `messages`: its chars/4 estimate, its characters, and whether it is a user
+        message carrying tool results (a tool round). A strategy compacts a history that grows by a
+        message or two per call, so the lists of the sequence asked for last are reused as far as it holds
+        the very same objects, and only the rest is looked up (one lookup, and one scan for tool rounds,
+        per message per call was most of the seed strategy's time on a long replay). The lists returned
+        are not to be changed."""
+        seen, tokens, chars, rounds = self._last
         n = identical_head(seen, messages)
         if n < len(seen) or n < len(messages):
-            tokens, chars = tokens[:n], chars[:n]
+            tokens, chars, rounds = tokens[:n], chars[:n], rounds[:n]
             for message in messages[n:]:
-                t, c = self.sizes(message)
+                _, t, c, r = self._known(message)
                 tokens.append(t)
                 chars.append(c)
-            self._last = (tuple(messages), tokens, chars)
-        return tokens, chars
+                rounds.append(r)
+            self._last = (tuple(messages), tokens, chars, rounds)
+        return tokens, chars, rounds
 
     def tokens(self, message: Message) -> int:
         return self.sizes(message)[0]
