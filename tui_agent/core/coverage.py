@@ -84,16 +84,19 @@ def mentioned_text(message: Message) -> str:
     return "\n".join(parts)
 
 
-def future_entities(history: Sequence[Message], calls: Sequence[int], horizon: int = HORIZON) -> list[frozenset[str]]:
+def future_entities(history: Sequence[Message], calls: Sequence[int], horizon: int = HORIZON,
+                    known: EntityIndex | None = None) -> list[frozenset[str]]:
     """Per call (the history index of its reply): the entities the next `horizon` replies mention that
-    appeared in the history before the call. Computed once per session and shared by every strategy."""
+    appeared in the history before the call. Computed once per session and shared by every strategy.
+    `known`: the session's `EntityIndex`, which learns each history message's entities on the way (the
+    strategies' requests are mostly those messages: found once, not once here and once there)."""
     mentioned = [entities(mentioned_text(history[i])) if i < len(history) else set() for i in calls]
     out: list[frozenset[str]] = []
     seen: set[str] = set()
     scanned = 0
     for k, index in enumerate(calls):
         for i in range(scanned, min(index, len(history))):
-            seen |= entities(held_text(history[i]))
+            seen |= entities(held_text(history[i])) if known is None else known.of(history[i])
         scanned = max(scanned, index)
         ahead: set[str] = set()
         for later in mentioned[k:k + horizon]:

@@ -373,9 +373,9 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
     model = recorded.model
     baseline_estimate = round(model.baseline / model.ratio)
     required = required_memory(recorded) if check_memory else None
-    future = future_entities(recorded.history, recorded.calls) if check_memory else None
-    out: dict[str, StrategyRun] = {}
     entities, check, texts, sent = EntityIndex(), RequestCheck(), MessageMemo(), SessionMemo(recorded)
+    future = future_entities(recorded.history, recorded.calls, known=entities) if check_memory else None
+    out: dict[str, StrategyRun] = {}
     for name in strategies:
         compactor = factories[name]() if factories and name in factories else make_strategy(
             name, policy, baseline_estimate)
