@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.messages import Message, blocks
-from tui_agent.core.request_check import identical_head
+from tui_agent.core.request_check import same_head
 
 T = TypeVar("T")
 
@@ -46,7 +46,7 @@ class MessageMemo:
         self._cuts: _ByIdentity[object] = _ByIdentity()
         self._texts: dict[int, tuple[Message, str | None]] = {}
         # the sequence `measure` was last asked for (a copy: the caller's list may grow) and its lists
-        self._last: tuple[tuple[Message, ...], list[int], list[int], list[bool]] = ((), [], [], [])
+        self._last: tuple[list[Message], list[int], list[int], list[bool]] = ([], [], [], [])
 
     def text(self, message: Message) -> str | None:
         """`ledger.message_text(message)`: what a request's text search sees of it."""
@@ -79,7 +79,7 @@ class MessageMemo:
         per message per call was most of the seed strategy's time on a long replay). The lists returned
         are not to be changed."""
         seen, tokens, chars, rounds = self._last
-        n = identical_head(seen, messages)
+        n = same_head(seen, messages)  # equal messages have equal sizes
         if n < len(seen) or n < len(messages):
             tokens, chars, rounds = tokens[:n], chars[:n], rounds[:n]
             for message in messages[n:]:
@@ -87,7 +87,7 @@ class MessageMemo:
                 tokens.append(t)
                 chars.append(c)
                 rounds.append(r)
-            self._last = (tuple(messages), tokens, chars, rounds)
+            self._last = (list(messages), tokens, chars, rounds)
         return tokens, chars, rounds
 
     def tokens(self, message: Message) -> int:
