@@ -120,12 +120,19 @@ class CompactResult:
     report: CompactReport
 
 
-def _retain_start(messages: Sequence[Message], max_messages: int, start_from: int = 0) -> int:
-    """First index to keep so that at most `max_messages` remain and the copy starts at user text."""
+def _retain_start(messages: Sequence[Message], max_messages: int, start_from: int = 0,
+                  prompts: list[bool] | None = None) -> int:
+    """First index to keep so that at most `max_messages` remain and the copy starts at user text
+    (`prompts`: whether each message is user text, known already: `MessageMemo.measure`)."""
     n = len(messages)
     if n <= max_messages:
         return start_from
     start = max(n - max_messages, start_from)
+    if prompts is not None:
+        try:
+            return prompts.index(True, start)
+        except ValueError:  # no user text from there on
+            return start_from
     while start < n and not is_user_text(messages[start]):
         start += 1
     return start if start < n else start_from
@@ -227,7 +234,7 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
     options = options or CompactOptions()
     memo = memo or MessageMemo()
     n = len(messages)
-    per_message, chars, round_flags = memo.measure(messages)
+    per_message, chars, round_flags, prompts = memo.measure(messages)
     tokens_before, chars_before = sum(per_message), sum(chars)
 
     def unchanged(enabled: bool, protected: tuple[int, ...] = ()) -> CompactResult:
@@ -242,7 +249,7 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
     if not options.is_enabled():
         return unchanged(False)
 
-    start = _retain_start(messages, options.max_messages)
+    start = _retain_start(messages, options.max_messages, prompts=prompts)
     rounds = _tool_round_indices(messages, start, round_flags)
     keep_whole = max(options.protect_recent_rounds, 0)
     protected = rounds[len(rounds) - keep_whole:] if keep_whole else []
@@ -263,7 +270,7 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
         protected = []
         tokens_after = size_after()
         while tokens_after > options.max_tokens:
-            later = next((i for i in range(start + 1, n) if is_user_text(messages[i])), None)
+            later = next((i for i in range(start + 1, n) if prompts[i]), None)
             if later is None:
                 break
             start = later
