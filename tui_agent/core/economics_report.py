@@ -102,11 +102,11 @@ class EstimatorRun:
             ledger.add(i, est[i])
         self._end = index
         real = recorded.real[k]
-        v1_estimate = (self.baseline_estimate + sum(est[start:index])) * self._calibration
+        last_v1 = self.baseline_estimate + sum(est[start:index])  # the request v1 sizes, uncalibrated
+        v1_estimate = last_v1 * self._calibration
         out = EstimateStep(real, ledger.estimate(), v1_estimate, event)
         if recorded.is_measured(k):  # only usage the provider reported teaches the estimators
             ledger.observe(real)
-            last_v1 = self.baseline_estimate + sum(est[start:index])
             self._calibration = real / last_v1 if last_v1 else 1.0
         self.k += 1
         return out
