@@ -81,12 +81,9 @@ class EstimatorRun:
         self._calibration = 1.0
 
     def copy(self) -> EstimatorRun:
-        """An independent copy between two calls, for a replay's checkpoint (the estimator holds only
-        numbers and tuple keys, so a deep copy is cheap and exact)."""
-        import copy
-
+        """An independent copy between two calls, for a replay's checkpoint (`RequestEstimator.copy`)."""
         twin = EstimatorRun(self.recorded, self.baseline_estimate)
-        twin.ledger = copy.deepcopy(self.ledger)
+        twin.ledger = self.ledger.copy()
         twin.k, twin._start, twin._end, twin._calibration = self.k, self._start, self._end, self._calibration
         return twin
 
