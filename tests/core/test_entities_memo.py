@@ -31,3 +31,19 @@ def test_the_ranking_and_the_at_risk_list_read_the_same_entities_from_the_facts(
     assert mentioned[2] and not mentioned[4]  # load_0 is mentioned later; load_1 only in thinking (not sent)
     assert at_risk(h, [2, 4], "", entities_of=memo) == at_risk(h, [2, 4], "")
     assert facts.copy().held is facts.held and 2 in facts.held
+
+
+def test_the_ranking_asked_about_some_results_answers_them_alike_and_reads_no_other_result() -> None:
+    h = history()
+    facts = Facts()
+    facts.sync(h)
+    asked: list[int] = []
+
+    def memo(i: int) -> frozenset[str]:
+        asked.append(i)
+        return facts.entities_of(h, i)
+
+    superseded, mentioned = mask_signals(h, 0, memo, wanted={4})
+    full_superseded, full = mask_signals(h, 0)
+    assert superseded == full_superseded and mentioned == {4: full[4]}
+    assert 2 not in asked and 6 not in asked  # the results not asked about: their entities are not made

@@ -100,3 +100,36 @@ def test_a_lane_remembers_a_failure_inside_the_shared_part():
         {"type": "text", "text": "done"}]}], lane="x")
     assert not check.valid(good + [use], lane="x")  # t1 twice
     assert check.valid(good + [use], lane="x", allow_pending=False) is False
+
+
+def test_a_lane_given_equal_copies_of_its_previous_messages_answers_as_protocol_errors():
+    """`same_head` takes equal messages for the same (their facts are equal): a lane fed deep copies, or a
+    tuple, or a request that starts like the previous one with copies and then breaks, answers as
+    `protocol_errors` does."""
+    import copy
+
+    recorded = load_recorded(LOG)
+    runs = strategy_runs(recorded, check_memory=False)
+    check = RequestCheck()
+    rng = random.Random(5)
+    compared = invalid = 0
+    for _ in recorded.calls:
+        for name, run in runs.items():
+            messages = run.step().messages
+            twin = copy.deepcopy(messages)
+            for request in (messages, twin, tuple(twin), twin + [twin[-1]], broken(twin, rng), messages):
+                expected = not protocol_errors(list(request))
+                assert check.valid(request, lane=name) == expected  # type: ignore[arg-type]
+                compared += 1
+                invalid += not expected
+    assert compared > 700 and invalid > 100, (compared, invalid)
+
+
+def test_same_head_counts_equal_messages_and_falls_back_to_identity():
+    from tui_agent.core.request_check import same_head
+
+    a, b, c = {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}
+    assert same_head([a, b], [a, b, c]) == 2
+    assert same_head([a, b], ({"role": "user", "content": "a"}, dict(b), c)) == 2  # equal copies, a tuple
+    assert same_head([a, b, c], [a, b]) == 2 and same_head([], [a]) == 0
+    assert same_head([a, b], [a, c, b]) == 1 and same_head([a, b], [dict(a), c]) == 0  # identity after a miss

@@ -202,7 +202,13 @@ class BudgetLedger:
     def configure(self, model: str, window: int, reserve: int) -> None:
         self.model, self.window, self.reserve = model, window, reserve
 
-    def _on_call(self, event: ev.CompactionReported) -> None:
+    def feed_earlier(self, event: ev.CompactionReported) -> None:
+        """A call before the one a face is about to show (a replay feeds every step up to it, in order):
+        all of it but its `current` figures, which the shown call's replace before anything reads them
+        (measuring each earlier request's new messages for them was a good part of a far jump's panel)."""
+        self._on_call(event, figures=False)
+
+    def _on_call(self, event: ev.CompactionReported, figures: bool = True) -> None:
         plan = event.plan
         self.calls[event.call] = event.outbound_tokens
         if plan.event is not None:
@@ -213,8 +219,9 @@ class BudgetLedger:
                 self.major_events.append(entry)
             else:
                 self.routine_cuts += plan.event.cut
-        self.current = self.figures(f"Call #{event.call}", event.call, plan, event.messages,
-                                    event.system_tokens + event.tools_tokens, history_len=event.history_len)
+        if figures:
+            self.current = self.figures(f"Call #{event.call}", event.call, plan, event.messages,
+                                        event.system_tokens + event.tools_tokens, history_len=event.history_len)
         self.current_plan, self.current_messages = plan, event.messages
         self.last_plan, self.last_messages = plan, event.messages
 

@@ -25,13 +25,16 @@ MIN_ENTITY_CHARS = 3
 
 _TOKEN = re.compile(r"[\w./\-]+")
 _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]")
+_SHAPE = re.compile(r"[./_]|[a-z0-9][A-Z]")  # what a token needs to hold to be an entity (before its edges go)
 _EDGE = ".-/:"
 
 
 def entities(text: str) -> set[str]:
     """The entity tokens of `text`: paths, dotted names, snake_case, camelCase and such flags."""
     out: set[str] = set()
-    for raw in set(_TOKEN.findall(text)):  # each distinct token once: code and logs repeat theirs
+    # each distinct token once (code and logs repeat theirs), and only those of an entity's shape: most
+    # are plain words, and `_SHAPE` (which every entity's token matches) drops them in C
+    for raw in filter(_SHAPE.search, set(_TOKEN.findall(text))):
         token = raw.strip(_EDGE) if not raw.startswith("/") else raw.rstrip(_EDGE)
         if len(token) < MIN_ENTITY_CHARS or not any(c.isalpha() for c in token):
             continue
@@ -81,16 +84,19 @@ def mentioned_text(message: Message) -> str:
     return "\n".join(parts)
 
 
-def future_entities(history: Sequence[Message], calls: Sequence[int], horizon: int = HORIZON) -> list[frozenset[str]]:
+def future_entities(history: Sequence[Message], calls: Sequence[int], horizon: int = HORIZON,
+                    known: EntityIndex | None = None) -> list[frozenset[str]]:
     """Per call (the history index of its reply): the entities the next `horizon` replies mention that
-    appeared in the history before the call. Computed once per session and shared by every strategy."""
+    appeared in the history before the call. Computed once per session and shared by every strategy.
+    `known`: the session's `EntityIndex`, which learns each history message's entities on the way (the
+    strategies' requests are mostly those messages: found once, not once here and once there)."""
     mentioned = [entities(mentioned_text(history[i])) if i < len(history) else set() for i in calls]
     out: list[frozenset[str]] = []
     seen: set[str] = set()
     scanned = 0
     for k, index in enumerate(calls):
         for i in range(scanned, min(index, len(history))):
-            seen |= entities(held_text(history[i]))
+            seen |= entities(held_text(history[i])) if known is None else known.of(history[i])
         scanned = max(scanned, index)
         ahead: set[str] = set()
         for later in mentioned[k:k + horizon]:

@@ -28,7 +28,7 @@ from tui_agent.core.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
 from tui_agent.core.messages import Message
 from tui_agent.core.request_check import RequestCheck
-from tui_agent.core.replay_checks import common_prefix, newest_intact, required_memory, sized_estimate
+from tui_agent.core.replay_checks import SessionMemo, common_prefix, newest_intact, required_memory
 from tui_agent.core.text_presence import TextPresence
 from tui_agent.core.transcripts import TranscriptLoad, load_transcript
 
@@ -259,7 +259,7 @@ class StrategyRun:
                  required: list[tuple[list[str], list[str]]] | None = None,
                  future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC, *,
                  entities: EntityIndex | None = None, check: RequestCheck | None = None,
-                 texts: MessageMemo | None = None) -> None:
+                 texts: MessageMemo | None = None, sent: SessionMemo | None = None) -> None:
         self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
         self.required = required
         self.future = future  # per call: the entities the agent's next replies use (`core.coverage`)
@@ -273,7 +273,7 @@ class StrategyRun:
         self.k = 0  # the next call to run
         self._previous: list[Message] = []
         self._previous_sizes: list[int] = []  # the previous request's message sizes (not in a RunState)
-        self._sized: dict[int, tuple[Message, int]] = {}  # id → (message, chars/4): requests repeat their messages
+        self._sent = sent or SessionMemo()  # each sent message's size and cache key: requests repeat them
 
     def state(self) -> RunState:
         """This run between two calls, as data (a replay keeps one every few calls: `core.replay`)."""
@@ -295,7 +295,7 @@ class StrategyRun:
         import json
 
         run = StrategyRun(self.name, self.recorded, self.policy, compactor, self.required, self.future, self.price,
-                          entities=self._entities, check=self._check, texts=self._texts)
+                          entities=self._entities, check=self._check, texts=self._texts, sent=self._sent)
         if compactor is not None and state.compactor is not None:
             upto = self.recorded.calls[state.k - 1] if state.k else 0
             warning = compactor.import_state(self.recorded.history[:upto], json.loads(state.compactor))  # type: ignore[attr-defined]
@@ -303,7 +303,6 @@ class StrategyRun:
                 raise ValueError(warning)
         run.k, run.result = state.k, _copy_result(state.result)
         run._previous = list(state.previous) or self.recorded.history[:state.previous_upto]
-        run._sized = self._sized
         return run
 
     def step(self) -> CallPrice:
@@ -322,10 +321,10 @@ class StrategyRun:
         result.times.append(time.perf_counter() - started)
         if plan is not None and plan.event is not None and plan.event.major:
             result.events += 1
-        cached_n = common_prefix(self._previous, messages)
+        cached_n = common_prefix(self._previous, messages, self._sent.key)
         self._previous = messages
         same = min(cached_n, len(self._previous_sizes))  # the same messages as before: the same sizes
-        sizes = self._previous_sizes[:same] + [sized_estimate(m, self._sized) for m in messages[same:]]
+        sizes = self._previous_sizes[:same] + [self._sent.size(m) for m in messages[same:]]
         self._previous_sizes = sizes
         total = model.request(sum(sizes))
         if compactor is not None:
@@ -397,14 +396,14 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
     model = recorded.model
     baseline_estimate = round(model.baseline / model.ratio)
     required = required_memory(recorded) if check_memory else None
-    future = future_entities(recorded.history, recorded.calls) if check_memory else None
+    entities, check, texts, sent = EntityIndex(), RequestCheck(), MessageMemo(), SessionMemo(recorded)
+    future = future_entities(recorded.history, recorded.calls, known=entities) if check_memory else None
     out: dict[str, StrategyRun] = {}
-    entities, check, texts = EntityIndex(), RequestCheck(), MessageMemo()
     for name in strategies:
         compactor = factories[name]() if factories and name in factories else make_strategy(
             name, policy, baseline_estimate)
         out[name] = StrategyRun(name, recorded, policy, compactor, required, future, price, entities=entities,
-                                check=check, texts=texts)
+                                check=check, texts=texts, sent=sent)
     return out
 
 

@@ -81,12 +81,9 @@ class EstimatorRun:
         self._calibration = 1.0
 
     def copy(self) -> EstimatorRun:
-        """An independent copy between two calls, for a replay's checkpoint (the estimator holds only
-        numbers and tuple keys, so a deep copy is cheap and exact)."""
-        import copy
-
+        """An independent copy between two calls, for a replay's checkpoint (`RequestEstimator.copy`)."""
         twin = EstimatorRun(self.recorded, self.baseline_estimate)
-        twin.ledger = copy.deepcopy(self.ledger)
+        twin.ledger = self.ledger.copy()
         twin.k, twin._start, twin._end, twin._calibration = self.k, self._start, self._end, self._calibration
         return twin
 
@@ -102,11 +99,11 @@ class EstimatorRun:
             ledger.add(i, est[i])
         self._end = index
         real = recorded.real[k]
-        v1_estimate = (self.baseline_estimate + sum(est[start:index])) * self._calibration
+        last_v1 = self.baseline_estimate + sum(est[start:index])  # the request v1 sizes, uncalibrated
+        v1_estimate = last_v1 * self._calibration
         out = EstimateStep(real, ledger.estimate(), v1_estimate, event)
         if recorded.is_measured(k):  # only usage the provider reported teaches the estimators
             ledger.observe(real)
-            last_v1 = self.baseline_estimate + sum(est[start:index])
             self._calibration = real / last_v1 if last_v1 else 1.0
         self.k += 1
         return out

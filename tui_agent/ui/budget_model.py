@@ -18,7 +18,7 @@ from tui_agent.core.compaction import BlockCut, CompactPlan
 from tui_agent.core.compaction.mask import KEY_INPUTS
 from tui_agent.core.compaction.plan import OpKind, fmt_tokens
 from tui_agent.core.messages import Message, blocks, result_text
-from tui_agent.core.tokens import message_chars, message_tokens
+from tui_agent.core.tokens import message_sizes, message_tokens
 
 RowState = Literal["sent", "dropped", "new"]
 SPARK = "▁▂▃▄▅▆▇█"
@@ -115,7 +115,7 @@ class HistoryIndex:
         else:
             text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
             what = f"“{preview(text)}”" if text.strip() else "(empty)"
-        return Row(index, role, what, message_tokens(message), message_chars(message), label)
+        return Row(index, role, what, *message_sizes(message), label)  # tokens and chars in one walk
 
 
 @dataclass(frozen=True)

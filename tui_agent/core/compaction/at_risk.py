@@ -33,7 +33,12 @@ def at_risk(history: Sequence[Message], changed: Iterable[int], request: str, li
         text = held_text(history[i])
         budget -= len(text)
         held = entities(text) if entities_of is None else entities_of(i)
-        fresh = sorted(e for e in held if e not in seen and e not in request)
+        fresh: list[str] = []
+        for e in sorted(held):  # in the order listed; each test reads the whole request: stop once full
+            if e not in seen and e not in request:
+                fresh.append(e)
+                if len(out) + len(fresh) >= limit:
+                    break
         seen.update(fresh)
         out += fresh
         if len(out) >= limit or budget <= 0:

@@ -13,6 +13,7 @@ Every update is O(changed messages): a call with no event costs nothing per old 
 
 from __future__ import annotations
 
+import copy
 from typing import Hashable
 
 MIN_RATIO, MAX_RATIO = 0.5, 3.0
@@ -37,6 +38,13 @@ class RequestEstimator:
         # before them (better than one call's ratio, which swings with the kind of content)
         self._num = 0.0
         self._den = 0.0
+
+    def copy(self) -> RequestEstimator:
+        """An independent copy, what `copy.deepcopy` makes (the units are tuples of numbers, the sizes
+        numbers: only the three dicts need copying) at a fraction of its cost (a replay's checkpoints)."""
+        twin = copy.copy(self)
+        twin._units, twin._pending, twin._measured = dict(self._units), dict(self._pending), dict(self._measured)
+        return twin
 
     # -- the request's composition ------------------------------------------------------------
     def add(self, unit: Hashable, estimate: int) -> None:

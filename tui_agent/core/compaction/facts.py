@@ -48,9 +48,9 @@ class Facts:
             self.first_digest = digest(history[0])
         for i in range(len(self.estimates), len(history)):
             message = history[i]
-            estimate = tk.message_tokens(message)
+            estimate, chars = tk.message_sizes(message)  # both sizes in one walk
             self.estimates.append(estimate)
-            fact = facts_of(message)
+            fact = facts_of(message, chars)
             self.messages.append(fact)
             self.errors.update(fact.failed)
             if is_user_text(message):

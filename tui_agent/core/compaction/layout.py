@@ -174,7 +174,7 @@ class Layout:
             cuts=state.cuts, masks=state.masks,
             pins=state.pins, excluded=state.skip, expanded=state.expanded,
             protected_from=newest_round_start(history) if history else 0, ledger=self.recap if dropping else None,
-            outbound_indices=tuple(i for i in self.indices if i >= 0),
+            outbound_indices=tuple(filter((0).__le__, self.indices)),  # i >= 0: the history's (in C)
             ledger_position=self.indices.index(RECAP_INDEX) if dropping else None,
             lead_placeholder=bool(self.indices) and self.indices[0] == LEAD_INDEX,
             message_tokens_before=facts.total, message_tokens_after=self.sent_estimate,

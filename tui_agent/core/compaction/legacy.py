@@ -22,6 +22,7 @@ Lengths are Python characters (code points), not UTF-16 units as in the seed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import compress
 from typing import Sequence
 
 from tui_agent.core.compaction.memo import MessageMemo
@@ -119,19 +120,29 @@ class CompactResult:
     report: CompactReport
 
 
-def _retain_start(messages: Sequence[Message], max_messages: int, start_from: int = 0) -> int:
-    """First index to keep so that at most `max_messages` remain and the copy starts at user text."""
+def _retain_start(messages: Sequence[Message], max_messages: int, start_from: int = 0,
+                  prompts: list[bool] | None = None) -> int:
+    """First index to keep so that at most `max_messages` remain and the copy starts at user text
+    (`prompts`: whether each message is user text, known already: `MessageMemo.measure`)."""
     n = len(messages)
     if n <= max_messages:
         return start_from
     start = max(n - max_messages, start_from)
+    if prompts is not None:
+        try:
+            return prompts.index(True, start)
+        except ValueError:  # no user text from there on
+            return start_from
     while start < n and not is_user_text(messages[start]):
         start += 1
     return start if start < n else start_from
 
 
-def _tool_round_indices(messages: Sequence[Message], start: int) -> list[int]:
-    """History indices of user messages that carry tool_results, from `start` on."""
+def _tool_round_indices(messages: Sequence[Message], start: int, flags: Sequence[bool] | None = None) -> list[int]:
+    """History indices of user messages that carry tool_results, from `start` on (`flags`: that fact per
+    message, known already: `MessageMemo.measure`)."""
+    if flags is not None:
+        return list(compress(range(start, len(messages)), flags[start:]))
     return [
         i
         for i in range(start, len(messages))
@@ -223,9 +234,7 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
     options = options or CompactOptions()
     memo = memo or MessageMemo()
     n = len(messages)
-    sizes = [memo.sizes(m) for m in messages]
-    per_message = [t for t, _ in sizes]
-    chars = [c for _, c in sizes]
+    per_message, chars, round_flags, prompts = memo.measure(messages)
     tokens_before, chars_before = sum(per_message), sum(chars)
 
     def unchanged(enabled: bool, protected: tuple[int, ...] = ()) -> CompactResult:
@@ -240,8 +249,8 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
     if not options.is_enabled():
         return unchanged(False)
 
-    start = _retain_start(messages, options.max_messages)
-    rounds = _tool_round_indices(messages, start)
+    start = _retain_start(messages, options.max_messages, prompts=prompts)
+    rounds = _tool_round_indices(messages, start, round_flags)
     keep_whole = max(options.protect_recent_rounds, 0)
     protected = rounds[len(rounds) - keep_whole:] if keep_whole else []
     truncatable = rounds[: len(rounds) - len(protected)]
@@ -261,7 +270,7 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
         protected = []
         tokens_after = size_after()
         while tokens_after > options.max_tokens:
-            later = next((i for i in range(start + 1, n) if is_user_text(messages[i])), None)
+            later = next((i for i in range(start + 1, n) if prompts[i]), None)
             if later is None:
                 break
             start = later
@@ -269,7 +278,8 @@ def compact_messages(messages: list[Message], options: CompactOptions | None = N
         if tokens_after > options.max_tokens:
             limit = min(HARD_TOOL_RESULT_CHARS, options.max_tool_result_chars)
             current = [replaced.get(i, messages[i]) for i in range(n)]
-            replaced.update(_truncate_messages(current, _tool_round_indices(messages, start), limit, cuts, memo))
+            replaced.update(_truncate_messages(current, _tool_round_indices(messages, start, round_flags), limit, cuts,
+                                               memo))
             tokens_after = size_after()
 
     cuts = {key: cut for key, cut in cuts.items() if key[0] >= start}

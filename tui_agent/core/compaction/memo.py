@@ -11,11 +11,12 @@ same objects from one call to the next, which lets the cache-prefix comparison s
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Generic, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Generic, NamedTuple, TypeVar
 
 from tui_agent.core import tokens as tk
-from tui_agent.core.messages import Message
+from tui_agent.core.messages import Message, blocks, is_user_text
+from tui_agent.core.request_check import same_head
 
 T = TypeVar("T")
 
@@ -36,13 +37,25 @@ class _ByIdentity(Generic[T]):
         return value
 
 
+class Measures(NamedTuple):
+    """`MessageMemo.measure`: one list per fact, one item per message."""
+
+    tokens: list[int]  # chars/4 estimates
+    chars: list[int]
+    rounds: list[bool]  # a user message carrying tool results
+    prompts: list[bool]  # user text (`messages.is_user_text`)
+
+
 class MessageMemo:
     """Token estimates, character counts and cut copies of messages, each computed once per object."""
 
     def __init__(self) -> None:
-        self._sizes: dict[int, tuple[Message, int, int]] = {}  # id → (message kept alive, tokens, chars)
+        # id → (message kept alive, tokens, chars, whether it is a user message carrying tool results)
+        self._sizes: dict[int, tuple[Message, int, int, bool]] = {}
         self._cuts: _ByIdentity[object] = _ByIdentity()
         self._texts: dict[int, tuple[Message, str | None]] = {}
+        # the sequence `measure` was last asked for (a copy: the caller's list may grow) and its lists
+        self._last: tuple[list[Message], Measures] = ([], Measures([], [], [], []))
 
     def text(self, message: Message) -> str | None:
         """`ledger.message_text(message)`: what a request's text search sees of it."""
@@ -56,11 +69,37 @@ class MessageMemo:
 
     def sizes(self, message: Message) -> tuple[int, int]:
         """(chars/4 token estimate, characters) of `message`."""
+        known = self._known(message)
+        return known[1], known[2]
+
+    def _known(self, message: Message) -> tuple[Message, int, int, bool, bool]:
         known = self._sizes.get(id(message))
         if known is None or known[0] is not message:
-            known = (message, tk.message_tokens(message), tk.message_chars(message))
+            known = (message, *tk.message_sizes(message), message.get("role") == "user" and any(
+                b.get("type") == "tool_result" for b in blocks(message)), is_user_text(message))
             self._sizes[id(message)] = known
-        return known[1], known[2]
+        return known
+
+    def measure(self, messages: Sequence[Message]) -> Measures:
+        """Per message of `messages`: its chars/4 estimate, its characters, whether it is a user message
+        carrying tool results (a tool round) and whether it is user text (where a copy may start). A
+        strategy compacts a history that grows by a message or two per call, so the lists of the sequence
+        asked for last are reused as far as it holds the same messages, and only the rest is looked up
+        (one lookup, and one scan of the blocks, per message per call was most of the seed strategy's
+        time on a long replay). The lists returned are not to be changed."""
+        seen, last = self._last
+        n = same_head(seen, messages)  # equal messages have equal sizes and kinds
+        if n < len(seen) or n < len(messages):
+            tokens, chars, rounds, prompts = (column[:n] for column in last)
+            for message in messages[n:]:
+                _, t, c, r, p = self._known(message)
+                tokens.append(t)
+                chars.append(c)
+                rounds.append(r)
+                prompts.append(p)
+            last = Measures(tokens, chars, rounds, prompts)
+            self._last = (list(messages), last)
+        return last
 
     def tokens(self, message: Message) -> int:
         return self.sizes(message)[0]

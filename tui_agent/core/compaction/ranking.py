@@ -70,10 +70,12 @@ def mask_rank(index: int, superseded: set[int], mentioned_later: bool) -> tuple[
 
 
 def mask_signals(history: Sequence[Message], start: int,
-                 entities_of: Callable[[int], Set[str]] | None = None) -> tuple[set[int], dict[int, bool]]:
+                 entities_of: Callable[[int], Set[str]] | None = None,
+                 wanted: Set[int] | None = None) -> tuple[set[int], dict[int, bool]]:
     """What the ranking reads: the superseded reads, and for each result from `start` on whether a later
     assistant message mentions one of its entities (`entities_of(i)`: message i's entities, memoized by
-    the caller; by default read from the message)."""
+    the caller; by default read from the message). `wanted`: only these results are asked about (the
+    mask's candidates): the others' entities, a long protected tail's among them, are not extracted."""
     held = entities_of or (lambda i: entities(held_text(history[i])))
     uses = [(i, use.get("name", ""), use.get("input")) for i in range(start, len(history))
             for use in tool_uses(history[i])]
@@ -84,6 +86,6 @@ def mask_signals(history: Sequence[Message], start: int,
         message = history[i]
         if message.get("role") == "assistant":
             later |= held(i)  # an answer's held text is what it mentions (`coverage.mentioned_text`)
-        elif tool_results(message):
+        elif (wanted is None or i in wanted) and tool_results(message):
             mentioned[i] = not later.isdisjoint(held(i))
     return superseded, mentioned

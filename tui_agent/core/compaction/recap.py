@@ -90,7 +90,8 @@ class MessageFacts:
 NO_FACTS = MessageFacts()
 
 
-def facts_of(message: Message) -> MessageFacts:
+def facts_of(message: Message, chars: int | None = None) -> MessageFacts:
+    """`chars`: the message's `tk.message_chars`, when the caller measured it already."""
     prompt = None
     if is_user_text(message):
         text = text_of(message)
@@ -104,7 +105,7 @@ def facts_of(message: Message) -> MessageFacts:
     )
     failed = tuple(b.get("tool_use_id", "") for b in tool_results(message) if b.get("is_error"))
     facts = MessageFacts(prompt, tuple(touched_paths(message)), commands, tuple(u.get("name", "?") for u in uses),
-                         failed, tk.message_chars(message))
+                         failed, tk.message_chars(message) if chars is None else chars)
     return facts if facts != MessageFacts(chars=facts.chars) else MessageFacts(chars=facts.chars)
 
 

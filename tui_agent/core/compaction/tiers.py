@@ -163,7 +163,7 @@ def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: L
             candidates.append((i, pos, chosen))
     if target is not None and candidates:
         superseded, mentioned = mask_signals(history, min(i for i, _, _ in candidates),
-                                             lambda i: facts.entities_of(history, i))
+                                             lambda i: facts.entities_of(history, i), {i for i, _, _ in candidates})
         candidates.sort(key=lambda c: mask_rank(c[0], superseded, mentioned.get(c[0], False)))
     new: dict[int, dict[int, BlockMask]] = {}
     size = tokens.baseline + tokens.messages_estimate()

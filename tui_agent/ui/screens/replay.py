@@ -66,7 +66,7 @@ class ReplayPanel(BudgetPanel):
             self.ledger.reset()
             fed = (replay, None, 0)
         for earlier in replay.steps[fed[2]: step.number - 1]:
-            self.ledger.feed(replay.reported(earlier))
+            self.ledger.feed_earlier(replay.reported(earlier))  # the shown step's figures replace theirs
         self.on_compaction(replay.reported(step))
         self._fed = (replay, step, step.number)
 
