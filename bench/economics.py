@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tui_agent.core.compaction import Compactor, CompactPolicy  # noqa: E402
-from tui_agent.core.economics import load_recorded  # noqa: E402
+from tui_agent.core.recorded import load_recorded  # noqa: E402
 from tui_agent.core.economics_report import format_report, session_report  # noqa: E402
 from tui_agent.core.prices import CLASSIC, NEWER  # noqa: E402
 from tui_agent.core.messages import tool_result_block, user_text  # noqa: E402

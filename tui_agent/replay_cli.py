@@ -56,7 +56,8 @@ def replay_command(argv: list[str]) -> int:
 
     try:
         if args.report or args.json:
-            from tui_agent.core.economics import STRATEGIES, is_journal
+            from tui_agent.core.economics import STRATEGIES
+            from tui_agent.core.recorded import is_journal
             from tui_agent.core.replay import open_replay
             from tui_agent.replay_progress import StderrProgress
 

@@ -7,7 +7,8 @@ import pytest
 
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.coverage import Coverage, EntityIndex, entities, future_entities
-from tui_agent.core.economics import load_recorded, replay
+from tui_agent.core.economics import replay
+from tui_agent.core.recorded import load_recorded
 from tui_agent.core.messages import assistant_text, tool_result_block, user_text
 from tests.shared import TRANSCRIPTS
 

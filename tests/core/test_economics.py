@@ -10,7 +10,8 @@ import pytest
 
 from tests.shared import TRANSCRIPTS
 from tui_agent.core.compaction import CompactPolicy
-from tui_agent.core.economics import load_recorded, replay
+from tui_agent.core.economics import replay
+from tui_agent.core.recorded import load_recorded
 from tui_agent.core.economics_report import estimator_error, format_report, session_report
 
 SHARED = TRANSCRIPTS

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tui_agent.core.compaction import CompactPolicy
-from tui_agent.core.economics import Recorded, TokenModel, replay
+from tui_agent.core.economics import replay
+from tui_agent.core.recorded import Recorded, TokenModel
 from tui_agent.core.messages import assistant_text, user_text
 from tui_agent.core.prices import CLASSIC, NEWER, CachePrice, for_model
 from tui_agent.core.transcript_records import timestamp as _timestamp

@@ -10,7 +10,8 @@ import random
 from tests.shared import TRANSCRIPTS
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.compaction.recap import request_text
-from tui_agent.core.economics import load_recorded, strategy_runs
+from tui_agent.core.economics import strategy_runs
+from tui_agent.core.recorded import load_recorded
 from tui_agent.core.messages import user_text
 from tui_agent.core.replay_checks import common_prefix, required_memory
 from tui_agent.core.text_presence import TextPresence

@@ -139,7 +139,7 @@ def test_a_message_handed_out_is_never_edited_by_the_lines_after_it():
 
 
 def test_a_growing_logs_recorded_calls_reuse_nothing_but_what_a_fresh_reading_gives():
-    from tui_agent.core.economics import recorded_transcript
+    from tui_agent.core.recorded import recorded_transcript
 
     def figures(recorded):
         return (recorded.calls, recorded.real, recorded.segment_start, recorded.estimates, recorded.usage,

@@ -18,7 +18,7 @@ import pytest
 
 from tests.waiting import wait_until_sync
 from tui_agent.core.claude_logs import project_folder
-from tui_agent.core.economics import recorded_transcript
+from tui_agent.core.recorded import recorded_transcript
 from tui_agent.core.transcripts import parse_transcript
 from tui_agent.core.watch import FIT_CALLS
 from tests.shared import TRANSCRIPTS

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 
 from tests.waiting import wait_until
-from tui_agent.core.economics import default_policy, recorded_transcript
+from tui_agent.core.economics import default_policy
+from tui_agent.core.recorded import recorded_transcript
 from tui_agent.core.replay import open_replay
 from tui_agent.core.transcripts import parse_transcript
 from tui_agent.core.watch import FIT_CALLS

@@ -7,7 +7,8 @@ from __future__ import annotations
 import threading
 from tests.shared import TRANSCRIPTS
 from tests.waiting import wait_until
-from tui_agent.core.economics import default_policy, recorded_transcript
+from tui_agent.core.economics import default_policy
+from tui_agent.core.recorded import recorded_transcript
 from tui_agent.core.transcripts import parse_transcript
 from tui_agent.core.watch import FIT_CALLS
 from tui_agent.core.watch_feed import CallsView, WatchFeed

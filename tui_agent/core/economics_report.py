@@ -15,14 +15,8 @@ from typing import Sequence
 
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.estimator import RequestEstimator
-from tui_agent.core.economics import (
-    STRATEGIES,
-    Recorded,
-    StrategyResult,
-    TokenModel,
-    load_recorded,
-    replay,
-)
+from tui_agent.core.economics import STRATEGIES, StrategyResult, replay
+from tui_agent.core.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.prices import CLASSIC, CachePrice
 
 

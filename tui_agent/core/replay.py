@@ -20,16 +20,8 @@ from pathlib import Path
 from typing import Sequence
 
 from tui_agent.core.compaction import CompactPlan, CompactPolicy
-from tui_agent.core.economics import (
-    Recorded,
-    RunState,
-    StrategyRun,
-    TokenModel,
-    default_policy,
-    load_recorded,
-    make_strategy,
-    strategy_runs,
-)
+from tui_agent.core.economics import RunState, StrategyRun, default_policy, make_strategy, strategy_runs
+from tui_agent.core.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
 from tui_agent.core.events import CompactionReported
 from tui_agent.core.messages import Message, text_of

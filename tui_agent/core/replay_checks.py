@@ -15,7 +15,7 @@ from tui_agent.core.request_check import identical_head
 from tui_agent.core.compaction.recap import PATH_KEYS  # the inputs that name a touched path, defined once
 
 if TYPE_CHECKING:
-    from tui_agent.core.economics import Recorded
+    from tui_agent.core.recorded import Recorded
 
 PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
 KEPT = 8192  # the sizes and keys of other messages a session memo keeps (requests hold far fewer)

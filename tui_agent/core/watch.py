@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_agent.core.compaction import CompactPolicy
-from tui_agent.core.economics import Recorded, recorded_transcript
+from tui_agent.core.recorded import Recorded, recorded_transcript
 from tui_agent.core.follow import Batch
 from tui_agent.core.messages import to_json
 from tui_agent.core.replay import (

@@ -32,7 +32,7 @@ from tui_agent.core.call_figures import CallFigures, FiguresRun
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.plan import CompactPlan
 from tui_agent.core.coverage import HORIZON, EntityIndex, entities, mentioned_text, request_entities
-from tui_agent.core.economics import TokenModel
+from tui_agent.core.recorded import TokenModel
 from tui_agent.core.events import CompactionReported
 from tui_agent.core.follow import Batch
 from tui_agent.core.messages import Message
@@ -138,7 +138,7 @@ class WatchFeed:
 
 @dataclass(frozen=True)
 class ViewRecorded:
-    """The parts of `economics.Recorded` a face reads (the ruler and where each request began and ended)."""
+    """The parts of `recorded.Recorded` a face reads (the ruler and where each request began and ended)."""
 
     calls: tuple[int, ...] = ()
     segment_start: tuple[int, ...] = ()

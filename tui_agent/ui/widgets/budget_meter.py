@@ -174,3 +174,12 @@ class BudgetMeter(Widget):
             ("░" * (free - tick), "$budget-free"),
             ("▒" * reserve, "$budget-reserve"),
         )
+
+
+def exact_note(exact: int | None, estimate: int | None, provider: str) -> Content:
+    """The meter's exact-count line: the provider's count beside how far the estimate (≈) was from it."""
+    if exact is None:
+        return Content.styled(f"exact count: {provider} can't count tokens (≈ only)", MUTED)
+    off = ((estimate if estimate is not None else exact) - exact) * 100 / exact if exact else 0.0
+    how = "right" if round(off) == 0 else f"{abs(off):.0f}% {'low' if off < 0 else 'high'}"
+    return Content.assemble(("exact ", "$text-success"), (f"{exact:,}", "bold"), (f" (count_tokens) · ≈ {how}", MUTED))

@@ -26,7 +26,7 @@ from tui_agent.core.budget import BudgetLedger, CallFigures, EventEntry, first_d
 from tui_agent.core.prices import for_model, per_token
 from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd
 from tui_agent.ui.themes import MUTED
-from tui_agent.ui.widgets.budget_meter import BudgetMeter
+from tui_agent.ui.widgets.budget_meter import BudgetMeter, exact_note
 from tui_agent.ui.widgets.events_list import EventsList, no_events_text
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows, number_cells
 from tui_agent.ui.widgets.panel_legend import ACTIONS, legend
@@ -279,14 +279,7 @@ class BudgetPanel(Vertical):
         except Exception as error:  # noqa: BLE001 - ProviderError or a transport failure: show it
             note = Content.assemble(("exact count failed: ", "$text-error"), str(error) or type(error).__name__)
         else:
-            if exact is None:
-                note = Content.styled(f"exact count: {self.session.provider.name} can't count tokens (≈ only)", MUTED)
-            else:
-                estimate = shown.total if shown is not None else exact
-                off = (estimate - exact) * 100 / exact if exact else 0.0
-                how = "right" if round(off) == 0 else f"{abs(off):.0f}% {'low' if off < 0 else 'high'}"
-                note = Content.assemble(("exact ", "$text-success"), (f"{exact:,}", "bold"),
-                                        (f" (count_tokens) · ≈ {how}", MUTED))
+            note = exact_note(exact, shown.total if shown is not None else None, self.session.provider.name)
         if self.meter.meter is shown:  # still the call it measured
             self.meter.exact = note
 
