@@ -34,30 +34,38 @@ def tokens_for_chars(chars: int) -> int:
     return math.ceil(chars / CHARS_PER_TOKEN) if chars > 0 else 0
 
 
-def block_chars(block: Block, measure=len) -> int:
-    """Characters that a block sends to the model (images count as 0 chars; see `block_tokens`)."""
+def _parts(block: Block) -> tuple[int, str | None]:
+    """What a block sends, as (characters counted as they are, text measured by the caller; None: none)."""
     kind = block.get("type")
     if kind == "text":
-        return measure(block.get("text", ""))
+        return 0, block.get("text", "")
     if kind == "tool_use":
-        return len(block.get("name", "")) + measure(to_json(block.get("input", {})))
+        return len(block.get("name", "")), to_json(block.get("input", {}))
     if kind == "tool_result":
-        return measure(result_text(block))
+        return 0, result_text(block)
     if kind == "thinking":
-        return measure(block.get("thinking", ""))
+        return 0, block.get("thinking", "")
     if kind in ("image", "document", "redacted_thinking"):
-        return 0
-    return len(to_json(block))
+        return 0, None
+    return len(to_json(block)), None
+
+
+def block_chars(block: Block, measure=len) -> int:
+    """Characters that a block sends to the model (images count as 0 chars; see `block_tokens`)."""
+    head, text = _parts(block)
+    return head if text is None else head + measure(text)
+
+
+def _image_tokens(block: Block) -> int:
+    if block.get("type") == "image":
+        return IMAGE_TOKENS
+    if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+        return sum(IMAGE_TOKENS for b in block["content"] if isinstance(b, dict) and b.get("type") == "image")
+    return 0
 
 
 def block_tokens(block: Block) -> int:
-    kind = block.get("type")
-    extra = 0
-    if kind == "image":
-        extra = IMAGE_TOKENS
-    elif kind == "tool_result" and isinstance(block.get("content"), list):
-        extra = sum(IMAGE_TOKENS for b in block["content"] if isinstance(b, dict) and b.get("type") == "image")
-    return tokens_for_chars(block_chars(block, _countable)) + extra
+    return tokens_for_chars(block_chars(block, _countable)) + _image_tokens(block)
 
 
 def message_chars(message: Message) -> int:
@@ -73,29 +81,10 @@ def message_sizes(message: Message) -> tuple[int, int]:
     JSON, a result's joined text) is made once for both, where measuring them apart made it twice."""
     tokens, chars = MESSAGE_OVERHEAD_TOKENS, 0
     for block in blocks(message):
-        kind = block.get("type")
-        extra = 0
-        if kind == "image":
-            extra = IMAGE_TOKENS
-        elif kind == "tool_result" and isinstance(block.get("content"), list):
-            extra = sum(IMAGE_TOKENS for b in block["content"] if isinstance(b, dict) and b.get("type") == "image")
-        head, text = 0, None
-        if kind == "text":
-            text = block.get("text", "")
-        elif kind == "tool_use":
-            head, text = len(block.get("name", "")), to_json(block.get("input", {}))
-        elif kind == "tool_result":
-            text = result_text(block)
-        elif kind == "thinking":
-            text = block.get("thinking", "")
-        elif kind not in ("image", "document", "redacted_thinking"):
-            head = len(to_json(block))
-        if text is None:
-            tokens += tokens_for_chars(head) + extra
-            chars += head
-        else:
-            tokens += tokens_for_chars(head + _countable(text)) + extra
-            chars += head + len(text)
+        head, text = _parts(block)
+        counted, length = (head, head) if text is None else (head + _countable(text), head + len(text))
+        tokens += tokens_for_chars(counted) + _image_tokens(block)
+        chars += length
     return tokens, chars
 
 
