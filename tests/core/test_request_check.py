@@ -34,20 +34,25 @@ def broken(messages: list[dict], rng: random.Random) -> list[dict]:
     return out
 
 
-def test_valid_is_protocol_errors_on_every_replayed_request_and_its_breakages():
+def checked_requests(seed: int, variants, lanes: bool = False) -> tuple[int, int]:
+    """Every request each strategy sends for LOG, and `variants(messages, rng)` of it, checked against
+    `protocol_errors` (per strategy's lane when `lanes`); returns (compared, invalid)."""
     recorded = load_recorded(LOG)
     runs = strategy_runs(recorded, check_memory=False)
-    check = RequestCheck()
-    rng = random.Random(20)
+    check, rng = RequestCheck(), random.Random(seed)
     compared = invalid = 0
     for _ in recorded.calls:
-        for run in runs.values():
-            messages = run.step().messages
-            for request in [messages] + [broken(messages, rng) for _ in range(3)]:
-                expected = not protocol_errors(request)
-                assert check.valid(request) == expected, protocol_errors(request)[:3]
+        for name, run in runs.items():
+            for request in variants(run.step().messages, rng):
+                expected = not protocol_errors(list(request))
+                assert check.valid(request, lane=name if lanes else None) == expected, protocol_errors(list(request))[:3]
                 compared += 1
                 invalid += not expected
+    return compared, invalid
+
+
+def test_valid_is_protocol_errors_on_every_replayed_request_and_its_breakages():
+    compared, invalid = checked_requests(20, lambda messages, rng: [messages] + [broken(messages, rng) for _ in range(3)])
     assert compared > 400 and invalid > 100  # both answers were exercised
 
 
@@ -109,20 +114,11 @@ def test_a_lane_given_equal_copies_of_its_previous_messages_answers_as_protocol_
     `protocol_errors` does."""
     import copy
 
-    recorded = load_recorded(LOG)
-    runs = strategy_runs(recorded, check_memory=False)
-    check = RequestCheck()
-    rng = random.Random(5)
-    compared = invalid = 0
-    for _ in recorded.calls:
-        for name, run in runs.items():
-            messages = run.step().messages
-            twin = copy.deepcopy(messages)
-            for request in (messages, twin, tuple(twin), twin + [twin[-1]], broken(twin, rng), messages):
-                expected = not protocol_errors(list(request))
-                assert check.valid(request, lane=name) == expected  # type: ignore[arg-type]
-                compared += 1
-                invalid += not expected
+    def variants(messages, rng):
+        twin = copy.deepcopy(messages)
+        return (messages, twin, tuple(twin), twin + [twin[-1]], broken(twin, rng), messages)
+
+    compared, invalid = checked_requests(5, variants, lanes=True)
     assert compared > 700 and invalid > 100, (compared, invalid)
 
 

@@ -50,8 +50,8 @@ class MessageMemo:
     """Token estimates, character counts and cut copies of messages, each computed once per object."""
 
     def __init__(self) -> None:
-        # id → (message kept alive, tokens, chars, whether it is a user message carrying tool results)
-        self._sizes: dict[int, tuple[Message, int, int, bool]] = {}
+        # id → (message kept alive, tokens, chars, a user message carrying tool results, user text)
+        self._sizes: dict[int, tuple[Message, int, int, bool, bool]] = {}
         self._cuts: _ByIdentity[object] = _ByIdentity()
         self._texts: dict[int, tuple[Message, str | None]] = {}
         # the sequence `measure` was last asked for (a copy: the caller's list may grow) and its lists
