@@ -114,7 +114,7 @@ class LiveReplay:
         replay = self.replay
         steps: list[ReplayStep] = []
         while replay is not None and self.handed < replay.calls:
-            if (stop is not None and stop()) or (limit is not None and len(steps) >= limit):
+            if (limit is not None and len(steps) >= limit) or (stop is not None and stop()):
                 break
             steps.append(replay.step(self.handed))
             self.handed += 1

@@ -153,7 +153,7 @@ class WatchFeed:
                     stop: Callable[[], bool] | None, limit: int | None) -> tuple[ReplayStep, ...]:
         steps: list[ReplayStep] = []
         for k in range(self._sent, replay.calls):
-            if (stop is not None and stop()) or (limit is not None and len(steps) >= limit):
+            if (limit is not None and len(steps) >= limit) or (stop is not None and stop()):
                 break
             steps.append(self._made(replay, k, progress))
         return tuple(steps)
