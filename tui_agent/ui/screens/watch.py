@@ -104,6 +104,7 @@ class WatchScreen(ReplayScreen):
         self.following = True
         self.last_progress = ""
         self._stop = threading.Event()
+        self.follower_ended = threading.Event()  # the follower thread returned (the process may end now)
         self._wake = threading.Event()  # cuts the follower's sleep short: a stop, or a call to make again
         self._remakes: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()  # (generation, call index)
         self._opening: EventEntry | None = None  # an event to explain once its calls are made again
@@ -145,12 +146,15 @@ class WatchScreen(ReplayScreen):
     def _follow(self) -> None:
         stop = self._stop
         path = self.path
-        tracer = self._tracer()
         try:
-            self._follow_until(stop, path, tracer)
+            tracer = self._tracer()
+            try:
+                self._follow_until(stop, path, tracer)
+            finally:
+                if tracer is not None:
+                    tracer.close()
         finally:
-            if tracer is not None:
-                tracer.close()
+            self.follower_ended.set()
 
     def _tracer(self):  # noqa: ANN202 - a core.telemetry.StepTracer or None
         """A span per call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.telemetry`; nothing otherwise)."""
