@@ -26,6 +26,7 @@ LOCAL_REPR_CHARS = 2_000  # one local's repr in the log (a whole history is not 
 
 def crash_details(error: BaseException) -> str:
     """The traceback of `error` (its causes too) with each frame's locals, for the log file."""
+    error = _inner(error)
     try:
         frames = traceback.TracebackException.from_exception(error, capture_locals=True)
         lines = list(frames.format())
@@ -62,12 +63,15 @@ def write_crash_log(error: BaseException, directory: Path | None = None) -> Path
         return None
 
 
+def _inner(error: BaseException) -> BaseException:
+    """A failed Textual worker's own error (`WorkerFailed` is made, not raised: it has no traceback)."""
+    inner = getattr(error, "error", None)
+    return inner if isinstance(inner, BaseException) and type(error).__name__ == "WorkerFailed" else error
+
+
 def crash_name(error: BaseException) -> str:
     """The exception's type as the one line names it (a failed Textual worker: the error inside it)."""
-    inner = getattr(error, "error", None)  # textual.worker.WorkerFailed wraps the worker's own error
-    if isinstance(inner, BaseException) and type(error).__name__ == "WorkerFailed":
-        error = inner
-    return type(error).__name__
+    return type(_inner(error)).__name__
 
 
 def crash_line(error: BaseException, path: Path | None) -> str:

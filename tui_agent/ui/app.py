@@ -183,9 +183,9 @@ class AgentApp(App[int]):
             self._exception_event.set()
         self._close_messages_no_wait()
 
-    def run_to_end(self) -> int:
+    def run_to_end(self, **run_options: object) -> int:
         """Run until the user quits; the process exit code (a crash: its one line on stderr first)."""
-        result = self.run()
+        result = self.run(**run_options)
         if self.crash_report is not None:
             import sys
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -144,12 +145,14 @@ class WatchScreen(ReplayScreen):
 
     # -- the follower thread: everything slow happens here ------------------------------------------
     def _follow(self) -> None:
-        stop = self._stop
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()  # cancelled when the app ends for any reason (a crash included)
         path = self.path
         try:
             tracer = self._tracer()
             try:
-                self._follow_until(stop, path, tracer)
+                self._follow_until(lambda: self._stop.is_set() or worker.is_cancelled, path, tracer)
             finally:
                 if tracer is not None:
                     tracer.close()
@@ -168,7 +171,7 @@ class WatchScreen(ReplayScreen):
             self.app.call_from_thread(self.notify, str(error), severity="warning", timeout=6)
             return None
 
-    def _follow_until(self, stop: threading.Event, path: Path, tracer) -> None:  # noqa: ANN001
+    def _follow_until(self, stop: Callable[[], bool], path: Path, tracer) -> None:  # noqa: ANN001
         """Read a capped batch, make at most `STEP_CALLS` calls (the stop flag asked before each), post the
         arrival, repeat: `q` far behind a fast log is obeyed within a call, and the calls read ahead are
         bounded (`PENDING_CALLS`) whatever the log's size."""
@@ -176,19 +179,19 @@ class WatchScreen(ReplayScreen):
         from tui_agent.core.watch_feed import WatchFeed
 
         def wake() -> bool:
-            return stop.is_set() or self.source.due() or not self._remakes.empty()
+            return stop() or self.source.due() or not self._remakes.empty()
 
-        while not stop.is_set():
+        while not stop():
             feed = WatchFeed(path, self.policy, STRATEGIES, tracer)
             with Follower(path, sleep=self._nap) as follower:
-                while not stop.is_set():
+                while not stop():
                     if feed.pending >= PENDING_CALLS:  # far behind: make calls before reading more
                         batch = Batch()
                     elif feed.pending:
                         batch = follower.poll()
                     else:
                         batch = follower.wait(stop=wake)
-                    if stop.is_set():
+                    if stop():
                         return
                     while not self._remakes.empty():
                         generation, k = self._remakes.get()
@@ -201,18 +204,18 @@ class WatchScreen(ReplayScreen):
                     if batch.not_regular and not self._refused:
                         self.post_message(NotAFile(path))
                     self._refused = batch.not_regular
-                    arrival = feed.feed(batch, self._progress(), stop.is_set, STEP_CALLS, follower.behind)
+                    arrival = feed.feed(batch, self._progress(), stop, STEP_CALLS, follower.behind)
                     if arrival is not None and self._applied_or_stopped(stop):
                         self._applied.clear()
                         self.post_message(CallsArrived(arrival))
 
-    def _applied_or_stopped(self, stop: threading.Event) -> bool:
+    def _applied_or_stopped(self, stop: Callable[[], bool]) -> bool:
         """Wait (in the follower thread) until the screen applied the last arrival: a screen slower than
         the follower never gathers a queue of arrivals (each holds requests in full). False: stopped."""
         while not self._applied.wait(0.05):
-            if stop.is_set():
+            if stop():
                 return False
-        return not stop.is_set()
+        return not stop()
 
     def _progress(self):  # noqa: ANN202 - a callback for WatchFeed.feed, run in the follower thread
         """Post 'replaying call N/M' every `CHUNK` calls once a batch has taken `PROGRESS_AFTER` seconds."""
