@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 STRATEGIES = ("none", "v2")  # the append-only conversation (the card's ÷append) and ours
 STEP_CALLS = 25  # calls made per arrival (the stop flag is asked before each)
 PENDING_CALLS = 400  # calls read and not made yet, at most: past it the log is not read further for now
+# Behind the log, arrivals come as fast as calls are made: drawing each (the card, the panel, a layout)
+# kept the UI thread busy and a key waited its turn (q took 2 s under load). Drawn once a second then.
+DRAW_EVERY_BEHIND = 1.0
 
 
 class CallsArrived(Message):
@@ -114,6 +117,7 @@ class WatchScreen(ReplayScreen):
         self._applied = threading.Event()  # the last arrival was applied: the follower may post the next
         self._applied.set()
         self.behind = (0, 0)  # calls read and not made yet, bytes not read yet: how far behind the log
+        self._drawn_at = 0.0  # when an arrival was last drawn (behind the log: once a second)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
@@ -261,7 +265,8 @@ class WatchScreen(ReplayScreen):
         if arrival.reset:  # followed from its new start: the newest call again
             self.notify(f"{strip_controls(self.path.name)} was truncated or replaced: reading it again", timeout=4)
             self.following = True
-        if self.view.apply(arrival):  # the calls start again (the ruler moved, or a reset)
+        fresh = self.view.apply(arrival)
+        if fresh:  # the calls start again (the ruler moved, or a reset)
             self.following = self.following or self.current < 0
         if not self.view.calls:
             self.replay = None
@@ -269,6 +274,11 @@ class WatchScreen(ReplayScreen):
         self.replay = self.view
         self.session.history = self.view.history  # the panel's rows come from the recorded history
         self.query_one("#watch-waiting").display = False
+        now = time.monotonic()
+        if any(self.behind) and not fresh and self.current >= 0 and now - self._drawn_at < DRAW_EVERY_BEHIND:
+            self._ledger_lets_go()  # behind the log: the calls are in the view, drawn at the next redraw
+            return
+        self._drawn_at = now
         if self.following or self.current < 0:
             self.show_call(self.view.calls - 1)
         else:
