@@ -163,7 +163,7 @@ def run(face: str, scenario: str, args, stop_how: str) -> dict:
             row["out_then"] = watch.shown()
         row["peak_rss_mb"] = status_kib(watch.pid, "VmHWM") / 1024
         row["stop"] = stop_how
-        row["stop_s"] = watch.stop(stop_how)
+        row["sent_at"] = time.time(); row["stop_s"] = watch.stop(stop_how)
         row["exit"] = watch.exit_code()
         return row
 
