@@ -234,7 +234,17 @@ def _then(first, second):
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """Every face starts here: a crash in any of them ends with one line and a private log file
+    (`tui_agent.crash`), never a traceback of the conversation on the terminal."""
+    try:
+        return _main(sys.argv[1:] if argv is None else argv)
+    except Exception as error:  # noqa: BLE001 - KeyboardInterrupt and SystemExit pass through
+        from tui_agent.crash import report_crash
+
+        return report_crash(error)
+
+
+def _main(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         from tui_agent.session_cli import run_subcommand
 

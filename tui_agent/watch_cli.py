@@ -17,8 +17,13 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import NoReturn
 
 LATEST_CHECK_SECONDS = 1.0
+STEP_CALLS = 25  # calls made between two looks at the log (and the stop flag is asked before each)
+PENDING_CALLS = 400  # calls read and not made yet, at most: past it the log is not read further for now
+LAG_AFTER = 1.0  # seconds behind the log before saying so on stderr
+LAG_EVERY = 5.0  # seconds between two "behind" lines
 WATCH_STRATEGIES = ("none", "v2")  # the append-only conversation (the card's ÷append) and ours
 
 
@@ -62,10 +67,22 @@ def watch_command(argv: list[str]) -> int:
     if args.file is not None and args.file.exists() and not args.file.is_file():
         return _error(f"{args.file} is not a file")
     if args.json:
-        return watch_json(source, path, policy)
+        end_now(watch_json(source, path, policy))
     from tui_agent.ui.watch_app import run_watch
 
-    return run_watch(source, path, policy)
+    end_now(run_watch(source, path, policy))
+
+
+def end_now(code: int) -> NoReturn:
+    """End the process with `code` at once. A watch holds nothing to save (it only reads a log, and its
+    output is flushed here), and the interpreter's teardown of its heap (the replayed history, the view)
+    took over a second at 5,000 calls under load: SIGTERM and `q` end the watch without it."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader gone (`| head`) or a closed stream: nothing to keep
+            pass
+    os._exit(code)
 
 
 class LogSource:
@@ -107,54 +124,16 @@ class LogSource:
 
 
 def watch_json(source: LogSource, path: Path, policy) -> int:
-    import json
-
-    from tui_agent.core.call_figures import FiguresRun
-    from tui_agent.core.follow import Follower
-    from tui_agent.core.watch import LiveReplay
-
     stop = threading.Event()
 
     def finish(signum: int, frame: object) -> None:
         stop.set()
 
     previous = {sig: signal.signal(sig, finish) for sig in (signal.SIGINT, signal.SIGTERM)}
-    out = sys.stdout
     tracer = watch_tracer()
-
-    def emit(live: LiveReplay, run: FiguresRun, steps) -> None:
-        for step in steps:
-            if tracer is not None:
-                tracer(live.replay, step)
-            record = run.figures(live.replay, step, live.pre_tokens()).json()
-            record["session"] = path.stem
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        out.flush()
-
     try:
         while True:
-            live = LiveReplay(path, policy, WATCH_STRATEGIES)
-            run = FiguresRun()
-            switched: Path | None = None
-            say(f"watching {path}")
-            with Follower(path) as follower:
-                while not stop.is_set():
-                    batch = follower.wait(stop=lambda: stop.is_set() or source.due())
-                    if batch.reset:
-                        say(f"{path.name} was truncated or replaced: reading it again from its start")
-                        run = FiguresRun()
-                    restarts = live.restarts
-                    live.feed(batch)
-                    if live.restarts != restarts:
-                        say(f"{path.name} no longer reads as it did: its calls again from call 1")
-                        run = FiguresRun()
-                    emit(live, run, live.ready())
-                    if source.due() and (switched := source.newer(path)) is not None:
-                        break
-                # what is written by now is read before the end, even when the signal came first
-                live.feed(follower.poll())
-                emit(live, run, live.flush())
-            _report(live, path)
+            switched = _follow_json(source, path, policy, stop, tracer)
             if switched is None:
                 return 0
             say(f"a newer session started: {switched.name}; following it")
@@ -167,6 +146,112 @@ def watch_json(source: LogSource, path: Path, policy) -> int:
             tracer.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _follow_json(source: LogSource, path: Path, policy, stop: threading.Event, tracer) -> Path | None:  # noqa: ANN001
+    """Follow `path` until `stop` (None) or a newer session starts (its path). The log is read a capped
+    batch at a time and its calls made `STEP_CALLS` at a time, the stop flag looked at before each call:
+    a SIGTERM far behind a fast log is obeyed within one call, never after the backlog."""
+    from tui_agent.core.follow import Batch, Follower
+    from tui_agent.core.watch import LiveReplay
+
+    live = LiveReplay(path, policy, WATCH_STRATEGIES)
+    out = JsonOut(path, tracer)
+    lag = Lag()
+    refused = False
+    say(f"watching {path}")
+    with Follower(path) as follower:
+        while not stop.is_set():
+            if live.pending >= PENDING_CALLS:  # far behind: make calls before reading more (memory)
+                batch = Batch()
+            elif live.pending and live.fixed:
+                batch = follower.poll()
+            else:
+                batch = follower.wait(stop=lambda: stop.is_set() or source.due())
+            if batch.not_regular and not refused:
+                say(f"{path.name} is not a regular file now: not read; waiting for a regular file there")
+            refused = batch.not_regular
+            if batch.reset:
+                say(f"{path.name} was truncated or replaced: reading it again from its start")
+                out.restart()
+            restarts = live.restarts
+            live.feed(batch)
+            if live.restarts != restarts:
+                say(f"{path.name} no longer reads as it did: its calls again from call 1")
+                out.restart()
+            out.emit(live, live.ready(stop.is_set, STEP_CALLS))
+            if (line := lag.note(live.pending if live.fixed else 0, follower.behind)) is not None:
+                say(line)
+            if source.due() and (switched := source.newer(path)) is not None:
+                _report(live, path, follower.behind)
+                return switched
+        if not live.fixed:  # a short session's provisional calls (fewer than FIT_CALLS): cheap, flushed
+            out.emit(live, live.flush())
+        _report(live, path, follower.behind)
+    return None
+
+
+class JsonOut:
+    """One JSON line per call on stdout (flushed), with its running figures."""
+
+    def __init__(self, path: Path, tracer) -> None:  # noqa: ANN001
+        from tui_agent.core.call_figures import FiguresRun
+
+        self.path, self.tracer = path, tracer
+        self.run = FiguresRun()
+
+    def restart(self) -> None:
+        from tui_agent.core.call_figures import FiguresRun
+
+        self.run = FiguresRun()
+
+    def emit(self, live, steps) -> None:  # noqa: ANN001
+        import json
+
+        if not steps:
+            return
+        pre = live.pre_tokens()
+        for step in steps:
+            if self.tracer is not None:
+                self.tracer(live.replay, step)
+            record = self.run.figures(live.replay, step, pre).json()
+            record["session"] = self.path.stem
+            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+
+class Lag:
+    """How far behind the log a watch is, said on stderr once it has been behind for `LAG_AFTER`
+    seconds (then every `LAG_EVERY`), and said again when it caught up: a follower slower than its
+    writer tells so instead of falling silently behind."""
+
+    def __init__(self, clock=time.monotonic) -> None:  # noqa: ANN001
+        self.clock = clock
+        self.since: float | None = None  # behind since
+        self.said: float | None = None  # the last "behind" line
+
+    def note(self, calls: int, unread_bytes: int) -> str | None:
+        now = self.clock()
+        if not calls and not unread_bytes:
+            line = f"caught up with the log after {now - self.since:.1f} s behind" if self.said is not None else None
+            self.since = self.said = None
+            return line
+        if self.since is None:
+            self.since = now
+        if now - self.since < LAG_AFTER or (self.said is not None and now - self.said < LAG_EVERY):
+            return None
+        self.said = now
+        return f"behind the log: {behind_text(calls, unread_bytes)}"
+
+
+def behind_text(calls: int, unread_bytes: int) -> str:
+    """'1,200 calls read and not replayed yet, 3.1 MB not read yet' (the parts that are not zero)."""
+    parts = []
+    if calls:
+        parts.append(f"{calls:,} call{'s' if calls != 1 else ''} read and not replayed yet")
+    if unread_bytes:
+        parts.append(f"{unread_bytes / 1e6:.1f} MB not read yet")
+    return ", ".join(parts) or "nothing"
 
 
 def watch_tracer():  # noqa: ANN201 - a core.telemetry.StepTracer or None (imported only when configured)
@@ -182,8 +267,10 @@ def watch_tracer():  # noqa: ANN201 - a core.telemetry.StepTracer or None (impor
         return None
 
 
-def _report(live, path: Path) -> None:
+def _report(live, path: Path, unread_bytes: int = 0) -> None:
     notes = []
+    if live.pending or unread_bytes:
+        notes.append(f"stopped behind the log: {behind_text(live.pending, unread_bytes)}")
     if live.unreadable:
         notes.append(f"{live.unreadable} unreadable line(s) skipped")
     if live.skipped_lines:

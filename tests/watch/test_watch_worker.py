@@ -45,12 +45,12 @@ async def test_batches_are_fed_off_the_ui_thread_and_keys_are_answered_meanwhile
     inside, release = threading.Event(), threading.Event()
     real_feed = WatchFeed.feed
 
-    def feed(self, batch, progress=None):
+    def feed(self, batch, progress=None, *args):
         feeders.append(threading.current_thread())
         if batch.lines and not release.is_set():
             inside.set()  # a large chunk is being processed: hold it until the test lets go
             release.wait(timeout=120)
-        return real_feed(self, batch, progress)
+        return real_feed(self, batch, progress, *args)
 
     applied: list[tuple[int, list[int], list[int]]] = []  # (generation, step numbers, figure numbers)
     real_apply = CallsView.apply

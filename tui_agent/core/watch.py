@@ -23,7 +23,7 @@ does not agree (a rewrite the follower could not see) the replay starts again fr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,20 +95,29 @@ class LiveReplay:
         self._reload()
         return True
 
-    def ready(self) -> list[ReplayStep]:
-        """The calls whose figures are final and not handed out yet (none while the ruler is provisional)."""
-        return self._take() if self.fixed else []
+    @property
+    def pending(self) -> int:
+        """Calls read and not handed out yet (how far behind the log the replay is, in calls)."""
+        return self.calls - self.handed
 
-    def flush(self) -> list[ReplayStep]:
+    def ready(self, stop: Callable[[], bool] | None = None, limit: int | None = None) -> list[ReplayStep]:
+        """The calls whose figures are final and not handed out yet (none while the ruler is provisional).
+        `stop` is asked before each call is made and `limit` caps how many are: a log read far ahead is
+        made a few calls at a time, so a stop is obeyed within one call (the rest stay `pending`)."""
+        return self._take(stop, limit) if self.fixed else []
+
+    def flush(self, stop: Callable[[], bool] | None = None) -> list[ReplayStep]:
         """Every call not handed out yet, on the ruler as it stands (the end of a short session)."""
-        return self._take()
+        return self._take(stop, None)
 
-    def _take(self) -> list[ReplayStep]:
+    def _take(self, stop: Callable[[], bool] | None, limit: int | None) -> list[ReplayStep]:
         replay = self.replay
-        if replay is None or self.handed >= replay.calls:
-            return []
-        steps = [replay.step(k) for k in range(self.handed, replay.calls)]
-        self.handed = replay.calls
+        steps: list[ReplayStep] = []
+        while replay is not None and self.handed < replay.calls:
+            if (limit is not None and len(steps) >= limit) or (stop is not None and stop()):
+                break
+            steps.append(replay.step(self.handed))
+            self.handed += 1
         return steps
 
     def _reload(self) -> None:

@@ -70,6 +70,8 @@ class Arrival:
     fit_calls: int
     reset: bool = False  # the file was truncated or replaced
     restarted: bool = False  # a new parse disagreed with the steps made: the calls again from call 1
+    behind_calls: int = 0  # calls read and not made yet (the follower is behind the log)
+    behind_bytes: int = 0  # bytes of the log not read yet
 
 
 class WatchFeed:
@@ -101,14 +103,25 @@ class WatchFeed:
             return None
         return replay.step(k)
 
-    def feed(self, batch: Batch, progress: Callable[[int, int], object] | None = None) -> Arrival | None:
-        """The arrival of `batch` (None: nothing changed). `progress(done, total)` is told each call
-        made (a face shows it when a large batch, the first read of a long log, takes a while)."""
+    @property
+    def pending(self) -> int:
+        """Calls read and not handed out yet (made on the next feeds, `limit` at a time)."""
+        replay = self.live.replay
+        return replay.calls - self._sent if replay is not None and replay is self._replay else 0
+
+    def feed(self, batch: Batch, progress: Callable[[int, int], object] | None = None,
+             stop: Callable[[], bool] | None = None, limit: int | None = None,
+             unread_bytes: int = 0) -> Arrival | None:
+        """The arrival of `batch` (None: nothing changed). At most `limit` calls are made, `stop()` asked
+        before each: the others stay `pending` for the next feeds (an empty batch makes them), so a log
+        far ahead never holds the thread for long. `progress(done, total)` is told each call made (a face
+        shows it when a large batch, the first read of a long log, takes a while); `unread_bytes` (the
+        follower's `behind`) goes into the arrival with the calls still pending."""
         live = self.live
         old = live.replay
         stable = stable_index(old) if old is not None else 0
         restarts = live.restarts
-        if not live.feed(batch):
+        if not live.feed(batch) and not self.pending:
             return None
         replay = live.replay
         fresh = replay is not self._replay or batch.reset
@@ -118,8 +131,8 @@ class WatchFeed:
             self._traced = 0 if batch.reset or live.restarts != restarts else self._traced
         if replay is None:
             return Arrival(self.generation, self.path, (), (), 0, (), (), (), (), None, "", None, False,
-                           live.fit_calls, batch.reset, live.restarts != restarts)
-        steps = tuple(self._made(replay, k, progress) for k in range(self._sent, replay.calls))
+                           live.fit_calls, batch.reset, live.restarts != restarts, 0, unread_bytes)
+        steps = self._make_steps(replay, progress, stop, limit)
         pre = live.pre_tokens()
         figures = tuple(self._run.figures(replay, step, pre) for step in steps)
         if self.tracer is not None and live.fixed:  # final figures only: before call FIT_CALLS they move
@@ -128,12 +141,22 @@ class WatchFeed:
                     self.tracer(replay, step)
                     self._traced = step.number
         start = 0 if fresh else min(self._history_sent, stable)
-        self._sent, self._history_sent = replay.calls, len(replay.history)
+        self._sent += len(steps)
+        self._history_sent = len(replay.history)
         recorded = replay.recorded
         return Arrival(self.generation, self.path, steps, figures, start, tuple(replay.history[start:]),
                        tuple(recorded.calls), tuple(recorded.segment_start), tuple(replay.agent_compactions),
                        recorded.model, replay.model, replay.unit_price_usd(), live.fixed, live.fit_calls,
-                       batch.reset, live.restarts != restarts)
+                       batch.reset, live.restarts != restarts, self.pending, unread_bytes)
+
+    def _make_steps(self, replay: Replay, progress: Callable[[int, int], object] | None,
+                    stop: Callable[[], bool] | None, limit: int | None) -> tuple[ReplayStep, ...]:
+        steps: list[ReplayStep] = []
+        for k in range(self._sent, replay.calls):
+            if (limit is not None and len(steps) >= limit) or (stop is not None and stop()):
+                break
+            steps.append(self._made(replay, k, progress))
+        return tuple(steps)
 
 
 @dataclass(frozen=True)

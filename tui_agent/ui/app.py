@@ -41,6 +41,7 @@ class AgentApp(App[int]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses elsewhere resolve it too
     BINDINGS = [Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False)]
     terminal_guard: "TerminalGuard | None" = None  # set by run_app: a signalled exit then ends for sure
+    crash_report: str | None = None  # the one line an unhandled exception left (`run_to_end` prints it)
 
     def __init__(
         self,
@@ -168,6 +169,30 @@ class AgentApp(App[int]):
     async def on_unmount(self) -> None:
         await self.session.aclose()
 
+    def _handle_exception(self, error: Exception) -> None:
+        """An unhandled exception: its details (traceback with locals: the conversation) go to a private
+        log file, and the app exits with one line (`tui_agent.crash`), instead of Textual's traceback with
+        locals printed on the terminal. `run_test` still re-raises it (`_exception`), for the tests."""
+        from tui_agent.crash import crash_line, write_crash_log
+
+        if self.crash_report is None:
+            self.crash_report = crash_line(error, write_crash_log(error))
+        self._return_code = 1
+        if self._exception is None:
+            self._exception = error
+            self._exception_event.set()
+        self._close_messages_no_wait()
+
+    def run_to_end(self, **run_options: object) -> int:
+        """Run until the user quits; the process exit code (a crash: its one line on stderr first)."""
+        result = self.run(**run_options)
+        if self.crash_report is not None:
+            import sys
+
+            print(self.crash_report, file=sys.stderr, flush=True)
+            return 1
+        return result if isinstance(result, int) else (self.return_code or 0)
+
 
 _trace_log_ready = False
 
@@ -204,5 +229,4 @@ def run_app(session: "Session", startup_notices: Sequence[ev.Notice] | None = No
     guard = TerminalGuard([journal_flusher(session), lambda: process_groups.end_all(0.2)], grace_from_env())
     app.terminal_guard = guard
     guard.attach(app)
-    result = app.run()
-    return result if isinstance(result, int) else (app.return_code or 0)
+    return app.run_to_end()

@@ -30,5 +30,4 @@ class ReplayApp(AgentApp):
 
 def run_replay(replay: "Replay", start: int = 0) -> int:
     app = ReplayApp(replay, start=start, session_label="replay")
-    result = app.run()
-    return result if isinstance(result, int) else (app.return_code or 0)
+    return app.run_to_end()

@@ -42,5 +42,4 @@ class WatchApp(AgentApp):
 
 def run_watch(source: LogSource, path: Path, policy: CompactPolicy) -> int:
     app = WatchApp(source, path, policy, session_label="watch")
-    result = app.run()
-    return result if isinstance(result, int) else (app.return_code or 0)
+    return app.run_to_end()

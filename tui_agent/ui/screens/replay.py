@@ -61,11 +61,15 @@ class ReplayPanel(BudgetPanel):
         # The panel draws what its budget ledger holds: every step up to this one fed in order, so stepping
         # back shows the calls, events and cost as they stood at this call. Stepping forward (a watch that
         # follows new calls) feeds only the steps since the last one shown; anything else starts afresh.
+        # A watch's log truncated or replaced starts its calls again in the same view: a step number past
+        # the calls there now (or another step at that number) means the ledger's calls are gone.
         fed = self._fed
-        if fed is None or fed[0] is not replay or fed[1] is not replay.steps[fed[2] - 1] or step.number <= fed[2]:
+        steps = replay.steps
+        if (fed is None or fed[0] is not replay or fed[2] > len(steps) or fed[1] is not steps[fed[2] - 1]
+                or step.number <= fed[2]):
             self.ledger.reset()
             fed = (replay, None, 0)
-        for earlier in replay.steps[fed[2]: step.number - 1]:
+        for earlier in steps[fed[2]: step.number - 1]:
             self.ledger.feed_earlier(replay.reported(earlier))  # the shown step's figures replace theirs
         self.on_compaction(replay.reported(step))
         self._fed = (replay, step, step.number)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -45,6 +46,11 @@ if TYPE_CHECKING:
     from tui_agent.watch_cli import LogSource
 
 STRATEGIES = ("none", "v2")  # the append-only conversation (the card's ÷append) and ours
+STEP_CALLS = 25  # calls made per arrival (the stop flag is asked before each)
+PENDING_CALLS = 400  # calls read and not made yet, at most: past it the log is not read further for now
+# Behind the log, arrivals come as fast as calls are made: drawing each (the card, the panel, a layout)
+# kept the UI thread busy and a key waited its turn (q took 2 s under load). Drawn once a second then.
+DRAW_EVERY_BEHIND = 1.0
 
 
 class CallsArrived(Message):
@@ -71,6 +77,14 @@ class StepRemade(Message):
         self.generation, self.step = generation, step
 
 
+class NotAFile(Message):
+    """The followed path is no longer a regular file (a FIFO, a device): not read, waited on."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+
 class FeedProgress(Message):
     """The follower thread is still making the calls of one large batch (shown after `PROGRESS_AFTER`)."""
 
@@ -94,10 +108,16 @@ class WatchScreen(ReplayScreen):
         self.following = True
         self.last_progress = ""
         self._stop = threading.Event()
+        self.follower_ended = threading.Event()  # the follower thread returned (the process may end now)
         self._wake = threading.Event()  # cuts the follower's sleep short: a stop, or a call to make again
         self._remakes: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()  # (generation, call index)
         self._opening: EventEntry | None = None  # an event to explain once its calls are made again
         self._asked: set[tuple[int, int]] = set()  # (generation, call index) asked of the follower, not back yet
+        self._refused = False  # the follower found the path is not a regular file (said once)
+        self._applied = threading.Event()  # the last arrival was applied: the follower may post the next
+        self._applied.set()
+        self.behind = (0, 0)  # calls read and not made yet, bytes not read yet: how far behind the log
+        self._drawn_at = 0.0  # when an arrival was last drawn (behind the log: once a second)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
@@ -129,14 +149,19 @@ class WatchScreen(ReplayScreen):
 
     # -- the follower thread: everything slow happens here ------------------------------------------
     def _follow(self) -> None:
-        stop = self._stop
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()  # cancelled when the app ends for any reason (a crash included)
         path = self.path
-        tracer = self._tracer()
         try:
-            self._follow_until(stop, path, tracer)
+            tracer = self._tracer()
+            try:
+                self._follow_until(lambda: self._stop.is_set() or worker.is_cancelled, path, tracer)
+            finally:
+                if tracer is not None:
+                    tracer.close()
         finally:
-            if tracer is not None:
-                tracer.close()
+            self.follower_ended.set()
 
     def _tracer(self):  # noqa: ANN202 - a core.telemetry.StepTracer or None
         """A span per call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.telemetry`; nothing otherwise)."""
@@ -150,16 +175,27 @@ class WatchScreen(ReplayScreen):
             self.app.call_from_thread(self.notify, str(error), severity="warning", timeout=6)
             return None
 
-    def _follow_until(self, stop: threading.Event, path: Path, tracer) -> None:  # noqa: ANN001
-        from tui_agent.core.follow import Follower
+    def _follow_until(self, stop: Callable[[], bool], path: Path, tracer) -> None:  # noqa: ANN001
+        """Read a capped batch, make at most `STEP_CALLS` calls (the stop flag asked before each), post the
+        arrival, repeat: `q` far behind a fast log is obeyed within a call, and the calls read ahead are
+        bounded (`PENDING_CALLS`) whatever the log's size."""
+        from tui_agent.core.follow import Batch, Follower
         from tui_agent.core.watch_feed import WatchFeed
 
-        while not stop.is_set():
+        def wake() -> bool:
+            return stop() or self.source.due() or not self._remakes.empty()
+
+        while not stop():
             feed = WatchFeed(path, self.policy, STRATEGIES, tracer)
             with Follower(path, sleep=self._nap) as follower:
-                while not stop.is_set():
-                    batch = follower.wait(stop=lambda: stop.is_set() or self.source.due() or not self._remakes.empty())
-                    if stop.is_set():
+                while not stop():
+                    if feed.pending >= PENDING_CALLS:  # far behind: make calls before reading more
+                        batch = Batch()
+                    elif feed.pending:
+                        batch = follower.poll()
+                    else:
+                        batch = follower.wait(stop=wake)
+                    if stop():
                         return
                     while not self._remakes.empty():
                         generation, k = self._remakes.get()
@@ -169,9 +205,21 @@ class WatchScreen(ReplayScreen):
                         path = newer
                         self.post_message(SessionSwitched(newer))
                         break
-                    arrival = feed.feed(batch, self._progress())
-                    if arrival is not None:
+                    if batch.not_regular and not self._refused:
+                        self.post_message(NotAFile(path))
+                    self._refused = batch.not_regular
+                    arrival = feed.feed(batch, self._progress(), stop, STEP_CALLS, follower.behind)
+                    if arrival is not None and self._applied_or_stopped(stop):
+                        self._applied.clear()
                         self.post_message(CallsArrived(arrival))
+
+    def _applied_or_stopped(self, stop: Callable[[], bool]) -> bool:
+        """Wait (in the follower thread) until the screen applied the last arrival: a screen slower than
+        the follower never gathers a queue of arrivals (each holds requests in full). False: stopped."""
+        while not self._applied.wait(0.05):
+            if stop():
+                return False
+        return not stop()
 
     def _progress(self):  # noqa: ANN202 - a callback for WatchFeed.feed, run in the follower thread
         """Post 'replaying call N/M' every `CHUNK` calls once a batch has taken `PROGRESS_AFTER` seconds."""
@@ -199,14 +247,26 @@ class WatchScreen(ReplayScreen):
         self._asked, self._opening = set(), None  # a new feed counts its generations from 1 again
         self.current, self.following = -1, True
 
+    def on_not_a_file(self, message: NotAFile) -> None:
+        self.notify(f"{strip_controls(message.path.name)} is not a regular file now: not read; waiting for a "
+                    "regular file there", severity="warning", timeout=6)
+
     def on_calls_arrived(self, message: CallsArrived) -> None:
-        arrival = message.arrival
+        try:
+            self._apply(message.arrival)
+        finally:
+            self._applied.set()
+
+    def _apply(self, arrival: Arrival) -> None:
         self.query_one("#replay-progress", Static).remove_class("-active")
         if arrival.path != self.path:
             return  # a batch of the session followed before a switch
-        if arrival.reset:
+        self.behind = (arrival.behind_calls, arrival.behind_bytes)
+        if arrival.reset:  # followed from its new start: the newest call again
             self.notify(f"{strip_controls(self.path.name)} was truncated or replaced: reading it again", timeout=4)
-        if self.view.apply(arrival):  # the calls start again (the ruler moved, or a reset)
+            self.following = True
+        fresh = self.view.apply(arrival)
+        if fresh:  # the calls start again (the ruler moved, or a reset)
             self.following = self.following or self.current < 0
         if not self.view.calls:
             self.replay = None
@@ -214,6 +274,11 @@ class WatchScreen(ReplayScreen):
         self.replay = self.view
         self.session.history = self.view.history  # the panel's rows come from the recorded history
         self.query_one("#watch-waiting").display = False
+        now = time.monotonic()
+        if any(self.behind) and not fresh and self.current >= 0 and now - self._drawn_at < DRAW_EVERY_BEHIND:
+            self._ledger_lets_go()  # behind the log: the calls are in the view, drawn at the next redraw
+            return
+        self._drawn_at = now
         if self.following or self.current < 0:
             self.show_call(self.view.calls - 1)
         else:
@@ -312,6 +377,10 @@ class WatchScreen(ReplayScreen):
         self.query_one(WatchCard).show(figures, after, note)
         self.title = "tui-agent watch"
         state = "following" if self.following else "stepped back (f follows the newest call)"
+        if any(self.behind):
+            from tui_agent.watch_cli import behind_text
+
+            state += f" · behind the log: {behind_text(*self.behind)}"
         self.sub_title = strip_controls(f"call {self.current + 1}/{view.calls} · {state} · "
                                         f"{view.model or 'unknown model'} · {self.path.name}")
 
