@@ -14,8 +14,12 @@ from tui_agent.core.messages import protocol_errors, text_of, user_text
 from tui_agent.core.providers.demo_turn import current_turn, earlier_prompts
 
 REPO = Path(__file__).resolve().parents[2]
+# "what did we do so far?" ends a turn at once: the summary the drop before it asked for joins the recap
+# then (an unasked event takes nothing of the turn in progress, issue 28 §3, so every long turn's first
+# call drops the turn before it, and a summary written meanwhile covers less than the new recap)
 EXPLORING = ("what is in this repo?", "how does compaction work?", "where are the tests?",
-             "how does the journal work?", "explain the permissions", "how are themes loaded?")
+             "how does the journal work?", "what did we do so far?", "explain the permissions",
+             "how are themes loaded?")
 
 
 class Run:

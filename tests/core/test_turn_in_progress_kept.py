@@ -1,0 +1,71 @@
+"""A mask or cut never takes a result of the turn in progress (issue 28 §3): the tour's "what are the
+biggest files?" ran Glob, a Grep count and two Reads, and the event at the next call masked that very Grep,
+so the model could not rank the files. The results after the last prompt the user typed stay whole, and
+the event takes older turns instead; only a turn that alone is over the window is cut inside."""
+
+from __future__ import annotations
+
+from tui_agent.core.compaction import Compactor, CompactPolicy
+from tui_agent.core.messages import protocol_errors, result_text, tool_result_block, tool_results, user_text
+
+
+def _round(k: int, name: str, tool_input: dict, text: str) -> list[dict]:
+    return [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{k}", "name": name, "input": tool_input}]},
+            {"role": "user", "content": [tool_result_block(f"t{k}", text)]}]
+
+
+def _answer(text: str) -> dict:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}]}
+
+
+def tour_history(turn_chars: int) -> tuple[list[dict], int]:
+    """Two finished turns of reads and greps, then the turn in progress: a listing, a line count, two reads
+    (each `turn_chars` long). Returns the history and the index of the prompt being answered."""
+    history: list[dict] = [user_text("what is in this repo?")]
+    history += _round(1, "Glob", {"pattern": "*"}, "README.md\n" * 300)
+    history += _round(2, "Read", {"file_path": "README.md"}, "1\tline of the readme\n" * 600)
+    history += [_answer("a repo"), user_text("grep for TODO and FIXME")]
+    history += _round(3, "Grep", {"pattern": "TODO"}, "a.py:1: TODO\n" * 800)
+    history += _round(4, "Grep", {"pattern": "FIXME"}, "b.py:2: FIXME\n" * 800)
+    history += [_answer("found them"), user_text("what are the biggest files?")]
+    prompt = len(history) - 1
+    history += _round(5, "Glob", {"pattern": "**/*"}, "src/file.py\n" * (turn_chars // 12))
+    history += _round(6, "Grep", {"pattern": "^", "output_mode": "count"}, "src/file.py:120\n" * (turn_chars // 16))
+    history += _round(7, "Read", {"file_path": "big.py"}, "1\tcode\n" * (turn_chars // 7))
+    return history, prompt
+
+
+def demo_like() -> Compactor:
+    return Compactor(CompactPolicy(context_window=24_000, max_output_tokens=4_096, low_water=0.4, keep_head=0.06,
+                                   mask_protect_tokens=4_000, enabled=True), baseline_tokens=4_600)
+
+
+def sent_results(messages: list[dict]) -> dict[str, str]:
+    return {r["tool_use_id"]: result_text(r) for m in messages for r in tool_results(m)}
+
+
+def test_the_event_takes_older_turns_and_leaves_the_turn_in_progress_whole():
+    history, prompt = tour_history(turn_chars=9_000)
+    compactor = demo_like()
+    result = compactor.compact(history, 1)
+    plan = result.plan
+    assert plan.event is not None, "the request was meant to be over the high mark (an event)"
+    assert not protocol_errors(result.messages)
+    sent = sent_results(result.messages)
+    for message in history[prompt + 1:]:
+        for block in tool_results(message):
+            assert sent.get(block["tool_use_id"]) == result_text(block), \
+                f"{block['tool_use_id']} of the turn in progress was masked or cut"
+    older = {b["tool_use_id"]: result_text(b) for m in history[:prompt] for b in tool_results(m)}
+    assert any(sent.get(k) != text for k, text in older.items()), "the event took nothing from the older turns"
+
+
+def test_a_turn_alone_over_the_window_is_still_cut_inside():
+    history, prompt = tour_history(turn_chars=30_000)  # three results of ≈7.5k tokens: over the 19.9k window
+    result = demo_like().compact(history, 1)
+    assert not protocol_errors(result.messages)
+    sent = sent_results(result.messages)
+    inside = [b for m in history[prompt + 1:-2] for b in tool_results(m)]
+    assert any(sent.get(b["tool_use_id"]) != result_text(b) for b in inside), \
+        "a turn over the window must be fitted by cutting inside it"
+    assert result.plan.estimated_tokens <= 24_000 - 4_096
