@@ -4,6 +4,7 @@ as typed, and after a drop the demo answers the newest prompt the user typed, ne
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tui_agent.core import events as ev
@@ -117,9 +118,19 @@ async def test_a_named_file_after_a_drop_is_the_one_read():
 async def test_what_is_in_this_repo_takes_a_few_calls():
     run = Run()
     events = await run.ask("what is in this repo?")
-    assert [name for name, _ in tools(events)] == ["Glob", "Read", "Read"]
+    # issue 28 §3: the top level and every file's line count at once, then the README (AGENTS.md is in the
+    # system prompt already): the layout shows the folders first with their sizes, then the loose files
+    assert [name for name, _ in tools(events)] == ["Glob", "Grep", "Read", "Read"]
     assert ("Read", "README.md") in [(name, i.get("file_path")) for name, i in tools(events)]
-    assert len(run.calls) == 3 and "`README.md`" in answer(events)
+    assert ("Read", "AGENTS.md") not in [(name, i.get("file_path")) for name, i in tools(events)]
+    text = answer(events)
+    assert len(run.calls) == 3 and "`README.md`" in text
+    folders = re.findall(r"^- `([\w.-]+/)`: ([\d,]+) files?, ([\d,]+) lines?$", text, flags=re.MULTILINE)
+    assert {"tui_agent/", "tests/", "bench/", "docs/", "themes/"} <= {name for name, _, _ in folders}, text
+    sizes = [int(lines.replace(",", "")) for _, _, lines in folders]
+    assert sizes == sorted(sizes, reverse=True) and sizes[-1] > 0, "largest folder first, each with its lines"
+    loose = text.index("Loose files at the top level")
+    assert text.index("`tui_agent/`") < loose and "`pyproject.toml`" in text[loose:], "folders first, then loose files"
 
 
 def test_the_recap_is_recognised_by_the_mark_its_builder_writes():
