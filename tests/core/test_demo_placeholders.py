@@ -62,3 +62,18 @@ async def test_a_result_lost_twice_is_not_fetched_a_third_time(tmp_path):
                 *_call(2, "Grep", count, lost), *_call(3, "Grep", count, lost)]
     message = await reply(provider, messages)
     assert not [b for b in message["content"] if b["type"] == "tool_use" and b["name"] == "Grep"]
+
+
+def test_a_recall_that_holds_no_line_of_the_file_is_followed_by_a_read():
+    """`/init` answered "(the recall held no file lines)" after recalling AGENTS.md: the recall held only
+    mentions of the path. The demo reads the file instead of quoting nothing."""
+    from tui_agent.core.providers.demo_recall import recall_step
+    from tui_agent.core.providers.demo_turn import Turn
+
+    mentions = "--- #5 (dropped in your context; original follows) assistant text\nI keep AGENTS.md in mind."
+    turn = Turn("update AGENTS.md", 1, [("Context", {"action": "recall", "search": "AGENTS.md"}, mentions, False)])
+    assert recall_step(turn, ["AGENTS.md"], []) is None
+    held = mentions + "\n--- #7 (masked)\n[result of Read(AGENTS.md)]\n     1\t# AGENTS.md\n     2\tthe rules"
+    turn = Turn("update AGENTS.md", 1, [("Context", {"action": "recall", "search": "AGENTS.md"}, held, False)])
+    text, uses = recall_step(turn, ["AGENTS.md"], [])
+    assert not uses and "> the rules" in text and "no file lines" not in text

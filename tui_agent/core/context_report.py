@@ -159,17 +159,18 @@ class Recall:
 
 def _matches(history: Sequence[Message], plan: CompactPlan, search: str) -> list[int]:
     """Recallable messages that mention `search`: first the calls whose input names it with their results
-    (a path finds its reads), then every other mention, each group in history order."""
+    (a path finds its reads; a masked result whose call is still sent too), then every other mention, each
+    group in history order (an older mention never crowds a read out of the cap)."""
     wanted = search.casefold()
     recallable = {i for i, kind in not_sent_whole(plan) if kind in RECALLABLE}
     direct: set[int] = set()
     other: set[int] = set()
     for i in sorted(recallable):
-        named = any(wanted in json.dumps(u.get("input", {}), ensure_ascii=False).casefold()
-                    for u in tool_uses(history[i]))
+        calls = tool_uses(history[i]) or (tool_uses(history[i - 1]) if i and tool_results(history[i]) else [])
+        named = any(wanted in json.dumps(u.get("input", {}), ensure_ascii=False).casefold() for u in calls)
         if named:
             direct.add(i)
-            if i + 1 in recallable:
+            if i + 1 in recallable and tool_uses(history[i]):
                 direct.add(i + 1)
         elif wanted in original_text(history, i).casefold():
             other.add(i)
