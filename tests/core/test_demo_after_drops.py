@@ -163,3 +163,18 @@ async def test_a_long_file_is_read_as_its_first_lines(tmp_path):
 
 async def session_turn(session, prompt):
     return [e async for e in session.run_turn(prompt)]
+
+
+def test_a_pasted_prompt_of_several_lines_does_not_end_the_recaps_prompt_list():
+    """"what did we do so far?" on the athena transcript listed 33 of 79 prompts: prompt 33 was a pasted
+    screen of several lines, and the recap's list ended at its second line. Its next lines are indented
+    under its item now, and the prompts after it are read too."""
+    pasted = "🔄 Monitor\n📁 Project: /x\n\nPress 'q' + Enter to quit\n- not an item"
+    texts = ["first prompt", pasted, "the one after it"]
+    history = []
+    for text in texts:
+        history += [user_text(text), {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]
+    _, recap = build_ledger([facts_of(m) for m in history], len(history), frozenset(), prompt_chars=10_000,
+                            prompt_max_chars=2_000, call=1)
+    assert recap_prompts(recap) == texts
+    assert earlier_prompts([recap, user_text("what did we do so far?")]) == texts

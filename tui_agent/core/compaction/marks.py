@@ -14,6 +14,7 @@ RECAP_MARK = "[Context ledger:"  # the first words of the message standing for d
 RECAP_PROMPTS_HEADING = "The user's prompts in that part, oldest first (verbatim):"
 CONTINUES = "[The conversation continues from earlier messages that are not sent.]"
 SUMMARY_MARK = "[tui-agent: summary request]"
+PROMPT_GO_ON = "\n  "  # a recap's prompt of several lines: its next lines indented under its "- " item
 
 
 def is_recap(message: Message) -> bool:
@@ -42,7 +43,10 @@ def recap_prompts(message: Message) -> list[str]:
         return []
     out: list[str] = []
     for line in lines[lines.index(RECAP_PROMPTS_HEADING) + 1:]:
-        if not line.startswith("- "):
+        if line.startswith("- "):
+            out.append(line[2:])
+        elif out and line.startswith(PROMPT_GO_ON[1:]):  # a pasted prompt's next line (a log, a listing)
+            out[-1] += "\n" + line[len(PROMPT_GO_ON) - 1:]
+        else:
             break
-        out.append(line[2:])
     return out
