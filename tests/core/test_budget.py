@@ -198,3 +198,26 @@ def test_the_ledger_lets_the_requests_of_old_events_go_and_keeps_their_lines():
     assert ledger.events[-1].messages and not ledger.events[-1].previous_messages  # the call before it went
     assert all(any(e is m for e in ledger.events) for m in ledger.major_events)
     assert ledger.current_messages  # the call shown is not the ledger's to let go
+
+
+async def test_a_continued_run_says_this_run_and_the_sessions_cost(tmp_path: Path):
+    """Issue 28 §4: `--continue -p` printed "session $0.33" for a session that had cost $3.84 (the ledger
+    sees this run's calls only). It says "this run" and gives the session's cost beside it."""
+    import io
+
+    from tui_agent.core import events as ev
+    from tui_agent.core.budget import fmt_usd
+    from tui_agent.core.providers.scripted import text_reply
+    from tui_agent.headless import consume
+
+    usage = UsageInfo(input_tokens=800, output_tokens=30, cache_read_input_tokens=12_000)
+    provider = ScriptedProvider(replies=[text_reply("Hi.")], model=PRICED, usage=usage, reports_usage=True)
+    session = Session(provider, ToolRegistry(builtin_tools()), tmp_path)
+    earlier = ev.Usage(call=1, input_tokens=100_000, output_tokens=2_000)  # what a resume puts back
+    session.usage_history.append(earlier)
+    err = io.StringIO()
+    await consume(session, "hello", io.StringIO(), err)
+    line = next(x for x in err.getvalue().splitlines() if x.startswith("[budget] "))
+    run = cost_usd(PRICED, usage)
+    before = cost_usd(PRICED, UsageInfo(input_tokens=100_000, output_tokens=2_000))
+    assert line.endswith(f"this run {fmt_usd(run)} (session {fmt_usd(run + before)})"), line

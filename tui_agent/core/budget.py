@@ -22,6 +22,7 @@ from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.providers.models import cost_usd, model_info
 from tui_agent.core.request_diff import RequestChange, first_difference, ledger_tokens, request_diff  # noqa: F401
 from tui_agent.core.tokens import message_tokens, text_tokens, tokens_for_chars, tools_tokens
+from tui_agent.core.plural import plural
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
@@ -335,8 +336,10 @@ class BudgetLedger:
         return (f"≈{fmt_tokens(round(figures.cache_units))} new-token equivalents "
                 f"(a cached token counts {CACHE_READ_UNITS:g})")
 
-    def summary_line(self) -> str:
-        """Headless prints this at the end of a run: the same figures the panel shows."""
+    def summary_line(self, earlier_usd: float | None = None) -> str:
+        """Headless prints this at the end of a run: the same figures the panel shows. The ledger has seen
+        this run's calls only: after `--continue` (`earlier_usd`: what the session's earlier calls cost)
+        the cost says "this run" and gives the session's beside it, never this run's as the session's."""
         figures = self.current
         if figures is None:
             return "no model call"
@@ -346,11 +349,13 @@ class BudgetLedger:
                  f"new {fmt_tokens(figures.new)})",
                  f"{len(self.major_events)} compaction event{'s' * (len(self.major_events) != 1)}"]
         if figures.dropped:
-            parts.append(f"{figures.dropped} messages not sent")
+            parts.append(f"{plural(figures.dropped, 'message')} not sent")
         if self.summary_tokens:
             parts.append(f"summaries {fmt_tokens(self.summary_tokens)} tok"
                          + (f" {fmt_usd(self.summary_cost)}" if self.cost_known else ""))
-        if self.cost_known:
+        if self.cost_known and earlier_usd is not None:
+            parts.append(f"this run {fmt_usd(self.cost)} (session {fmt_usd(self.cost + earlier_usd)})")
+        elif self.cost_known:
             parts.append(f"session {fmt_usd(self.cost)}")
         return " · ".join(parts)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from tui_agent.core.compaction.plan import CompactPlan, fmt_tokens
 from tui_agent.core.messages import Message, blocks, result_text, text_of, tool_results, tool_uses
 from tui_agent.core.tokens import CHARS_PER_TOKEN
+from tui_agent.core.plural import plural
 
 # The most a recall returns, in characters: a recall must not undo the compaction it reads from.
 RECALL_MAX_CHARS = 12_000
@@ -108,7 +109,7 @@ def status_text(view: ContextView) -> str:
     left = tokens_left(plan)
     lines = [f"Context of call {plan.call}: ≈{fmt_tokens(plan.estimated_tokens)} of "
              f"{fmt_tokens(plan.budget_tokens)} tokens used, ≈{fmt_tokens(left)} left "
-             f"(history: {plan.history_len} messages, {plan.sent_count} sent; compaction {plan.mode}"
+             f"(history: {plural(plan.history_len, 'message')}, {plan.sent_count} sent; compaction {plan.mode}"
              f"{'' if plan.enabled else ' off'}).",
              f"Above ≈{fmt_tokens(plan.high_tokens)} older messages leave the request; "
              f"the history keeps all of them."]

@@ -15,6 +15,7 @@ from typing import Any
 
 from tui_agent.core.compaction.marks import SUMMARY_MARK, is_recap
 from tui_agent.core.messages import Message, blocks, result_text, text_of, tool_uses, user_text
+from tui_agent.core.plural import plural
 
 MAX_SUMMARY_TOKENS = 2_000
 FOCUS_LINE = "Focus on: "
@@ -25,7 +26,7 @@ FOCUS_FACTS = 6
 
 def summary_instruction(dropped: int, focus: str = "") -> str:
     lines = [
-        f"{SUMMARY_MARK} The oldest {dropped} messages of this conversation are about to leave the context. "
+        f"{SUMMARY_MARK} The oldest {plural(dropped, 'message')} of this conversation {'is' if dropped == 1 else 'are'} about to leave the context. "
         "Write a summary of the conversation so far that lets you continue the work without them: the user's "
         "goals and requests, decisions taken, files read and changed (with paths), commands run and their "
         "results, errors met and how they were solved, and what is still to do.",

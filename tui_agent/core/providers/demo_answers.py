@@ -63,7 +63,7 @@ def biggest_answer(turn: Turn, sizes: list[tuple[str, int]], words: Words) -> st
         return "I could not measure the files here (the line count found nothing readable)."
     lines = ["The largest files by line count (counted with Grep, so these are real sizes):", ""]
     for path, count in sizes[:5]:
-        lines.append(f"- `{path}`: {count:,} lines")
+        lines.append(f"- `{path}`: {plural(count, 'line')}")
     reads = [(i.get("file_path"), t) for name, i, t, e in turn.calls if name == "Read" and not e]
     if reads:
         lines += ["", "What the largest ones hold:"]
@@ -119,7 +119,7 @@ def answer(turn: Turn, words: Words) -> str:
         lines.append(f"I read {plural(len(ok), 'file')}:")
         for path, text in ok:
             numbered = [l for l in text.splitlines() if LINE_NUMBER.match(l)]
-            size = f"{len(numbered)} lines shown" if numbered else f"{len(text):,} chars"
+            size = f"{plural(len(numbered), 'line')} shown" if numbered else f"{len(text):,} chars"
             first = first_line(text)
             lines.append(f"- `{path}` ({size})" + (f": {md_escape(first)}" if first else ""))
     listed = [t for name, _i, t, e in turn.calls if name == "Glob" and not e]
