@@ -69,3 +69,26 @@ def test_a_turn_alone_over_the_window_is_still_cut_inside():
     assert any(sent.get(b["tool_use_id"]) != result_text(b) for b in inside), \
         "a turn over the window must be fitted by cutting inside it"
     assert result.plan.estimated_tokens <= 24_000 - 4_096
+
+
+def test_the_ledger_names_the_messages_that_left_not_the_prompt_kept_beside_them():
+    """"≡summary for #3–#14" when #3–#13 left: the prompt of the turn in progress (#14 there) is kept as an
+    island at the end of the dropped span and is sent, so the range ends before it."""
+    history: list[dict] = []
+    for t in range(4):  # finished turns of short edits (not re-runnable, not cut: an event drops them)
+        history.append(user_text(f"edit round {t}"))
+        for k in range(8):
+            history += _round(100 + 10 * t + k, "Edit", {"file_path": f"f{t}_{k}.py"}, "e" * 1_500)
+        history.append(_answer("edited"))
+    prompt = len(history)
+    listing = "src/a.py\n" * 2_700  # ≈6k tokens: the drop must reach the turn in progress
+    history += [user_text("what are the biggest files?"), *_round(5, "Glob", {"pattern": "**/*"}, listing)]
+    compactor = demo_like()
+    for n in range(prompt + 1, len(history) + 1, 2):
+        result = compactor.compact(history[:n])
+        compactor.observe_usage(result.plan.estimated_tokens)
+    plan = result.plan
+    assert plan.ledger is not None and plan.drop_until > plan.drop_from, "a drop was meant to happen"
+    assert prompt in plan.kept_in_drop and plan.ledger.covers - 1 == prompt
+    left = [i for i in range(plan.drop_from, plan.drop_until) if not plan.is_sent(i)]
+    assert plan.ledger_span() == f"#{left[0]}–#{left[-1]}" and left[-1] < prompt

@@ -57,7 +57,7 @@ def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
     ledger = plan.ledger
     if ledger is not None and plan.drop_until > plan.drop_from:
         what = "summary" if ledger.summary else "ledger"
-        lines.append(f"The {what} kept ({fmt_k(ledger.tokens)} tok, covers #{ledger.start}–#{ledger.covers - 1}: "
+        lines.append(f"The {what} kept ({fmt_k(ledger.tokens)} tok, covers {plan.ledger_span()}: "
                      f"{counted(len(ledger.prompts), 'prompt')}, {counted(len(ledger.files), 'file')}, "
                      f"{counted(ledger.commands, 'command')}):")
         lines += ["  " + line for line in ledger.text.splitlines()]

@@ -340,7 +340,7 @@ class BudgetPanel(Vertical):
         ledger = plan.ledger
         tokens = ledger_tokens(plan, view.messages)
         what = "summary" if ledger.summary else "ledger"
-        text = (f"{what} for #{ledger.start}–#{ledger.covers - 1}: {plural(len(ledger.prompts), 'prompt')}, "
+        text = (f"{what} for {plan.ledger_span()}: {plural(len(ledger.prompts), 'prompt')}, "
                 f"{plural(len(ledger.files), 'file')}")
         width = max(self.rows.scrollable_content_region.width, 30)
         tail = f"{'':>{TOKENS_CELLS}} {fmt_k(tokens):>{TOKENS_CELLS}} {'':<{BAR_CELLS}}"
