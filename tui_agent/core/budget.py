@@ -161,7 +161,7 @@ class BudgetLedger:
     exact_calls: set[int] = field(default_factory=set)  # calls whose number is the API's
     event_calls: set[int] = field(default_factory=set)  # calls that made a major compaction event
     events: list[EventEntry] = field(default_factory=list)  # every event, routine cuts included
-    major_events: list[EventEntry] = field(default_factory=list)  # drops, masks, summaries, your changes
+    major_events: list[EventEntry] = field(default_factory=list)  # every event the journal records, in order
     routine_cuts: int = 0  # results cut on read by events that changed nothing else
     cost: float = 0.0  # USD at list price over the calls that reported usage
     unpriced_calls: int = 0  # calls whose model has no known price (the total is then unknown)
@@ -215,10 +215,11 @@ class BudgetLedger:
         if plan.event is not None:
             entry = EventEntry(plan.event, plan, event.messages, self.last_plan, self.last_messages)
             self.events.append(entry)
-            if plan.event.major:  # something left the request or was replaced (not a routine cut)
-                self.event_calls.add(event.call)
-                self.major_events.append(entry)
-            else:
+            # every event, routine cuts too: the panel, the headless line, the journal and `export` count
+            # the same events ("6 compaction events" beside a journal of 8 was the cut-only ones left out)
+            self.event_calls.add(event.call)
+            self.major_events.append(entry)
+            if not plan.event.major:
                 self.routine_cuts += plan.event.cut
         if figures:
             self.current = self.figures(f"Call #{event.call}", event.call, plan, event.messages,
