@@ -92,3 +92,39 @@ def test_the_ledger_names_the_messages_that_left_not_the_prompt_kept_beside_them
     assert prompt in plan.kept_in_drop and plan.ledger.covers - 1 == prompt
     left = [i for i in range(plan.drop_from, plan.drop_until) if not plan.is_sent(i)]
     assert plan.ledger_span() == f"#{left[0]}–#{left[-1]}" and left[-1] < prompt
+
+
+def test_an_event_that_ends_above_the_mark_says_why_and_is_not_repeated():
+    """Issue 28 §4: "19.0k → 15.4k" (mark 12.9k), then another event at the next call. When what the event may
+    not take (the turn in progress) is itself over the mark, its reason says so, and the next rounds of
+    that turn make no new event for the same reason."""
+    history, prompt = tour_history(turn_chars=18_000)
+    history = history[:-2]  # the listing and the count: ≈13.6k with the base, over the mark, under the window
+    compactor = demo_like()
+    first = compactor.compact(history)
+    assert first.plan.event is not None and first.plan.estimated_tokens > first.plan.high_tokens
+    assert "; the turn in progress alone is " in first.plan.event.reason, first.plan.event.reason
+    compactor.observe_usage(first.plan.estimated_tokens)
+    history = history + _round(8, "Read", {"file_path": "small.py"}, "1\tsmall\n" * 40)
+    again = compactor.compact(history)
+    assert again.plan.event is None, again.plan.event
+
+
+def test_an_event_the_users_expand_caused_says_so_and_a_compact_says_it_was_asked():
+    """Issue 28 §4: each event with its own reason. An expand that puts the request over the mark was
+    recorded as "over the 12.9k high-water mark: expanded a block …"; a `/compact` as the user's ask."""
+    history, prompt = tour_history(turn_chars=6_000)
+    history += [_answer("the biggest are …"), user_text("thanks")]
+    compactor = demo_like()
+    first = compactor.compact(history)
+    compactor.observe_usage(first.plan.estimated_tokens)
+    masked = sorted(first.plan.masks)
+    assert masked, "the older results were meant to be masked"
+    for i in masked:
+        compactor.expand(i)
+    expanded = compactor.compact(history)
+    assert expanded.plan.event is not None
+    assert expanded.plan.event.reason.startswith("your pins, excludes or expands"), expanded.plan.event.reason
+    compactor.request_event("drop")
+    asked = compactor.compact(history)
+    assert asked.plan.event is not None and asked.plan.event.reason.startswith("you asked"), asked.plan.event.reason

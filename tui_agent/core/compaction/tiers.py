@@ -18,7 +18,7 @@ from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import Facts, exchange, last_assistant_before, pinned_with
 from tui_agent.core.compaction.layout import Layout, recap_of
 from tui_agent.core.compaction.mask import key_input, placeholder_text
-from tui_agent.core.compaction.plan import BlockCut, BlockMask
+from tui_agent.core.compaction.plan import BlockCut, BlockMask, fmt_tokens
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.pricing import calls_until_event, cut_on_read_now
 from tui_agent.core.compaction.ranking import in_progress_floor, mask_protection, mask_rank, mask_signals
@@ -38,6 +38,20 @@ def protected_from(facts: Facts, policy: CompactPolicy, tokens: RequestEstimator
     """The first message of the turn in progress that no cut, mask or drop takes (`ranking.in_progress_floor`)."""
     return in_progress_floor(facts.last_prompt, tokens.size_of(facts.turn_total), tokens.baseline,
                              policy.effective_window, newest, bool(history) and history[-1].get("role") == "user")
+
+
+def still_over(facts: Facts, policy: CompactPolicy, tokens: RequestEstimator, history: Sequence[Message],
+               newest: int) -> str:
+    """Why an event ends above the high mark, when the part it may not take is itself over it: "; the
+    turn in progress alone is 15.1k" (base included). The next calls make no new event for it: nothing is
+    left to take until the turn ends or grows past the window."""
+    keep_from = protected_from(facts, policy, tokens, history, newest)
+    if keep_from == newest or facts.last_prompt is None:
+        return ""
+    alone = tokens.baseline + tokens.size_of(facts.turn_total)
+    if alone <= policy.high_tokens:
+        return ""
+    return f"; the turn in progress alone is {fmt_tokens(round(alone))}"
 
 
 def _with(state: CompactState, cuts: dict | None = None, masks: dict | None = None,
