@@ -167,9 +167,9 @@ async def session_turn(session, prompt):
 
 def test_a_pasted_prompt_of_several_lines_does_not_end_the_recaps_prompt_list():
     """"what did we do so far?" on the athena transcript listed 33 of 79 prompts: prompt 33 was a pasted
-    screen of several lines, and the recap's list ended at its second line. Its next lines are indented
-    under its item now, and the prompts after it are read too."""
-    pasted = "🔄 Monitor\n📁 Project: /x\n\nPress 'q' + Enter to quit\n- not an item"
+    screen of several lines, and the recap's list ended at its second line. The list ends at the recap's
+    next section now (the prompts stay verbatim), and the prompts after it are read too."""
+    pasted = "🔄 Monitor\n📁 Project: /x\n\nPress 'q' + Enter to quit"
     texts = ["first prompt", pasted, "the one after it"]
     history = []
     for text in texts:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from tui_agent.core import tokens as tk
-from tui_agent.core.compaction.marks import PROMPT_GO_ON, RECAP_MARK, RECAP_PROMPTS_HEADING
+from tui_agent.core.compaction.marks import RECAP_MARK, RECAP_PROMPTS_HEADING
 from tui_agent.core.compaction.plan import Recap, fmt_tokens
 from tui_agent.core.messages import Message, blocks, is_user_text, text_of, tool_results, tool_uses
 
@@ -151,7 +151,7 @@ def build_ledger(
     if prompts:
         lines.append("")
         lines.append(RECAP_PROMPTS_HEADING)
-        lines.extend(f"- {PROMPT_GO_ON.join(text.splitlines())}" for _, text in prompts)  # one item each
+        lines.extend(f"- {text}" for _, text in prompts)  # verbatim: a prompt of several lines too
     groups: dict[str, list[str]] = {}
     for path, how in files.items():
         groups.setdefault(how, []).append(path)
