@@ -24,6 +24,7 @@ from tui_agent.session_cli import (
     resolve_resume,
     workspace_for,
 )
+from tui_agent.core.plural import plural
 
 ENV_HELP = """environment:
   ANTHROPIC_API_KEY       use Claude (default model: see --model); without any key the offline demo model runs
@@ -196,7 +197,7 @@ def _load_transcript(path: Path):
     if not load.history:
         print(f"error: {path} has no user or assistant messages (is it a Claude Code .jsonl log?)", file=sys.stderr)
         return None
-    note = f"Loaded {len(load.history)} messages from {path.name}"
+    note = f"Loaded {plural(len(load.history), 'message')} from {path.name}"
     if load.skipped_lines:
         note += f" ({load.skipped_lines} unreadable lines skipped)"
     return load.history, Notice(note + ".", "info"), load.message_models

@@ -24,6 +24,7 @@ from tui_agent.core.budget import BudgetLedger
 from tui_agent.core.factory import build_session
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.core.session import Session
+from tui_agent.core.plural import plural
 
 
 class SafeStream:
@@ -64,6 +65,7 @@ async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev
     out, err = safe(out), safe(err)
     for notice in await session.start_background():
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
+    earlier = list(session.usage_history)  # a continued session's calls before this run
     budget = BudgetLedger()  # the same core ledger the panel draws, fed by the same events
     budget.configure(session.provider.model, session.provider.context_window, session.provider.max_output_tokens)
     session.listeners.append(budget.feed)
@@ -72,8 +74,18 @@ async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev
     finally:
         session.listeners.remove(budget.feed)
     if budget.calls:
-        print(f"[budget] {budget.summary_line()}", file=err, flush=True)
+        print(f"[budget] {budget.summary_line(_earlier_cost(session.provider.model, earlier))}", file=err, flush=True)
     return ended
+
+
+def _earlier_cost(model: str, usages: list[ev.Usage]) -> float | None:
+    """What the session's calls before this run cost (None: there were none, or one has no price)."""
+    from tui_agent.core.providers.base import UsageInfo
+    from tui_agent.core.providers.models import cost_usd
+
+    costs = [cost_usd(model, UsageInfo(u.input_tokens, u.output_tokens, u.cache_creation_input_tokens,
+                                       u.cache_read_input_tokens)) for u in usages]
+    return sum(c for c in costs if c is not None) if costs and None not in costs else None
 
 
 async def _consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev.TurnEnded | None:
@@ -208,7 +220,7 @@ def run_headless(
         print(f"error: {ended.error}", file=err, flush=True)
         return exit_codes.ERROR
     if ended.reason == "max_turns":
-        print(f"stopped: reached the maximum of {session.max_turns} model calls (--max-turns)", file=err, flush=True)
+        print(f"stopped: reached the maximum of {plural(session.max_turns, 'model call')} (--max-turns)", file=err, flush=True)
         return exit_codes.MAX_TURNS
     if ended.reason == "denied":
         print("stopped: a tool call was denied (use --allow-write or ALLOW_WRITE=1 to allow changes)", file=err,

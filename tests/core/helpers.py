@@ -67,3 +67,21 @@ class BoomTool(Tool):
 
 def registry(*tools: Tool) -> ToolRegistry:
     return ToolRegistry(tools)
+
+
+def split_turn(history: list[dict], every: int) -> list[dict]:
+    """A one-prompt history of tool rounds as several turns: after every `every` rounds an answer and a new
+    prompt. An unasked event takes nothing of the turn in progress (issue 28 §3), so a test of what an
+    event does to older results needs them in finished turns."""
+    from tui_agent.core.messages import tool_results, user_text
+
+    out: list[dict] = []
+    rounds = 0
+    for k, message in enumerate(history):
+        out.append(message)
+        if tool_results(message) and k + 1 < len(history):
+            rounds += 1
+            if rounds % every == 0:
+                out += [{"role": "assistant", "content": [{"type": "text", "text": f"step {rounds} done"}]},
+                        user_text(f"go on after step {rounds}")]
+    return out

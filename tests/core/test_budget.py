@@ -198,3 +198,50 @@ def test_the_ledger_lets_the_requests_of_old_events_go_and_keeps_their_lines():
     assert ledger.events[-1].messages and not ledger.events[-1].previous_messages  # the call before it went
     assert all(any(e is m for e in ledger.events) for m in ledger.major_events)
     assert ledger.current_messages  # the call shown is not the ledger's to let go
+
+
+async def test_a_continued_run_says_this_run_and_the_sessions_cost(tmp_path: Path):
+    """Issue 28 §4: `--continue -p` printed "session $0.33" for a session that had cost $3.84 (the ledger
+    sees this run's calls only). It says "this run" and gives the session's cost beside it."""
+    import io
+
+    from tui_agent.core import events as ev
+    from tui_agent.core.budget import fmt_usd
+    from tui_agent.core.providers.scripted import text_reply
+    from tui_agent.headless import consume
+
+    usage = UsageInfo(input_tokens=800, output_tokens=30, cache_read_input_tokens=12_000)
+    provider = ScriptedProvider(replies=[text_reply("Hi.")], model=PRICED, usage=usage, reports_usage=True)
+    session = Session(provider, ToolRegistry(builtin_tools()), tmp_path)
+    earlier = ev.Usage(call=1, input_tokens=100_000, output_tokens=2_000)  # what a resume puts back
+    session.usage_history.append(earlier)
+    err = io.StringIO()
+    await consume(session, "hello", io.StringIO(), err)
+    line = next(x for x in err.getvalue().splitlines() if x.startswith("[budget] "))
+    run = cost_usd(PRICED, usage)
+    before = cost_usd(PRICED, UsageInfo(input_tokens=100_000, output_tokens=2_000))
+    assert line.endswith(f"this run {fmt_usd(run)} (session {fmt_usd(run + before)})"), line
+
+
+async def test_a_routine_cut_is_an_event_in_the_ledger_as_in_the_journal(tmp_path: Path):
+    """Issue 28 §4: the panel said "6 compaction events" where the journal and export had 8, and "no
+    compaction event yet: 2 read results cut" beside a journal that recorded one: the cut-only events were
+    left out of the ledger. Every event the call reports is counted, the same number everywhere."""
+    import io
+
+    from tui_agent.core import events as ev
+    from tui_agent.core.providers.scripted import text_reply, tool_reply
+    from tui_agent.headless import consume
+
+    (tmp_path / "huge.txt").write_text(("a line of a huge file " * 4 + "\n") * 1_500)  # 130k chars: cut at once
+    replies = [tool_reply("Read", {"file_path": "huge.txt"}, "r1"), text_reply("Read it."), text_reply("Hi.")]
+    session = Session(ScriptedProvider(replies=replies), ToolRegistry(builtin_tools()), tmp_path)
+    events: list = []
+    session.listeners.append(events.append)
+    for prompt in ("read huge.txt", "hello"):
+        err = io.StringIO()
+        await consume(session, prompt, io.StringIO(), err)
+    reported = [e.plan.event for e in events if isinstance(e, ev.CompactionReported) and e.plan.event is not None]
+    assert reported and all(set(event.kinds) == {"cut"} for event in reported), reported
+    line = next(x for x in err.getvalue().splitlines() if x.startswith("[budget] "))
+    assert f"· {len(reported)} compaction event" in line, line

@@ -24,3 +24,14 @@ def test_the_one_hour_cache_and_a_price_without_expiry():
     assert not cache_outlook(301, hour, 10_000, 0).cold and cache_outlook(3601, hour, 10_000, 0).cold
     assert for_model("claude-sonnet-4-5", one_hour=True).ttl_seconds == ONE_HOUR
     assert cache_outlook(10_000, CLASSIC, 10_000, 0) is None  # no expiry: nothing to say
+
+
+def test_a_call_that_cached_nothing_says_so_and_prices_the_next_uncached():
+    """Issue 28 §4: "cache warm 4:54 more" beside "cached 0 · written 0", and the next call priced as a
+    cache read ($0.0165) where 164k uncached tokens cost ≈$0.33. No cache, no clock: the next call is
+    priced as this one was, every token at the input price."""
+    outlook = cache_outlook(6, NEWER, cached_tokens=0, new_tokens=164_000, nothing_cached=True)
+    assert outlook is not None and outlook.uncached and outlook.next_units == 164_000 == outlook.cold_units
+    line = outlook_line(outlook, 2e-6)
+    assert line == "nothing cached: the API reported no cache write · the next call sends ≈164.0k uncached (≈$0.3280)"
+    assert "warm" not in line

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.core.test_demo_and_headless import cli, make_repo
+from tests.core.test_demo_and_headless import cli, make_repo, second_prompt
 from tui_agent.core.compaction import Compactor, SeedCompactor
 from tui_agent.core.compaction.settings import CompactSettingsError, settings_from
 from tui_agent.core.factory import build_session
@@ -43,8 +43,7 @@ def test_cli_rejects_a_bad_mode_as_a_usage_error(tmp_path):
 
 def test_trace_prints_compact_run_when_trimmed_and_one_line_per_event(tmp_path):
     repo = make_repo(tmp_path)
-    out = cli(["-p", "how are widget recipes parsed?", "--compact-high", "3000", "--compact-low", "1500"], repo,
-              env_extra={"TRACE": "1"})
+    out = second_prompt(repo, ["--compact-high", "3000", "--compact-low", "1500"], {"TRACE": "1"})
     assert out.returncode == 0, out.stderr
     runs = re.findall(r"\[trace\] compact\.run before=(\d+) after=(\d+) droppedMessages=(\d+) truncatedBlocks=(\d+)",
                       out.stderr)

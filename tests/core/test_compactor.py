@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from tui_agent.compact import Compactor, CompactPolicy, render
 from tui_agent.core.compaction import newest_round_start
 from tui_agent.core.messages import protocol_errors, tool_result_block, tool_uses, user_text
+from tests.core.helpers import split_turn
 
 
 def dumps(messages) -> list[str]:
@@ -211,6 +212,7 @@ def test_mask_replaces_old_rerunnable_results_with_a_placeholder():
     for i in range(30):
         history.append(use(f"g{i}", "Grep", f"pattern{i}"))
         history.append(result(f"g{i}", "match\n" * 600))
+    history = split_turn(history, every=10)  # an event masks finished turns' results, never the one in progress
     policy = CompactPolicy(context_window=40_000, max_output_tokens=4_000, enabled=True, cut_on_read=False,
                            mask_protect_tokens=2_000, keep_head=0)
     compactor = Compactor(policy)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.compaction.pricing import CutCase, calls_until_event, cut_on_read_now, cut_pays
 from tui_agent.core.messages import protocol_errors
+from tests.core.helpers import split_turn
 from tests.core.test_compactor import long_turn, run_calls
 
 
@@ -47,7 +48,7 @@ def test_one_huge_result_is_cut_on_read_whatever_the_budget():
 
 
 def test_an_event_cuts_the_long_read_results_it_rewrites_anyway():
-    history = long_turn(30, size=6_000)
+    history = split_turn(long_turn(30, size=6_000), every=5)  # an event cuts finished turns' results
     compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
     results = run_calls(compactor, history, start=3)
     events = [r for r in results if r.plan.event is not None]
@@ -99,7 +100,7 @@ def test_masks_reach_the_request_after_an_event_and_stale_reads_go_first():
     assert mask_protection(4_000, target=50_000, baseline=20_000, head=0, recap=0) == 4_000
     uses = [(1, "Read", {"file_path": "a.py"}), (3, "Read", {"file_path": "b.py"}), (5, "Edit", {"file_path": "a.py"})]
     assert superseded_reads(uses) == {2}  # a.py was edited since its read; b.py was not touched again
-    history = long_turn(60, size=3_000)  # results under the cut size: only masks and drops free room
+    history = split_turn(long_turn(60, size=3_000), every=10)  # under the cut size: only masks and drops free room
     compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
     results = run_calls(compactor, history, start=3)
     masked = [r for r in results if r.plan.event is not None and "mask" in r.plan.event.kinds]

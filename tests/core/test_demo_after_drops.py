@@ -4,6 +4,7 @@ as typed, and after a drop the demo answers the newest prompt the user typed, ne
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tui_agent.core import events as ev
@@ -14,8 +15,12 @@ from tui_agent.core.messages import protocol_errors, text_of, user_text
 from tui_agent.core.providers.demo_turn import current_turn, earlier_prompts
 
 REPO = Path(__file__).resolve().parents[2]
+# "what did we do so far?" ends a turn at once: the summary the drop before it asked for joins the recap
+# then (an unasked event takes nothing of the turn in progress, issue 28 §3, so every long turn's first
+# call drops the turn before it, and a summary written meanwhile covers less than the new recap)
 EXPLORING = ("what is in this repo?", "how does compaction work?", "where are the tests?",
-             "how does the journal work?", "explain the permissions", "how are themes loaded?")
+             "how does the journal work?", "what did we do so far?", "explain the permissions",
+             "how are themes loaded?")
 
 
 class Run:
@@ -113,9 +118,19 @@ async def test_a_named_file_after_a_drop_is_the_one_read():
 async def test_what_is_in_this_repo_takes_a_few_calls():
     run = Run()
     events = await run.ask("what is in this repo?")
-    assert [name for name, _ in tools(events)] == ["Glob", "Read", "Read"]
+    # issue 28 §3: the top level and every file's line count at once, then the README (AGENTS.md is in the
+    # system prompt already): the layout shows the folders first with their sizes, then the loose files
+    assert [name for name, _ in tools(events)] == ["Glob", "Grep", "Read", "Read"]
     assert ("Read", "README.md") in [(name, i.get("file_path")) for name, i in tools(events)]
-    assert len(run.calls) == 3 and "`README.md`" in answer(events)
+    assert ("Read", "AGENTS.md") not in [(name, i.get("file_path")) for name, i in tools(events)]
+    text = answer(events)
+    assert len(run.calls) == 3 and "`README.md`" in text
+    folders = re.findall(r"^- `([\w.-]+/)`: ([\d,]+) files?, ([\d,]+) lines?$", text, flags=re.MULTILINE)
+    assert {"tui_agent/", "tests/", "bench/", "docs/", "themes/"} <= {name for name, _, _ in folders}, text
+    sizes = [int(lines.replace(",", "")) for _, _, lines in folders]
+    assert sizes == sorted(sizes, reverse=True) and sizes[-1] > 0, "largest folder first, each with its lines"
+    loose = text.index("Loose files at the top level")
+    assert text.index("`tui_agent/`") < loose and "`pyproject.toml`" in text[loose:], "folders first, then loose files"
 
 
 def test_the_recap_is_recognised_by_the_mark_its_builder_writes():
@@ -148,3 +163,18 @@ async def test_a_long_file_is_read_as_its_first_lines(tmp_path):
 
 async def session_turn(session, prompt):
     return [e async for e in session.run_turn(prompt)]
+
+
+def test_a_pasted_prompt_of_several_lines_does_not_end_the_recaps_prompt_list():
+    """"what did we do so far?" on the athena transcript listed 33 of 79 prompts: prompt 33 was a pasted
+    screen of several lines, and the recap's list ended at its second line. The list ends at the recap's
+    next section now (the prompts stay verbatim), and the prompts after it are read too."""
+    pasted = "🔄 Monitor\n📁 Project: /x\n\nPress 'q' + Enter to quit"
+    texts = ["first prompt", pasted, "the one after it"]
+    history = []
+    for text in texts:
+        history += [user_text(text), {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]
+    _, recap = build_ledger([facts_of(m) for m in history], len(history), frozenset(), prompt_chars=10_000,
+                            prompt_max_chars=2_000, call=1)
+    assert recap_prompts(recap) == texts
+    assert earlier_prompts([recap, user_text("what did we do so far?")]) == texts

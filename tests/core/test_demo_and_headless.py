@@ -97,6 +97,14 @@ def cli(args, cwd, env_extra=None, stdin=None):
                           capture_output=True, text=True, timeout=60)
 
 
+def second_prompt(repo, flags, env_extra=None):
+    """A second `-p` prompt that continues the first (`--continue`): an unasked event takes nothing of the
+    turn in progress (issue 28 §3), so an event of the first prompt's results comes at the second's call."""
+    first = cli(["-p", "how are widget recipes parsed?", *flags], repo, env_extra)
+    assert first.returncode == 0, first.stderr
+    return cli(["--continue", "-p", "how does assembly work?", *flags], repo, env_extra)
+
+
 def test_headless_answers_with_the_demo_model(tmp_path):
     repo = make_repo(tmp_path)
     out = cli(["-p", "what is in this repo?"], repo)
@@ -111,7 +119,7 @@ def test_headless_answers_with_the_demo_model(tmp_path):
 def test_trace_prints_compact_run_with_consistent_numbers(tmp_path):
     repo = make_repo(tmp_path)
     # a window the one prompt overflows: compaction runs under pressure (under the high mark nothing is cut)
-    out = cli(["-p", "how are widget recipes parsed?", "--context-window", "15000"], repo, {"TRACE": "1"})
+    out = second_prompt(repo, ["--context-window", "15000"], {"TRACE": "1"})
     assert out.returncode == 0, out.stderr
     lines = [l for l in out.stderr.splitlines() if "compact.run" in l]
     assert lines, out.stderr

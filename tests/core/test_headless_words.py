@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from tests.core.test_demo_and_headless import cli, make_repo
+from tests.core.test_demo_and_headless import make_repo, second_prompt
 
 TUI_WORDS = ("F2", "context panel", "budget panel", "/compact", "press ")
 
 
 def test_headless_output_never_speaks_of_the_tui(tmp_path):
     repo = make_repo(tmp_path)
-    out = cli(["-p", "how are widget recipes parsed?", "--compact-high", "3000", "--compact-low", "1500"], repo)
+    out = second_prompt(repo, ["--compact-high", "3000", "--compact-low", "1500"])
     assert out.returncode == 0, out.stderr
     assert "Older turns are no longer sent in full" in out.stderr  # the event's line is there...
     assert "--print-outbound" in out.stderr and "TRACE=1" in out.stderr  # ...pointing at what -p has

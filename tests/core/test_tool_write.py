@@ -67,7 +67,7 @@ def test_schema_names_the_field() -> None:
 def test_preview_new_file_and_diff_for_existing(ctx: ToolContext, tmp_path: Path) -> None:
     tool = WriteTool()
     preview = tool.permission_preview({"file_path": "out.txt", "content": "hi"}, ctx)
-    assert preview.startswith("Create out.txt (1 lines, 2 bytes)") and preview.endswith("hi")
+    assert preview.startswith("Create out.txt (1 line, 2 bytes)") and preview.endswith("hi")
     (tmp_path / "out.txt").write_text("old\n")
     preview = tool.permission_preview({"file_path": "out.txt", "content": "new\n"}, ctx)
     assert preview.startswith("Overwrite out.txt") and "-old" in preview and "+new" in preview

@@ -34,3 +34,17 @@ async def test_no_clock_where_durations_are_hidden(tmp_path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, "hello")
         assert app.screen.query_one(BudgetMeter).clock_line == ""
+
+
+async def test_a_call_the_api_cached_nothing_of_shows_no_warm_clock(tmp_path) -> None:
+    from tui_agent.core.providers.base import UsageInfo
+
+    usage = UsageInfo(input_tokens=14_000, output_tokens=50)  # no cache read, no cache write
+    provider = ScriptedProvider(model=MODEL, usage=usage, reports_usage=True)
+    session = scripted_session(make_repo(tmp_path), [text_reply("Hi.")], provider=provider)
+    app = make_app(session, show_durations=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        meter = app.screen.query_one(BudgetMeter)
+        await send(pilot, "hello")
+        assert meter.clock_line.startswith("nothing cached: the API reported no cache write"), meter.clock_line
+        assert "uncached" in meter.clock_line and "$" in meter.clock_line

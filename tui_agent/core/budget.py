@@ -22,6 +22,7 @@ from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.providers.models import cost_usd, model_info
 from tui_agent.core.request_diff import RequestChange, first_difference, ledger_tokens, request_diff  # noqa: F401
 from tui_agent.core.tokens import message_tokens, text_tokens, tokens_for_chars, tools_tokens
+from tui_agent.core.plural import plural
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
@@ -160,7 +161,7 @@ class BudgetLedger:
     exact_calls: set[int] = field(default_factory=set)  # calls whose number is the API's
     event_calls: set[int] = field(default_factory=set)  # calls that made a major compaction event
     events: list[EventEntry] = field(default_factory=list)  # every event, routine cuts included
-    major_events: list[EventEntry] = field(default_factory=list)  # drops, masks, summaries, your changes
+    major_events: list[EventEntry] = field(default_factory=list)  # every event the journal records, in order
     routine_cuts: int = 0  # results cut on read by events that changed nothing else
     cost: float = 0.0  # USD at list price over the calls that reported usage
     unpriced_calls: int = 0  # calls whose model has no known price (the total is then unknown)
@@ -214,10 +215,11 @@ class BudgetLedger:
         if plan.event is not None:
             entry = EventEntry(plan.event, plan, event.messages, self.last_plan, self.last_messages)
             self.events.append(entry)
-            if plan.event.major:  # something left the request or was replaced (not a routine cut)
-                self.event_calls.add(event.call)
-                self.major_events.append(entry)
-            else:
+            # every event, routine cuts too: the panel, the headless line, the journal and `export` count
+            # the same events ("6 compaction events" beside a journal of 8 was the cut-only ones left out)
+            self.event_calls.add(event.call)
+            self.major_events.append(entry)
+            if not plan.event.major:
                 self.routine_cuts += plan.event.cut
         if figures:
             self.current = self.figures(f"Call #{event.call}", event.call, plan, event.messages,
@@ -335,8 +337,10 @@ class BudgetLedger:
         return (f"≈{fmt_tokens(round(figures.cache_units))} new-token equivalents "
                 f"(a cached token counts {CACHE_READ_UNITS:g})")
 
-    def summary_line(self) -> str:
-        """Headless prints this at the end of a run: the same figures the panel shows."""
+    def summary_line(self, earlier_usd: float | None = None) -> str:
+        """Headless prints this at the end of a run: the same figures the panel shows. The ledger has seen
+        this run's calls only: after `--continue` (`earlier_usd`: what the session's earlier calls cost)
+        the cost says "this run" and gives the session's beside it, never this run's as the session's."""
         figures = self.current
         if figures is None:
             return "no model call"
@@ -346,11 +350,13 @@ class BudgetLedger:
                  f"new {fmt_tokens(figures.new)})",
                  f"{len(self.major_events)} compaction event{'s' * (len(self.major_events) != 1)}"]
         if figures.dropped:
-            parts.append(f"{figures.dropped} messages not sent")
+            parts.append(f"{plural(figures.dropped, 'message')} not sent")
         if self.summary_tokens:
             parts.append(f"summaries {fmt_tokens(self.summary_tokens)} tok"
                          + (f" {fmt_usd(self.summary_cost)}" if self.cost_known else ""))
-        if self.cost_known:
+        if self.cost_known and earlier_usd is not None:
+            parts.append(f"this run {fmt_usd(self.cost)} (session {fmt_usd(self.cost + earlier_usd)})")
+        elif self.cost_known:
             parts.append(f"session {fmt_usd(self.cost)}")
         return " · ".join(parts)
 

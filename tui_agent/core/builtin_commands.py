@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from tui_agent.core.commands import Command, CommandResult
 from tui_agent.core.permission_rules import Rule
 from tui_agent.core.skills import catalog_for
+from tui_agent.core.plural import plural
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
@@ -224,7 +225,7 @@ def _init(session: "Session", args: str) -> CommandResult:
             return ("Nothing was written: AGENTS.md is unchanged." if before is not None
                     else "Nothing was written: there is still no AGENTS.md.")
         lines = target.read_text(encoding="utf-8", errors="replace").count("\n") if after is not None else 0
-        return f"AGENTS.md {'updated' if before is not None else 'written'} ({lines} lines): {target}"
+        return f"AGENTS.md {'updated' if before is not None else 'written'} ({plural(lines, 'line')}): {target}"
 
     shown = INIT_SHOWN + (f" ({args.strip()})" if args.strip() else "")
     return CommandResult(prompt=prompt, shown=shown, after=outcome)

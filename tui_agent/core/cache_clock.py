@@ -26,20 +26,27 @@ class CacheOutlook:
     next_read_tokens: int  # what it reads from the cache
     next_units: float  # its input price in units of one uncached input token
     cold_units: float  # the same request's price once the cache is cold (the whole of it written)
+    uncached: bool = False  # the last call read and wrote nothing from the cache: no clock runs at all
 
     @property
     def seconds_left(self) -> float:
         return max(self.ttl_seconds - self.idle_seconds, 0.0)
 
 
-def cache_outlook(idle_seconds: float, price: CachePrice, cached_tokens: int, new_tokens: int) -> CacheOutlook | None:
+def cache_outlook(idle_seconds: float, price: CachePrice, cached_tokens: int, new_tokens: int,
+                  nothing_cached: bool = False) -> CacheOutlook | None:
     """The outlook `idle_seconds` after a call whose request was `cached_tokens` read + `new_tokens` new
     (the next request starts with that whole request when nothing changes); None when the price has no
-    expiry (nothing to say)."""
+    expiry (nothing to say). `nothing_cached`: the API reported neither a cache read nor a cache write for
+    that call (no breakpoint, a prefix under the minimum): there is no warm cache to count down, and the
+    next call is priced as it was, every token uncached."""
     ttl = price.ttl_seconds
     if ttl is None:
         return None
     whole = max(cached_tokens, 0) + max(new_tokens, 0)
+    if nothing_cached:
+        return CacheOutlook(idle_seconds=max(idle_seconds, 0.0), ttl_seconds=ttl, cold=True, next_write_tokens=0,
+                            next_read_tokens=0, next_units=float(whole), cold_units=float(whole), uncached=True)
     cold = price.expired(idle_seconds)
     read = 0 if cold else whole
     write = whole - read
@@ -62,6 +69,9 @@ def outlook_line(outlook: CacheOutlook, input_price_per_token: float | None = No
     ttl = f"{outlook.ttl_seconds / 60:g}-min"
     whole = outlook.next_write_tokens + outlook.next_read_tokens
     money = f" (≈${outlook.cold_units * input_price_per_token:.4f})" if input_price_per_token else ""
+    if outlook.uncached:
+        return (f"nothing cached: the API reported no cache write · the next call sends "
+                f"≈{_k(round(outlook.next_units))} uncached{money}")
     if outlook.cold:
         return (f"cache cold (idle {_clock(outlook.idle_seconds)} > {ttl} TTL): "
                 f"the next call writes ≈{_k(whole)} again{money}")

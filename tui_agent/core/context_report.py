@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from tui_agent.core.compaction.plan import CompactPlan, fmt_tokens
 from tui_agent.core.messages import Message, blocks, result_text, text_of, tool_results, tool_uses
 from tui_agent.core.tokens import CHARS_PER_TOKEN
+from tui_agent.core.plural import plural
 
 # The most a recall returns, in characters: a recall must not undo the compaction it reads from.
 RECALL_MAX_CHARS = 12_000
@@ -108,7 +109,7 @@ def status_text(view: ContextView) -> str:
     left = tokens_left(plan)
     lines = [f"Context of call {plan.call}: ≈{fmt_tokens(plan.estimated_tokens)} of "
              f"{fmt_tokens(plan.budget_tokens)} tokens used, ≈{fmt_tokens(left)} left "
-             f"(history: {plan.history_len} messages, {plan.sent_count} sent; compaction {plan.mode}"
+             f"(history: {plural(plan.history_len, 'message')}, {plan.sent_count} sent; compaction {plan.mode}"
              f"{'' if plan.enabled else ' off'}).",
              f"Above ≈{fmt_tokens(plan.high_tokens)} older messages leave the request; "
              f"the history keeps all of them."]
@@ -159,17 +160,18 @@ class Recall:
 
 def _matches(history: Sequence[Message], plan: CompactPlan, search: str) -> list[int]:
     """Recallable messages that mention `search`: first the calls whose input names it with their results
-    (a path finds its reads), then every other mention, each group in history order."""
+    (a path finds its reads; a masked result whose call is still sent too), then every other mention, each
+    group in history order (an older mention never crowds a read out of the cap)."""
     wanted = search.casefold()
     recallable = {i for i, kind in not_sent_whole(plan) if kind in RECALLABLE}
     direct: set[int] = set()
     other: set[int] = set()
     for i in sorted(recallable):
-        named = any(wanted in json.dumps(u.get("input", {}), ensure_ascii=False).casefold()
-                    for u in tool_uses(history[i]))
+        calls = tool_uses(history[i]) or (tool_uses(history[i - 1]) if i and tool_results(history[i]) else [])
+        named = any(wanted in json.dumps(u.get("input", {}), ensure_ascii=False).casefold() for u in calls)
         if named:
             direct.add(i)
-            if i + 1 in recallable:
+            if i + 1 in recallable and tool_uses(history[i]):
                 direct.add(i + 1)
         elif wanted in original_text(history, i).casefold():
             other.add(i)

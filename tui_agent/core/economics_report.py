@@ -18,6 +18,7 @@ from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.economics import STRATEGIES, StrategyResult, replay
 from tui_agent.core.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.prices import CLASSIC, CachePrice
+from tui_agent.core.plural import plural
 
 
 @dataclass
@@ -145,9 +146,9 @@ def format_report(reports: Sequence[SessionReport]) -> str:
     totals: dict[str, StrategyResult] = {}
     for report in reports:
         expired = max((r.expired for r in report.results.values()), default=0)
-        lines.append(f"== {report.name}: {report.messages} messages, {report.calls} calls; tokens ≈ "
+        lines.append(f"== {report.name}: {plural(report.messages, 'message')}, {plural(report.calls, 'call')}; tokens ≈ "
                      f"{report.model.baseline:,.0f} + {report.model.ratio:.2f} × chars/4; cache {report.price.label}"
-                     + (f" ({expired} calls after the cache went cold)" if report.price.ttl_seconds else ""))
+                     + (f" ({plural(expired, 'call')} after the cache went cold)" if report.price.ttl_seconds else ""))
         lines.append(head)
         base = report.results.get("none")
         for name, r in report.results.items():
@@ -169,7 +170,7 @@ def format_report(reports: Sequence[SessionReport]) -> str:
             lines.append("estimate error: no recorded usage to compare with (the provider reported none; "
                          "the journal's sizes are our own estimates)")
         else:
-            lines.append(f"estimate error vs logged usage ({e.compared} calls): ours median {e.median:.2%} p90 {e.p90:.2%} first-after-event "
+            lines.append(f"estimate error vs logged usage ({plural(e.compared, 'call')}): ours median {e.median:.2%} p90 {e.p90:.2%} first-after-event "
                          f"{_each(e.after_events)} | v1 median {v.median:.2%} p90 {v.p90:.2%} "
                          f"first-after-event {_each(v.after_events)}")
         lines.append("")

@@ -42,6 +42,7 @@ from tui_agent.core.providers.base import (
 )
 from tui_agent.core.tool_round import ToolOutcome, run_tools
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
+from tui_agent.core.plural import plural
 
 if TYPE_CHECKING:
     from tui_agent.core.summary_draft import BackgroundSummaries
@@ -303,7 +304,7 @@ async def summarise(compactor: CompactorProtocol, config: LoopConfig, system: st
                     history: list[Message], focus: str = "") -> AsyncIterator[Any]:
     """The summary tier's call for this event: its events, then the plan with the summary in its ledger."""
     before, dropped = compactor.summary_context()
-    yield ev.Notice(f"Summarising the {dropped} messages compaction drops (one extra model call)…", "info")
+    yield ev.Notice(f"Summarising the {plural(dropped, 'message')} compaction drops (one extra model call)…", "info")
     outcome = await run_summary(config.provider, system, schemas, summary_messages(before, dropped, focus))
     if outcome.usage is not None:
         u = outcome.usage
@@ -331,10 +332,12 @@ def event_notice(plan: CompactPlan, *, headless: bool = False) -> str:
     assert event is not None
     what = []
     if event.dropped:
-        what.append(f"{event.dropped} older messages are no longer sent (a ledger keeps "
-                    f"{event.ledger_prompts} of your prompts and {event.ledger_files} file paths)")
+        what.append(f"{plural(event.dropped, 'older message')} {'is' if event.dropped == 1 else 'are'} no longer "
+                    f"sent (a ledger keeps {event.ledger_prompts} of your prompts and "
+                    f"{plural(event.ledger_files, 'file path')})")
     if event.masked:
-        what.append(f"{event.masked} old tool results were replaced by placeholders")
+        what.append(f"{plural(event.masked, 'old tool result')} {'was' if event.masked == 1 else 'were'} "
+                    "replaced by placeholders")
     if not what and set(event.kinds) <= {"pin", "exclude", "expand", "cut"}:  # the user's own change
         return (f"Your pins, excludes or expands apply from this call on: {event.line()}."
                 + (HEADLESS_HINT if headless else TUI_HINT))

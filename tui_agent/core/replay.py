@@ -26,6 +26,7 @@ from tui_agent.core.economics_report import EstimateStep, EstimatorRun, SessionR
 from tui_agent.core.events import CompactionReported
 from tui_agent.core.messages import Message, text_of
 from tui_agent.core.providers.models import model_info
+from tui_agent.core.plural import plural
 
 # The strategies a replay runs side by side: the append-only conversation, the seed article's v1, ours.
 REPLAY_STRATEGIES = ("none", "seed-v1", "v2")
@@ -149,7 +150,7 @@ class Replay:
     def step(self, k: int) -> ReplayStep:
         """The step of call index `k` (0-based), running every call before it first if needed."""
         if not 0 <= k < self.calls:
-            raise IndexError(f"call {k + 1} is not in this session (it has {self.calls} calls)")
+            raise IndexError(f"call {k + 1} is not in this session (it has {plural(self.calls, 'call')})")
         kept = self._kept.get(k)
         if kept is not None:
             self._kept.move_to_end(k)
@@ -280,7 +281,7 @@ def replay_of(path: Path, recorded: Recorded, strategies: Sequence[str] = REPLAY
     if not recorded.history:
         raise ValueError(f"{path} has no user or assistant messages (is it a Claude Code .jsonl log?)")
     if not recorded.calls:
-        raise ValueError(f"{path} has {len(recorded.history)} messages but no recorded model call with usage "
+        raise ValueError(f"{path} has {plural(len(recorded.history), 'message')} but no recorded model call with usage "
                          "to replay")
     compactions = agent_compactions(recorded)
     return Replay(path, recorded, _main_model(recorded), compactions, tuple(strategies), policy or default_policy(),

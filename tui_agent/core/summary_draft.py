@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.compaction.summary import run_summary, summary_messages
+from tui_agent.core.plural import plural
 
 if TYPE_CHECKING:
     from tui_agent.core.call import CallPlan
@@ -51,7 +52,7 @@ class SummaryDraft:
                 "failed": f"failed ({self.error})", "used": "sent in the ledger",
                 "stale": "stale (a later event dropped more)"}[self.state]
         edited = ", edited by you" if self.edited else ""
-        return f"Summary draft of call {self.call} ({self.dropped} messages dropped): {what}{edited}."
+        return f"Summary draft of call {self.call} ({plural(self.dropped, 'message')} dropped): {what}{edited}."
 
 
 class BackgroundSummaries:

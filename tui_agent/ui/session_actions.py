@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_agent.core.messages import blocks, is_user_text, text_of
+from tui_agent.core.plural import plural
 
 if TYPE_CHECKING:
     from tui_agent.core.journal.reader import JournalLoad
@@ -70,7 +71,7 @@ async def show_restored(screen: "CommandHost", notices) -> None:
     history = session.history
     start = max(0, len(history) - SHOW_LAST)
     if start:
-        await chat.add_notice(f"{start} earlier messages are not redrawn here; the budget panel lists them all.")
+        await chat.add_notice(f"{plural(start, 'earlier message')} {'is' if start == 1 else 'are'} not redrawn here; the budget panel lists them all.")
     results = {b.get("tool_use_id"): b for m in history[start:] if m.get("role") == "user"
                for b in blocks(m) if b.get("type") == "tool_result"}
     for message in history[start:]:
@@ -157,4 +158,4 @@ async def export_session(screen: "CommandHost", target: str) -> None:
         await chat.add_notice(f"Cannot write {path}: {error.strerror or error}", "error")
         return
     where = "" if target else " (the data dir; /export FILE writes elsewhere)"
-    await chat.add_notice(f"Exported {len(session.history)} messages to {path}{where}")
+    await chat.add_notice(f"Exported {plural(len(session.history), 'message')} to {path}{where}")

@@ -185,7 +185,9 @@ class Compactor:
             elif forced:
                 reason = why = "the API said the prompt is too long"
             else:
-                reason, why = f"over the {fmt_tokens(high)} high-water mark", f"over the {fmt_tokens(high)} mark"
+                mark = f"over the {fmt_tokens(high)} high-water mark"
+                reason, why = (f"your pins, excludes or expands put it {mark}" if relayout else mark,
+                               f"over the {fmt_tokens(high)} mark")
             target = self.policy.low_tokens
             if forced:  # asked for now: even a small request gives up its older half
                 target = min(target, int(w.tokens.estimate() * FORCED_SHARE))
@@ -199,6 +201,8 @@ class Compactor:
             kinds += event_kinds
             first_change = min(first_change, changed)
             reason = reason or f"over the {budget_words(self.policy)}"
+        if kinds and not forced and w.tokens.estimate() > high:
+            reason += tiers.still_over(w.facts, self.policy, w.tokens, history, newest)
         event = None
         if kinds:
             event = make_event(w.state, w.facts, w.layout, self.policy, history, call, kinds,

@@ -40,6 +40,7 @@ class Facts:
     # the entities each message holds (`coverage.entities`), made when a ranking or an at-risk list first
     # asks: shared with copies, since a message's entities never change (a new history gets new Facts)
     held: dict[int, frozenset[str]] = field(default_factory=dict)
+    turn_total: int = 0  # chars/4 of that turn, its prompt included (is it alone over the window?)
 
     def sync(self, history: Sequence[Message]) -> None:
         """Learn the messages added since the last call (O(new messages))."""
@@ -54,15 +55,17 @@ class Facts:
             self.messages.append(fact)
             self.errors.update(fact.failed)
             if is_user_text(message):
-                self.last_prompt = i
+                self.last_prompt, self.turn_total = i, 0
             self.total += estimate
+            self.turn_total += estimate
             for use in tool_uses(message):
                 self.calls[use.get("id", "")] = (use.get("name", ""), use.get("input"))
 
     def copy(self) -> Facts:
         """An independent copy (a preview over a replaced history must not disturb the real one)."""
         return Facts(self.rerunnable_answer, list(self.estimates), list(self.messages), self.total,
-                     dict(self.calls), set(self.errors), self.first, self.first_digest, self.last_prompt, self.held)
+                     dict(self.calls), set(self.errors), self.first, self.first_digest, self.last_prompt, self.held,
+                     self.turn_total)
 
     def entities_of(self, history: Sequence[Message], i: int) -> frozenset[str]:
         """The entities message i holds (what it says, calls with, or was answered: `held_text`)."""

@@ -14,6 +14,9 @@ RECAP_MARK = "[Context ledger:"  # the first words of the message standing for d
 RECAP_PROMPTS_HEADING = "The user's prompts in that part, oldest first (verbatim):"
 CONTINUES = "[The conversation continues from earlier messages that are not sent.]"
 SUMMARY_MARK = "[tui-agent: summary request]"
+# what follows the prompts in a recap, each after a blank line (`recap.build_ledger` writes them in this order)
+RECAP_SECTIONS = ("Files read: ", "Files written: ", "Files edited: ", "Files and folders searched: ", "Commands run",
+                  "Tool calls in that part: ", "Summary of that part:")
 
 
 def is_recap(message: Message) -> bool:
@@ -41,8 +44,13 @@ def recap_prompts(message: Message) -> list[str]:
     if RECAP_PROMPTS_HEADING not in lines:
         return []
     out: list[str] = []
-    for line in lines[lines.index(RECAP_PROMPTS_HEADING) + 1:]:
-        if not line.startswith("- "):
+    rest = lines[lines.index(RECAP_PROMPTS_HEADING) + 1:]
+    for k, line in enumerate(rest):
+        ends = line == "" and (k + 1 == len(rest) or rest[k + 1].startswith(RECAP_SECTIONS))
+        if ends or not out and not line.startswith("- "):
             break
-        out.append(line[2:])
+        if line.startswith("- "):
+            out.append(line[2:])
+        else:  # a pasted prompt's next line (a log, a listing): the prompts are verbatim, so is this one
+            out[-1] += "\n" + line
     return out

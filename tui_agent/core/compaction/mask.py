@@ -14,6 +14,7 @@ from tui_agent.core.messages import Block
 
 # The one key-input table (placeholders, recaps and the UI's rows and cards read it): the input a call is
 # known by, in order of preference (a Grep/Glob is known by its pattern; its folder is said after it).
+CLEARED = "cleared from context; call "  # a placeholder's own words (readers tell it from content by them)
 KEY_INPUTS = ("file_path", "notebook_path", "pattern", "command", "path", "skill", "url", "query", "description")
 
 
@@ -36,8 +37,7 @@ def placeholder_text(tool_name: str, tool_input: Any, original_chars: int) -> st
     path = tool_input.get("path") if isinstance(tool_input, dict) else None
     if isinstance(path, str) and path and key != path:  # Grep/Glob: the folder searched is a touched path
         what += f" in {path}"
-    return (f"[{what} — {fmt_tokens(original_chars)} chars, cleared from context; "
-            f"call {tool_name} again if you need it]")
+    return f"[{what} — {fmt_tokens(original_chars)} chars, {CLEARED}{tool_name} again if you need it]"
 
 
 def masked_block(block: Block, text: str) -> Block:

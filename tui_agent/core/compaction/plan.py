@@ -207,6 +207,20 @@ class CompactPlan:
             pos += 1
         return pos
 
+    def ledger_span(self) -> str:
+        """"#3–#13": the first and last message the ledger stands for. A kept island at an end of the span
+        (the prompt of the turn in progress, a pin) is sent, so it is not named as left: "#3–#14" was said
+        when #14, the prompt, was still sent."""
+        ledger = self.ledger
+        if ledger is None:
+            return ""
+        first, last = ledger.start, ledger.covers - 1
+        while first < last and first in self.kept_in_drop:
+            first += 1
+        while last > first and last in self.kept_in_drop:
+            last -= 1
+        return f"#{first}" if first == last else f"#{first}–#{last}"
+
     def is_sent(self, index: int) -> bool:
         if index >= self.history_len or index in self.excluded:
             return False

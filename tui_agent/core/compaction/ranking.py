@@ -33,6 +33,19 @@ def mask_protection(configured: float, target: float, baseline: float, head: flo
     return min(float(configured), PROTECT_SHARE * room)
 
 
+def in_progress_floor(last_prompt: int | None, turn_tokens: float, baseline: float, window: int,
+                      newest: int, history_ends_with_user: bool) -> int:
+    """The first message no mask or cut may take: the turn in progress (the prompt being answered and
+    every result after it), since the model is still using what it fetched for it (a Grep it is about to
+    read, a listing it ranks); unless that turn alone is over the window, when only the newest round is
+    kept whole (`newest`). Between turns (the history ends with an answer) nothing is in progress."""
+    if last_prompt is None or not history_ends_with_user or last_prompt >= newest:
+        return newest
+    if baseline + turn_tokens > window:
+        return newest
+    return last_prompt + 1  # the turn's first assistant message: a drop may end there, never later
+
+
 def touched_path(name: str, tool_input: Any) -> str:
     """The file a file tool reads or changes ("" for other tools)."""
     if name not in FILE_TOOLS or not isinstance(tool_input, dict):

@@ -151,7 +151,7 @@ def build_ledger(
     if prompts:
         lines.append("")
         lines.append(RECAP_PROMPTS_HEADING)
-        lines.extend(f"- {text}" for _, text in prompts)
+        lines.extend(f"- {text}" for _, text in prompts)  # verbatim: a prompt of several lines too
     groups: dict[str, list[str]] = {}
     for path, how in files.items():
         groups.setdefault(how, []).append(path)

@@ -49,17 +49,18 @@ def relayout(w: Work, history: Sequence[Message], policy: CompactPolicy) -> int:
 
 
 def cut_read(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int,
-             prev_out: int = 0, start: int | None = None) -> int | None:
+             prev_out: int = 0, start: int | None = None, keep_from: int | None = None) -> int | None:
     """Tier 2 (`tiers.cut_on_read`) applied: the first position changed, None when nothing sent changed."""
     if not policy.cut_on_read:
         return None
     return apply(w, history, *tiers.cut_on_read(w.state, w.facts, policy, history, newest, call, w.layout, w.tokens,
-                                                prev_out, start))
+                                                prev_out, start, keep_from))
 
 
 def _mask(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int,
-          target: int | None) -> int | None:
-    state, changed, masked = tiers.mask_old(w.state, w.facts, policy, w.layout, w.tokens, history, newest, call, target)
+          target: int | None, keep_from: int | None = None) -> int | None:
+    state, changed, masked = tiers.mask_old(w.state, w.facts, policy, w.layout, w.tokens, history, newest, call, target,
+                                            keep_from)
     return apply(w, history, state, changed, cut=False) if masked else None
 
 
@@ -68,7 +69,9 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
     """Tiers 2–4 at once (one cache break), the cheapest loss first: cut every long result the event
     rewrites anyway (the head too, at the first event), mask what can be run again down to `target`, then
     drop down to it. An asked `/compact` does what the user asked first (drop or summarise the older
-    part), then cuts and masks what stays."""
+    part), then cuts and masks what stays. Unasked, it takes nothing of the turn in progress (the prompt
+    being answered and its results: the model is still using them) unless that turn alone is over the
+    window (`tiers.protected_from`)."""
     if w.state.reactive_target is not None:
         target = min(target, w.state.reactive_target)
         w.state = w.state.evolve(reactive_target=None)
@@ -76,6 +79,7 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
     first = len(w.layout.out)
     w.before_event = list(w.layout.out)  # what the summary call sends (the previous call's prefix)
     head_before, first_drop = w.state.drop_from, not w.state.dropping
+    keep_from = None if asked else tiers.protected_from(w.facts, policy, w.tokens, history, newest)
 
     def did(kind: EventKind, changed: int | None) -> None:
         nonlocal first
@@ -84,7 +88,8 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
             first = min(first, changed)
 
     def cut_all() -> None:  # every long result after the drop point (before a tentative head: the head too)
-        did("cut", cut_read(w, history, policy, newest, call, start=max(w.state.drop_until, w.state.drop_from)))
+        did("cut", cut_read(w, history, policy, newest, call, start=max(w.state.drop_until, w.state.drop_from),
+                            keep_from=keep_from))
 
     if not asked:
         cut_all()
@@ -92,10 +97,10 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
         w.state = w.state.evolve(drop_from=tiers.choose_head(w.state, w.layout, w.tokens, policy, history,
                                                                newest, target))
     if not asked and policy.mask:  # then mask what can be run again, down to the target
-        did("mask", _mask(w, history, policy, newest, call, target))
+        did("mask", _mask(w, history, policy, newest, call, target, keep_from))
     if policy.drop and (asked or w.tokens.estimate() - tiers.transient(w.state, policy, w.tokens, history, newest)
                         > target):
-        until = tiers.choose_drop(w.state, w.layout, w.tokens, policy, history, newest, target)
+        until = tiers.choose_drop(w.state, w.layout, w.tokens, policy, history, newest, target, keep_from)
         if until > max(w.state.drop_until, w.state.drop_from) and tiers.worth_dropping(
                 tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until), w.tokens):
             w.state = tiers.set_drop(w.state, w.facts, history, until, call, why)

@@ -9,25 +9,31 @@ an overlay on the ledger (the history is untouched), reused until the next event
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.core.compaction.marks import SUMMARY_MARK, is_recap
-from tui_agent.core.messages import Message, text_of, tool_uses, user_text
+from tui_agent.core.messages import Message, blocks, result_text, text_of, tool_uses, user_text
+from tui_agent.core.plural import plural
 
 MAX_SUMMARY_TOKENS = 2_000
+FOCUS_LINE = "Focus on: "
+_FOCUS_FILLER = {"keep", "the", "and", "details", "detail", "about", "focus", "for", "with", "please", "all", "any",
+                 "what", "that", "this", "more", "info", "information", "facts", "notes", "parts", "part", "stuff"}
+FOCUS_FACTS = 6
 
 
 def summary_instruction(dropped: int, focus: str = "") -> str:
     lines = [
-        f"{SUMMARY_MARK} The oldest {dropped} messages of this conversation are about to leave the context. "
+        f"{SUMMARY_MARK} The oldest {plural(dropped, 'message')} of this conversation {'is' if dropped == 1 else 'are'} about to leave the context. "
         "Write a summary of the conversation so far that lets you continue the work without them: the user's "
         "goals and requests, decisions taken, files read and changed (with paths), commands run and their "
         "results, errors met and how they were solved, and what is still to do.",
         "Reply with the summary only, in at most 500 words; do not call any tool.",
     ]
     if focus.strip():
-        lines.append(f"Focus on: {focus.strip()}")
+        lines.append(f"{FOCUS_LINE}{focus.strip()}")
     return "\n".join(lines)
 
 
@@ -87,6 +93,7 @@ def extractive_summary(messages: list[Message]) -> str:
         if message.get("role") == "assistant" and text and not tool_uses(message):
             answers.append(" ".join(text.split())[:160])
     parts = ["Summary (extractive, written by the offline demo model):"]
+    parts += _focus_part(messages, files)
     if prompts:
         parts.append("Asked: " + " | ".join(prompts[-8:]))
     if files:
@@ -94,3 +101,36 @@ def extractive_summary(messages: list[Message]) -> str:
     if answers:
         parts.append("Answered: " + " | ".join(answers[-5:]))
     return "\n".join(parts)
+
+
+def _focus_terms(instruction: str) -> list[str]:
+    """The words of the `/compact` focus that say what to keep ("keep the cache clock details" → cache, clock)."""
+    focus = next((line[len(FOCUS_LINE):] for line in instruction.splitlines() if line.startswith(FOCUS_LINE)), "")
+    return [w for w in re.findall(r"[a-z0-9]{3,}", _plain(focus)) if w not in _FOCUS_FILLER]
+
+
+def _plain(text: str) -> str:
+    """Lower case, `_` and `-` as spaces: "cache_clock.py" and "the cache clock" both hold "cache" and "clock"."""
+    return re.sub(r"[_\-]", " ", text.lower())
+
+
+def _focus_part(messages: list[Message], files: list[str]) -> list[str]:
+    """The `/compact` focus honoured first: the files whose path names every focus word, and the lines of
+    results and answers that hold them all (a real model keeps what it was asked to keep)."""
+    terms = _focus_terms(text_of(messages[-1])) if messages else []
+    if not terms:
+        return []
+    def held(text: str) -> bool:
+        plain = _plain(text)
+        return all(term in plain for term in terms)
+    named = [f for f in files if held(f)]
+    facts: list[str] = []
+    for message in messages[:-1]:
+        texts = [result_text(b) for b in blocks(message) if b.get("type") == "tool_result"] or [text_of(message)]
+        for line in (raw.strip() for text in texts for raw in text.splitlines()):
+            line = re.sub(r"^\d+\t", "", line).strip()
+            if line and held(line) and line not in facts:
+                facts.append(" ".join(line.split())[:160])
+    out = [f"Focus ({' '.join(terms)}): " + (", ".join(named) if named else "no file named it")]
+    out += [f"- {fact}" for fact in facts[:FOCUS_FACTS]]
+    return out

@@ -18,10 +18,10 @@ from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import Facts, exchange, last_assistant_before, pinned_with
 from tui_agent.core.compaction.layout import Layout, recap_of
 from tui_agent.core.compaction.mask import key_input, placeholder_text
-from tui_agent.core.compaction.plan import BlockCut, BlockMask
+from tui_agent.core.compaction.plan import BlockCut, BlockMask, fmt_tokens
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.pricing import calls_until_event, cut_on_read_now
-from tui_agent.core.compaction.ranking import mask_protection, mask_rank, mask_signals
+from tui_agent.core.compaction.ranking import in_progress_floor, mask_protection, mask_rank, mask_signals
 from tui_agent.core.compaction.render import render_message
 from tui_agent.core.compaction.state import CompactState, effective_skip
 from tui_agent.core.messages import Message, blocks, result_text, tool_results
@@ -31,6 +31,27 @@ MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and MIN_GAIN_SHARE
 MIN_GAIN_SHARE = 0.05
 HEAD_SHARE = 0.5  # the kept head takes at most this share of what the low mark leaves after the baseline
 RECAP_GUESS_TOKENS = 300  # room planned for a recap not yet built (and for its growth when one exists)
+
+
+def protected_from(facts: Facts, policy: CompactPolicy, tokens: RequestEstimator, history: Sequence[Message],
+                   newest: int) -> int:
+    """The first message of the turn in progress that no cut, mask or drop takes (`ranking.in_progress_floor`)."""
+    return in_progress_floor(facts.last_prompt, tokens.size_of(facts.turn_total), tokens.baseline,
+                             policy.effective_window, newest, bool(history) and history[-1].get("role") == "user")
+
+
+def still_over(facts: Facts, policy: CompactPolicy, tokens: RequestEstimator, history: Sequence[Message],
+               newest: int) -> str:
+    """Why an event ends above the high mark, when the part it may not take is itself over it: "; the
+    turn in progress alone is 15.1k" (base included). The next calls make no new event for it: nothing is
+    left to take until the turn ends or grows past the window."""
+    keep_from = protected_from(facts, policy, tokens, history, newest)
+    if keep_from == newest or facts.last_prompt is None:
+        return ""
+    alone = tokens.baseline + tokens.size_of(facts.turn_total)
+    if alone <= policy.high_tokens:
+        return ""
+    return f"; the turn in progress alone is {fmt_tokens(round(alone))}"
 
 
 def _with(state: CompactState, cuts: dict | None = None, masks: dict | None = None,
@@ -65,19 +86,21 @@ def apply_user_changes(state: CompactState, history: Sequence[Message], facts: F
 
 def cut_on_read(state: CompactState, facts: Facts, policy: CompactPolicy, history: Sequence[Message], newest: int,
                 call: int, layout: Layout, tokens: RequestEstimator, prev_out: int = 0,
-                start: int | None = None) -> tuple[CompactState, list[int]]:
+                start: int | None = None, keep_from: int | None = None) -> tuple[CompactState, list[int]]:
     """Tier 2: a result longer than `cut_chars` that the model has read (it left the newest round) is cut
     to its head, once, and frozen; pinned, masked and expanded messages are left as they are.
 
     No loss without pressure: below the high mark a result is cut only when the cut pays at the cache
     prices (`pricing.cut_on_read_now`: what it saves until the next expected event against rewriting the
     tail the previous request cached after it, `prev_out` messages long), or when it is one huge result.
-    At an event (`start`: from there on) every long result is cut: the event rewrites what follows anyway."""
+    At an event (`start`: from there on) every long result is cut: the event rewrites what follows anyway,
+    except from `keep_from` on (the turn in progress, `protected_from`)."""
     limit, keep = policy.cut_chars, policy.cut_keep_chars
     at_event = start is not None
     until_event = calls_until_event(tokens.estimate(), policy.high_tokens, facts.total / max(call, 1), call)
     new: dict[int, dict[int, BlockCut]] = {}
-    for i in range(state.read_upto if start is None else start, newest):
+    end = newest if keep_from is None else min(newest, keep_from)
+    for i in range(state.read_upto if start is None else start, end):
         if i in state.pins or i in state.masks or i in state.expanded or i in state.kept_in_drop:
             continue
         message = history[i]
@@ -96,7 +119,7 @@ def cut_on_read(state: CompactState, facts: Facts, policy: CompactPolicy, histor
                 continue
             _, original, kept = cut
             new.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name, original, kept, call)
-    state = state.evolve(read_upto=max(state.read_upto, newest))
+    state = state.evolve(read_upto=max(state.read_upto, end if at_event else newest))
     if not new:
         return state, []
     return _with(state, cuts=_merged(state.cuts, new), touched=set(new)), sorted(new)
@@ -117,7 +140,7 @@ def _cut_pays(policy: CompactPolicy, layout: Layout, tokens: RequestEstimator, i
 
 def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: Layout, tokens: RequestEstimator,
              history: Sequence[Message], newest: int, call: int,
-             target: int | None = None) -> tuple[CompactState, list[int], int]:
+             target: int | None = None, keep_from: int | None = None) -> tuple[CompactState, list[int], int]:
     """Tier 3: results of re-runnable tools older than the protected recent budget (counted from the end of
     the request) become placeholders, when the placeholder is clearly smaller; the head before the drop
     stays as it is (it is the cached start of every request).
@@ -125,12 +148,13 @@ def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: L
     With a `target` (an event's low mark) the protection fits what the drop keeps (`ranking.mask_protection`,
     so a masked result is still sent after it), the least likely to be needed first (`ranking.mask_rank`),
     and masking stops once the request fits the target; without one (after `/compact`'s drop) every
-    candidate is masked."""
+    candidate is masked. Nothing from `keep_from` on is masked (the turn in progress, `protected_from`)."""
     protect: float = policy.mask_protect_tokens
     if target is not None:
         recap = tokens.size_of(layout.recap.tokens if state.dropping and layout.recap else RECAP_GUESS_TOKENS)
         protect = mask_protection(protect, target, tokens.baseline, head_size(state, layout, tokens), recap)
     seen = 0.0
+    last = newest if keep_from is None else min(newest, keep_from)
     candidates: list[tuple[int, int, dict[int, BlockMask]]] = []  # (message, position, its new masks)
     for pos in range(len(layout.out) - 1, -1, -1):
         seen += tokens.size(layout.units[pos])
@@ -139,7 +163,7 @@ def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: L
         i = layout.indices[pos]
         if i < 0 or i < state.drop_from:
             break
-        if i in state.pins or i >= newest or i in state.expanded or i in state.kept_in_drop:
+        if i in state.pins or i >= last or i in state.expanded or i in state.kept_in_drop:
             continue  # a pinned island goes out verbatim, with the partners it needs
         message = history[i]
         if not tool_results(message):
@@ -232,9 +256,11 @@ def choose_head(state: CompactState, layout: Layout, tokens: RequestEstimator, p
 
 
 def choose_drop(state: CompactState, layout: Layout, tokens: RequestEstimator, policy: CompactPolicy,
-                history: Sequence[Message], newest: int, target: int) -> int:
+                history: Sequence[Message], newest: int, target: int, upto: int | None = None) -> int:
     """The earliest assistant message from which the head, the recap, the kept tail and the base fit
-    `target`; at worst the newest round's own assistant message."""
+    `target`; at worst the newest round's own assistant message, or `upto` (the turn in progress's first
+    one, `protected_from`: its rounds stay)."""
+    last = newest if upto is None else min(upto, newest)
     floor = max(state.drop_until, state.drop_from)
     fixed = tokens.baseline + head_size(state, layout, tokens) - transient(state, policy, tokens, history, newest)
     fixed += tokens.size_of(layout.recap.tokens if state.dropping and layout.recap else RECAP_GUESS_TOKENS)
@@ -246,13 +272,13 @@ def choose_drop(state: CompactState, layout: Layout, tokens: RequestEstimator, p
         if i < 0 or i <= floor:
             break
         suffix += tokens.size(layout.units[pos])
-        if i > newest or history[i].get("role") != "assistant":
+        if i > last or history[i].get("role") != "assistant":
             continue
         if fixed + suffix <= target:
             best = i
         else:
             break
-    return last_assistant_before(history, newest + 1, floor) if best is None else best
+    return last_assistant_before(history, last + 1, floor) if best is None else best
 
 
 def head_size(state: CompactState, layout: Layout, tokens: RequestEstimator) -> float:

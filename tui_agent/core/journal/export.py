@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 from tui_agent.core.journal.reader import CallRecord, JournalLoad
 from tui_agent.core.messages import Message, blocks, result_text
+from tui_agent.core.plural import plural
 
 FORMATS = ("md", "jsonl")
 
@@ -67,7 +68,7 @@ def _call(call: CallRecord, tail: str = "") -> list[str]:
 def _call_line(call: CallRecord) -> str:
     text = f"> ▶ **call {call.call}** · {call.model} · sent ≈{call.estimated_tokens:,} tokens"
     if call.sent is not None:
-        text += f": {call.sent} of {call.history_len} messages"
+        text += f": {call.sent} of {plural(call.history_len, 'message')}"
         if call.dropped:
             text += f" ({call.dropped} left out)"
     else:

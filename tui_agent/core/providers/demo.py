@@ -41,7 +41,7 @@ from tui_agent.core.providers.demo_answers import (
     md_escape,
 )
 from tui_agent.core.providers.demo_recall import recall_step
-from tui_agent.core.providers.demo_turn import Turn, current_turn, earlier_prompts
+from tui_agent.core.providers.demo_turn import Turn, current_turn, earlier_prompts, line_counts, still_held
 from tui_agent.core.providers.scripted import words
 
 __all__ = ["DemoProvider", "demo_policy", "md_escape", "DEMO_NOTICE", "CHOSEN_NOTICE"]
@@ -58,6 +58,7 @@ DEMO_OUTPUT_TOKENS = 4_096
 READ_SHARE = 8  # one Read takes at most about an eighth of the window: a turn of reads stays in it
 READ_MIN_CHARS = 16_000  # files up to this size are always read whole (a window this small is a test's)
 READ_LINE_CHARS = 60  # a typical source line, to turn that share into a line limit
+HEAD_LINES = 60  # a look at what a file is (the overview's README, the biggest files): its head, as a model pages
 
 
 def demo_policy() -> CompactPolicy:
@@ -116,7 +117,7 @@ class DemoProvider(Provider):
             summary = extractive_summary(request.messages)
             yield StreamDone({"role": "assistant", "content": [{"type": "text", "text": summary}]}, "end_turn", None)
             return
-        turn = current_turn(request.messages)
+        turn = still_held(current_turn(request.messages))  # a placeholder is not content: fetch it again
         available = {tool["name"] for tool in request.tools}
         text, uses = self._decide(turn, request, available)
         if not self._announced:
@@ -156,7 +157,7 @@ class DemoProvider(Provider):
             return self._biggest(turn, hints)
         listed = self._listed_files(turn)
         if _OVERVIEW.search(turn.prompt) and {"Glob", "Read"} <= available:
-            return self._overview(turn, listed, hints, request.system)
+            return self._overview(turn, listed, hints, request.system, available)
         seen = _already_read(request.messages)
         keyword = _keyword(turn.prompt)
         skills = _skills(request.system)
@@ -218,23 +219,32 @@ class DemoProvider(Provider):
                     [("Grep", {"pattern": keyword, "output_mode": "content", "-n": True, "head_limit": 20, "-i": True})])
         return answer(turn, hints), []
 
-    def _overview(self, turn: Turn, listed: list[str], hints: Words, system: str) -> tuple[str, list[tuple[str, dict]]]:
-        """"What is in this repo?": the listing and the README (or manifest), then the answer."""
+    def _overview(self, turn: Turn, listed: list[str], hints: Words, system: str,
+                  available: set[str]) -> tuple[str, list[tuple[str, dict]]]:
+        """"What is in this repo?": the top level and every file's line count at once (the layout: folders
+        with their sizes, then loose files), the README (or manifest), then the answer."""
         if not _used(turn, "Glob"):
-            return _intro(system, "I'll list the top level first."), [("Glob", {"pattern": "*"})]
+            uses = [("Glob", {"pattern": "*"})]
+            if "Grep" in available and not _used(turn, "Grep"):
+                uses.append(("Grep", {"pattern": "^", "output_mode": "count", "head_limit": 0}))
+                return _intro(system, "I'll list the top level and count every file's lines, folder by folder."), uses
+            return _intro(system, "I'll list the top level first."), uses
         if not _used(turn, "Read"):
-            picks = [p for p in _pick(listed, set(), "", 2) if Path(p).name.lower().startswith(_PREFERRED)]
-            picks = picks or _pick(listed, set(), "", 1)
+            known = {"agents.md", "claude.md"} if "AGENTS.md" in system or "CLAUDE.md" in system else set()
+            fresh = [p for p in listed if p.lower() not in known]  # the instructions are in the system prompt
+            picks = [p for p in _pick(fresh, set(), "", 2) if Path(p).name.lower().startswith(_PREFERRED)]
+            picks = picks or _pick(fresh, set(), "", 1)
             if picks:
                 names = " and ".join(f"`{p}`" for p in picks)
-                return f"Reading {names} for what the project says of itself.", [self._read(p) for p in picks]
+                return (f"Reading the head of {names} for what the project says of itself.",
+                        [self._read(p, HEAD_LINES) for p in picks])
         return answer(turn, hints), []
 
     def _biggest(self, turn: Turn, hints: Words) -> tuple[str, list[tuple[str, dict]]]:
         """List the files, count their lines (their real size, from the tools), read the two largest."""
         if not _used(turn, "Glob"):
             return "I'll list the files first, then measure them.", [("Glob", {"pattern": "**/*"})]
-        sizes = _line_counts(turn)
+        sizes = line_counts(turn)
         if not _used(turn, "Grep"):
             return ("Now I'll count the lines of every file (a Grep for `^` in count mode), to compare real sizes.",
                     [("Grep", {"pattern": "^", "output_mode": "count", "head_limit": 0})])
@@ -242,7 +252,7 @@ class DemoProvider(Provider):
         unread = [p for p in biggest if p not in _read_in_turn(turn)]
         if unread:
             names = " and ".join(f"`{p}`" for p in unread)
-            return f"The largest are {names}; reading them.", [self._read(p) for p in unread]
+            return f"The largest are {names}; reading their heads.", [self._read(p, HEAD_LINES) for p in unread]
         return biggest_answer(turn, sizes, hints), []
 
     def _listed_files(self, turn: Turn) -> list[str]:
@@ -258,7 +268,7 @@ class DemoProvider(Provider):
                     files.append(line)
         return files
 
-    def _read(self, path: str) -> tuple[str, dict[str, Any]]:
+    def _read(self, path: str, head: int | None = None) -> tuple[str, dict[str, Any]]:
         """A Read that fits the demo's small window: a file larger than an eighth of the window (in
         characters, about 4 a token; at least READ_MIN_CHARS) is read as its first lines, as a real model
         pages a long file. One huge read would otherwise overflow the window and take the prompt with it."""
@@ -270,6 +280,8 @@ class DemoProvider(Provider):
             size = 0
         if size > budget_chars:
             tool_input["limit"] = max(budget_chars // READ_LINE_CHARS, 20)
+        if head is not None and size > head * READ_LINE_CHARS:
+            tool_input["limit"] = min(tool_input.get("limit", head), head)
         return "Read", tool_input
 
     def _is_file(self, path: str) -> bool:
@@ -366,19 +378,6 @@ def _pick(candidates: list[str], seen: set[str], keyword: str, count: int) -> li
         return (2, 0)
 
     return sorted(pool, key=rank)[:count]
-
-
-def _line_counts(turn: Turn) -> list[tuple[str, int]]:
-    """(path, lines) from this turn's Grep count results, largest first (ties by path: deterministic)."""
-    counts: dict[str, int] = {}
-    for name, tool_input, text, is_error in turn.calls:
-        if name != "Grep" or is_error or tool_input.get("output_mode") != "count":
-            continue
-        for line in text.splitlines():
-            path, sep, number = line.rpartition(":")
-            if sep and path and number.strip().isdigit():
-                counts[path.strip()] = int(number)
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
 _DEMO_ID = re.compile(r"^toolu_demo_(\d+)_\d+$")

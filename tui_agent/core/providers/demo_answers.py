@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tui_agent.core.providers.demo_turn import Turn
+from tui_agent.core.plural import plural
+from tui_agent.core.providers.demo_turn import Turn, line_counts
 
 LINE_NUMBER = re.compile(r"^\s*\d+\t")
 GREETING = re.compile(r"^\W*(hi|hello|hey|hallo|howdy|yo|thanks|thank you|good (morning|afternoon|evening))"
@@ -49,10 +50,6 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
 
 
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'s' if count != 1 else ''}"
-
-
 def first_line(text: str) -> str:
     for raw in text.splitlines():
         line = LINE_NUMBER.sub("", raw).strip().strip("#").strip().strip('"').strip()
@@ -66,7 +63,7 @@ def biggest_answer(turn: Turn, sizes: list[tuple[str, int]], words: Words) -> st
         return "I could not measure the files here (the line count found nothing readable)."
     lines = ["The largest files by line count (counted with Grep, so these are real sizes):", ""]
     for path, count in sizes[:5]:
-        lines.append(f"- `{path}`: {count:,} lines")
+        lines.append(f"- `{path}`: {plural(count, 'line')}")
     reads = [(i.get("file_path"), t) for name, i, t, e in turn.calls if name == "Read" and not e]
     if reads:
         lines += ["", "What the largest ones hold:"]
@@ -116,23 +113,18 @@ def answer(turn: Turn, words: Words) -> str:
     reads = [(i.get("file_path"), t, e) for name, i, t, e in turn.calls if name == "Read"]
     ok = [(p, t) for p, t, e in reads if not e]
     lines = ["Here is what I found."]
+    lines += layout_lines(turn)
     if ok:
         lines.append("")
         lines.append(f"I read {plural(len(ok), 'file')}:")
         for path, text in ok:
             numbered = [l for l in text.splitlines() if LINE_NUMBER.match(l)]
-            size = f"{len(numbered)} lines shown" if numbered else f"{len(text):,} chars"
+            size = f"{plural(len(numbered), 'line')} shown" if numbered else f"{len(text):,} chars"
             first = first_line(text)
             lines.append(f"- `{path}` ({size})" + (f": {md_escape(first)}" if first else ""))
     listed = [t for name, _i, t, e in turn.calls if name == "Glob" and not e]
-    top_level = [t for name, i, t, e in turn.calls if name == "Glob" and not e and i.get("pattern") == "*"]
-    if top_level:
-        entries = [l for l in top_level[0].splitlines() if l.strip() and not l.startswith(("…", "(", "["))]
-        tops = list(dict.fromkeys(l.strip().split("/", 1)[0] for l in entries))
-        if tops:
-            shown = ", ".join(f"`{md_escape(t)}`" for t in tops[:12]) + (" …" if len(tops) > 12 else "")
-            lines += ["", f"Files at the top level ({len(entries)}): {shown}."]
-    hits = [(i.get("pattern", ""), t) for name, i, t, e in turn.calls if name == "Grep" and not e]
+    hits = [(i.get("pattern", ""), t) for name, i, t, e in turn.calls
+            if name == "Grep" and not e and i.get("output_mode") != "count"]
     if hits:
         pattern, found = hits[0]
         count = len([l for l in found.splitlines() if _MATCH_LINE.match(l)])
@@ -144,3 +136,27 @@ def answer(turn: Turn, words: Words) -> str:
     lines.append("")
     lines.append(f"Ask me about any of these files, or {words.what_is_sent}.")
     return "\n".join(lines)
+
+
+def layout_lines(turn: Turn) -> list[str]:
+    """The layout: each top-level folder with its files and lines (the Grep line count: text files only),
+    largest first, then the loose files of the top-level listing."""
+    out: list[str] = []
+    folders: dict[str, list[int]] = {}
+    for path, count in line_counts(turn):
+        if "/" in path:
+            size = folders.setdefault(path.split("/", 1)[0] + "/", [0, 0])
+            size[0] += 1
+            size[1] += count
+    if folders:
+        out += ["", f"The layout: {plural(len(folders), 'folder')} (text files and lines, counted with Grep):"]
+        for name, (files, count) in sorted(folders.items(), key=lambda item: (-item[1][1], item[0])):
+            out.append(f"- `{md_escape(name)}`: {plural(files, 'file')}, {plural(count, 'line')}")
+    top_level = [t for name, i, t, e in turn.calls if name == "Glob" and not e and i.get("pattern") == "*"]
+    if top_level:
+        entries = [l.strip() for l in top_level[0].splitlines() if l.strip() and not l.startswith(("…", "(", "["))]
+        loose = [e for e in dict.fromkeys(entries) if "/" not in e and e.rstrip("/") + "/" not in folders]
+        if loose:
+            shown = ", ".join(f"`{md_escape(t)}`" for t in loose[:12]) + (" …" if len(loose) > 12 else "")
+            out += ["", f"Loose files at the top level ({len(loose)}): {shown}."]
+    return out

@@ -40,9 +40,9 @@ def whole_reads(messages: list[Message]) -> set[str]:
 def recall_step(turn: Turn, named: list[str], messages: list[Message]) -> tuple[str, list[tuple[str, dict]]] | None:
     """Recall a named file that left the request, or answer from a recall this turn made (None: read it)."""
     recalls = [(i.get("search"), t, e) for name, i, t, e in turn.calls if name == "Context"]
-    if recalls:
-        ok = [(path, text) for path, text, error in recalls if not error]
-        return (recalled_answer(ok), []) if ok else None  # nothing came back: read it again instead
+    if recalls:  # nothing came back, or no line of the file did: read it again instead
+        ok = [(path, text) for path, text, error in recalls if not error and file_lines(path, text)]
+        return (recalled_answer(ok), []) if ok else None
     read_now = {str(i.get("file_path")) for name, i, _t, _e in turn.calls if name == "Read"}
     recaps = "\n".join(text_of(m) for m in messages[:-1] if is_recap(m))
     earlier = files_read(messages) | {p for p in named if p in recaps}
@@ -54,18 +54,25 @@ def recall_step(turn: Turn, named: list[str], messages: list[Message]) -> tuple[
             [("Context", {"action": "recall", "search": lost[0]})])
 
 
+def file_lines(path: str, text: str) -> list[str]:
+    """The file's own lines in a recall (its Read result's, not a neighbour's): none when the recall held
+    only mentions of the path."""
+    head = f"[result of Read({path})]"
+    if head not in text:
+        return []
+    part = re.split(r"\n(?:\[result of |--- #)", text.split(head, 1)[1], maxsplit=1)[0]
+    return [line for line in (LINE_NUMBER.sub("", raw) for raw in part.splitlines() if LINE_NUMBER.match(raw))
+            if line.strip()]
+
+
 def recalled_answer(recalled: list[tuple[str, str]]) -> str:
     lines = []
     for path, text in recalled:
-        head = f"[result of Read({path})]"
-        part = text.split(head, 1)[1] if head in text else text  # the file's own result, not its neighbours'
-        part = re.split(r"\n(?:\[result of |--- #)", part, maxsplit=1)[0]
-        body = [line for line in (LINE_NUMBER.sub("", raw) for raw in part.splitlines() if LINE_NUMBER.match(raw))
-                if line.strip()]
+        body = file_lines(path, text)
         lines.append(f"`{path}` had left my context (compaction took it out), so I recalled it with the Context "
                      f"tool instead of reading it again. It said:")
         lines.append("")
-        lines += [f"> {md_escape(line[:120])}" for line in body[:QUOTED_LINES]] or ["> (the recall held no file lines)"]
+        lines += [f"> {md_escape(line[:120])}" for line in body[:QUOTED_LINES]]
         lines.append("")
     lines.append("The panel shows the recall and what it cost.")
     return "\n".join(lines)

@@ -7,10 +7,12 @@ request). A real model tells them from the user's words by reading them; the dem
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tui_agent.core.compaction.marks import is_user_prompt, recap_prompts
+from tui_agent.core.compaction.mask import CLEARED
 from tui_agent.core.messages import Message, result_text, text_of, tool_results, tool_uses
 
 
@@ -51,3 +53,36 @@ def earlier_prompts(messages: list[Message]) -> list[str]:
         else:
             prompts.extend(recap_prompts(message))
     return prompts[:-1]  # the last one is the current prompt
+
+
+CUT_MARK = "…[tool_result cut"
+LISTS = ("Grep", "Glob")  # a cut list is a wrong list (its tail is gone): fetched again, like a placeholder
+GIVE_UP = 2  # a result lost this many times in one turn is not fetched again (the window cannot hold it)
+
+
+def lost(name: str, text: str) -> bool:
+    """Is this result a stand-in rather than content: a mask's placeholder, or a cut list?"""
+    head = text.lstrip()[:400]
+    return (head.startswith("[") and CLEARED in head) or (name in LISTS and CUT_MARK in text)
+
+
+def still_held(turn: Turn) -> Turn:
+    """The turn as a model reads it: a placeholder says the result left, so that call is as if not made
+    (the flows run it again), never read as the file or the search it stands for. A call lost
+    `GIVE_UP` times stays, so a window too small for it cannot loop the turn."""
+    times = Counter((name, repr(sorted(i.items()))) for name, i, text, _e in turn.calls if lost(name, text))
+    calls = [c for c in turn.calls if not lost(c[0], c[2]) or times[(c[0], repr(sorted(c[1].items())))] >= GIVE_UP]
+    return turn if len(calls) == len(turn.calls) else replace(turn, calls=calls)
+
+
+def line_counts(turn: Turn) -> list[tuple[str, int]]:
+    """(path, lines) from this turn's Grep count results, largest first (ties by path: deterministic)."""
+    counts: dict[str, int] = {}
+    for name, tool_input, text, is_error in turn.calls:
+        if name != "Grep" or is_error or tool_input.get("output_mode") != "count" or lost(name, text):
+            continue
+        for line in text.splitlines():
+            path, sep, number = line.rpartition(":")
+            if sep and path and number.strip().isdigit():
+                counts[path.strip()] = int(number)
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))

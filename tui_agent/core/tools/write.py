@@ -18,6 +18,7 @@ from tui_agent.core.permissions import git_internal
 from tui_agent.core.tools.atomic import write_atomic
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui_agent.core.tools.paths import display_path, is_inside, resolve_path
+from tui_agent.core.plural import plural
 
 # One tool call carrying more than this is a runaway generation, not a source file.
 MAX_WRITE_BYTES = 1024 * 1024
@@ -112,13 +113,13 @@ class WriteTool(Tool):
         note = outside_note(path, ctx.workspace)
         old = _existing_text(path)
         if old is not None:
-            return f"{note}Overwrite {shown} ({lines} lines, {size} bytes)\n\n" + unified_diff(old, content, shown)
+            return f"{note}Overwrite {shown} ({plural(lines, 'line')}, {plural(size, 'byte')})\n\n" + unified_diff(old, content, shown)
         verb = "Overwrite" if path.exists() else "Create"
         body = content.splitlines()
         preview = "\n".join(body[:PREVIEW_LINES])
         if len(body) > PREVIEW_LINES:
-            preview += f"\n… {len(body) - PREVIEW_LINES} more lines"
-        return f"{note}{verb} {shown} ({lines} lines, {size} bytes)\n\n{preview}"
+            preview += f"\n… {plural(len(body) - PREVIEW_LINES, 'more line')}"
+        return f"{note}{verb} {shown} ({plural(lines, 'line')}, {plural(size, 'byte')})\n\n{preview}"
 
     async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return await asyncio.to_thread(_write, str(tool_input["file_path"]), tool_input["content"], ctx)

@@ -20,6 +20,7 @@ from tui_agent.core.budget import EventEntry, request_diff
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import counted, fmt_k
 from tui_agent.ui.themes import MUTED
+from tui_agent.core.plural import plural
 
 LIST_AT_MOST = 40
 
@@ -56,7 +57,7 @@ def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
     ledger = plan.ledger
     if ledger is not None and plan.drop_until > plan.drop_from:
         what = "summary" if ledger.summary else "ledger"
-        lines.append(f"The {what} kept ({fmt_k(ledger.tokens)} tok, covers #{ledger.start}–#{ledger.covers - 1}: "
+        lines.append(f"The {what} kept ({fmt_k(ledger.tokens)} tok, covers {plan.ledger_span()}: "
                      f"{counted(len(ledger.prompts), 'prompt')}, {counted(len(ledger.files), 'file')}, "
                      f"{counted(ledger.commands, 'command')}):")
         lines += ["  " + line for line in ledger.text.splitlines()]
@@ -67,7 +68,7 @@ def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
     if entry.previous_plan is None:
         lines.append("Request diff: no earlier call to compare with.")
     else:
-        lines.append(f"Request diff against call {entry.previous_plan.call} ({len(changes)} messages):")
+        lines.append(f"Request diff against call {entry.previous_plan.call} ({plural(len(changes), 'message')}):")
         for change in changes[:LIST_AT_MOST * 2]:
             who = f"#{change.index} {describe(change.index)}" if change.index is not None else "the ledger"
             lines.append(f"  {change.kind:<8} {who} · {fmt_k(change.before_tokens)} → {fmt_k(change.after_tokens)} tok")

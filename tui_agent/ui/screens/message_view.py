@@ -116,7 +116,7 @@ def outbound_form(history: list[Message], index: int, view: "OutboundView | None
         ledger = view.plan.ledger
         if op.kind in ("dropped", "summarised") and ledger is not None and view.plan.ledger_position is not None:
             what = "summary" if ledger.summary else "ledger"
-            body += f"\n\nSent in its place, the {what} for #{ledger.start}–#{ledger.covers - 1}:\n\n{ledger.text}"
+            body += f"\n\nSent in its place, the {what} for {view.plan.ledger_span()}:\n\n{ledger.text}"
         return f"{view.label}: {op.kind}", body
     if state == "new":
         return f"{view.label}: not sent yet", f"Appended after {view.label} went out; the next call sends it."

@@ -27,6 +27,7 @@ from textual.widgets import Button, Footer, Static
 from tui_agent.core.permissions import PermissionDecision
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.themes import MUTED
+from tui_agent.core.plural import plural
 
 WRITE_PREVIEW_LINES = 20
 INLINE_JSON = 60  # a non-string value shorter than this stays on its key's line
@@ -111,10 +112,10 @@ def permission_body(tool_name: str, tool_input: dict[str, Any], preview: str = "
         return body
     if tool_name == "Write" and isinstance(tool_input.get("content"), str):
         content = tool_input["content"].splitlines()
-        parts = [Content.styled(f"{path}  ({len(content)} lines)", "bold")]
+        parts = [Content.styled(f"{path}  ({plural(len(content), 'line')})", "bold")]
         parts += [Content(line) for line in content[:WRITE_PREVIEW_LINES]]
         if len(content) > WRITE_PREVIEW_LINES:
-            parts.append(Content.styled(f"… {len(content) - WRITE_PREVIEW_LINES} more lines", MUTED))
+            parts.append(Content.styled(f"… {plural(len(content) - WRITE_PREVIEW_LINES, 'more line')}", MUTED))
         return Content("\n").join(parts)
     if tool_name == "Bash" and isinstance(tool_input.get("command"), str):
         parts = [Content.assemble(("$ ", MUTED), (tool_input["command"], "bold"))]

@@ -58,7 +58,9 @@ class BudgetMeter(Widget):
     def _tick(self) -> None:
         since, price, per_token = self._clock
         meter = self.meter
-        outlook = cache_outlook(time.monotonic() - since, price, meter.shown_total, 0) if meter else None
+        usage = self.usage
+        nothing = usage is not None and not usage.cache_read_input_tokens and not usage.cache_creation_input_tokens
+        outlook = cache_outlook(time.monotonic() - since, price, meter.shown_total, 0, nothing) if meter else None
         self.clock_line = outlook_line(outlook, per_token) if outlook is not None else ""
 
     def watch_meter(self, old: CallFigures | None, new: CallFigures | None) -> None:

@@ -32,6 +32,7 @@ from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRo
 from tui_agent.ui.widgets.panel_legend import ACTIONS, legend
 from tui_agent.ui.widgets.spark_line import spark_line
 from tui_agent.ui.widgets.type_through import OnPurpose
+from tui_agent.core.plural import plural
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
@@ -339,8 +340,8 @@ class BudgetPanel(Vertical):
         ledger = plan.ledger
         tokens = ledger_tokens(plan, view.messages)
         what = "summary" if ledger.summary else "ledger"
-        text = (f"{what} for #{ledger.start}–#{ledger.covers - 1}: {len(ledger.prompts)} prompts, "
-                f"{len(ledger.files)} files")
+        text = (f"{what} for {plan.ledger_span()}: {plural(len(ledger.prompts), 'prompt')}, "
+                f"{plural(len(ledger.files), 'file')}")
         width = max(self.rows.scrollable_content_region.width, 30)
         tail = f"{'':>{TOKENS_CELLS}} {fmt_k(tokens):>{TOKENS_CELLS}} {'':<{BAR_CELLS}}"
         room = max(width - 2 - len(tail), 4)

@@ -135,10 +135,6 @@ def no_events_text(ledger: BudgetLedger) -> str:
     from tui_agent.ui.budget_model import counted, fmt_k
 
     plan = ledger.current_plan
-    if ledger.routine_cuts:
-        cuts = ledger.routine_cuts
-        return (f"no compaction event yet: {cuts} read result{'s' * (cuts != 1)} cut to their head "
-                "(routine; the cached prefix stays)")
     if plan is not None and plan.changed and plan.event is None and not ledger.events:
         cut = sum(len(v) for v in plan.cuts.values())
         return (f"{plan.mode} compaction: {counted(plan.dropped_count, 'older message')} not sent, "
