@@ -25,6 +25,7 @@ from tui_agent.core import events as ev
 from tui_agent.core.permissions import PermissionDecision, PermissionPolicy
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.commands import command_list, run_command
+from tui_agent.ui.steering import Steered
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.chat_pane import ChatPane
 from tui_agent.ui.widgets.command_hints import CommandHints
@@ -309,6 +310,7 @@ class MainScreen(Screen):
         self.update_title()  # a journaled session continues under a new id
         await self.chat.clear_all()
         self.panel.sync_history()
+        self.panel.steering.clear()  # the rows it names are gone
         named = f", session {self.session.session_id}" if self.session.session_id else ""
         await self.chat.add_notice(f"Cleared: a new conversation{named} (history, chat and panel are empty).")
 
@@ -330,10 +332,26 @@ class MainScreen(Screen):
             self.prompt.focus()
 
     def focus_panel(self) -> None:
+        """`/context`: the keyboard in the rows to read them (↑/↓, why each is sent); not the steering mode,
+        so the next question typed goes to the prompt whole (F2 steers)."""
         self.remove_class("-panel-hidden")
         if self.has_class("-narrow"):
             self.add_class("-panel-open")
-        self.query_one(HistoryRows).enter_on_purpose()
+        self.query_one(HistoryRows).focus()
+
+    def on_screen_resume(self) -> None:
+        """A view closed (a message, an event, a picker...): the keyboard is back at the prompt."""
+        if self.is_mounted:
+            self.prompt.focus()
+
+    def type_into_prompt(self, text: str) -> None:
+        """Text typed in a view opened to read (`TypeThroughView`): the view closed, the text goes here."""
+        self.prompt.focus()
+        self.prompt.insert(text)
+
+    def on_steered(self, event: Steered) -> None:
+        """Every pin / exclude / expand by hand is said in the chat, with what it does to the next call."""
+        self.chat.add_notice_nowait(event.note, "info")
 
     def action_focus_prompt(self) -> None:
         self.remove_class("-panel-open")
@@ -355,7 +373,7 @@ class MainScreen(Screen):
             from tui_agent.ui.screens.message_view import MessageScreen  # not needed for the first frame
 
             self.app.push_screen(MessageScreen(self.session.history, event.index, rows.view, what,
-                                               act=self._act_from_message_view))
+                                               act=self._act_from_message_view, steering=rows.armed))
 
     def _act_from_message_view(self, index: int, action: str):
         """`p` / `x` / `e` in the message view: the same action as in the panel; the view redraws."""
