@@ -104,9 +104,22 @@ class MainScreen(Screen):
             from tui_agent.ui.session_actions import open_resume_picker
 
             await open_resume_picker(self)
+        await self._restore_unsent()
         self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self.prompt.recall_queued = self.queued.pop_newest  # ↑ on an empty prompt edits a queued prompt
         self.prompt.focus()  # explicit: headless runs do not always honour AUTO_FOCUS
+
+    async def _restore_unsent(self) -> None:
+        """Prompts still queued when the user last quit: in the prompt history now (↑), said once."""
+        state = getattr(self.app, "ui_state", None)
+        if state is None or not state.unsent:
+            return
+        texts, state.unsent = state.unsent, []
+        self.prompt.input_history.extend(texts)
+        state.save(getattr(self.app, "config_base", None))
+        which = "prompt" if len(texts) == 1 else f"{len(texts)} prompts"
+        await self.chat.add_notice(f"The {which} queued when you last quit {'was' if len(texts) == 1 else 'were'} "
+                                   "not sent: ↑ on the prompt brings it back.", "warning")
 
     def refresh_commands(self) -> None:
         """Feed the completion hints the current command list (skills and MCP add theirs after start-up)."""
