@@ -46,7 +46,9 @@ from tui_agent.core.tools.base import ToolContext, ToolRegistry
 if TYPE_CHECKING:
     from tui_agent.core.summary_draft import BackgroundSummaries
 
-DEFAULT_MAX_TURNS = 20
+# Model calls per turn before the loop stops and asks: far above what a real task needs (issue 28: 20 cut
+# real tasks short; Claude Code has no such stop). It only guards against a model that never stops.
+DEFAULT_MAX_TURNS = 200
 CANCELLED_MESSAGE = "Cancelled: the user interrupted the turn before this tool finished."
 INTERRUPTED_MARK = "\n\n[interrupted]"
 

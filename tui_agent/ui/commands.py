@@ -21,6 +21,7 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/help", "List commands and keys"),
     ("/clear", "Start over: empty history, chat and panel"),
     ("/context", "Focus the budget panel on the first row not sent as it is; count the next call exactly"),
+    ("/continue", "Go on with a turn that stopped at the per-turn limit of model calls (--max-turns)"),
     ("/undo-steer", "Undo the last pin, exclude or expand made by hand (u in the panel's steering mode)"),
     ("/theme NAME", "Switch theme (no name lists them)"),
     ("/model NAME", "Switch the model for the next calls"),
@@ -76,6 +77,8 @@ async def run_command(screen: "CommandHost", line: str) -> None:
         screen.focus_panel()
         screen.panel.focus_first_difference()
         screen.panel.action_count_exact()
+    elif name == "/continue":
+        screen.continue_turn()
     elif name == "/undo-steer":
         screen.panel.undo()  # the chat says what it did (`Steered`)
     elif name == "/theme":

@@ -59,6 +59,7 @@ class MainScreen(Screen):
         self.pick_session = pick_session  # a bare `--resume`: open the picker at once
         self.show_durations = show_durations
         self.turn: Worker | None = None
+        self.stopped_at_limit = False  # the last turn stopped at --max-turns: /continue goes on
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
@@ -104,22 +105,12 @@ class MainScreen(Screen):
             from tui_agent.ui.session_actions import open_resume_picker
 
             await open_resume_picker(self)
-        await self._restore_unsent()
+        from tui_agent.ui.session_actions import restore_unsent
+
+        await restore_unsent(self)
         self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self.prompt.recall_queued = self.queued.pop_newest  # ↑ on an empty prompt edits a queued prompt
         self.prompt.focus()  # explicit: headless runs do not always honour AUTO_FOCUS
-
-    async def _restore_unsent(self) -> None:
-        """Prompts still queued when the user last quit: in the prompt history now (↑), said once."""
-        state = getattr(self.app, "ui_state", None)
-        if state is None or not state.unsent:
-            return
-        texts, state.unsent = state.unsent, []
-        self.prompt.input_history.extend(texts)
-        state.save(getattr(self.app, "config_base", None))
-        which = "prompt" if len(texts) == 1 else f"{len(texts)} prompts"
-        await self.chat.add_notice(f"The {which} queued when you last quit {'was' if len(texts) == 1 else 'were'} "
-                                   "not sent: ↑ on the prompt brings it back.", "warning")
 
     def refresh_commands(self) -> None:
         """Feed the completion hints the current command list (skills and MCP add theirs after start-up)."""
@@ -184,6 +175,9 @@ class MainScreen(Screen):
         """A turn ended: send the oldest queued prompt if it completed (a stop for the turn limit or a
         denial still wants the user's next words); after Esc or a failure, put them back in the prompt."""
         queued = self.queued
+        self.stopped_at_limit = worker.state is WorkerState.SUCCESS and worker.result == "max_turns"
+        if self.stopped_at_limit and not queued.texts and not self.prompt.text.strip():
+            self.prompt.complete_to("/continue")  # one key (Enter) goes on
         if not queued.texts:
             return
         if worker.state is WorkerState.SUCCESS and worker.result != "error":
@@ -248,11 +242,24 @@ class MainScreen(Screen):
             return
         self.turn = self.run_turn(prompt, shown, after)
 
+    def continue_turn(self) -> None:
+        """`/continue`: the turn the per-turn limit stopped goes on (its tool results are the next request's
+        end, so no prompt is added)."""
+        if not self.stopped_at_limit or self.turn_running:
+            self.chat.add_notice_nowait("Nothing to continue: /continue goes on after a turn stopped at the "
+                                        "per-turn limit of model calls.", "warning")
+            return
+        self.stopped_at_limit = False
+        self.turn = self.run_turn(None)
+
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_turn(self, prompt: str, shown: str | None = None,
+    async def run_turn(self, prompt: str | None, shown: str | None = None,
                        after: Callable[[], str | None] | None = None) -> str:
         chat = self.chat
-        await chat.add_user(shown or prompt)
+        if prompt is None:
+            await chat.add_notice(f"Continuing the turn (up to {self.session.max_turns} more model calls).")
+        else:
+            await chat.add_user(shown or prompt)
         from tui_agent.ui.screens.permission import PermissionScreen  # not needed for the first frame
         from tui_agent.ui.turn import TurnRenderer
 
@@ -261,7 +268,7 @@ class MainScreen(Screen):
         try:
             # aclosing: Esc cancels this worker while it awaits its own work (a render, the modal); closing
             # the engine's generator here lets the core repair the history before anything else runs.
-            async with aclosing(self.session.run_turn(prompt)) as turn_events:
+            async with aclosing(self.session.run_turn(prompt)) as turn_events:  # type: ignore[arg-type]
                 async for event in turn_events:
                     if isinstance(event, ev.PermissionRequested):
                         screen = PermissionScreen(event.tool_name, event.input, event.summary, event.preview,
@@ -359,8 +366,7 @@ class MainScreen(Screen):
 
     def type_into_prompt(self, text: str) -> None:
         """Text typed in a view opened to read (`TypeThroughView`): the view closed, the text goes here."""
-        self.prompt.focus()
-        self.prompt.insert(text)
+        self.prompt.insert(text)  # (the focus comes back here as the view closes: `on_screen_resume`)
 
     def on_steered(self, event: Steered) -> None:
         """Every pin / exclude / expand by hand is said in the chat, with what it does to the next call."""
