@@ -68,6 +68,7 @@ class BudgetPanel(SteeringActions, Vertical):
         self._pending_event = None
         self.shown_upto: int | None = None  # draw history[:shown_upto] (replay); None: all of it
         self.steering = SteeringLog()  # the pins / excludes / expands made by hand, for `u`
+        self._ledger_memo: tuple[object, bool, int] | None = None  # (ledger, lead placeholder, its tokens)
 
     class CostChanged(Message):
         """The running session cost changed (the screen shows it in the header)."""
@@ -322,7 +323,10 @@ class BudgetPanel(SteeringActions, Vertical):
         if not shown:
             return
         ledger = plan.ledger
-        tokens = ledger_tokens(plan, view.messages)
+        memo = self._ledger_memo  # counted again only when the ledger changed: it names every dropped prompt
+        if memo is None or memo[0] is not ledger or memo[1] != plan.lead_placeholder:
+            memo = self._ledger_memo = (ledger, plan.lead_placeholder, ledger_tokens(plan, view.messages))
+        tokens = memo[2]
         what = "summary" if ledger.summary else "ledger"
         text = (f"{what} for #{ledger.start}–#{ledger.covers - 1}: {len(ledger.prompts)} prompts, "
                 f"{len(ledger.files)} files")
