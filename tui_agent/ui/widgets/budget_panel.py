@@ -296,7 +296,7 @@ class BudgetPanel(SteeringActions, Vertical):
         cost = self.cost_text
         title = Content.styled("Context budget", "bold")
         if self.rows.armed and not self.READ_ONLY:  # the steering mode: what the plain keys do now
-            title = Content.assemble((f" {STEERING_TITLE} ", "bold reverse $text-warning"), " ", (STEERING_KEYS, MUTED))
+            title = Content.assemble((f"● {STEERING_TITLE}", "bold underline"), "  ", (STEERING_KEYS, MUTED))
         elif cost:
             title = Content.assemble(title, ("  session ", MUTED), (cost, "$text-success"))
         self.query_one("#budget-title", Static).update(title)
