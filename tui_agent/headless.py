@@ -220,7 +220,8 @@ def run_headless(
         print(f"error: {ended.error}", file=err, flush=True)
         return exit_codes.ERROR
     if ended.reason == "max_turns":
-        print(f"stopped: reached the maximum of {plural(session.max_turns, 'model call')} (--max-turns)", file=err, flush=True)
+        print(f"stopped after {plural(ended.turn_calls, 'model call')} (the per-turn limit, --max-turns); "
+              "`--continue -p` with a prompt goes on", file=err, flush=True)
         return exit_codes.MAX_TURNS
     if ended.reason == "denied":
         print("stopped: a tool call was denied (use --allow-write or ALLOW_WRITE=1 to allow changes)", file=err,

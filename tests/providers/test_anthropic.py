@@ -189,3 +189,31 @@ def test_breakpoints_come_from_the_request_not_from_earlier_calls():
     assert "cache_control" not in json.dumps(body["messages"][1])
     unstable = fresh.build_params(ModelRequest(**{**later.__dict__, "stable_prefix": 0}))
     assert "cache_control" not in json.dumps(unstable["messages"][0])
+
+
+async def test_a_real_window_smaller_than_the_output_reserve_lowers_max_tokens_once(fake_anthropic, tmp_path):
+    """Issue 28 §5: the API's window (30,000) under the reserve (32,000) left a budget of 1 token: every
+    call an event, every read cut, the model told "≈0 tokens left of 1". Now max_tokens is lowered to fit,
+    said once, and the session goes on with room for the conversation."""
+    files = []
+    for i in range(4):
+        name = f"big_{i}.txt"
+        (tmp_path / name).write_text("\n".join(f"line {n} " + "z" * 70 for n in range(400)))
+        files.append(name)
+    fake_anthropic.model = reader_model(files)
+    fake_anthropic.token_limit = 30_000
+    provider = provider_for(fake_anthropic, context_window=200_000, max_output_tokens=32_000)
+    session = session_for(provider, tmp_path)  # compaction 2.0, the default
+    events = await run(session, "read all the big files")
+    assert ended(events).reason == "completed", ended(events)
+    lowered = [n for n in notices(events) if "max_tokens is lowered to 7,500" in n]
+    assert len(lowered) == 1 and "context window is 30,000 tokens" in lowered[0], notices(events)
+    after = fake_anthropic.message_requests[-1]["body"]
+    assert after["max_tokens"] == 7_500
+    policy = session.compactor.policy
+    assert policy.context_window == 30_000 and policy.max_output_tokens == 7_500
+    assert provider.context_window == 30_000  # the panel's window is the real one
+    reports = [e for e in events if isinstance(e, ev.CompactionReported)]
+    later = reports[reports.index(next(r for r in reports if r.plan.event is not None)) + 1:]
+    assert all(r.plan.event is None or not r.plan.event.major for r in later), "not every call an event"
+    assert not any("left of 1" in json.dumps(r["body"]) for r in fake_anthropic.message_requests)

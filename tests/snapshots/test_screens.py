@@ -50,7 +50,7 @@ def test_selected_row(snap_compare, tmp_path) -> None:
         for prompt in PROMPTS[:2]:
             await send(pilot, prompt)
         rows = pilot.app.screen.query_one(HistoryRows)
-        rows.enter_on_purpose()  # F2 or a click: entered on purpose
+        rows.enter_on_purpose()  # F2: the steering mode
         rows.cursor = next(iter(rows.view.truncated))
         await pilot.press("enter")
         await pilot.pause()

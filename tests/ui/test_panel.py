@@ -61,7 +61,7 @@ async def test_selecting_a_row_shows_full_and_outbound_forms(tmp_path) -> None:
             await send(pilot, prompt)
         rows = app.screen.query_one(HistoryRows)
         cut_row = next(iter(rows.view.truncated))
-        rows.enter_on_purpose()  # F2 or a click: entered on purpose
+        rows.enter_on_purpose()  # F2: the steering mode
         rows.cursor = cut_row
         await pilot.press("enter")
         await pilot.pause()
@@ -73,7 +73,9 @@ async def test_selecting_a_row_shows_full_and_outbound_forms(tmp_path) -> None:
         assert len(sent) < len(full)
         await pilot.press("escape")
         await pilot.pause()
+        assert app.screen.focused is app.screen.query_one("PromptArea"), "closing a view returns to the prompt"
         assert rows.view.first_kept > 0  # two prompts over the small window: the oldest rows are dropped
+        rows.enter_on_purpose()  # F2 again
         rows.cursor = 0
         await pilot.press("enter")
         await pilot.pause()

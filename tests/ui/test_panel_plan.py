@@ -127,7 +127,7 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
 
         notices = " ".join(str(n.render()) for n in app.screen.query(NoticeLine))
         assert "Older turns are no longer sent in full" in notices  # the chat says so too
-        panel.rows.enter_on_purpose()  # F2 or a click: entered on purpose
+        panel.rows.enter_on_purpose()  # F2: the steering mode
         await pilot.press("v")  # the events list is off the Tab cycle: v in the rows goes there
         assert panel.events.has_focus
         panel.events.highlighted = lines.index(entry.line)
@@ -170,7 +170,7 @@ async def test_pin_exclude_expand_show_at_once_in_the_next_call(tmp_path) -> Non
         while session.history[dropped]["role"] != "user" or not isinstance(session.history[dropped]["content"], list):
             dropped += 1
         before = panel.meter.meter.total
-        rows.enter_on_purpose()  # F2 or a click: entered on purpose
+        rows.enter_on_purpose()  # F2: the steering mode
         rows.cursor = dropped
         await pilot.press("p")
         await pilot.pause()
@@ -178,7 +178,8 @@ async def test_pin_exclude_expand_show_at_once_in_the_next_call(tmp_path) -> Non
         assert view.kind(dropped) == "pinned" and view.plan.is_sent(dropped)
         assert session.history[dropped] in view.messages  # sent verbatim in the next request
         assert row_text(rows, dropped)[1] == "●" and panel.meter.meter.total > before
-        assert "pinned: next call sends it as pinned" in str(panel.query_one("#budget-reason").render())
+        assert f"Pinned #{dropped} (sent as pinned): the next request grows" in str(
+            panel.query_one("#budget-reason").render())
         await pilot.press("p")  # unpin
         await pilot.pause()
         assert rows.view.kind(dropped) == "dropped"
@@ -196,10 +197,12 @@ async def test_pin_exclude_expand_show_at_once_in_the_next_call(tmp_path) -> Non
         assert len(session.history) == rows.view.history_len  # the history never changes
         # /context: the first row the request does not send as it is in the history
         await send(pilot, "/context")
-        assert rows.has_focus
+        assert rows.has_focus and not rows.armed, "/context reads the rows; it does not steer"
         first = first_difference(rows.view.plan)
         assert first is not None and rows.cursor == first and rows.view.kind(first) != "kept"
         assert all(rows.view.kind(i) in ("kept", "pinned") for i in range(first))
+        await pilot.press("f2")  # the steering mode: Enter opens the row, and the view acts on it
+        assert rows.armed
         # the message view acts on its row the same way: e sends a cut result whole
         cut = next(i for i in range(rows.view.history_len) if rows.view.kind(i) == "cut")
         rows.cursor = cut
@@ -210,7 +213,7 @@ async def test_pin_exclude_expand_show_at_once_in_the_next_call(tmp_path) -> Non
         assert "(✂ cut)" in str(screen.query_one("#outbound-title").render())
         await pilot.press("e")
         await pilot.pause()
-        assert "expanded" in str(screen.query_one("#outbound-title").render())
+        assert f"Expanded #{cut}" in str(screen.query_one("#outbound-title").render())
         full = str(screen.query_one("#history-text").render())
         assert str(screen.query_one("#outbound-text").render()) == full  # sent whole now
         await pilot.press("escape")
@@ -232,7 +235,7 @@ async def test_compact_command_refreshes_the_panel(tmp_path) -> None:
         assert view.kind(first) == "summarised"  # the demo model writes an extractive summary
         assert row_text(panel.rows, first)[1] == "Σ" and "Σ in summary" in row_text(panel.rows, first)
         assert "≡summary for #" in str(panel.query_one("#budget-ledger-row").render())
-        panel.rows.enter_on_purpose()  # F2 or a click: entered on purpose
+        panel.rows.enter_on_purpose()  # F2: the steering mode
         panel.rows.cursor = first
         await pilot.press("enter")  # the summarised row links to the summary sent in its place
         await pilot.pause()

@@ -119,3 +119,37 @@ async def test_a_failed_turn_puts_the_queued_prompt_back_instead_of_sending_it(t
         assert user_prompts(session.history) == ["first question"]
         notices = " ".join(str(n.render()) for n in app.screen.query("NoticeLine"))
         assert "The turn failed: your queued prompt is back in the prompt" in notices
+
+
+async def test_quitting_with_a_queued_prompt_warns_and_keeps_it_for_the_next_start(tmp_path) -> None:
+    """Issue 28 §5: Ctrl+C twice during a turn lost the queued prompt silently. The first Ctrl+C says it
+    is not sent, quitting keeps it, and the next start has it one ↑ away (and says so)."""
+    gate = Gate()
+    config = tmp_path / "config"
+    session = scripted_session(make_repo(tmp_path), [tool_reply("Gate", {}, "t1", "Waiting."), text_reply("First.")],
+                               extra_tools=[gate])
+    app = make_app(session, config_base=config)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_and_enter(pilot, "first question")
+        await wait_until(gate.started.is_set, what="the tool to start")
+        await type_and_enter(pilot, "and then this")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        warned = [n.message for n in app._notifications]
+        assert any("Your queued prompt is not sent: quitting keeps it in the prompt history" in m for m in warned), warned
+        await pilot.press("ctrl+c")
+        await wait_until(lambda: not app.is_running, what="the app to quit")
+    assert app.unsent_note == "Your queued prompt is not sent: kept in the prompt history (↑ at the next start)."
+    again = make_app(scripted_session(make_repo(tmp_path / "again"), [text_reply("Hi.")]), config_base=config)
+    async with again.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        prompt = again.screen.query_one("PromptArea")
+        notes = [line.text for line in again.screen.query("NoticeLine")]
+        assert any("queued when you last quit was not sent" in n for n in notes), notes
+        prompt.focus()
+        await pilot.press("up")
+        assert prompt.text == "and then this"
+    third = make_app(scripted_session(make_repo(tmp_path / "third"), [text_reply("Hi.")]), config_base=config)
+    async with third.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert not any("last quit" in line.text for line in third.screen.query("NoticeLine")), "said once"

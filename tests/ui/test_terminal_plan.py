@@ -76,14 +76,16 @@ def test_plan_marks_and_pin_in_a_real_terminal(tmp_path) -> None:
         assert any("▒ placeholder" in line for line in rows), "a masked row"
         assert any("user tool_result Bash 6.0k" in line and "–" in line for line in rows), "a dropped row"
         # /context focuses the first row the request does not send as it is; Home/Down walk to the first
-        # dropped one (the ledger row names the span it stands for) and p pins it
+        # dropped one (the ledger row names the span it stands for), and in the steering mode p pins it
         start = int(screen.split("≡ledger for #", 1)[1].split("–", 1)[0])
         keys(socket, "/context", "Enter")
         wait_for(socket, " · in the cached prefix", 15)
         keys(socket, "Home", *["Down"] * start)
         wait_for(socket, f"#{start} dropped: dropped at call 1", 15)
+        keys(socket, "F2")  # /context reads the rows; F2 steers (the title says so)
+        wait_for(socket, "STEERING", 15)
         keys(socket, "p")
-        wait_for(socket, f"#{start} pinned: next call sends it as pinned", 15)
+        wait_for(socket, f"Pinned #{start} (sent as pinned): the next request grows", 15)
         pinned = str(start)
         keys(socket, "Escape", "what does the handler do?", "Enter")
         screen = wait_for_all(socket, ["your pins, excludes or expands", "pins changed"], 60)

@@ -31,6 +31,7 @@ from tui_agent.core.messages import (
     user_text,
 )
 from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.prices import for_model
 from tui_agent.core.providers.base import (
     ModelRequest,
     PromptTooLongError,
@@ -47,7 +48,9 @@ from tui_agent.core.plural import plural
 if TYPE_CHECKING:
     from tui_agent.core.summary_draft import BackgroundSummaries
 
-DEFAULT_MAX_TURNS = 20
+# Model calls per turn before the loop stops and asks: far above what a real task needs (issue 28: 20 cut
+# real tasks short; Claude Code has no such stop). It only guards against a model that never stops.
+DEFAULT_MAX_TURNS = 200
 CANCELLED_MESSAGE = "Cancelled: the user interrupted the turn before this tool finished."
 INTERRUPTED_MARK = "\n\n[interrupted]"
 
@@ -89,6 +92,27 @@ def too_long_numbers(message: str) -> tuple[int | None, int | None]:
     if not match:
         return None, None
     return int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))
+
+
+RESERVE_SHARE = 4  # a window learned smaller than the output reserve keeps a quarter of it for the answer
+
+
+def fit_output_reserve(config: LoopConfig, limit: int | None) -> str | None:
+    """The API's real window (`limit`) is no larger than the output reserve (max_tokens): the budget for
+    messages would be nothing (every call an event, every read cut, "≈0 tokens left of 1"). Lower
+    max_tokens to a quarter of the real window, for this session, and say so (once: it then fits)."""
+    provider = config.provider
+    reserve = provider.max_output_tokens
+    if not limit or limit > reserve:
+        return None
+    lowered = max(limit // RESERVE_SHARE, 1)
+    price = for_model(provider.model)
+    # the claimed window here: `too_long` then lowers the marks to the real one and remembers it
+    config.compactor.retarget(provider.context_window, lowered, price.read, price.write)
+    provider.max_output_tokens, provider.context_window = lowered, limit  # the panel's figures too
+    return (f"The API's context window is {limit:,} tokens, not larger than the output reserve "
+            f"(max_tokens {reserve:,}): max_tokens is lowered to {lowered:,} for this session so the "
+            f"conversation has room (--max-output-tokens sets it).")
 
 
 async def _stream_call(provider: Provider, request: ModelRequest, partial: list[str]) -> AsyncIterator[Any]:
@@ -226,6 +250,9 @@ async def run_turn(
                 retried_too_long = True
                 pending.clear()
                 real, limit = too_long_numbers(str(error))
+                lowered = fit_output_reserve(config, limit)
+                if lowered:
+                    yield ev.Notice(lowered, "warning")
                 compactor.too_long(history, real, limit)
                 yield ev.Notice(
                     f"The model said the prompt is too long ({error}); compacting harder and retrying once.",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -42,6 +43,7 @@ class AgentApp(App[int]):
     BINDINGS = [Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False)]
     terminal_guard: "TerminalGuard | None" = None  # set by run_app: a signalled exit then ends for sure
     crash_report: str | None = None  # the one line an unhandled exception left (`run_to_end` prints it)
+    unsent_note = ""  # queued prompts were kept at quit: run_app says so on stderr
 
     def __init__(
         self,
@@ -161,10 +163,35 @@ class AgentApp(App[int]):
             return
         now = time.monotonic()
         if now - self._last_ctrl_c <= QUIT_WINDOW:
+            self.keep_unsent()
             self.exit(0)
             return
         self._last_ctrl_c = now
-        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+        queued = self.queued_texts()
+        warning = f" {unsent_words(len(queued))} not sent: quitting keeps it in the prompt history." if queued else ""
+        self.notify(f"Press Ctrl+C again to quit.{warning}", timeout=QUIT_WINDOW,
+                    severity="warning" if queued else "information")
+
+    async def action_quit(self) -> None:
+        """`/exit`, `/quit`: the queued prompts are kept for the next start (`keep_unsent`)."""
+        self.keep_unsent()
+        await super().action_quit()
+
+    def queued_texts(self) -> list[str]:
+        main = self.screen_stack[0] if self.screen_stack else None
+        return list(main.queued.texts) if isinstance(main, MainScreen) and main.is_mounted else []
+
+    def keep_unsent(self) -> None:
+        """Prompts queued behind a running turn and not sent when the user quits: saved (ui.json) for the
+        prompt history of the next start, and said once the terminal is back (`run_app`)."""
+        main = self.screen_stack[0] if self.screen_stack else None
+        texts = main.queued.take_all() if isinstance(main, MainScreen) and main.is_mounted else []
+        if not texts:  # (taken: the cancelled turn does not put them back in a prompt about to go)
+            return
+        self.ui_state.unsent = [*self.ui_state.unsent, *texts]
+        problem = self.ui_state.save(self.config_base)
+        self.unsent_note = problem or (f"{unsent_words(len(texts))} not sent: kept in the prompt history "
+                                       "(↑ at the next start).")
 
     async def on_unmount(self) -> None:
         await self.session.aclose()
@@ -192,6 +219,10 @@ class AgentApp(App[int]):
             print(self.crash_report, file=sys.stderr, flush=True)
             return 1
         return result if isinstance(result, int) else (self.return_code or 0)
+
+
+def unsent_words(count: int) -> str:
+    return "Your queued prompt is" if count == 1 else f"Your {count} queued prompts are"
 
 
 _trace_log_ready = False
@@ -229,4 +260,7 @@ def run_app(session: "Session", startup_notices: Sequence[ev.Notice] | None = No
     guard = TerminalGuard([journal_flusher(session), lambda: process_groups.end_all(0.2)], grace_from_env())
     app.terminal_guard = guard
     guard.attach(app)
-    return app.run_to_end()
+    result = app.run_to_end()
+    if app.unsent_note:
+        print(app.unsent_note, file=sys.stderr)
+    return result

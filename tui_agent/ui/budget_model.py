@@ -2,13 +2,15 @@
 
 History is append-only, so each message is described and estimated exactly once (`HistoryIndex.sync`
 only looks at messages it has not seen). A model call then costs O(changed rows): the outbound view
-keeps the compaction boundary as one index (`first_kept`) instead of a set of dropped rows, and the
-truncated blocks, which are few, in a dict. Nothing here imports Textual, so the benchmark and the unit
+keeps the compaction boundary as one index (`first_kept`) instead of a set of dropped rows, and reads
+the cut blocks from the plan row by row (`SentCuts`). Nothing here imports Textual, so the benchmark and the unit
 tests can drive it directly.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -118,6 +120,25 @@ class HistoryIndex:
         return Row(index, role, what, *message_sizes(message), label)  # tokens and chars in one walk
 
 
+class SentCuts(Mapping[int, tuple[BlockCut, ...]]):
+    """The plan's cuts of the rows it sends, looked up row by row: a dict of them, built for every call,
+    grew with the history (a long session's thousands of old cuts) while a frame draws forty rows."""
+
+    def __init__(self, plan: CompactPlan) -> None:
+        self._plan = plan
+
+    def __getitem__(self, index: int) -> tuple[BlockCut, ...]:
+        if index not in self._plan.cuts or not self._plan.is_sent(index):
+            raise KeyError(index)
+        return tuple(self._plan.cuts[index])
+
+    def __iter__(self) -> Iterator[int]:
+        return (i for i in self._plan.cuts if self._plan.is_sent(i))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 @dataclass(frozen=True)
 class OutboundView:
     """Which rows one call sent, read from the engine's plan (never recomputed here).
@@ -128,14 +149,13 @@ class OutboundView:
     label: str
     plan: CompactPlan
     history_len: int
-    truncated: dict[int, tuple[BlockCut, ...]]
+    truncated: Mapping[int, tuple[BlockCut, ...]]  # of the rows sent (`SentCuts`)
     messages: Sequence[Message] = ()
 
     @classmethod
     def of_plan(cls, plan: CompactPlan, history_len: int, label: str,
                     messages: Sequence[Message] = ()) -> "OutboundView":
-        truncated = {i: tuple(plan.cuts[i]) for i in plan.cuts if plan.is_sent(i)}
-        return cls(label, plan, history_len, truncated, messages)
+        return cls(label, plan, history_len, SentCuts(plan), messages)
 
     @property
     def first_kept(self) -> int:
@@ -150,7 +170,7 @@ class OutboundView:
 
     @property
     def sent_count(self) -> int:
-        return sum(1 for i in self.plan.outbound_indices if i < self.history_len)
+        return bisect_left(self.plan.outbound_indices, self.history_len)  # ascending: O(log n), not O(n)
 
     def state(self, index: int) -> RowState:
         if index >= self.history_len:

@@ -21,6 +21,8 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/help", "List commands and keys"),
     ("/clear", "Start over: empty history, chat and panel"),
     ("/context", "Focus the budget panel on the first row not sent as it is; count the next call exactly"),
+    ("/continue", "Go on with a turn that stopped at the per-turn limit of model calls (--max-turns)"),
+    ("/undo-steer", "Undo the last pin, exclude or expand made by hand (u in the panel's steering mode)"),
     ("/theme NAME", "Switch theme (no name lists them)"),
     ("/model NAME", "Switch the model for the next calls"),
     ("/exit", "Quit tui-agent"),
@@ -29,8 +31,9 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/resume", "Continue a saved session of this workspace (a picker; type to filter)"),
 ]
 KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history (or choose a /command) · "
-             "Tab complete /command or /theme name · Esc close the hints or cancel the turn · F2 budget panel "
-             "(in it: Enter open a row, p pin, x exclude, e expand, c exact count, Esc back) · Ctrl+P palette · "
+             "Tab complete /command or /theme name · Esc close the hints or cancel the turn · F2 budget panel, "
+             "steering mode (in it: Enter open a row, p pin, x exclude, e expand, u undo, c exact count, Esc back "
+             "to the prompt; any other letter goes to the prompt) · Ctrl+P palette · "
              "Ctrl+C twice quit")
 HELP_COLUMN = 18
 
@@ -74,6 +77,10 @@ async def run_command(screen: "CommandHost", line: str) -> None:
         screen.focus_panel()
         screen.panel.focus_first_difference()
         screen.panel.action_count_exact()
+    elif name == "/continue":
+        screen.continue_turn()
+    elif name == "/undo-steer":
+        screen.panel.undo()  # the chat says what it did (`Steered`)
     elif name == "/theme":
         if not args:
             names = ", ".join(sorted(app.available_themes))

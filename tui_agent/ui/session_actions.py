@@ -159,3 +159,18 @@ async def export_session(screen: "CommandHost", target: str) -> None:
         return
     where = "" if target else " (the data dir; /export FILE writes elsewhere)"
     await chat.add_notice(f"Exported {plural(len(session.history), 'message')} to {path}{where}")
+
+
+async def restore_unsent(screen: "CommandHost") -> None:
+    """Prompts still queued when the user last quit (`AgentApp.keep_unsent`): in the prompt history now (↑),
+    said once."""
+    app = screen.app
+    state = getattr(app, "ui_state", None)
+    if state is None or not state.unsent:
+        return
+    texts, state.unsent = state.unsent, []
+    screen.prompt.input_history.extend(texts)
+    state.save(getattr(app, "config_base", None))
+    which = "prompt" if len(texts) == 1 else f"{len(texts)} prompts"
+    await screen.chat.add_notice(f"The {which} queued when you last quit {'was' if len(texts) == 1 else 'were'} "
+                                 "not sent: ↑ on the prompt brings it back.", "warning")

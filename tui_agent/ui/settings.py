@@ -8,7 +8,7 @@ state lives in `ui.json` so it cannot collide with the engine's config files in 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_agent.core.config_files import parse_json, read_text_capped
@@ -25,9 +25,11 @@ def user_themes_dir(base: Path | None = None) -> Path:
 
 @dataclass
 class UIState:
-    """The few choices that persist between runs (today: the theme)."""
+    """The few things that persist between runs: the theme, and the prompts still queued when the user
+    quit (issue 28: they were lost silently; the next start puts them in the prompt history)."""
 
     theme: str | None = None
+    unsent: list[str] = field(default_factory=list)
 
     @classmethod
     def load(cls, base: Path | None = None) -> "UIState":
@@ -38,14 +40,17 @@ class UIState:
         except (OSError, ValueError):  # unreadable, a FIFO, too big, too deep: start with defaults
             return cls()
         theme = data.get("theme") if isinstance(data, dict) else None
-        return cls(theme=theme if isinstance(theme, str) else None)
+        unsent = data.get("unsent") if isinstance(data, dict) else None
+        unsent = [text for text in unsent if isinstance(text, str)] if isinstance(unsent, list) else []
+        return cls(theme=theme if isinstance(theme, str) else None, unsent=unsent)
 
     def save(self, base: Path | None = None) -> str | None:
         """Write the state; returns an error message instead of raising (a read-only home is no crash)."""
         directory = base or config_dir()
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            (directory / STATE_FILE).write_text(json.dumps({"theme": self.theme}, indent=2) + "\n", encoding="utf-8")
+            data = {"theme": self.theme, **({"unsent": self.unsent} if self.unsent else {})}
+            (directory / STATE_FILE).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         except OSError as error:
-            return f"Could not save the theme choice to {directory}: {error}"
+            return f"Could not save the UI state (theme, unsent prompts) to {directory}: {error}"
         return None

@@ -22,9 +22,14 @@ if TYPE_CHECKING:
     from tui_agent.ui.widgets.chat_pane import ChatPane
 
 END_MESSAGES = {
-    "max_turns": ("Stopped: the turn reached its limit of model calls.", "warning"),
     "denied": ("Stopped: a tool call was denied. Say what to do instead.", "warning"),
 }
+
+
+def limit_message(calls: int) -> str:
+    """The per-turn limit reached: how many calls, which limit, and the one key that goes on."""
+    return (f"Stopped after {calls} model call{'s' if calls != 1 else ''} (the per-turn limit, --max-turns). "
+            "Enter on /continue (in the prompt now) goes on with the same turn.")
 
 
 class TurnRenderer:
@@ -76,6 +81,8 @@ class TurnRenderer:
                 self.cancel_open_cards()
                 if reason == "error":
                     await self.chat.add_notice(error or "The turn failed.", "error")
+                elif reason == "max_turns":
+                    await self.chat.add_notice(limit_message(event.turn_calls), "warning")
                 elif reason in END_MESSAGES:
                     text, level = END_MESSAGES[reason]
                     await self.chat.add_notice(text, level)  # type: ignore[arg-type]

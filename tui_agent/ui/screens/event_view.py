@@ -21,6 +21,7 @@ from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import counted, fmt_k
 from tui_agent.ui.themes import MUTED
 from tui_agent.core.plural import plural
+from tui_agent.ui.widgets.type_through import TypeThroughView
 
 LIST_AT_MOST = 40
 
@@ -77,8 +78,8 @@ def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
     return "\n".join(lines)
 
 
-class EventScreen(ModalScreen[None]):
-    """The loss report of one event; Esc closes."""
+class EventScreen(TypeThroughView, ModalScreen[None]):
+    """The loss report of one event; Esc closes (typed text closes it too, and goes to the prompt)."""
 
     BINDINGS = [Binding("escape,q", "dismiss", "Close")]
     DEFAULT_CSS = """

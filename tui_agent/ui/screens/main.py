@@ -25,6 +25,7 @@ from tui_agent.core import events as ev
 from tui_agent.core.permissions import PermissionDecision, PermissionPolicy
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.commands import command_list, run_command
+from tui_agent.ui.steering import Steered
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.chat_pane import ChatPane
 from tui_agent.ui.widgets.command_hints import CommandHints
@@ -58,6 +59,7 @@ class MainScreen(Screen):
         self.pick_session = pick_session  # a bare `--resume`: open the picker at once
         self.show_durations = show_durations
         self.turn: Worker | None = None
+        self.stopped_at_limit = False  # the last turn stopped at --max-turns: /continue goes on
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
@@ -103,6 +105,9 @@ class MainScreen(Screen):
             from tui_agent.ui.session_actions import open_resume_picker
 
             await open_resume_picker(self)
+        from tui_agent.ui.session_actions import restore_unsent
+
+        await restore_unsent(self)
         self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self.prompt.recall_queued = self.queued.pop_newest  # ↑ on an empty prompt edits a queued prompt
         self.prompt.focus()  # explicit: headless runs do not always honour AUTO_FOCUS
@@ -170,6 +175,9 @@ class MainScreen(Screen):
         """A turn ended: send the oldest queued prompt if it completed (a stop for the turn limit or a
         denial still wants the user's next words); after Esc or a failure, put them back in the prompt."""
         queued = self.queued
+        self.stopped_at_limit = worker.state is WorkerState.SUCCESS and worker.result == "max_turns"
+        if self.stopped_at_limit and not queued.texts and not self.prompt.text.strip():
+            self.prompt.complete_to("/continue")  # one key (Enter) goes on
         if not queued.texts:
             return
         if worker.state is WorkerState.SUCCESS and worker.result != "error":
@@ -234,11 +242,24 @@ class MainScreen(Screen):
             return
         self.turn = self.run_turn(prompt, shown, after)
 
+    def continue_turn(self) -> None:
+        """`/continue`: the turn the per-turn limit stopped goes on (its tool results are the next request's
+        end, so no prompt is added)."""
+        if not self.stopped_at_limit or self.turn_running:
+            self.chat.add_notice_nowait("Nothing to continue: /continue goes on after a turn stopped at the "
+                                        "per-turn limit of model calls.", "warning")
+            return
+        self.stopped_at_limit = False
+        self.turn = self.run_turn(None)
+
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_turn(self, prompt: str, shown: str | None = None,
+    async def run_turn(self, prompt: str | None, shown: str | None = None,
                        after: Callable[[], str | None] | None = None) -> str:
         chat = self.chat
-        await chat.add_user(shown or prompt)
+        if prompt is None:
+            await chat.add_notice(f"Continuing the turn (up to {self.session.max_turns} more model calls).")
+        else:
+            await chat.add_user(shown or prompt)
         from tui_agent.ui.screens.permission import PermissionScreen  # not needed for the first frame
         from tui_agent.ui.turn import TurnRenderer
 
@@ -247,7 +268,7 @@ class MainScreen(Screen):
         try:
             # aclosing: Esc cancels this worker while it awaits its own work (a render, the modal); closing
             # the engine's generator here lets the core repair the history before anything else runs.
-            async with aclosing(self.session.run_turn(prompt)) as turn_events:
+            async with aclosing(self.session.run_turn(prompt)) as turn_events:  # type: ignore[arg-type]
                 async for event in turn_events:
                     if isinstance(event, ev.PermissionRequested):
                         screen = PermissionScreen(event.tool_name, event.input, event.summary, event.preview,
@@ -309,6 +330,7 @@ class MainScreen(Screen):
         self.update_title()  # a journaled session continues under a new id
         await self.chat.clear_all()
         self.panel.sync_history()
+        self.panel.steering.clear()  # the rows it names are gone
         named = f", session {self.session.session_id}" if self.session.session_id else ""
         await self.chat.add_notice(f"Cleared: a new conversation{named} (history, chat and panel are empty).")
 
@@ -330,10 +352,25 @@ class MainScreen(Screen):
             self.prompt.focus()
 
     def focus_panel(self) -> None:
+        """`/context`: the keyboard in the rows to read them (↑/↓, why each is sent); not the steering mode,
+        so the next question typed goes to the prompt whole (F2 steers)."""
         self.remove_class("-panel-hidden")
         if self.has_class("-narrow"):
             self.add_class("-panel-open")
-        self.query_one(HistoryRows).enter_on_purpose()
+        self.query_one(HistoryRows).focus()
+
+    def on_screen_resume(self) -> None:
+        """A view closed (a message, an event, a picker...): the keyboard is back at the prompt."""
+        if self.is_mounted:
+            self.prompt.focus()
+
+    def type_into_prompt(self, text: str) -> None:
+        """Text typed in a view opened to read (`TypeThroughView`): the view closed, the text goes here."""
+        self.prompt.insert(text)  # (the focus comes back here as the view closes: `on_screen_resume`)
+
+    def on_steered(self, event: Steered) -> None:
+        """Every pin / exclude / expand by hand is said in the chat, with what it does to the next call."""
+        self.chat.add_notice_nowait(event.note, "info")
 
     def action_focus_prompt(self) -> None:
         self.remove_class("-panel-open")
@@ -355,7 +392,7 @@ class MainScreen(Screen):
             from tui_agent.ui.screens.message_view import MessageScreen  # not needed for the first frame
 
             self.app.push_screen(MessageScreen(self.session.history, event.index, rows.view, what,
-                                               act=self._act_from_message_view))
+                                               act=self._act_from_message_view, steering=rows.armed))
 
     def _act_from_message_view(self, index: int, action: str):
         """`p` / `x` / `e` in the message view: the same action as in the panel; the view redraws."""

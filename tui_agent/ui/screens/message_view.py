@@ -25,6 +25,7 @@ from tui_agent.core.sanitize import strip_controls
 from tui_agent.core.tokens import message_chars
 from tui_agent.ui.budget_model import counted, fmt_k
 from tui_agent.ui.themes import MUTED
+from tui_agent.ui.widgets.type_through import TypeThroughView
 
 if TYPE_CHECKING:
     from tui_agent.ui.budget_model import OutboundView
@@ -136,8 +137,11 @@ def outbound_form(history: list[Message], index: int, view: "OutboundView | None
     return f"{view.label} (✂ cut)", lead + format_message(sent)
 
 
-class MessageScreen(ModalScreen[None]):
-    """Full message (left) beside its outbound form (right); Esc closes."""
+class MessageScreen(TypeThroughView, ModalScreen[None]):
+    """Full message (left) beside its outbound form (right); Esc closes. Opened to read (a click), typed
+    text closes it and goes to the prompt; opened from the steering mode, p / x / e act here too."""
+
+    OWN_KEYS = frozenset({"p", "x", "e", "q"})
 
     BINDINGS = [Binding("escape,q", "dismiss", "Close"), Binding("p", "act('pin')", "Pin"),
                 Binding("x", "act('exclude')", "Exclude"), Binding("e", "act('expand')", "Expand")]
@@ -152,8 +156,10 @@ class MessageScreen(ModalScreen[None]):
     """
 
     def __init__(self, history: list[Message], index: int, view: "OutboundView | None", what: str,
-                 act: "Callable[[int, str], tuple[OutboundView | None, str]] | None" = None) -> None:
+                 act: "Callable[[int, str], tuple[OutboundView | None, str]] | None" = None,
+                 steering: bool = False) -> None:
         super().__init__()
+        self.steering = steering
         self.history = history
         self.index = index
         self.view = view
@@ -161,7 +167,7 @@ class MessageScreen(ModalScreen[None]):
         self.act = act  # pin / exclude / expand in the next request; returns the next call's view
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return action != "act" or self.act is not None  # read-only (replay): no p / x / e offered
+        return action != "act" or (self.act is not None and self.steering)  # read-only (replay), or to read
 
     def action_act(self, action: str) -> None:
         """`p` / `x` / `e`: act on this message, then show how the next call sends it."""
@@ -172,13 +178,19 @@ class MessageScreen(ModalScreen[None]):
         self.query_one("#outbound-title", Static).update(f"outbound · {heading} · {note}")
         self.query_one("#outbound-text", WrappedText).set_text(strip_controls(outbound))
 
+    def _keys_line(self) -> str:
+        if self.act is None:
+            return "   read-only · Esc closes"
+        if self.steering:
+            return "   steering: p pin · x exclude · e expand · Esc closes"
+        return "   Esc closes · typing goes to the prompt · F2 in the panel steers"
+
     def compose(self) -> ComposeResult:
         message = self.history[self.index]
         heading, outbound = outbound_form(self.history, self.index, self.view)
         with Vertical(id="frame"):
             yield Static(Content.assemble(f"#{self.index} {message.get('role')}  ", (self.what, "$text-primary"),
-                                          ("   p pin · x exclude · e expand · Esc closes" if self.act is not None
-                                           else "   read-only · Esc closes", MUTED)),
+                                          (self._keys_line(), MUTED)),
                          id="frame-title")
             with Horizontal():
                 with Vertical(classes="side", id="history-side"):

@@ -29,7 +29,8 @@ from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter, exact_note
 from tui_agent.ui.widgets.events_list import EventsList, no_events_text
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows, number_cells
-from tui_agent.ui.widgets.panel_legend import ACTIONS, legend
+from tui_agent.ui.steering import STEERING_KEYS, STEERING_TITLE, SteeringActions, SteeringLog
+from tui_agent.ui.widgets.panel_legend import legend
 from tui_agent.ui.widgets.spark_line import spark_line
 from tui_agent.ui.widgets.type_through import OnPurpose
 from tui_agent.core.plural import plural
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from tui_agent.core.session import Session
 
 
-class BudgetPanel(Vertical):
+class BudgetPanel(SteeringActions, Vertical):
     """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend."""
 
     READ_ONLY = False  # replay: nothing is sent, so no pin / exclude / expand is offered
@@ -67,6 +68,8 @@ class BudgetPanel(Vertical):
         self._listening = False
         self._pending_event = None
         self.shown_upto: int | None = None  # draw history[:shown_upto] (replay); None: all of it
+        self.steering = SteeringLog()  # the pins / excludes / expands made by hand, for `u`
+        self._ledger_memo: tuple[object, bool, int] | None = None  # (ledger, lead placeholder, its tokens)
 
     class CostChanged(Message):
         """The running session cost changed (the screen shows it in the header)."""
@@ -213,32 +216,13 @@ class BudgetPanel(Vertical):
     def context_text(self) -> str:
         return self.ledger.context_line()
 
-    # -- acting on a row (outbound only) -----------------------------------------------------------
+    # -- acting on a row (outbound only: act, undo and steer are `SteeringActions`') ---------------
     def on_history_rows_acted(self, event: HistoryRows.Acted) -> None:
         event.stop()
-        self.act(event.index, event.action)
+        self.undo() if event.action == "undo" else self.act(event.index, event.action)
 
-    def act(self, index: int, action: str) -> str:
-        """Toggle pin / exclude / expand of message `index` in the next request; returns what happened."""
-        if self.session.running:
-            note = "A turn is running: pin, exclude and expand apply once it ends."
-            self.query_one("#budget-reason", Static).update(Content.styled(note, "$text-warning"))
-            return note
-        view = self.rows.view
-        plan = view.plan if view is not None else None
-        if action == "pin":
-            on = plan is None or index not in plan.pins
-            self.session.pin(index, on)
-        elif action == "exclude":
-            on = plan is None or index not in plan.excluded
-            self.session.exclude(index, on)
-        else:
-            on = plan is None or index not in plan.expanded
-            self.session.expand(index, on)  # the engine tells the new next call (`_heard`)
-        kind = self.rows.view.kind(index) if self.rows.view is not None else "new"
-        note = f"#{index} {ACTIONS[action] if on else 'un' + ACTIONS[action]}: next call sends it as {kind}"
-        self._render_reason(index, lead=note)
-        return note
+    def on_history_rows_steering_changed(self, event: HistoryRows.SteeringChanged) -> None:
+        self._render_title()
 
     def focus_first_difference(self) -> int | None:
         """`/context`: the first row the request does not send as it is in the history."""
@@ -312,7 +296,9 @@ class BudgetPanel(Vertical):
     def _render_title(self) -> None:
         cost = self.cost_text
         title = Content.styled("Context budget", "bold")
-        if cost:
+        if self.rows.armed and not self.READ_ONLY:  # the steering mode: what the plain keys do now
+            title = Content.assemble((f"● {STEERING_TITLE}", "bold underline"), "  ", (STEERING_KEYS, MUTED))
+        elif cost:
             title = Content.assemble(title, ("  session ", MUTED), (cost, "$text-success"))
         self.query_one("#budget-title", Static).update(title)
 
@@ -338,7 +324,10 @@ class BudgetPanel(Vertical):
         if not shown:
             return
         ledger = plan.ledger
-        tokens = ledger_tokens(plan, view.messages)
+        memo = self._ledger_memo  # counted again only when the ledger changed: it names every dropped prompt
+        if memo is None or memo[0] is not ledger or memo[1] != plan.lead_placeholder:
+            memo = self._ledger_memo = (ledger, plan.lead_placeholder, ledger_tokens(plan, view.messages))
+        tokens = memo[2]
         what = "summary" if ledger.summary else "ledger"
         text = (f"{what} for {plan.ledger_span()}: {plural(len(ledger.prompts), 'prompt')}, "
                 f"{plural(len(ledger.files), 'file')}")
@@ -373,8 +362,6 @@ class BudgetPanel(Vertical):
         pending = self._pending_event
         entry = None
         if pending is not None and self.ledger.current_plan is not None:
-            from tui_agent.core.budget import EventEntry
-
             entry = EventEntry(pending, self.ledger.current_plan, self.ledger.current_messages,
                                self.ledger.last_plan, self.ledger.last_messages)
         self.events.show(self.ledger.major_events, pending, entry, no_events_text(self.ledger))

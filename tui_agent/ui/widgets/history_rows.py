@@ -9,6 +9,7 @@ the rows whose state actually changed and stays cheap at 10,000 rows.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -51,11 +52,12 @@ EXTRA = {"masked": (" ▒ placeholder", "masked"), "pinned": (" ● pinned", "pi
 class HistoryRows(OnPurpose, ScrollView, can_focus=True):
     """Rows of the full history; outbound rows highlighted, dropped rows greyed, cuts marked ✂.
 
-    Reached by Tab, the rows only move (↑/↓): text goes to the prompt and p / x / e / v / Enter act once
-    the panel was entered on purpose (F2, `/context`, a click), or at once with alt (alt+p...). The
-    footer shows whichever keys act now."""
+    Reached by Tab, `/context` or a click, the rows only move (↑/↓): text goes to the prompt, and
+    p / x / e / u / v / Enter act only in the steering mode, entered by F2 (the panel's title says so), or
+    at once with alt (alt+p...). Esc, or a letter that is no action, leaves it. The footer shows
+    whichever keys act now."""
 
-    ARMED_KEYS = frozenset({"enter", "p", "x", "e", "v", "c"})  # c: the panel's exact count
+    ARMED_KEYS = frozenset({"enter", "p", "x", "e", "u", "v", "c"})  # c: the panel's exact count
 
     COMPONENT_CLASSES = {
         "history-rows--sent",
@@ -97,39 +99,44 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
         Binding("p", "act('pin')", "Pin"),
         Binding("x", "act('exclude')", "Exclude"),
         Binding("e", "act('expand')", "Expand"),
+        Binding("u", "undo", "Undo last"),
         Binding("v", "events", "Events"),
-        # Before the panel was entered on purpose: the same actions with alt, and F2 to use the plain keys.
+        # Before the steering mode: the same actions with alt, and F2 to steer with the plain keys.
         Binding("alt+p", "act('pin', 'alt')", "Pin"),
         Binding("alt+x", "act('exclude', 'alt')", "Exclude"),
         Binding("alt+e", "act('expand', 'alt')", "Expand"),
         Binding("alt+v", "events('alt')", "Events"),
-        Binding("f2", "arm", "Use panel keys"),
+        Binding("f2", "arm", "Steer (pin/exclude/expand)"),
     ]
 
     cursor: reactive[int | None] = reactive(None, repaint=False)
     read_only = False  # replay: nothing is sent, so p / x / e are not offered
 
+    @dataclass
     class Opened(Message):
         """A row was chosen: show message `index` in full beside its outbound form."""
 
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
+        index: int
 
+    @dataclass
     class Acted(Message):
-        """`p`, `x` or `e` on a row: pin / exclude / expand message `index` (toggled) in the next request."""
+        """`p`, `x`, `e` on a row: pin / exclude / expand message `index` (toggled) in the next request;
+        `u`: undo the last of them (action "undo")."""
 
-        def __init__(self, index: int, action: str) -> None:
-            super().__init__()
-            self.index = index
-            self.action = action
+        index: int
+        action: str
 
+    @dataclass
+    class SteeringChanged(Message):
+        """The steering mode began or ended (the panel's title says which keys act)."""
+
+        steering: bool
+
+    @dataclass
     class Moved(Message):
         """The cursor moved to row `index`: the panel shows the plan's reason for it."""
 
-        def __init__(self, index: int | None) -> None:
-            super().__init__()
-            self.index = index
+        index: int | None
 
     def __init__(self, index: HistoryIndex, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -287,21 +294,20 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
         self.cursor = min(max(start + delta, 0), count - 1)
 
     def action_first(self) -> None:
-        if self.index.rows:
-            self.cursor = 0
+        self.action_cursor(-len(self.index.rows))
 
     def action_last(self) -> None:
-        if self.index.rows:
-            self.cursor = len(self.index.rows) - 1
+        self.action_cursor(len(self.index.rows))
 
     class EventsWanted(Message):
         """`v`: the keyboard goes to the events list (it is off the Tab cycle, like the tool cards)."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Plain keys while armed, alt+key and F2 before: the footer lists only the keys that act now
-        (an armed panel still takes alt+key: `on_key`)."""
-        if action == "act" and self.read_only:
+        """Plain keys in the steering mode, alt+key and F2 before: the footer lists the keys that act now."""
+        if action in ("act", "undo") and self.read_only:
             return False
+        if action == "undo":
+            return self.armed
         if action in ("act", "events", "open"):
             return ("alt" in parameters) != self.armed
         if action == "arm":
@@ -314,13 +320,16 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
             event.stop()
             event.prevent_default()
             action = ALT_ACTIONS[event.key]
-            if action == "events":
-                self.action_events()
-            else:
-                self.action_act(action)
+            self.action_events() if action == "events" else self.action_act(action)
 
     def action_arm(self) -> None:
-        self.arm()
+        self.arm()  # F2: the steering mode
+
+    def armed_changed(self, armed: bool) -> None:
+        self.post_message(self.SteeringChanged(armed))
+
+    def action_undo(self) -> None:
+        self.post_message(self.Acted(-1, "undo"))
 
     def action_events(self, how: str = "") -> None:
         self.post_message(self.EventsWanted())
@@ -335,7 +344,7 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
             self.post_message(self.Opened(self.cursor))
 
     def on_click(self, event: events.Click) -> None:
-        self.arm()
+        """A click reads a row (its message opens); it is not steering: typed text still goes to the prompt."""
         line = event.y + self.scroll_offset.y
         if 0 <= line < len(self.index.rows):
             self.cursor = line

@@ -1,8 +1,8 @@
 """The budget panel's legend: what each row mark means, the row keys (not in read-only replay), and the
 words for the row actions.
 
-The keys line starts with F2 because the row keys act only once the panel was entered on purpose
-(`type_through`): reached by Tab, typed text goes to the prompt instead.
+The keys line starts with F2 because the row keys act only in the steering mode F2 enters
+(`type_through`): reached by Tab, `/context` or a click, typed text goes to the prompt instead.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ MARKS = Content.assemble(
     "ledger ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate",
 )
 KEYS = Content.assemble(
-    ("F2", "bold"), ": ", ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ",
-    ("⏎", "bold"), " open · ", ("v", "bold"), " events",
+    ("F2", "bold"), " steer: ", ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ",
+    ("u", "bold"), " undo · ", ("v", "bold"), " events",
 )
 READ_ONLY_KEYS = Content.assemble(("⏎", "bold"), " open a row · read-only: nothing is sent")
 

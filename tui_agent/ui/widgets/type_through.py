@@ -5,9 +5,11 @@ keyboard, as much as on purpose. Their one-letter keys (p pin, x exclude, e expa
 to act at once: "explain this" typed two Tabs away from the prompt expanded, excluded and pinned a row
 and changed the next request, and a card ate the spaces and the Enter of a question. As in Claude Code
 and Codex, text typed there goes to the prompt instead (the first key moves the focus and is inserted,
-not dropped). The widget's own keys work only once the user entered it on purpose (F2, `/context`, a
-click, Enter from the chat into the cards, `v` from the rows), which `enter_on_purpose()` records, or
-with a modifier (alt+p...). Leaving the widget forgets it.
+not dropped). The widget's own keys work only once the user entered it on purpose, which
+`enter_on_purpose()` records, or with a modifier (alt+p...). For the budget rows that is the steering
+mode, entered only by F2 (looking at the panel by `/context` or a click is not steering: issue 28).
+A letter that is no action, or leaving the widget, ends it. A view over the chat (a message, an event)
+opened only to read hands typed text to the prompt too (`TypeThroughView`).
 """
 
 from __future__ import annotations
@@ -53,15 +55,27 @@ class OnPurpose:
     post_message: Callable[[Message], bool]
 
     def enter_on_purpose(self) -> None:
-        """Focus here and let the widget's own keys act (F2, a click, Enter from the chat...)."""
-        self.armed = True
+        """Focus here and let the widget's own keys act (F2, Enter from the chat...)."""
+        self.arm()
         self.focus()
-        self.refresh_bindings()
 
     def arm(self) -> None:
         """Already focused: the user now means to use the widget's keys."""
-        self.armed = True
+        self._set_armed(True)
+
+    def disarm(self) -> None:
+        """The widget's keys are text again (Esc, a letter that is no action, leaving it)."""
+        self._set_armed(False)
+
+    def _set_armed(self, armed: bool) -> None:
+        changed = armed != self.armed
+        self.armed = armed
         self.refresh_bindings()
+        if changed:
+            self.armed_changed(armed)
+
+    def armed_changed(self, armed: bool) -> None:
+        """Hook: the mode changed (the budget rows show it on the panel's title)."""
 
     forwarding: bool = False
 
@@ -69,8 +83,7 @@ class OnPurpose:
         self.forwarding = False
 
     def on_blur(self) -> None:
-        self.armed = False
-        self.refresh_bindings()
+        self.disarm()
 
     def on_key(self, event: events.Key) -> None:
         text = typed_text(event)
@@ -83,6 +96,34 @@ class OnPurpose:
         forward(self, text)
 
 
+class TypeThroughView:
+    """Mixin (first in the bases) for a modal view opened to read (a message, an event): a key that types
+    text closes the view and goes to the prompt, whole and in order, as if the view had not been there.
+    `steering`: opened from the steering mode, so the view's own keys act instead (text still closes it).
+    `OWN_KEYS`: the keys that then act."""
+
+    OWN_KEYS: ClassVar[frozenset[str]] = frozenset()
+    steering: bool = False
+    _typed_away: bool = False
+
+    app: object
+    dismiss: Callable[..., object]
+
+    def on_key(self, event: events.Key) -> None:
+        text = typed_text(event)
+        if text is None or text == "\n" or (self.steering and event.key in self.OWN_KEYS and not self._typed_away):
+            return
+        event.stop()
+        event.prevent_default()
+        below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None  # type: ignore[attr-defined]
+        if not self._typed_away:
+            self._typed_away = True
+            self.dismiss()
+        type_into = getattr(below, "type_into_prompt", None)
+        if type_into is not None:
+            type_into(text)
+
+
 def forward(widget: object, text: str) -> None:
     """Hand `text` ("\n": Enter) to the prompt. Keys typed fast all reach the widget before the focus has
     moved (tmux delivers "explain this⏎" in one read); from the first one on, `forwarding` sends every
@@ -91,4 +132,4 @@ def forward(widget: object, text: str) -> None:
     widget.post_message(TypedToPrompt("" if text == "\n" else text, enter=text == "\n"))  # type: ignore[attr-defined]
 
 
-__all__ = ["OnPurpose", "TypedToPrompt", "forward", "typed_text"]
+__all__ = ["OnPurpose", "TypeThroughView", "TypedToPrompt", "forward", "typed_text"]

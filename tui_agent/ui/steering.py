@@ -1,0 +1,147 @@
+"""Steering the next request by hand: pin, exclude or expand a history row, said in the chat, undone with one key.
+
+A pin, an exclude or an expand changes what every following model call sends (and costs). Issue 28 found
+them made by keys typed as a question, with nothing in the chat to say so: the next call grew 6.6k → 14.5k
+tokens unseen. So each one is announced with its effect on the next call ("pinned #3: the next request
+grows ≈2.1k → 14.5k tok"), kept in a log, and `u` in the steering mode (or `/undo-steer`) undoes the
+newest. The log holds only what the user did by hand in this run; the engine's own decisions are not in it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from textual.content import Content
+from textual.message import Message
+
+from tui_agent.ui.budget_model import fmt_k
+
+if TYPE_CHECKING:
+    from tui_agent.core.session import Session
+
+PAST = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
+UNDONE = {"pin": "unpinned", "exclude": "included again", "expand": "no longer expanded"}
+STEERING_TITLE = "STEERING"
+STEERING_KEYS = "p pin · x exclude · e expand · u undo · Esc leaves"
+
+
+@dataclass(frozen=True)
+class Steer:
+    """One change by hand: `on` True pins / excludes / expands message `index`, False takes that back."""
+
+    index: int
+    action: str  # "pin", "exclude" or "expand"
+    on: bool
+
+    def reverse(self) -> "Steer":
+        return Steer(self.index, self.action, not self.on)
+
+
+class SteeringLog:
+    """The changes made by hand, newest last: what `u` undoes."""
+
+    def __init__(self) -> None:
+        self.done: list[Steer] = []
+
+    def record(self, steer: Steer) -> None:
+        self.done.append(steer)
+
+    def pop(self) -> Steer | None:
+        return self.done.pop() if self.done else None
+
+    def clear(self) -> None:
+        """`/clear`: the rows the log names are gone."""
+        self.done.clear()
+
+
+def what_it_did(steer: Steer) -> str:
+    """"pinned #3", "unpinned #3", "excluded #7", "included again #7"."""
+    verb = PAST[steer.action] if steer.on else UNDONE[steer.action]
+    return f"{verb} #{steer.index}"
+
+
+def effect(before: int | None, after: int | None) -> str:
+    """The next call before and after a change, in the panel's units ("grows ≈2.1k → 14.5k tok")."""
+    if before is None or after is None:
+        return "applies from the next call"
+    if after > before:
+        trend = "grows"
+    elif after < before:
+        trend = "shrinks"
+    else:
+        return f"the next request stays ≈{fmt_k(after)} tok"
+    return f"the next request {trend} ≈{fmt_k(before)} → {fmt_k(after)} tok"
+
+
+def announcement(steer: Steer, before: int | None, after: int | None, kind: str, undo: bool = False) -> str:
+    """The line for one change: what it did and its effect on the next call (the chat adds `WAY_BACK`)."""
+    lead = f"Undid the last change: {what_it_did(steer)}" if undo else what_it_did(steer).capitalize()
+    sent = f" (sent as {kind})" if kind else ""
+    return f"{lead}{sent}: {effect(before, after)}"
+
+
+WAY_BACK = "; u in the steering mode or /undo-steer undoes it"
+
+
+NOTHING_TO_UNDO = "Nothing to undo: no pin, exclude or expand was made by hand in this session."
+
+
+@dataclass
+class Steered(Message):
+    """A pin / exclude / expand (or its undo) by hand: the chat says what it does to the next call."""
+
+    note: str
+
+
+class SteeringActions:
+    """Mixin (first in the bases) of the budget panel: the row actions, each announced (`Steered`) and
+    kept in `steering` for `u`. A plain class, so it adds no CSS type name."""
+
+    session: "Session"
+    steering: SteeringLog
+    rows: Any
+    meter: Any
+    query_one: Callable[..., Any]
+    post_message: Callable[[Message], bool]
+    _render_reason: Callable[..., None]
+
+    def act(self, index: int, action: str) -> str:
+        """Toggle pin / exclude / expand of message `index` in the next request; returns what happened."""
+        view = self.rows.view
+        plan = view.plan if view is not None else None
+        done = {"pin": plan.pins, "exclude": plan.excluded, "expand": plan.expanded}[action] if plan else ()
+        return self.steer(Steer(index, action, index not in done))
+
+    def undo(self) -> str:
+        """`u` in the steering mode, `/undo-steer`: take back the newest change made by hand."""
+        last = self.steering.done[-1] if self.steering.done else None
+        return self.steer(last.reverse(), undo=True) if last is not None else self._said(NOTHING_TO_UNDO)
+
+    def steer(self, steer: Steer, undo: bool = False) -> str:
+        """Make one change, and say in the chat what it does to the next call (the panel redraws as the
+        engine tells the new next call: `_heard`)."""
+        if self.session.running:
+            note = "A turn is running: pin, exclude, expand and undo apply once it ends."
+            self.query_one("#budget-reason").update(Content.styled(note, "$text-warning"))
+            return note
+        before = self.meter.meter.total if self.meter.meter is not None else None
+        getattr(self.session, steer.action)(steer.index, steer.on)
+        if undo:
+            self.steering.pop()
+        else:
+            self.steering.record(steer)
+        after = self.meter.meter.total if self.meter.meter is not None else None
+        kind = self.rows.view.kind(steer.index) if self.rows.view is not None else "new"
+        note = announcement(steer, before, after, kind, undo)
+        self._render_reason(steer.index, lead=note)
+        self._said(f"{note}." if undo else f"{note}{WAY_BACK}.")
+        return note
+
+    def _said(self, note: str) -> str:
+        self.post_message(Steered(note))
+        return note
+
+
+__all__ = ["NOTHING_TO_UNDO", "STEERING_KEYS", "STEERING_TITLE", "Steer", "Steered", "SteeringActions", "SteeringLog",
+           "announcement", "effect", "what_it_did"]
