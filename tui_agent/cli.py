@@ -233,6 +233,19 @@ def _then(first, second):
     return both
 
 
+def _import_sdk_in_background(provider: str | None) -> None:
+    """Start importing the `anthropic` SDK (1.5–2.3 s) in a thread when this run will call Claude."""
+    from tui_agent.core.providers.config import chosen_provider
+
+    try:
+        if chosen_provider(os.environ, provider) == "anthropic":
+            from tui_agent.core.providers.anthropic_transport import import_in_background
+
+            import_in_background()
+    except ValueError:
+        pass  # an unknown --provider: reported where the session is built
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in SUBCOMMANDS:
@@ -281,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
                                     if getattr(args, name) is not None})
 
     prompt = headless_prompt(args.prompt, sys.stdin, os.environ)
+    if prompt is not None and not args.print_outbound:
+        _import_sdk_in_background(args.provider)  # -p: the SDK loads while the rest of start-up runs
     if prompt == "-":
         prompt = _read_stdin_prompt()
         if not prompt.strip() and not args.print_outbound:
