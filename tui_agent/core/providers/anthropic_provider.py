@@ -33,6 +33,7 @@ from tui_agent.core.providers.anthropic_blocks import (  # noqa: F401 - re-expor
     usage_from,
 )
 from tui_agent.core.providers.anthropic_transport import (
+    import_finished,
     import_in_background,
     is_connection_error,
     is_transport,
@@ -145,6 +146,8 @@ class AnthropicProvider(SdkProvider):
     async def _attempt(self, params: dict[str, Any]) -> AsyncIterator[ProviderEvent]:
         """One HTTP request; raises `RetryableFailure` for retryable failures before any text was shown."""
         shown: list[str] = []
+        if self._client is None:
+            await import_finished()
         client = self._sdk()
         import anthropic
 
@@ -235,6 +238,8 @@ class AnthropicProvider(SdkProvider):
     async def count_tokens(self, request: ModelRequest) -> int | None:
         """Exact input tokens via `messages.count_tokens`; None where the endpoint is not offered."""
         params = self.build_params_for_count(request)
+        if self._client is None:
+            await import_finished()
         client = self._sdk()
         import anthropic
 

@@ -23,6 +23,7 @@ from tui_agent.core.providers.retry import one_line
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 SDK_MODULE = "anthropic"
+SWITCH_INTERVAL = 0.0005  # seconds; while the SDK imports in the background
 
 _imports: dict[str, threading.Thread] = {}
 _imports_lock = threading.Lock()
@@ -40,10 +41,18 @@ def import_in_background(module: str = SDK_MODULE) -> threading.Thread:
 
 
 def _import_quietly(module: str) -> None:
+    """Import `module`, handing the GIL back often meanwhile: an import is thousands of small CPU-bound
+    steps, and at the default 5 ms switch interval the event loop thread (keys, frames) waits behind it."""
+    import sys
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
     try:
         __import__(module)
     except Exception:  # noqa: BLE001 - the call that needs it imports again and reports what is missing
         pass
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def wait_for_import(module: str = SDK_MODULE) -> None:
@@ -51,6 +60,21 @@ def wait_for_import(module: str = SDK_MODULE) -> None:
     thread = _imports.get(module)
     if thread is not None and thread is not threading.current_thread():
         thread.join()
+
+
+async def import_finished(module: str = SDK_MODULE) -> None:
+    """The SDK imported, without ever importing it on the event loop: the import is started in its
+    thread if nobody started it yet (a prompt sent before the TUI's preload got to it) and awaited from
+    a worker thread, so the screen stays live (the typing, the spinner) while it loads."""
+    import sys
+
+    if module in sys.modules and module not in _imports:
+        return
+    thread = import_in_background(module)
+    if thread.is_alive():
+        import asyncio
+
+        await asyncio.to_thread(thread.join)
 
 
 def base_url_of(base_url: str | None) -> str:
