@@ -12,6 +12,7 @@ critical path, and what it does not say clearly on its own.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import threading
@@ -23,7 +24,6 @@ from tui_agent.core.providers.retry import one_line
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 SDK_MODULE = "anthropic"
-SWITCH_INTERVAL = 0.0005  # seconds; while the SDK imports in the background
 
 _imports: dict[str, threading.Thread] = {}
 _imports_lock = threading.Lock()
@@ -41,18 +41,23 @@ def import_in_background(module: str = SDK_MODULE) -> threading.Thread:
 
 
 def _import_quietly(module: str) -> None:
-    """Import `module`, handing the GIL back often meanwhile: an import is thousands of small CPU-bound
-    steps, and at the default 5 ms switch interval the event loop thread (keys, frames) waits behind it."""
-    import sys
+    """Import `module` with the cyclic garbage collector paused, then frozen out of its walks.
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
+    The SDK's import makes hundreds of thousands of objects (its pydantic classes) that live as long as
+    the process; the collections they trigger walk them again and again for nothing: paused, the import
+    took about a quarter less (6.5–7.0 s against 8.7–9.2 s at load 9.5). Frozen, no later collection
+    walks them either.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
         __import__(module)
     except Exception:  # noqa: BLE001 - the call that needs it imports again and reports what is missing
         pass
     finally:
-        sys.setswitchinterval(interval)
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
 
 
 def wait_for_import(module: str = SDK_MODULE) -> None:
