@@ -249,16 +249,15 @@ def _flags_to_env(args: argparse.Namespace) -> None:
 
 
 def _import_sdk_in_background(provider: str | None) -> None:
-    """Start importing the `anthropic` SDK (1.5–2.3 s) in a thread when this run will call Claude."""
-    from tui_agent.core.providers.config import chosen_provider
+    """Start importing the `anthropic` SDK (1.5–2.3 s) in a thread when this run will call Claude: an
+    Anthropic key and no other provider asked for (`--provider anthropic` even without one: the error
+    needs no SDK, and nothing is lost). Decided from the environment alone, before anything else of
+    the engine is imported, so the thread starts as early as it can."""
+    wanted = (provider or "").strip().lower()
+    if wanted in ("anthropic", "claude") or (not wanted and (os.environ.get("ANTHROPIC_API_KEY") or "").strip()):
+        from tui_agent.core.background_import import import_in_background
 
-    try:
-        if chosen_provider(os.environ, provider) == "anthropic":
-            from tui_agent.core.providers.anthropic_transport import import_in_background
-
-            import_in_background()
-    except ValueError:
-        pass  # an unknown --provider: reported where the session is built
+        import_in_background()
 
 
 def main(argv: list[str] | None = None) -> int:

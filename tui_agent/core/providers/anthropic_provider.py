@@ -2,7 +2,7 @@
 
 The SDK carries every call (its own headers, User-Agent and stream accumulation; Bedrock and Vertex
 clients share its interface). Its import costs 1.5–2.3 s, so it is never on the path to the TUI's first
-frame: `anthropic_transport.import_in_background` starts it in a thread (the TUI after its first frame,
+frame: `core/background_import.py` starts it in a thread (the TUI after its first frame,
 `-p` at process start). Constructing the provider is cheap.
 
 Failure handling (each ends in a one-line `ProviderError` the loop can show):
@@ -32,9 +32,8 @@ from tui_agent.core.providers.anthropic_blocks import (  # noqa: F401 - re-expor
     message_from_response,
     usage_from,
 )
+from tui_agent.core.background_import import import_finished, import_in_background
 from tui_agent.core.providers.anthropic_transport import (
-    import_finished,
-    import_in_background,
     is_connection_error,
     is_transport,
     make_client,

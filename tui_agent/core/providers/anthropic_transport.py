@@ -1,9 +1,9 @@
 """How Claude calls travel: the `anthropic` SDK's client, made on first use, imported early off the
 critical path, and what it does not say clearly on its own.
 
-- The import costs 1.5–2.3 s (about 3,200 modules). `import_in_background` starts it in a thread: the TUI
-  after its first frame (`preload`), `-p` at process start, in parallel with the rest of start-up; the
-  first call (or `preload`) then only waits for what is left of it.
+- The import costs 1.5–2.3 s (about 3,300 modules). `core/background_import.py` starts it in a thread:
+  the TUI after its first frame (`preload`), `-p` at process start, in parallel with the rest of start-up;
+  the first call (or `preload`) then only waits for what is left of it.
 - The client is built with `max_retries=0` (retry.py retries with a notice the user sees) and with
   redirects not followed: the key is never sent on to wherever a 3xx points, and the user is told.
 - A 3xx and a 200 that is not an event stream (a proxy answering JSON or HTML) are reported in one line
@@ -12,75 +12,17 @@ critical path, and what it does not say clearly on its own.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
-import threading
 import warnings
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from tui_agent.core.providers.base import ProviderError
-from tui_agent.core.providers.retry import one_line
+if TYPE_CHECKING:
+    from tui_agent.core.providers.base import ProviderError
+
+from tui_agent.core.background_import import wait_for_import
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
-SDK_MODULE = "anthropic"
-
-_imports: dict[str, threading.Thread] = {}
-_imports_lock = threading.Lock()
-
-
-def import_in_background(module: str = SDK_MODULE) -> threading.Thread:
-    """Start importing `module` in a daemon thread (once per process); `wait_for_import` joins it."""
-    with _imports_lock:
-        thread = _imports.get(module)
-        if thread is None:
-            thread = threading.Thread(target=_import_quietly, args=(module,), name=f"import-{module}", daemon=True)
-            _imports[module] = thread
-            thread.start()
-    return thread
-
-
-def _import_quietly(module: str) -> None:
-    """Import `module` with the cyclic garbage collector paused, then frozen out of its walks.
-
-    The SDK's import makes hundreds of thousands of objects (its pydantic classes) that live as long as
-    the process; the collections they trigger walk them again and again for nothing: paused, the import
-    took about a quarter less (6.5–7.0 s against 8.7–9.2 s at load 9.5). Frozen, no later collection
-    walks them either.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        __import__(module)
-    except Exception:  # noqa: BLE001 - the call that needs it imports again and reports what is missing
-        pass
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
-
-
-def wait_for_import(module: str = SDK_MODULE) -> None:
-    """Join a background import of `module` if one was started (a no-op otherwise)."""
-    thread = _imports.get(module)
-    if thread is not None and thread is not threading.current_thread():
-        thread.join()
-
-
-async def import_finished(module: str = SDK_MODULE) -> None:
-    """The SDK imported, without ever importing it on the event loop: the import is started in its
-    thread if nobody started it yet (a prompt sent before the TUI's preload got to it) and awaited from
-    a worker thread, so the screen stays live (the typing, the spinner) while it loads."""
-    import sys
-
-    if module in sys.modules and module not in _imports:
-        return
-    thread = import_in_background(module)
-    if thread.is_alive():
-        import asyncio
-
-        await asyncio.to_thread(thread.join)
-
 
 def base_url_of(base_url: str | None) -> str:
     """The endpoint in use, as the SDK picks it (argument, then ANTHROPIC_BASE_URL, then the default)."""
@@ -102,6 +44,9 @@ def make_client(api_key: str, base_url: str | None, timeout: float) -> Any:
 
 
 def redirect_error(status: int, headers: Mapping[str, str] | None, base_url: str | None) -> ProviderError:
+    from tui_agent.core.providers.base import ProviderError
+    from tui_agent.core.providers.retry import one_line
+
     where = (headers or {}).get("location") or "no Location header"
     return ProviderError(
         f"The Anthropic endpoint answered a redirect ({status} to {one_line(where, 120)}), which is not followed "
@@ -113,6 +58,8 @@ def not_a_stream_error(content_type: str, base_url: str | None) -> ProviderError
     kind = (content_type or "").split(";")[0].strip().lower()
     if kind == "text/event-stream":
         return None
+    from tui_agent.core.providers.base import ProviderError
+
     return ProviderError(
         f"The Anthropic endpoint answered {kind or 'no content type'} instead of an event stream "
         f"(a proxy or a wrong path?): check ANTHROPIC_BASE_URL ({base_url_of(base_url)}).")

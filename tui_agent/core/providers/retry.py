@@ -11,7 +11,6 @@ import asyncio
 import random
 import time
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any, AsyncIterator, Callable, Mapping
 
 from tui_agent.core.providers.base import ProviderError, ProviderEvent, StreamNotice
@@ -60,6 +59,8 @@ def retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> 
         try:
             return float(raw)
         except ValueError:
+            from email.utils import parsedate_to_datetime  # rare: only a date needs the email package
+
             when = parsedate_to_datetime(raw)
         return when.timestamp() - (time.time() if now is None else now)
     except (TypeError, ValueError, IndexError, OverflowError):
