@@ -10,7 +10,9 @@ a throwaway HOME that has finished onboarding, trusted the folder and approved a
 comes): it then paints its main prompt screen, which is what we wait for (`--onboarding`: an empty HOME,
 and its welcome screen). The first paint of anything and
 which screen it was are printed too. `--floor` adds a trivial Textual app (Header, Static, TextArea, Footer)
-and `tui-agent --version`.
+and `tui-agent --version`. `--first-token` times, for each agent pointed at the fake model of bench_turn.py,
+the first frame and then Enter (typed the moment the frame is up: the worst case for an SDK still being
+imported in a thread) to the first words of the answer on the screen.
 """
 
 from __future__ import annotations
@@ -92,6 +94,62 @@ def first_frame(command: str, cwd: Path, ready: str, name: str) -> Frame:
             end_process_group(int(leader))
 
 
+def first_token(command: str, cwd: Path, ready: str, answer: str, name: str) -> tuple[float, float]:
+    """Launch `command` in tmux; when `ready` shows, type a prompt and Enter; seconds to the frame and
+    from Enter to `answer` on the screen."""
+    server = f"tui-agent-bench-{os.getpid()}-{name}"
+    start = time.perf_counter()
+    subprocess.run(["tmux", "-L", server, "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", "-c",
+                    str(cwd), command], check=True)
+    leader = subprocess.run(["tmux", "-L", server, "display-message", "-p", "-t", "bench", "#{pane_pid}"],
+                            capture_output=True, text=True).stdout.strip()
+    try:
+        frame = entered = None
+        while time.perf_counter() - start < 30:
+            pane = capture(server)
+            if frame is None and ready in pane:
+                frame = time.perf_counter() - start
+                subprocess.run(["tmux", "-L", server, "send-keys", "-t", "bench", "-l", "say hi"], check=True)
+                subprocess.run(["tmux", "-L", server, "send-keys", "-t", "bench", "Enter"], check=True)
+                entered = time.perf_counter()
+            elif entered is not None and answer in pane:
+                return frame, time.perf_counter() - entered
+            time.sleep(0.005)
+        raise RuntimeError(f"{name}: no {answer!r} within 30 s; the pane shows:\n{capture(server)}")
+    finally:
+        subprocess.run(["tmux", "-L", server, "kill-server"], capture_output=True)
+        if leader.isdigit():
+            end_process_group(int(leader))
+
+
+def measure_first_token(commands: dict[str, str], workspace: Path, runs: int) -> None:
+    """Frame and Enter → first token for each command, alternated, against one fake model (bench_turn's)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from bench_turn import BenchServer
+
+    server = BenchServer([])  # no files: every main request is answered at once
+    answer = "I read 0 files."
+    with server:
+        cmds = {name: cmd.replace("{BASE_URL}", server.base_url) for name, cmd in commands.items()}
+        for name, cmd in cmds.items():
+            first_token(cmd, workspace, READY[name], answer, f"warm-{name}")
+        results: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
+        for run in range(runs):
+            for name, cmd in cmds.items():
+                results[name].append(first_token(cmd, workspace, READY[name], answer, f"{name}{run}"))
+    print(f"Enter → first token, typed as the first frame shows ({runs} alternated runs, "
+          f"load average {os.getloadavg()[0]:.2f}):")
+    for name, pairs in results.items():
+        frames = [p[0] for p in pairs]
+        tokens = [p[1] for p in pairs]
+        print(f"  {name:12s} first frame {statistics.median(frames) * 1000:5.0f} ms, Enter → first token "
+              f"{statistics.median(tokens) * 1000:5.0f} ms median (range {min(tokens) * 1000:.0f}–"
+              f"{max(tokens) * 1000:.0f})")
+
+
+READY = {"tui-agent": "Context budget", "baseline": "Context budget", "Claude Code": "for shortcuts"}
+
+
 def end_process_group(leader: int) -> None:
     """The program we launched, if the hang-up did not end it (a TUI can hang in its shutdown once its
     terminal is gone): its pane made it a process-group leader, so the group is exactly what we started."""
@@ -140,6 +198,8 @@ def main() -> int:
     parser.add_argument("--floor", action="store_true", help="also a trivial Textual app and --version")
     parser.add_argument("--baseline", metavar="REV",
                         help="also time tui-agent as of this git revision (checked out into a temp dir), alternated")
+    parser.add_argument("--first-token", action="store_true",
+                        help="time Enter → first token of the answer (fake model) instead of the bare first frame")
     parser.add_argument("--onboarding", action="store_true",
                         help="give Claude Code an empty HOME: time its onboarding (welcome) screen instead")
     args = parser.parse_args()
@@ -172,6 +232,19 @@ def main() -> int:
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
         baseline_cmd = ours.replace("TUI_AGENT_CONFIG_DIR=", f"PYTHONPATH={tree} TUI_AGENT_CONFIG_DIR=", 1)
         first_frame(baseline_cmd, workspace, "Context budget", "warm-baseline")
+    if args.first_token:
+        model_env = (f"ANTHROPIC_API_KEY={KEY} ANTHROPIC_BASE_URL={{BASE_URL}} MODEL_MAX_RETRIES=1 ")
+        commands = {"tui-agent": ours.replace("--model demo", "--model claude-sonnet-4-5").replace(
+            "env -u PYTHONDONTWRITEBYTECODE ", "env -u PYTHONDONTWRITEBYTECODE " + model_env, 1)}
+        if baseline_cmd:
+            commands["baseline"] = baseline_cmd.replace("--model demo", "--model claude-sonnet-4-5").replace(
+                "env -u PYTHONDONTWRITEBYTECODE ", "env -u PYTHONDONTWRITEBYTECODE " + model_env, 1)
+        if theirs:
+            commands["Claude Code"] = theirs.replace(f"ANTHROPIC_BASE_URL=http://127.0.0.1:", "UNUSED_PORT=").replace(
+                "env ", "env ANTHROPIC_BASE_URL={BASE_URL} ", 1)
+        measure_first_token(commands, workspace, args.runs)
+        shutil.rmtree(scratch, ignore_errors=True)
+        return 0
     cc_ready = "Welcome to Claude Code" if args.onboarding else "for shortcuts"
     trivial = f"env -u PYTHONDONTWRITEBYTECODE {sys.executable} {scratch / 'trivial_app.py'}"
     (scratch / "trivial_app.py").write_text(TRIVIAL_APP)

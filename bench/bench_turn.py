@@ -146,6 +146,7 @@ def ours_command(ws: Path, python_args: list[str] | None = None) -> list[str]:
 
 
 def run_once(command: list[str], env: dict[str, str], ws: Path, files: list[str]) -> Run:
+    """One turn; with no files it is one short call (the model answers at once)."""
     server = BenchServer(files)
     with server:
         env = {**env, "ANTHROPIC_BASE_URL": server.base_url}
@@ -156,12 +157,12 @@ def run_once(command: list[str], env: dict[str, str], ws: Path, files: list[str]
     if out.returncode != 0 or server.violations:
         raise SystemExit(f"{command[0]} failed ({out.returncode}): {out.stderr[-800:]} {server.violations[:3]}")
     line = server.timeline
-    if len(line.arrived) != FILES + 1 or f"I read {FILES} files." not in out.stdout:
+    if len(line.arrived) != len(files) + 1 or f"I read {len(files)} files." not in out.stdout:
         raise SystemExit(f"{command[0]}: {len(line.arrived)} model calls, answer {out.stdout[-200:]!r}")
     model = sum(f - a for a, f in zip(line.arrived, line.finished))
     client = sum(a - f for f, a in zip(line.finished, line.arrived[1:]))
     return Run(wall=end - start, startup=line.arrived[0] - start, model=model, client=client,
-               exit=end - line.finished[-1], calls=len(line.arrived), side=line.side_calls, reads=FILES)
+               exit=end - line.finished[-1], calls=len(line.arrived), side=line.side_calls, reads=len(files))
 
 
 def profile_ours(ws: Path, files: list[str], env: dict[str, str]) -> None:
@@ -169,7 +170,7 @@ def profile_ours(ws: Path, files: list[str], env: dict[str, str]) -> None:
     target = Path(tempfile.mkdtemp()) / "turn.prof"
     run_once(ours_command(ws, ["-m", "cProfile", "-o", str(target)]), env, ws, files)
     stats = pstats.Stats(str(target))
-    groups = {"HTTP (httpx2; SDK if any)": ("anthropic", "httpx", "httpcore", "h11"),
+    groups = {"HTTP (anthropic SDK, httpx2)": ("anthropic", "httpx", "httpcore", "h11", "pydantic", "jiter"),
               "compaction": ("tui_agent/core/compaction",), "journal": ("tui_agent/core/journal",),
               "events / budget": ("tui_agent/core/events", "tui_agent/core/budget", "tui_agent/headless"),
               "tools": ("tui_agent/core/tools",), "loop / session": ("tui_agent/core/loop", "tui_agent/core/session")}
@@ -200,10 +201,14 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="also profile one turn of ours (cProfile)")
     parser.add_argument("--ours-only", action="store_true", help="skip Claude Code")
+    parser.add_argument("--short", action="store_true",
+                        help="one short call instead of the 40-Read turn (the model answers at once)")
     parser.add_argument("--baseline", metavar="REV",
                         help="also run tui-agent as of this git revision (checked out into a temp dir), alternated")
     args = parser.parse_args()
     ws, files = workspace()
+    if args.short:
+        files = []
     scratch = Path(tempfile.mkdtemp(prefix="bench-turn-state-"))  # config and journals (same disk as HOME)
     env = clean_env(TUI_AGENT_CONFIG_DIR=str(scratch / "config"), TUI_AGENT_DATA_DIR=str(scratch / "data"),
                     MODEL_MAX_RETRIES="1")
@@ -231,8 +236,8 @@ def main() -> int:
             baseline.append(run_once(ours_command(ws), baseline_env, ws, files))
         if claude:
             theirs.append(run_once(cc_command, cc_env, ws, files))
-    print(f"one turn of {FILES} Reads of {FILE_CHARS // 1000}k characters, {args.runs} alternated runs, "
-          f"load average {os.getloadavg()[0]:.2f}")
+    what = "one short call" if args.short else f"one turn of {FILES} Reads of {FILE_CHARS // 1000}k characters"
+    print(f"{what}, {args.runs} alternated runs, load average {os.getloadavg()[0]:.2f}")
     describe("tui-agent", ours)
     if baseline:
         describe(f"at {args.baseline}"[:12], baseline)

@@ -155,6 +155,11 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
                         f"{d.demo_low} for the demo model)")
     parser.add_argument("--compact-summary", action="store_true", default=default,
                         help="let the model summarise what compaction drops (one extra call per event)")
+    parser.add_argument("--cache-1h", action="store_true", default=default,
+                        help="ask Claude for the 1-hour prompt cache: writes cost 2x, the prefix stays an hour "
+                        "(same as ENABLE_PROMPT_CACHING_1H=1)")
+    parser.add_argument("--thinking-tokens", type=int, default=default, metavar="TOKENS",
+                        help="extended thinking with this budget per call (same as MAX_THINKING_TOKENS)")
     parser.add_argument("-C", "--cwd", type=Path, default=default, metavar="DIR",
                         help="workspace (default: current directory)")
 
@@ -234,6 +239,28 @@ def _then(first, second):
     return both
 
 
+def _flags_to_env(args: argparse.Namespace) -> None:
+    """`--cache-1h` and `--thinking-tokens` are Claude Code's variables under a flag: set, they reach the
+    provider the same way from every door (-p, the TUI, `serve`'s tabs)."""
+    if getattr(args, "cache_1h", None):
+        os.environ["ENABLE_PROMPT_CACHING_1H"] = "1"
+    tokens = getattr(args, "thinking_tokens", None)
+    if tokens is not None:
+        os.environ["MAX_THINKING_TOKENS"] = str(tokens)
+
+
+def _import_sdk_in_background(provider: str | None) -> None:
+    """Start importing the `anthropic` SDK (1.5–2.3 s) in a thread when this run will call Claude: an
+    Anthropic key and no other provider asked for (`--provider anthropic` even without one: the error
+    needs no SDK, and nothing is lost). Decided from the environment alone, before anything else of
+    the engine is imported, so the thread starts as early as it can."""
+    wanted = (provider or "").strip().lower()
+    if wanted in ("anthropic", "claude") or (not wanted and (os.environ.get("ANTHROPIC_API_KEY") or "").strip()):
+        from tui_agent.core.background_import import import_in_background
+
+        import_in_background()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Every face starts here: a crash in any of them ends with one line and a private log file
     (`tui_agent.crash`), never a traceback of the conversation on the terminal."""
@@ -271,6 +298,7 @@ def _main(argv: list[str]) -> int:
     except CompactSettingsError as error:
         print(f"error: {error}", file=sys.stderr)
         return exit_codes.USAGE
+    _flags_to_env(args)
     workspace = (args.cwd or Path.cwd()).resolve()
     if not workspace.is_dir():
         print(f"error: workspace {workspace} is not a directory", file=sys.stderr)
@@ -292,6 +320,8 @@ def _main(argv: list[str]) -> int:
                                     if getattr(args, name) is not None})
 
     prompt = headless_prompt(args.prompt, sys.stdin, os.environ)
+    if prompt is not None and not args.print_outbound:
+        _import_sdk_in_background(args.provider)  # -p: the SDK loads while the rest of start-up runs
     if prompt == "-":
         prompt = _read_stdin_prompt()
         if not prompt.strip() and not args.print_outbound:

@@ -132,8 +132,8 @@ def freeze_heap_at_exit() -> None:
 
 
 def load_sdk_with_gc_paused(session: Session) -> None:
-    """Import what the model call needs (httpx2, or the OpenAI SDK) before the turn, with the cyclic garbage
-    collector paused (the Anthropic provider no longer imports its SDK at all: anthropic_wire.py).
+    """Wait for what the model call needs (the `anthropic` SDK, started in a thread at process start by
+    cli.py; or the OpenAI SDK) before the turn, with the cyclic garbage collector paused.
 
     The import creates hundreds of thousands of objects that live as long as the process (the SDK's
     pydantic classes); the collections they trigger walk them again and again for nothing. Paused, the

@@ -114,7 +114,18 @@ def test_a_live_session_prices_its_cuts_at_its_models_cache_prices(tmp_path, mon
     from tui_agent.core import factory
     from tui_agent.core.prices import CachePrice
 
-    monkeypatch.setattr(factory, "for_model", lambda model: CachePrice(read=0.05, write=2.0, ttl_seconds=3600))
+    monkeypatch.setattr(factory, "for_provider", lambda provider: CachePrice(read=0.05, write=2.0, ttl_seconds=3600))
     session, _ = factory.build_session(tmp_path, model="demo", headless=True)
     assert (session.compact_policy.cache_read, session.compact_policy.cache_write) == (0.05, 2.0)
     assert session.compact_policy.low_water == 0.4  # the demo's own marks stay
+
+
+def test_a_session_on_the_1h_cache_prices_its_cuts_at_a_2x_write(tmp_path):
+    """ENABLE_PROMPT_CACHING_1H=1: the compactor weighs a cut against the 1-hour cache's 2x write."""
+    from tui_agent.core import factory
+
+    env = {"ANTHROPIC_API_KEY": "k", "ENABLE_PROMPT_CACHING_1H": "1"}
+    session, _ = factory.build_session(tmp_path, model="claude-sonnet-4-5", headless=True, env=env)
+    assert session.compact_policy.cache_write == 2.0
+    plain, _ = factory.build_session(tmp_path, model="claude-sonnet-4-5", headless=True, env={"ANTHROPIC_API_KEY": "k"})
+    assert plain.compact_policy.cache_write == 1.25

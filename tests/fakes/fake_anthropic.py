@@ -29,7 +29,7 @@ _TOP_KEYS = {
 _COUNT_KEYS = {"model", "messages", "system", "tools", "tool_choice", "thinking"}
 _BLOCK_KEYS = {
     "text": {"type", "text", "cache_control", "citations"},
-    "tool_use": {"type", "id", "name", "input", "cache_control"},
+    "tool_use": {"type", "id", "name", "input", "cache_control", "caller"},
     "tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
     "image": {"type", "source", "cache_control"},
     "document": {"type", "source", "title", "context", "citations", "cache_control"},

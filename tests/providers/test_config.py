@@ -87,17 +87,14 @@ def test_the_key_stays_out_of_reprs():
         assert "sk-secret-1" not in repr(provider_from_env(env, model=None, provider=None))
 
 
-def test_preload_imports_what_the_call_needs_without_a_loop():
-    """The Anthropic provider speaks HTTP itself (anthropic_wire): preload imports httpx2, never the
-    `anthropic` SDK, which cost 1–2 s per `-p` run (issue 18, the long turn)."""
-    import subprocess
-    import sys
-
+def test_preload_imports_the_sdk_without_a_loop():
+    """The Anthropic provider's calls go through the `anthropic` SDK: constructing the provider imports
+    nothing, preload imports the SDK (in the caller's thread: the TUI's after its first frame)."""
     code = ("import sys\n"
             "from tui_agent.core.providers.config import provider_from_env\n"
             "p = provider_from_env({'ANTHROPIC_API_KEY': 'k'})\n"
-            "assert 'httpx2' not in sys.modules\n"
+            "assert 'anthropic' not in sys.modules\n"
             "p.preload()\n"
-            "print('httpx2' in sys.modules, 'anthropic' in sys.modules)\n")
+            "print('anthropic' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "True False"
+    assert out.stdout.strip() == "True"

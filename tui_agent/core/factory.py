@@ -18,7 +18,7 @@ from tui_agent.core.compaction.settings import CompactSettings, settings_from
 from tui_agent.core.events import Notice
 from tui_agent.core.mcp import install_mcp
 from tui_agent.core.permissions import PermissionPolicy
-from tui_agent.core.prices import for_model
+from tui_agent.core.prices import for_provider
 from tui_agent.core.providers.base import Provider
 from tui_agent.core.providers.demo import DemoProvider, demo_policy
 from tui_agent.core.session import Session
@@ -96,7 +96,7 @@ def build_session(
     if isinstance(chosen, DemoProvider):  # the demo's own marks (every tier shows), under the user's flags
         chosen.headless = headless
         base_policy = demo_policy()
-    price = for_model(chosen.model)  # the compactor prices its cuts at the model's own cache prices
+    price = for_provider(chosen)  # the compactor prices its cuts at the model's own cache prices (and TTL)
     base_policy = replace(base_policy or CompactPolicy(), cache_read=price.read, cache_write=price.write)
     session = Session(
         provider=chosen,

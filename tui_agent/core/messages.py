@@ -17,7 +17,7 @@ Block = dict[str, Any]
 # with `model_dump()` carry extra keys (`citations: None`, `caller`, ...) that the API would reject.
 _ALLOWED_KEYS: dict[str, tuple[str, ...]] = {
     "text": ("type", "text", "cache_control", "citations"),
-    "tool_use": ("type", "id", "name", "input", "cache_control"),
+    "tool_use": ("type", "id", "name", "input", "cache_control", "caller"),
     "tool_result": ("type", "tool_use_id", "content", "is_error", "cache_control"),
     "image": ("type", "source", "cache_control"),
     "document": ("type", "source", "title", "context", "citations", "cache_control"),

@@ -57,6 +57,12 @@ def for_model(model: str | None, one_hour: bool = False) -> CachePrice:
                       ttl_seconds=ONE_HOUR if one_hour else FIVE_MINUTES)
 
 
+def for_provider(provider: object) -> CachePrice:
+    """The cache prices of a provider's model, on the 1-hour cache when the provider asks for it
+    (`cache_ttl == "1h"`: ENABLE_PROMPT_CACHING_1H / --cache-1h): writes at 2x, an hour's expiry."""
+    return for_model(getattr(provider, "model", None), one_hour=getattr(provider, "cache_ttl", None) == "1h")
+
+
 def per_token(model: str | None) -> float | None:
     """The model's uncached input list price per token in USD (None when unknown), to turn units into $."""
     from tui_agent.core.providers.models import model_info

@@ -56,8 +56,10 @@ class TurnRenderer:
                 self.reply.text += text
                 await self.stream.write(text)
                 self.chat.follow()
-            case ev.AssistantMessage():
+            case ev.AssistantMessage(message=message):
+                reply = self.reply
                 await self.close()
+                await self.show_thinking(message, reply)
                 self.panel.sync_history()
             case ev.Usage():
                 self.panel.on_usage(event)
@@ -94,6 +96,21 @@ class TurnRenderer:
         if stream is not None:
             await stream.stop()
 
+
+    async def show_thinking(self, message: dict, reply: "AssistantReply | None") -> None:
+        """The reply's thinking blocks, folded, above the text they led to (it streamed first)."""
+        blocks = [b for b in message.get("content") or [] if isinstance(b, dict)
+                  and b.get("type") in ("thinking", "redacted_thinking")]
+        if not blocks:
+            return
+        from tui_agent.ui.widgets.thinking_fold import ThinkingFold
+
+        for block in blocks:
+            fold = ThinkingFold(block)
+            if reply is not None and reply.parent is self.chat:
+                await self.chat.mount(fold, before=reply)
+            else:
+                await self.chat.add(fold)
 
     def cancel_open_cards(self) -> None:
         """Cards still running when the turn ends (Esc, an error) are closed as cancelled: the core

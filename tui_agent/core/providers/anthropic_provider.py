@@ -1,14 +1,17 @@
-"""Claude over the Messages API: streaming, prompt caching, visible retries, exact counts.
+"""Claude through the official `anthropic` SDK: streaming, prompt caching, visible retries, exact counts.
 
-The HTTP and SSE side is `anthropic_wire` (httpx2, imported on the first call or by `preload`), not the
-`anthropic` SDK: the SDK cost 1–2 s to import on every `-p` run and a pydantic object per streamed event
-(bench/bench_turn.py). Constructing the provider is cheap.
+The SDK carries every call (its own headers, User-Agent and stream accumulation; Bedrock and Vertex
+clients share its interface). Its import costs 1.5–2.3 s, so it is never on the path to the TUI's first
+frame: `core/background_import.py` starts it in a thread (the TUI after its first frame,
+`-p` at process start). Constructing the provider is cheap.
 
 Failure handling (each ends in a one-line `ProviderError` the loop can show):
 - 408/409/429/5xx/529 and connection errors before any text arrived are retried here (the client has
-  `max_retries=0`) so every wait is announced with a `StreamNotice`; `retry-after(-ms)` is honoured.
-- An `event: error` (e.g. overloaded) inside a 200 stream is retried the same way when no text has been
-  shown yet (`anthropic_wire.StatusError` with status 200).
+  `max_retries=0`) so every wait is announced with a `StreamNotice`; `retry-after(-ms)` is honoured, as
+  seconds or as an HTTP date. The SDK's own retries would be silent, and it does not retry an
+  `event: error` (e.g. overloaded) inside a 200 stream, which is retried here the same way when no text
+  has been shown yet.
+- A redirect or a 200 that is not an event stream names what came back and ANTHROPIC_BASE_URL, once.
 - After text was shown, a dropped connection, a malformed event or a stream that ends without
   `message_stop` raises `ProviderError(partial_text=...)`: the loop keeps that text marked interrupted
   and no half-built tool_use ever reaches history.
@@ -21,9 +24,23 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Mapping
+from typing import Any, AsyncIterator
 
-from tui_agent.core.messages import Block, Message, assemble_content, clean_block
+from tui_agent.core.messages import Block, Message
+from tui_agent.core.providers.anthropic_blocks import (  # noqa: F401 - re-exported: the conversion's old home
+    block_from_response,
+    message_from_response,
+    usage_from,
+)
+from tui_agent.core.background_import import import_finished, import_in_background
+from tui_agent.core.providers.anthropic_transport import (
+    is_connection_error,
+    is_transport,
+    make_client,
+    not_a_stream_error,
+    redirect_error,
+    sendable,
+)
 from tui_agent.core.providers.base import (
     ModelRequest,
     PromptTooLongError,
@@ -31,11 +48,9 @@ from tui_agent.core.providers.base import (
     ProviderEvent,
     StreamDone,
     StreamText,
-    UsageInfo,
     with_notice,
 )
 from tui_agent.core.providers.models import DEFAULT_ANTHROPIC_MODEL
-from tui_agent.core.providers.sdk import SdkProvider
 from tui_agent.core.providers.retry import (
     RETRYABLE_STATUS,
     RetryableFailure,
@@ -43,6 +58,7 @@ from tui_agent.core.providers.retry import (
     one_line,
     with_retries,
 )
+from tui_agent.core.providers.sdk import SdkProvider
 
 EPHEMERAL = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4
@@ -57,12 +73,18 @@ class AnthropicProvider(SdkProvider):
     name: str = "anthropic"
     prompt_caching: bool = True
     key_variable: str = "ANTHROPIC_API_KEY"
+    cache_ttl: str = "5m"  # "1h": every breakpoint asks for the 1-hour cache (writes cost 2x instead of 1.25x)
+    thinking_budget: int = 0  # > 0: extended thinking with this many tokens (MAX_THINKING_TOKENS)
 
     # -- request building -------------------------------------------------------------------
     def outbound_body(self, request: ModelRequest) -> dict[str, Any]:
         """The exact JSON body the next `stream(request)` would POST (`stream: true` included): for
         `--print-outbound`. The same request always gives the same body (no state moves)."""
-        return {**self.build_params(request), "stream": True}
+        return {**sendable(self.build_params(request)), "stream": True}
+
+    def cache_control(self) -> dict[str, str]:
+        """The breakpoint marker: ephemeral, with `ttl: "1h"` when the 1-hour cache is on."""
+        return {**EPHEMERAL, "ttl": "1h"} if self.cache_ttl == "1h" else dict(EPHEMERAL)
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `messages.stream` keyword arguments, with cache breakpoints; `request` is never mutated.
@@ -78,15 +100,16 @@ class AnthropicProvider(SdkProvider):
             "messages": [dict(m) for m in request.messages],
         }
         cache = self.prompt_caching
+        mark = self.cache_control()
         if request.system:
             block: Block = {"type": "text", "text": request.system}
             if cache:
-                block["cache_control"] = dict(EPHEMERAL)
+                block["cache_control"] = dict(mark)
             params["system"] = [block]
         if request.tools:
             tools = [dict(t) for t in request.tools]
             if cache:
-                tools[-1]["cache_control"] = dict(EPHEMERAL)
+                tools[-1]["cache_control"] = dict(mark)
             params["tools"] = tools
         count = len(params["messages"])
         stable = request.stable_prefix
@@ -96,9 +119,11 @@ class AnthropicProvider(SdkProvider):
             if 0 < stable < count:
                 targets.insert(0, stable - 1)
             for index in targets[-(MAX_BREAKPOINTS - used):] if used < MAX_BREAKPOINTS else []:
-                params["messages"][index] = _with_breakpoint(params["messages"][index])
+                params["messages"][index] = _with_breakpoint(params["messages"][index], mark)
         # The notice goes after the last breakpoint: never cached, so the next prefix is this one's.
         params["messages"] = with_notice(params["messages"], request.notice)
+        if self.thinking_budget > 0:
+            params["thinking"] = thinking_config(self.thinking_budget, params["max_tokens"])
         return params
 
     # -- streaming --------------------------------------------------------------------------
@@ -108,39 +133,34 @@ class AnthropicProvider(SdkProvider):
             yield item
 
     def _sdk(self) -> Any:
-        """The HTTP client, created on first use (`anthropic_wire`: the SDK is not imported at all)."""
+        """The SDK client, created (and the SDK imported, or its background import joined) on first use."""
         if self._client is None:
-            from tui_agent.core.providers.anthropic_wire import WireClient
-
-            self._client = WireClient(self.api_key, self.base_url, self.timeout)
+            self._client = make_client(self.api_key, self.base_url, self.timeout)
         return self._client
 
     def preload(self) -> None:
-        import tui_agent.core.providers.anthropic_wire  # noqa: F401
-        import httpx2  # noqa: F401 - what the first call imports; in a thread, after the TUI's first frame
+        """Import the SDK (in a thread the caller owns: the TUI's after its first frame, -p's at start)."""
+        import_in_background().join()
 
     async def _attempt(self, params: dict[str, Any]) -> AsyncIterator[ProviderEvent]:
         """One HTTP request; raises `RetryableFailure` for retryable failures before any text was shown."""
-        from tui_agent.core.providers.anthropic_wire import MessageBuilder, StatusError
-
         shown: list[str] = []
+        if self._client is None:
+            await import_finished()
         client = self._sdk()
-        builder = MessageBuilder()
+        import anthropic
+
         try:
-            # `async with` inside `stream` closes the HTTP response on any exit, including cancellation (Esc).
-            async for text in client.stream(params, builder):
-                shown.append(text)
-                yield StreamText(text)
-            if not builder.stopped:
-                raise _Dropped("the connection closed before the reply was complete")
-        except StatusError as error:
+            async for item in self._streamed(client, params, shown):
+                yield item
+        except anthropic.APIStatusError as error:
             raise self._status_error(error, shown) from error
-        except (asyncio.CancelledError, GeneratorExit):
+        except (asyncio.CancelledError, GeneratorExit, ProviderError):
             raise
         except Exception as error:  # noqa: BLE001 - transport errors, malformed events, ...
-            if isinstance(error, _Dropped) or _is_transport(error):
+            if isinstance(error, _Dropped) or is_transport(error):
                 if not shown:
-                    connect = not isinstance(error, _Dropped) and client.is_connection_error(error)
+                    connect = not isinstance(error, _Dropped) and is_connection_error(error)
                     raise RetryableFailure("connection failed" if connect else "connection dropped") from error
                 raise ProviderError(
                     f"Connection to the Anthropic API dropped mid-reply ({one_line(error, 120)}).",
@@ -151,14 +171,51 @@ class AnthropicProvider(SdkProvider):
                 f"The Anthropic stream broke off ({reason}: {one_line(error, 120)}).",
                 partial_text="".join(shown),
             ) from error
-        final = builder.message
-        yield StreamDone(message_from_response(final), final.get("stop_reason"), usage_from(final.get("usage")))
+
+    async def _streamed(self, client: Any, params: dict[str, Any], shown: list[str]) -> AsyncIterator[ProviderEvent]:
+        """The SDK's stream: text as it comes, then the SDK's accumulated message as history keeps it."""
+        try:
+            manager = client.messages.stream(**params)
+            stream = await manager.__aenter__()
+        except UnicodeEncodeError:  # a lone surrogate: nothing was sent yet
+            manager = client.messages.stream(**sendable(params))
+            stream = await manager.__aenter__()
+        # `__aexit__` closes the HTTP response on any exit, including cancellation (Esc).
+        try:
+            problem = not_a_stream_error(stream.response.headers.get("content-type", ""), self.base_url)
+            if problem is not None:
+                raise problem
+            stopped = False
+            final = None
+            async for event in stream:
+                if event.type == "text" and event.text:
+                    shown.append(event.text)
+                    yield StreamText(event.text)
+                elif event.type == "message_stop":
+                    stopped = True
+            final = stream.current_message_snapshot
+            # `message_delta` carries the stop reason and the final usage; `message_stop` adds nothing (some
+            # recorded streams end without it). Without either, the reply was cut off.
+            if not stopped and getattr(final, "stop_reason", None) is None:
+                raise _Dropped("the connection closed before the reply was complete")
+        except BaseException as error:
+            await manager.__aexit__(type(error), error, error.__traceback__)
+            raise
+        await manager.__aexit__(None, None, None)
+        try:
+            message, usage = message_from_response(final), usage_from(getattr(final, "usage", None))
+        except Exception as error:  # noqa: BLE001 - never lose an answer already shown to a shape
+            raise ProviderError(f"The Anthropic reply could not be read ({one_line(error, 120)}).",
+                                partial_text="".join(shown)) from error
+        yield StreamDone(message, getattr(final, "stop_reason", None), usage)
 
     def _status_error(self, error: Any, shown: list[str]) -> Exception:
         status = getattr(error, "status_code", None)
-        kind = getattr(error, "type", None) or _error_type(error)
-        message = one_line(getattr(error, "api_message", None) or _api_message(error) or error)
-        headers = getattr(error, "headers", None)
+        kind = _error_type(error) or getattr(error, "type", None)
+        message = one_line(_api_message(error) or error)
+        headers = getattr(getattr(error, "response", None), "headers", None)
+        if status is not None and 300 <= status < 400:
+            return redirect_error(status, headers, self.base_url)
         if status in (401, 403) or kind in ("authentication_error", "permission_error"):
             verb = "rejected the API key" if status == 401 else "refused access"
             return ProviderError(
@@ -178,16 +235,18 @@ class AnthropicProvider(SdkProvider):
 
     # -- exact counting ---------------------------------------------------------------------
     async def count_tokens(self, request: ModelRequest) -> int | None:
-        """Exact input tokens via `/v1/messages/count_tokens`; None where the endpoint is not offered."""
-        from tui_agent.core.providers.anthropic_wire import StatusError
-
+        """Exact input tokens via `messages.count_tokens`; None where the endpoint is not offered."""
         params = self.build_params_for_count(request)
+        if self._client is None:
+            await import_finished()
         client = self._sdk()
+        import anthropic
+
         try:
-            return await client.count_tokens(params)
-        except StatusError as error:
-            if error.status_code == 404:
-                return None  # an Anthropic-compatible server without the counting endpoint
+            result = await client.messages.count_tokens(**params)
+        except anthropic.NotFoundError:
+            return None  # an Anthropic-compatible server without the counting endpoint
+        except anthropic.APIStatusError as error:
             failure = self._status_error(error, [])
             if isinstance(failure, RetryableFailure):
                 raise ProviderError(f"Token count failed: Anthropic API {failure.what}.", retryable=True) from error
@@ -195,9 +254,9 @@ class AnthropicProvider(SdkProvider):
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as error:  # noqa: BLE001 - a transport error, a body that is not JSON
-            if _is_transport(error):
-                raise ProviderError(f"Token count failed: {one_line(error, 120)}", retryable=True) from error
-            raise ProviderError(f"Token count failed: {one_line(error, 120)}") from error
+            retryable = is_transport(error)
+            raise ProviderError(f"Token count failed: {one_line(error, 120)}", retryable=retryable) from error
+        return usage_from({"input_tokens": getattr(result, "input_tokens", 0)}).input_tokens
 
     def build_params_for_count(self, request: ModelRequest) -> dict[str, Any]:
         """Like `build_params` without caching or `max_tokens`."""
@@ -213,26 +272,26 @@ class _Dropped(Exception):
     """The stream ended without `message_stop` (the HTTP body itself ended cleanly)."""
 
 
-def _with_breakpoint(message: Message) -> Message:
+def thinking_config(budget: int, max_tokens: int) -> dict[str, Any]:
+    """Extended thinking as the API takes it: a budget of at least 1,024 tokens and below max_tokens."""
+    return {"type": "enabled", "budget_tokens": max(1024, min(budget, max_tokens - 1))}
+
+
+def _with_breakpoint(message: Message, mark: dict[str, str] = EPHEMERAL) -> Message:
     """A copy of `message` whose last cacheable block carries `cache_control` (no-op if none can)."""
     content = message.get("content")
     if isinstance(content, str):
         if not content:
             return message
-        return {**message, "content": [{"type": "text", "text": content, "cache_control": dict(EPHEMERAL)}]}
+        return {**message, "content": [{"type": "text", "text": content, "cache_control": dict(mark)}]}
     blocks = list(content or [])
     for i in range(len(blocks) - 1, -1, -1):
         block = blocks[i]
         if block.get("type") in _UNCACHEABLE or (block.get("type") == "text" and not block.get("text")):
             continue
-        blocks[i] = {**block, "cache_control": dict(EPHEMERAL)}
+        blocks[i] = {**block, "cache_control": dict(mark)}
         return {**message, "content": blocks}
     return message
-
-
-def _is_transport(error: BaseException) -> bool:
-    """httpx2 transport errors (refused, peer closed, read error, timeout) without importing httpx2 here."""
-    return any(cls.__name__ in ("TransportError", "StreamError") for cls in type(error).__mro__)
 
 
 def _api_message(error: Any) -> str | None:
@@ -243,6 +302,8 @@ def _api_message(error: Any) -> str | None:
             return str(inner["message"])
         if body.get("message"):
             return str(body["message"])
+    if isinstance(body, str) and body.strip():
+        return body
     return getattr(error, "message", None)
 
 
@@ -251,48 +312,3 @@ def _error_type(error: Any) -> str | None:
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         return body["error"].get("type")
     return None
-
-
-def usage_from(usage: Mapping[str, Any] | None) -> UsageInfo:
-    if not usage:
-        return UsageInfo()
-    return UsageInfo(
-        input_tokens=int(usage.get("input_tokens") or 0),
-        output_tokens=int(usage.get("output_tokens") or 0),
-        cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens") or 0),
-        cache_read_input_tokens=int(usage.get("cache_read_input_tokens") or 0),
-    )
-
-
-def block_from_response(block: Mapping[str, Any]) -> Block | None:
-    """One streamed content block as an API-clean dict (None for an empty text block the API would refuse).
-
-    Built field by field: keys such as `citations: None` (or whatever the stream adds to a block) are
-    refused by the API when the block is sent back. Thinking blocks keep their signature verbatim.
-    """
-    kind = block.get("type")
-    if kind == "text":
-        text = block.get("text") or ""
-        if not text.strip():
-            return None  # blank text: the API refuses it when sent back
-        out: Block = {"type": "text", "text": text}
-        citations = [c for c in block.get("citations") or [] if c]
-        if citations:
-            out["citations"] = [{k: v for k, v in c.items() if v is not None} for c in citations]
-        return out
-    if kind == "tool_use":
-        tool_input = block.get("input")
-        return {"type": "tool_use", "id": block["id"], "name": block["name"],
-                "input": tool_input if isinstance(tool_input, dict) else {}}
-    if kind == "thinking":
-        return {"type": "thinking", "thinking": block.get("thinking", ""), "signature": block.get("signature", "")}
-    if kind == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": block.get("data", "")}
-    return clean_block({k: v for k, v in block.items() if v is not None})
-
-
-def message_from_response(message: Mapping[str, Any]) -> Message:
-    """The final assistant message as history wants it: plain dicts, API-clean keys, no blank text,
-    unique tool_use ids, never empty."""
-    content = [b for b in (block_from_response(block) for block in message.get("content") or []) if b is not None]
-    return {"role": "assistant", "content": assemble_content(content)}

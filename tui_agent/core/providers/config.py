@@ -14,6 +14,8 @@ nothing (None: the caller falls back to the demo model and shows `missing_key_no
 | CONTEXT_WINDOW_TOKENS | override the model's context window |
 | MAX_OUTPUT_TOKENS | override max output tokens per call |
 | MODEL_MAX_RETRIES | retries for 429/529/5xx/connection errors (default 4) |
+| ENABLE_PROMPT_CACHING_1H | 1: the 1-hour prompt cache (Claude Code's name; `--cache-1h`) |
+| MAX_THINKING_TOKENS | extended thinking with this budget per call (Claude Code's name; `--thinking-tokens`) |
 """
 
 from __future__ import annotations
@@ -66,6 +68,16 @@ def chosen_provider(env: Mapping[str, str], provider: str | None = None) -> str 
     return None
 
 
+def _truthy(value: str) -> bool:
+    return value.lower() in ("1", "true", "yes", "on")
+
+
+def _thinking_budget(env: Mapping[str, str]) -> int:
+    """MAX_THINKING_TOKENS as Claude Code reads it: a positive number turns thinking on (else off)."""
+    raw = _get(env, "MAX_THINKING_TOKENS")
+    return int(raw) if raw.isdigit() else 0
+
+
 def _retry_policy(env: Mapping[str, str]) -> RetryPolicy:
     raw = _get(env, "MODEL_MAX_RETRIES")
     if raw.isdigit():
@@ -106,6 +118,8 @@ def provider_from_env(
             context_window=window,
             max_output_tokens=output,
             retry=retry,
+            cache_ttl="1h" if _truthy(_get(env, "ENABLE_PROMPT_CACHING_1H")) else "5m",
+            thinking_budget=_thinking_budget(env),
         )
     key = _get(env, "OPENAI_API_KEY")
     base_url = _get(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Mapping
 
@@ -43,7 +44,9 @@ class RetryPolicy:
         return backoff * (1 - 0.25 * random.random())
 
 
-def retry_after(headers: Mapping[str, str] | None) -> float | None:
+def retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """The server's wait in seconds: `retry-after-ms`, else `retry-after` as seconds or as an HTTP date
+    (RFC 9110 allows both; a proxy may send the date, and waiting 0.5 s instead of 5 s gets a 429 again)."""
     if not headers:
         return None
     try:
@@ -51,11 +54,17 @@ def retry_after(headers: Mapping[str, str] | None) -> float | None:
         if raw_ms is not None:
             return float(raw_ms) / 1000
         raw = headers.get("retry-after")
-        if raw is not None:
+        if raw is None:
+            return None
+        try:
             return float(raw)
-    except (TypeError, ValueError):
+        except ValueError:
+            from email.utils import parsedate_to_datetime  # rare: only a date needs the email package
+
+            when = parsedate_to_datetime(raw)
+        return when.timestamp() - (time.time() if now is None else now)
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return None
 
 
 def describe_status(status: int | None, kind: str | None = None) -> str:

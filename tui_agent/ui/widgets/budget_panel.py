@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger, CallFigures, EventEntry, first_difference, ledger_tokens
-from tui_agent.core.prices import for_model, per_token
+from tui_agent.core.prices import for_provider, per_token
 from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter, exact_note
@@ -189,7 +189,7 @@ class BudgetPanel(SteeringActions, Vertical):
             self.meter.meter = self.ledger.current
             self.meter.usage = self.ledger.usage
             self._render_spark()
-            self.meter.call_finished(for_model(self.session.model), per_token(self.session.model))
+            self.meter.call_finished(for_provider(self.session.provider), per_token(self.session.model))
         self._render_title()
         self.post_message(self.CostChanged())
         self.post_message(self.Changed())

@@ -1,0 +1,65 @@
+"""The streams recorded in the `anthropic` SDK's own test suite (tests/data/sdk_streams, copied as data from
+anthropics/anthropic-sdk-python: tests/lib/streaming/fixtures and tests/fixtures/fable-fallback), replayed
+from a loopback server through our provider: the final message, stop reason and usage are the SDK's own
+accumulation of the same bytes (an empty text block may be dropped: the API refuses it sent back)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.http import Reply
+from tests.providers.conftest import FAST_RETRY, collect
+from tui_agent.core.messages import user_text
+from tui_agent.core.providers.anthropic_provider import AnthropicProvider
+from tui_agent.core.providers.base import ModelRequest, StreamDone, StreamText
+
+STREAMS = sorted((Path(__file__).resolve().parents[1] / "data" / "sdk_streams").iterdir())
+
+
+def _without_nones(value):
+    if isinstance(value, dict):
+        return {k: _without_nones(v) for k, v in value.items() if v is not None and k != "parsed_output"}
+    if isinstance(value, list):
+        return [_without_nones(v) for v in value]
+    return value
+
+
+def _sdk_content(final) -> list[dict]:
+    """The SDK's blocks as plain data, blank text blocks left out."""
+    blocks = [_without_nones(block.to_dict()) for block in final.content]
+    return [b for b in blocks if not (b.get("type") == "text" and not b.get("text", "").strip())]
+
+
+def test_every_recorded_stream_is_here():
+    assert len(STREAMS) == 10
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=[p.name for p in STREAMS])
+async def test_a_recorded_sdk_stream_gives_the_sdks_message(fake_anthropic, path):
+    import anthropic
+
+    recorded = path.read_bytes()
+    fake_anthropic.replies = [Reply(chunks=[recorded]), Reply(chunks=[recorded])]
+    provider = AnthropicProvider(api_key="test-key", base_url=fake_anthropic.base_url, model="claude-fake-1",
+                                 context_window=200_000, max_output_tokens=1024, retry=FAST_RETRY)
+    request = ModelRequest(model="claude-fake-1", system="s", messages=[user_text("hi")], tools=[], max_tokens=64)
+    items = await collect(provider.stream(request))
+    await provider.aclose()
+    client = anthropic.AsyncAnthropic(api_key="test-key", base_url=fake_anthropic.base_url, max_retries=0)
+    async with client.messages.stream(model="claude-fake-1", max_tokens=64, messages=[user_text("hi")]) as stream:
+        sdk_text = [event.text async for event in stream if event.type == "text"]
+        final = await stream.get_final_message()
+    await client.close()
+
+    done = items[-1]
+    assert isinstance(done, StreamDone)
+    assert "".join(i.text for i in items if isinstance(i, StreamText)) == "".join(sdk_text)
+    assert done.message["content"] == _sdk_content(final) or (
+        _sdk_content(final) == [] and done.message["content"] == [{"type": "text", "text": "(no content)"}])
+    assert done.stop_reason == final.stop_reason
+    usage = final.usage
+    assert (done.usage.input_tokens, done.usage.output_tokens) == (usage.input_tokens, usage.output_tokens)
+    assert done.usage.cache_read_input_tokens == (usage.cache_read_input_tokens or 0)
+    assert done.usage.cache_creation_input_tokens == (usage.cache_creation_input_tokens or 0)
