@@ -57,6 +57,7 @@ SUBCOMMAND_HELP = (
     ("export", "print a saved session as Markdown or JSON (tui-agent export --help)"),
     ("replay", "step through a recorded session call by call (tui-agent replay --help)"),
     ("watch", "follow a Claude Code session log being written (tui-agent watch --help)"),
+    ("proxy", "record an agent's exact model requests through a local proxy (tui-agent proxy --help)"),
 )
 
 

@@ -1,4 +1,4 @@
-"""Which agent wrote a log (Claude Code or Codex), where Codex writes its rollouts, and the newest one.
+"""Which agent wrote a log (Claude Code, Codex, `tui-agent proxy`), where Codex writes its rollouts, the newest.
 
 Why one door: `replay`, `watch` and `--transcript` take a log without being told whose it is. A Codex rollout
 line is `{"timestamp", "type", "payload"}` with a type of its own (`session_meta`, `response_item`, ...); a
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.core.codex_rollout import RolloutReader
+from tui_agent.core.proxy_log import RECORD_TYPE, ProxyReader
 from tui_agent.core.transcripts import MAX_TRANSCRIPT_BYTES, TranscriptLoad, TranscriptReader
 
 ROLLOUT_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "token_usage_record",
@@ -36,7 +37,7 @@ class LogReader:
 
     def __init__(self, *, keep_thinking: bool = True, keep_meta: bool = True) -> None:
         self._options = {"keep_thinking": keep_thinking, "keep_meta": keep_meta}
-        self.reader: TranscriptReader | RolloutReader | None = None
+        self.reader: TranscriptReader | RolloutReader | ProxyReader | None = None
         self._waiting: list[str] = []  # lines before the first that tells
 
     @property
@@ -68,7 +69,7 @@ class LogReader:
             except (ValueError, RecursionError):
                 continue
             if isinstance(record, dict):
-                self.reader = (RolloutReader if is_rollout_record(record) else TranscriptReader)(**self._options)
+                self.reader = _reader_for(record)(**self._options)
                 self.reader.feed(self._waiting + lines)
                 self._waiting = []
                 return self
@@ -80,14 +81,23 @@ class LogReader:
 
     def finish(self) -> LogReader:
         """The log is complete (a replay, not a watch): nothing waits for more lines."""
-        if isinstance(self.reader, RolloutReader):
+        if isinstance(self.reader, (RolloutReader, ProxyReader)):
             self.reader.finish()
         return self
 
-    def _chosen(self) -> TranscriptReader | RolloutReader:
+    def _chosen(self) -> TranscriptReader | RolloutReader | ProxyReader:
         if self.reader is None:  # nothing told yet: what a Claude Code reader says of these lines
             return TranscriptReader(**self._options).feed(self._waiting)
         return self.reader
+
+
+def _reader_for(record: dict[str, Any]) -> type:
+    """The reader of the log whose first record is `record`: Codex's, the proxy's, else Claude Code's."""
+    if is_rollout_record(record):
+        return RolloutReader
+    if record.get("type") == RECORD_TYPE:
+        return ProxyReader
+    return TranscriptReader
 
 
 def read_log(path: str | Path, *, keep_thinking: bool = True, keep_meta: bool = True) -> LogReader:
