@@ -160,7 +160,9 @@ def test_replay_json_of_a_rollout_on_the_command_line():
     done = subprocess.run([sys.executable, "-m", "tui_agent", "replay", str(ROLLOUT), "--json", "--no-memory"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    steps = json.loads(done.stdout)["steps"]
+    whole = json.loads(done.stdout)
+    steps = whole["steps"]
+    assert whole["kind"] == "codex"
     assert [s["recorded"]["real_tokens"] for s in steps] == [2400, 4200, 5400, 7200, 3000]
 
 

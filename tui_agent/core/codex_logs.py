@@ -100,6 +100,24 @@ def _reader_for(record: dict[str, Any]) -> type:
     return TranscriptReader
 
 
+def log_kind(path: str | Path) -> str:
+    """Whose log `path` is: "codex", "proxy" or "claude-code" (the default, also for an unreadable file)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return "claude-code"
+    for line in head.split(b"\n"):
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            found = _reader_for(record)
+            return "codex" if found is RolloutReader else "proxy" if found is ProxyReader else "claude-code"
+    return "claude-code"
+
+
 def read_log(path: str | Path, *, keep_thinking: bool = True, keep_meta: bool = True) -> LogReader:
     """Every line of the log at `path` folded (FileNotFoundError when nothing readable is there)."""
     from tui_agent.core.config_files import read_bytes_capped
