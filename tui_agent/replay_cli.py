@@ -53,7 +53,10 @@ def replay_command(argv: list[str]) -> int:
     from tui_agent.core.economics import default_policy
     from tui_agent.core.journal import JournalError
 
-    policy = default_policy(args.context_window) if args.context_window else default_policy()
+    from tui_agent.core.codex_logs import logged_window  # a Codex rollout says its model's window
+
+    window = args.context_window or logged_window(path)
+    policy = default_policy(window) if window else default_policy()
 
     try:
         if args.report or args.json:

@@ -51,7 +51,6 @@ def watch_command(argv: list[str]) -> int:
         return _error(f"--context-window must be at least {MIN_WINDOW} tokens (got {args.context_window})")
     from tui_agent.core.economics import default_policy
 
-    policy = default_policy(args.context_window) if args.context_window else default_policy()
     source = LogSource(args.file, args.latest, args.all)
     path = source.first()
     if path is None:
@@ -61,6 +60,10 @@ def watch_command(argv: list[str]) -> int:
         return _error(f"no Claude Code session log in {where} and no Codex rollout of it")
     if args.file is not None and args.file.exists() and not args.file.is_file():
         return _error(f"{args.file} is not a file")
+    from tui_agent.core.codex_logs import logged_window  # a Codex rollout says its model's window
+
+    window = args.context_window or logged_window(path)
+    policy = default_policy(window) if window else default_policy()
     if args.json:
         return watch_json(source, path, policy)
     from tui_agent.ui.watch_app import run_watch

@@ -177,3 +177,10 @@ def test_the_real_codex_cli_writes_a_rollout_that_replays_call_for_call(tmp_path
     assert len(fake.response_requests) == len(given) >= 4
     assert _replayed(rollout) == [u["input_tokens"] for u in given]
     assert any(c.kind == "boundary" for c in open_replay(rollout, ("none",)).agent_compactions)
+
+
+def test_the_window_codex_logged_is_the_one_replay_and_watch_measure_against():
+    from tui_agent.core.codex_logs import logged_window
+
+    assert logged_window(ROLLOUT) == 258400
+    assert logged_window(DATA / "synthetic-claude-code.jsonl") is None  # Claude Code logs say none: 200k default

@@ -118,6 +118,19 @@ def log_kind(path: str | Path) -> str:
     return "claude-code"
 
 
+def logged_window(path: str | Path) -> int | None:
+    """The model's context window a Codex rollout states (`model_context_window`) in its first MB, or None."""
+    import re
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4 * HEAD_BYTES)
+    except OSError:
+        return None
+    found = re.search(rb'"model_context_window":\s*(\d{4,9})', head)
+    return int(found.group(1)) if found else None
+
+
 def read_log(path: str | Path, *, keep_thinking: bool = True, keep_meta: bool = True) -> LogReader:
     """Every line of the log at `path` folded (FileNotFoundError when nothing readable is there)."""
     from tui_agent.core.config_files import read_bytes_capped
