@@ -207,3 +207,33 @@ def test_bad_flags_are_refused_with_one_line(tmp_path, argv, says):
     done = subprocess.run([sys.executable, "-m", "tui_agent", "proxy", "--json", "--record-dir", str(tmp_path), *argv],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_chat_completions_pass_and_their_recording_replays_as_a_conversation(proxied):
+    from tests.fakes.fake_openai import completion_chunks
+    from tui_agent.core.replay import open_replay
+
+    upstream, port, path = proxied
+    first = [{"type": "tool_use", "id": "call_1", "name": "read", "input": {"path": "a.py"}}]
+    upstream.replies += [Reply(chunks=completion_chunks(first, usage={"prompt_tokens": 900, "completion_tokens": 9,
+                                                                      "total_tokens": 909})),
+                         Reply(chunks=completion_chunks(text("done"), usage={"prompt_tokens": 1300,
+                                                                             "completion_tokens": 3,
+                                                                             "total_tokens": 1303}))]
+    tools = [{"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}}]
+    messages = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "read a.py"}]
+    for reply in ("call", "answer"):
+        body = json.dumps({"model": "gpt-x", "stream": True, "stream_options": {"include_usage": True},
+                           "tools": tools, "messages": messages}).encode()
+        answer = _post(port, body, "/v1/chat/completions", authorization=f"Bearer {KEY}")
+        assert answer.status == 200 and answer.read().endswith(b"data: [DONE]\n\n")
+        messages = messages + [
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {
+                "name": "read", "arguments": '{"path": "a.py"}'}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "print(1)"}]
+    exchanges = wait_until_sync(lambda: len(_exchanges(path)) == 2 and _exchanges(path), what="two exchanges")
+    assert [(e["api"], e["usage"]["prompt_tokens"], e["stop_reason"]) for e in exchanges] == [
+        ("openai-chat", 900, "tool_calls"), ("openai-chat", 1300, "stop")]
+    replay = open_replay(path, ("none", "v2"))
+    assert [replay.step(k).real_tokens for k in range(replay.calls)] == [900, 1300]
+    assert replay.agent_compactions == []
