@@ -58,6 +58,7 @@ SUBCOMMAND_HELP = (
     ("export", "print a saved session as Markdown or JSON (tui-agent export --help)"),
     ("replay", "step through a recorded session call by call (tui-agent replay --help)"),
     ("watch", "follow a Claude Code session log being written (tui-agent watch --help)"),
+    ("proxy", "record an agent's exact model requests through a local proxy (tui-agent proxy --help)"),
 )
 
 
@@ -192,10 +193,10 @@ def _load_transcript(path: Path):
     """(history, Notice, the model that wrote each assistant message) from a Claude Code log, or None
     after printing a one-line error."""
     from tui_agent.core.events import Notice
-    from tui_agent.core.transcripts import load_transcript
+    from tui_agent.core.codex_logs import load_log  # a Claude Code log or a Codex rollout
 
     try:
-        load = load_transcript(path)
+        load = load_log(path)
     except OSError as error:
         print(f"error: cannot read transcript {path}: {error.strerror or error}", file=sys.stderr)
         return None

@@ -21,7 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Replay a recorded session call by call: what our compactor would have sent at each "
         "recorded model call, the recorded real tokens beside our estimate, where the recorded agent "
         "compacted, and the running cost of each strategy. No model is called.")
-    parser.add_argument("file", type=Path, metavar="FILE", help="a Claude Code .jsonl log, or a tui-agent journal")
+    parser.add_argument("file", type=Path, metavar="FILE",
+                        help="a Claude Code .jsonl log, a Codex rollout, or a tui-agent journal")
     parser.add_argument("--report", action="store_true",
                         help="print the economics table of the session (as bench/economics.py) and exit")
     parser.add_argument("--json", action="store_true",
@@ -52,7 +53,10 @@ def replay_command(argv: list[str]) -> int:
     from tui_agent.core.economics import default_policy
     from tui_agent.core.journal import JournalError
 
-    policy = default_policy(args.context_window) if args.context_window else default_policy()
+    from tui_agent.core.codex_logs import logged_window  # a Codex rollout says its model's window
+
+    window = args.context_window or logged_window(path)
+    policy = default_policy(window) if window else default_policy()
 
     try:
         if args.report or args.json:
@@ -119,9 +123,9 @@ def _trace(replay) -> None:  # noqa: ANN001 - a core.replay.Replay (imported laz
 
 
 def _check_transcript(path: Path) -> None:
-    from tui_agent.core.transcripts import load_transcript
+    from tui_agent.core.codex_logs import load_log
 
-    if not load_transcript(path).history:
+    if not load_log(path).history:
         raise ValueError(f"{path} has no user or assistant messages (is it a Claude Code .jsonl log?)")
 
 

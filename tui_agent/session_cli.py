@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tui_agent.core.journal.reader import JournalLoad
     from tui_agent.core.session import Session
 
-SUBCOMMANDS = ("sessions", "export", "replay", "watch")
+SUBCOMMANDS = ("sessions", "export", "replay", "watch", "proxy")
 
 
 def add_session_flags(parser: argparse.ArgumentParser) -> None:
@@ -158,6 +158,10 @@ def run_subcommand(argv: list[str]) -> int:
         from tui_agent.watch_cli import watch_command
 
         return watch_command(rest)
+    if name == "proxy":
+        from tui_agent.proxy_cli import proxy_command
+
+        return proxy_command(rest)
     return {"sessions": sessions_command, "export": export_command}[name](rest)
 
 

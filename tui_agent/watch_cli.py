@@ -32,11 +32,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tui-agent watch",
         description="Follow a Claude Code session log while it is written: each model call's recorded usage "
         "and cost beside what our compactor would send and cost. No model is called.")
-    parser.add_argument("file", type=Path, nargs="?", metavar="FILE", help="a Claude Code .jsonl log")
+    parser.add_argument("file", type=Path, nargs="?", metavar="FILE", help="a Claude Code .jsonl log or a Codex rollout")
     parser.add_argument("--latest", action="store_true",
-                        help="follow the newest log of this directory's Claude Code project, and switch to a "
-                        "newer session when one starts")
-    parser.add_argument("--all", action="store_true", help="with --latest: the newest log of every project")
+                        help="follow the newest log of this directory's Claude Code project or Codex session, and "
+                        "switch to a newer session when one starts")
+    parser.add_argument("--all", action="store_true", help="with --latest: the newest log of every project (both agents)")
     parser.add_argument("--json", action="store_true",
                         help="headless: print one JSON object per recorded call as it is written")
     parser.add_argument("--context-window", type=int, default=None, metavar="TOKENS",
@@ -56,16 +56,19 @@ def watch_command(argv: list[str]) -> int:
         return _error(f"--context-window must be at least {MIN_WINDOW} tokens (got {args.context_window})")
     from tui_agent.core.economics import default_policy
 
-    policy = default_policy(args.context_window) if args.context_window else default_policy()
     source = LogSource(args.file, args.latest, args.all)
     path = source.first()
     if path is None:
         from tui_agent.core.claude_logs import project_dir
 
         where = "any project" if args.all else str(project_dir(Path.cwd()))
-        return _error(f"no Claude Code session log in {where}")
+        return _error(f"no Claude Code session log in {where} and no Codex rollout of it")
     if args.file is not None and args.file.exists() and not args.file.is_file():
         return _error(f"{args.file} is not a file")
+    from tui_agent.core.codex_logs import logged_window  # a Codex rollout says its model's window
+
+    window = args.context_window or logged_window(path)
+    policy = default_policy(window) if window else default_policy()
     if args.json:
         end_now(watch_json(source, path, policy))
     from tui_agent.ui.watch_app import run_watch
@@ -98,9 +101,9 @@ class LogSource:
         self._next_check = 0.0
 
     def _logs(self) -> list[Path]:
-        from tui_agent.core.claude_logs import session_logs
+        from tui_agent.core.codex_logs import agent_logs  # Claude Code's logs and Codex's rollouts
 
-        return session_logs(self.cwd, all_projects=self.all_projects, env=self.env)
+        return agent_logs(self.cwd, all_projects=self.all_projects, env=self.env)
 
     def first(self) -> Path | None:
         if not self.latest:

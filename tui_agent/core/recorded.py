@@ -19,7 +19,7 @@ from typing import Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.messages import Message
-from tui_agent.core.transcripts import TranscriptLoad, load_transcript
+from tui_agent.core.transcripts import TranscriptLoad
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,9 @@ def load_recorded(path: str | Path, fit_calls: int | None = None) -> Recorded:
     `fit_calls`: fit the token ruler on the first calls only (`tui-agent watch` fixes its ruler early)."""
     if is_journal(path):
         return _recorded_journal(path)
-    return recorded_transcript(load_transcript(path), Path(path).name, fit_calls)
+    from tui_agent.core.codex_logs import load_log  # a Claude Code log or a Codex rollout
+
+    return recorded_transcript(load_log(path), Path(path).name, fit_calls)
 
 
 def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None = None,

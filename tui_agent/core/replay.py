@@ -145,7 +145,9 @@ class Replay:
 
     @property
     def kind(self) -> str:
-        return "journal" if self.recorded.journal is not None else "claude-code"
+        from tui_agent.core.codex_logs import log_kind  # claude-code, codex or proxy
+
+        return "journal" if self.recorded.journal is not None else log_kind(self.path)
 
     def step(self, k: int) -> ReplayStep:
         """The step of call index `k` (0-based), running every call before it first if needed."""

@@ -38,7 +38,8 @@ from tui_agent.core.replay import (
     agent_compactions,
     replay_of,
 )
-from tui_agent.core.transcripts import TranscriptLoad, TranscriptReader
+from tui_agent.core.codex_logs import LogReader
+from tui_agent.core.transcripts import TranscriptLoad
 
 FIT_CALLS = 8
 # A watch runs for hours: its replay keeps only the newest steps (a face keeps what it shows itself, the
@@ -57,7 +58,7 @@ class LiveReplay:
     fit_calls: int = FIT_CALLS
     replay: Replay | None = None
     load: TranscriptLoad | None = None
-    reader: TranscriptReader = field(default_factory=TranscriptReader)
+    reader: LogReader = field(default_factory=LogReader)  # a Claude Code log or a Codex rollout
     handed: int = 0  # calls handed out as final by `ready` / `flush`
     unreadable: int = 0  # lines the follower could not read
     resets: int = 0  # the file was truncated or replaced and read again from its start
@@ -87,7 +88,7 @@ class LiveReplay:
         self.unreadable += batch.unreadable
         if batch.reset:
             self.resets += 1
-            self.reader = TranscriptReader()
+            self.reader = LogReader()
             self.replay, self.load, self.handed = None, None, 0
         if not batch.lines:
             return batch.reset

@@ -1,0 +1,73 @@
+"""The real agents through `tui-agent proxy`: Claude Code and the Codex CLI (npm, cached) each complete a
+multi-call turn with the proxy in front of a strict loopback fake of their API; the fake receives exactly the
+requests the proxy recorded from the agent, `--json` prints one line per call with the fake's usage, and
+`replay` reads the recording as one step per call of the conversation."""
+
+from __future__ import annotations
+
+import json
+
+from tests.agents.claude_run import ClaudeCodeFake, run_claude_turn, workspace
+from tests.agents.codex_run import fake_for_codex, run_codex_turn
+from tests.agents.proxy_run import ProxyProcess
+from tests.npm_agents import claude_env, npm_agent, rollouts
+from tui_agent.core.replay import open_replay
+
+
+def _bodies(items) -> list[str]:
+    return sorted(json.dumps(b, sort_keys=True) for b in items)
+
+
+def test_claude_code_completes_a_turn_through_the_proxy_and_the_fake_gets_its_exact_requests(tmp_path):
+    files = workspace(tmp_path / "work")
+    fake = ClaudeCodeFake(files)
+    with fake:
+        proxy = ProxyProcess(fake.origin, tmp_path / "rec")
+        try:
+            done = run_claude_turn(npm_agent("claude-code"), claude_env(tmp_path / "home", tmp_path / "work",
+                                                                        proxy.base), tmp_path / "work")
+        finally:
+            lines = proxy.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "3 files" in done.stdout
+    assert fake.violations == []
+    exchanges = proxy.exchanges()
+    assert _bodies(e["request"] for e in exchanges) == _bodies(r["body"] for r in fake.requests)
+    calls = [e for e in exchanges if e["call"]]
+    assert len(lines) == len(calls) == len([r for r in fake.requests if r["path"].startswith("/v1/messages?")
+                                            or r["path"] == "/v1/messages"])
+    given = {json.dumps(body, sort_keys=True): usage for body, usage in fake.usage_by_body}
+    by_call = {e["call"]: e for e in calls}
+    for line in lines:
+        exchange = by_call[line["call"]]
+        assert line["usage"]["input_tokens"] == given[json.dumps(exchange["request"], sort_keys=True)]["input_tokens"]
+        assert (line["api"], line["status"]) == ("anthropic-messages", 200)
+        assert line["messages"] == len(exchange["request"]["messages"])
+    main = [e for e in calls if any(t.get("name") == "Read" for t in e["request"].get("tools") or [])]
+    assert len(main) == 4  # three Reads and the answer
+    replay = open_replay(proxy.recording(), ("none", "v2"))
+    assert [replay.step(k).real_tokens for k in range(replay.calls)] == [
+        e["usage"]["input_tokens"] for e in sorted(main, key=lambda e: e["call"])]
+
+
+def test_codex_completes_a_turn_through_the_proxy_and_the_fake_gets_its_exact_requests(tmp_path):
+    fake, given = fake_for_codex()
+    with fake:
+        proxy = ProxyProcess(fake.origin, tmp_path / "rec")
+        try:
+            done = run_codex_turn(tmp_path / "home", tmp_path / "work", proxy.base + "/v1")
+        finally:
+            lines = proxy.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert fake.violations == []
+    exchanges = proxy.exchanges()
+    assert _bodies(e["request"] for e in exchanges) == _bodies(r["body"] for r in fake.requests)
+    assert [line["usage"] for line in lines] == given
+    assert all(line["api"] == "openai-responses" and line["status"] == 200 for line in lines)
+    # the recording and Codex's own rollout tell the same calls
+    replay = open_replay(proxy.recording(), ("none", "v2"))
+    [rollout] = rollouts(tmp_path / "home")
+    from_rollout = open_replay(rollout, ("none",))
+    assert replay.calls == from_rollout.calls == len(given)
+    assert [replay.step(k).real_tokens for k in range(replay.calls)] == [u["input_tokens"] for u in given]
+    assert any(c.kind == "boundary" for c in replay.agent_compactions)  # Codex's compaction, seen in the requests

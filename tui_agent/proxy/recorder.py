@@ -1,0 +1,123 @@
+"""The proxy's record of each exchange: one JSON line per request, in a file only its owner can read.
+
+What is written: the request body (redacted like the journal: secret-named environment values, key shapes,
+and the very keys the request carried in its headers), and what the answer said of the call (usage as
+returned, stop reason, model, error, status, timings). What is never written: a header. The file is created
+0600 in a 0700 folder of the data dir (`proxy/`), so a recording can be replayed (`tui-agent replay FILE`)
+and followed (`tui-agent watch FILE`) like an agent's own log.
+
+Writing happens on one worker thread, in call order, after the answer was passed on: redacting a large body
+is CPU the next call's first byte must not wait for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets as random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from tui_agent.core.journal.redact import Secrets, redact_record, secret_values
+
+RECORD_TYPE = "tui-agent-proxy"  # the first line's type: how a reader knows a recording
+AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization", "x-goog-api-key")
+
+
+@dataclass
+class Exchange:
+    """One request that passed, and what its answer said."""
+
+    call: int
+    api: str
+    method: str
+    path: str
+    request: Any  # the JSON body (None when it was not JSON)
+    keys: list[str] = field(default_factory=list)  # the values of the request's auth headers (never written)
+    status: int = 0
+    ms: float = 0.0
+    ttfb_ms: float | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    stop_reason: str | None = None
+    model: str | None = None
+    error: str | None = None
+    outcome: str = "complete"  # or client-disconnected, upstream-dropped, upstream-unreachable
+    reply: list[dict[str, Any]] = field(default_factory=list)
+    time: float = field(default_factory=time.time)
+
+    def record(self, env_secrets: list[str]) -> dict[str, Any]:
+        hidden = Secrets.of(sorted(set(env_secrets) | {k for k in self.keys if len(k) >= 8}, key=len, reverse=True))
+        body = self.request
+        return {"type": "exchange", "call": self.call, "api": self.api, "method": self.method, "path": self.path,
+                "time": self.time, "status": self.status, "ms": round(self.ms, 2),
+                "ttfb_ms": None if self.ttfb_ms is None else round(self.ttfb_ms, 2), "model": self.model or (
+                    body.get("model") if isinstance(body, dict) else None),
+                "usage": self.usage, "stop_reason": self.stop_reason, "error": redact_record(self.error, hidden),
+                "outcome": self.outcome, "reply": redact_record(self.reply, hidden),
+                "request": redact_record(body, hidden)}
+
+
+def auth_values(headers: Any) -> list[str]:
+    """The secrets a request's headers carry (a bearer token without its scheme word too)."""
+    out = []
+    for name in AUTH_HEADERS:
+        value = headers.get(name)
+        if value:
+            out.append(value)
+            if " " in value:
+                out.append(value.split(" ", 1)[1].strip())
+    return out
+
+
+def new_recording(folder: Path) -> Path:
+    """A new recording file, created 0600 (never an existing file: O_EXCL, no symlink followed)."""
+    from tui_agent.core.paths import ensure_dir
+
+    ensure_dir(folder)
+    name = time.strftime("proxy-%Y%m%d-%H%M%S-", time.gmtime()) + random.token_hex(3) + ".jsonl"
+    path = folder / name
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    os.close(fd)
+    return path
+
+
+class Recorder:
+    """Appends exchanges to `path` on one worker thread; `on_record(record)` runs after each write."""
+
+    def __init__(self, path: Path, on_record: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.path = path
+        self.on_record = on_record
+        self.env_secrets = secret_values(os.environ)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="proxy-recorder")
+        self._lock = threading.Lock()
+        self.calls = 0
+        self._write({"type": RECORD_TYPE, "version": 1, "started": time.time()})
+
+    def next_call(self) -> int:
+        with self._lock:
+            self.calls += 1
+            return self.calls
+
+    def submit(self, exchange: Exchange) -> None:
+        self._pool.submit(self._finish, exchange)
+
+    def _finish(self, exchange: Exchange) -> None:
+        record = exchange.record(self.env_secrets)
+        self._write(record)
+        if self.on_record is not None:
+            self.on_record(record)
+
+    def _write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            os.write(fd, line.encode("utf-8", errors="replace"))
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
