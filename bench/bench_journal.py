@@ -115,21 +115,33 @@ def measure(tree: Path, prompts: int, scratch: Path) -> dict[str, float]:
             "history": float(out[1]), "restore warnings": float(out[2]), "--continue --print-outbound s": cli_s}
 
 
+def extract(rev: str, into: Path) -> None:
+    """`rev`'s tui_agent package into `into` (run with the same interpreter and installed dependencies)."""
+    archive = subprocess.run(["git", "archive", rev, "tui_agent"], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prompts", type=int, default=3000)
     parser.add_argument("--base", default=None, help="the baseline revision (default: merge-base with main)")
+    parser.add_argument("--after", default=None, help="a revision to measure instead of the working tree")
     args = parser.parse_args()
     base_rev = args.base or subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True,
                                            text=True, check=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="bench-journal-") as tmp:
         base = Path(tmp) / "base"
         base.mkdir()
-        archive = subprocess.run(["git", "archive", base_rev, "tui_agent"], cwd=ROOT, capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(base)], input=archive.stdout, check=True)
+        extract(base_rev, base)
+        tree = ROOT
+        if args.after:
+            tree = Path(tmp) / "after-tree"
+            tree.mkdir()
+            extract(args.after, tree)
         before = measure(base, args.prompts, Path(tmp) / "before")
-        after = measure(ROOT, args.prompts, Path(tmp) / "after")
-    print(f"{args.prompts} prompts; base {base_rev[:9]} vs the working tree; load {os.getloadavg()[0]:.2f}")
+        after = measure(tree, args.prompts, Path(tmp) / "after")
+    print(f"{args.prompts} prompts; base {base_rev[:9]} vs {args.after or 'the working tree'}; "
+          f"load {os.getloadavg()[0]:.2f}")
     print(f"{'':32}{'before':>12}{'after':>12}")
     for key in before:
         print(f"{key:32}{before[key]:12.3f}{after[key]:12.3f}")
