@@ -179,3 +179,67 @@ def test_a_headless_demo_turn_sends_a_live_span_per_model_call(receiver, tmp_pat
         assert a["gen_ai.request.model"] and a["name"] == f"chat {a['gen_ai.request.model']}"
         assert a["tui_agent.compaction.sent"] >= 1 and "tui_agent.compaction.estimated_tokens" in a
         assert "gen_ai.usage.input_tokens" not in a  # the demo model reports no usage: none is made up
+
+
+# -- an unreachable or failing collector (issue 27) -------------------------------------------------
+def closed_port() -> int:
+    """A loopback port nobody listens on (bound, then let go)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_an_unreachable_collector_is_named_once_in_one_line_at_exit(tmp_path: Path) -> None:
+    from tests.core.test_demo_and_headless import cli, make_repo
+
+    endpoint = f"http://127.0.0.1:{closed_port()}"
+    out = cli(["-p", "what is in this repo?"], make_repo(tmp_path), env_extra={"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint})
+    assert out.returncode == 0, out.stderr
+    told = [line for line in out.stderr.splitlines() if "OpenTelemetry" in line or "export" in line.lower()]
+    assert len(told) == 1, out.stderr
+    assert told[0].startswith("[warning] OpenTelemetry:") and f"{endpoint}/v1/traces" in told[0]
+    assert "refused" in told[0].lower()
+
+
+class Unavailable(Receiver):
+    """A collector that answers every export with 503 (retryable): the exporter's retries show in `posts`."""
+
+    def __init__(self) -> None:
+        self.posts = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                outer.posts += 1
+                self.send_response(503)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args) -> None:  # noqa: ANN002
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+
+def test_closing_gives_up_on_a_failing_collector_instead_of_retrying_for_ten_seconds() -> None:
+    """The exporter retries with backoff for 10 s (1, 2, 4 s: four posts); closing stops that after one
+    short wait, and says so in one line."""
+    import io
+
+    collector = Unavailable()
+    try:
+        tracer = telemetry.tracer_from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url})
+        assert tracer is not None
+        tracer.record(telemetry.CallSpan("live", "s", 1, "claude-test"))
+        err = io.StringIO()
+        tracer.close(err)
+    finally:
+        collector.close()
+    assert 1 <= collector.posts <= 2
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 1 and collector.url in lines[0] and "1 span could not be sent" in lines[0]

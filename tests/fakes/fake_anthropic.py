@@ -35,6 +35,8 @@ _BLOCK_KEYS = {
     "document": {"type", "source", "title", "context", "citations", "cache_control"},
     "thinking": {"type", "thinking", "signature"},
     "redacted_thinking": {"type", "data"},
+    "server_tool_use": {"type", "id", "name", "input", "cache_control"},  # a server tool (web search) and
+    "web_search_tool_result": {"type", "tool_use_id", "content", "cache_control"},  # its result
 }
 _TOOL_KEYS = {"name", "description", "input_schema", "cache_control", "type"}
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
@@ -96,9 +98,9 @@ def message_events(
             for piece in chunk_text(block["text"]):
                 out.append(sse("content_block_delta", {"type": "content_block_delta", "index": index,
                                                        "delta": {"type": "text_delta", "text": piece}}))
-        elif kind == "tool_use":
+        elif kind in ("tool_use", "server_tool_use"):
             out.append(sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": {
-                "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}))
+                "type": kind, "id": block["id"], "name": block["name"], "input": {}}}))
             raw = json.dumps(block.get("input", {}))
             for piece in [""] + chunk_text(raw, 9):
                 out.append(sse("content_block_delta", {"type": "content_block_delta", "index": index,
@@ -110,8 +112,9 @@ def message_events(
                                                    "delta": {"type": "thinking_delta", "thinking": block["thinking"]}}))
             out.append(sse("content_block_delta", {"type": "content_block_delta", "index": index,
                                                    "delta": {"type": "signature_delta", "signature": block["signature"]}}))
-        else:
-            raise ValueError(f"fake cannot stream block type {kind}")
+        else:  # a server tool's result, or a block type this client does not know: whole at its start
+            out.append(sse("content_block_start", {"type": "content_block_start", "index": index,
+                                                   "content_block": block}))
         out.append(sse("content_block_stop", {"type": "content_block_stop", "index": index}))
     if output_tokens is None:
         output_tokens = max(1, len(json.dumps(content)) // 4)
@@ -223,6 +226,13 @@ def validate_request(body: Any, *, count_only: bool = False) -> list[str]:
                 breakpoints += 1
                 if block["cache_control"].get("type") != "ephemeral":
                     errors.append(f"{where}.cache_control: type must be ephemeral")
+    for i, message in enumerate(messages[:-1]):  # only the last (a paused turn sent back) may wait for results
+        content = message.get("content") if isinstance(message, dict) else None
+        blocks = content if isinstance(content, list) else []
+        answered = {b.get("tool_use_id") for b in blocks if isinstance(b, dict)}
+        for block in blocks:
+            if isinstance(block, dict) and block.get("type") == "server_tool_use" and block.get("id") not in answered:
+                errors.append(f"messages.{i}: server_tool_use {block.get('id')} has no result after it")
     if breakpoints > 4:
         errors.append(f"A maximum of 4 blocks with cache_control may be provided. Found {breakpoints}.")
     errors += protocol_errors(messages)

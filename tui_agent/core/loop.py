@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
+from tui_agent.core.answer_stream import checked_usage, stream_answer
 from tui_agent.core.call import plan_call
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
 from tui_agent.core.compaction.protocol import CompactorProtocol
@@ -24,6 +25,8 @@ from tui_agent.core.messages import (
     answer_trailing_tool_uses,
     assemble_content,
     blocks,
+    left_out_notice,
+    round_trip_blocks,
     text_of,
     tool_result_block,
     tool_use_ids,
@@ -33,7 +36,6 @@ from tui_agent.core.messages import (
 from tui_agent.core.permissions import PermissionPolicy
 from tui_agent.core.prices import for_model
 from tui_agent.core.providers.base import (
-    ModelRequest,
     PromptTooLongError,
     Provider,
     ProviderError,
@@ -113,13 +115,6 @@ def fit_output_reserve(config: LoopConfig, limit: int | None) -> str | None:
     return (f"The API's context window is {limit:,} tokens, not larger than the output reserve "
             f"(max_tokens {reserve:,}): max_tokens is lowered to {lowered:,} for this session so the "
             f"conversation has room (--max-output-tokens sets it).")
-
-
-async def _stream_call(provider: Provider, request: ModelRequest, partial: list[str]) -> AsyncIterator[Any]:
-    async for item in provider.stream(request):
-        if isinstance(item, StreamText):
-            partial.append(item.text)
-        yield item
 
 
 @dataclass
@@ -237,7 +232,7 @@ async def run_turn(
             pending.watch(history)
             done: StreamDone | None = None
             try:
-                async for item in _stream_call(config.provider, request, pending.partial):
+                async for item in stream_answer(config.provider, request, pending.partial):
                     if isinstance(item, StreamText):
                         yield ev.TextDelta(item.text)
                     elif isinstance(item, StreamNotice):
@@ -263,8 +258,10 @@ async def run_turn(
             if done is None:
                 raise ProviderError("The model's stream ended without a complete message.",
                                     partial_text="".join(pending.partial))
-            # Any provider (scripted and demo included) gets the same guard: no blank text, unique ids.
-            message = {**done.message, "content": assemble_content(blocks(done.message), tool_use_ids(history))}
+            # Any provider (scripted and demo included) gets the same guard: only blocks the API takes back
+            # (others are named in a notice below), no blank text, unique ids.
+            content, left_out = round_trip_blocks(blocks(done.message))
+            message = {**done.message, "content": assemble_content(content, tool_use_ids(history))}
             history.append(message)
             uses = tool_uses(message)
             pending.clear()
@@ -275,8 +272,12 @@ async def run_turn(
             else:
                 trace.trace("api.assistant", kind="text", text_len=len(text_of(message)))
             yield ev.AssistantMessage(message, len(history) - 1, done.stop_reason)
-            if done.usage is not None:
-                u = done.usage
+            if left_out:
+                yield ev.Notice(left_out_notice(left_out, "the answer"), "warning")
+            u, unreadable = checked_usage(done.usage) if done.usage is not None else (None, None)
+            if unreadable:
+                yield ev.Notice(unreadable, "warning")
+            if u is not None:
                 compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
                 yield ev.Usage(state.calls, u.input_tokens, u.output_tokens,
                                u.cache_creation_input_tokens, u.cache_read_input_tokens)

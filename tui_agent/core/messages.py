@@ -26,6 +26,47 @@ _ALLOWED_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The block types the Messages API takes back in a request (the SDK's `ContentBlockParam`, anthropic 2.16):
+# an answer's other blocks (a type added after this list) are left out where the answer enters history,
+# or every later request would be refused. Server tool calls go back only beside their results.
+ROUND_TRIP_TYPES = frozenset({
+    "text", "image", "document", "search_result", "thinking", "redacted_thinking", "tool_use", "tool_result",
+    "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
+    "container_upload",
+})
+NO_CONTENT = "(no content)"  # what a message left with no blocks says (the API refuses an empty content)
+
+
+def _server_result(block: Block) -> bool:
+    kind = str(block.get("type", ""))
+    return kind.endswith("_tool_result") and kind != "tool_result"
+
+
+def round_trip_blocks(content: Iterable[Any]) -> tuple[list[Block], list[str]]:
+    """(the blocks a request may send back, the types of those left out): blocks of an unknown type, and
+    a server tool call without its result in the same message (or a result without its call: a turn
+    paused by the server and never continued), which the API refuses in any later request."""
+    content = list(content)
+    kept = [b for b in content if isinstance(b, dict) and b.get("type") in ROUND_TRIP_TYPES]
+    calls = {b.get("id") for b in kept if b.get("type") == "server_tool_use"}
+    answered = {b.get("tool_use_id") for b in kept if _server_result(b)}
+    kept = [b for b in kept if not (b.get("type") == "server_tool_use" and b.get("id") not in answered)
+            and not (_server_result(b) and b.get("tool_use_id") not in calls)]
+    if len(kept) == len(content):
+        return content, []
+    kept_ids = {id(b) for b in kept}
+    left = [str(b.get("type")) if isinstance(b, dict) else type(b).__name__ for b in content if id(b) not in kept_ids]
+    return kept, left
+
+
+def left_out_notice(left: list[str], where: str) -> str:
+    """One line naming the blocks `round_trip_blocks` left out (never dropped silently)."""
+    many = len(left) != 1
+    return (f"Left {len(left)} content block{'s' if many else ''} ({', '.join(sorted(set(left)))}) out of {where}: "
+            f"the API would refuse {'them' if many else 'it'} in the next request.")
+
+
 def user_text(text: str) -> Message:
     """A user message made only of text (the only place compaction may cut)."""
     return {"role": "user", "content": [{"type": "text", "text": text}]}

@@ -254,21 +254,30 @@ class Session:
         self.announce_next("compaction strategy")
 
     # -- outbound-only steering (the history never changes) --------------------------------------
+    def _steered(self, index: int) -> int:
+        """`index` when it names a message of the history; else a ValueError that says so. Stored as it came,
+        an index outside the history (-1) made the saved state unreadable, so a resumed session planned from
+        scratch and sent another request than the old one would have."""
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self.history):
+            held = f"messages 0–{len(self.history) - 1}" if self.history else "no messages yet"
+            raise ValueError(f"There is no message #{index} to pin, exclude or expand: the history holds {held}.")
+        return index
+
     def pin(self, index: int, on: bool = True) -> None:
         """Always send message `index` verbatim (never cut, masked, dropped or summarised)."""
-        self.compactor.pin(index, on)
+        self.compactor.pin(self._steered(index), on)
         self.emit(ev.CompactionChanged("pin", index, on))
         self.announce_next("pin")
 
     def exclude(self, index: int, on: bool = True) -> None:
         """Never send message `index` (with its tool_use/tool_result partner)."""
-        self.compactor.exclude(index, on)
+        self.compactor.exclude(self._steered(index), on)
         self.emit(ev.CompactionChanged("exclude", index, on))
         self.announce_next("exclude")
 
     def expand(self, index: int, on: bool = True) -> None:
         """Send message `index`'s cut or masked results whole in the next request."""
-        self.compactor.expand(index, on)
+        self.compactor.expand(self._steered(index), on)
         self.emit(ev.CompactionChanged("expand", index, on))
         self.announce_next("expand")
 

@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import sys
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tui_agent.core import events as ev
 
@@ -92,14 +95,21 @@ def attributes(span: CallSpan) -> dict[str, Any]:
 
 
 class CallTracer:
-    """Sends `CallSpan`s through an SDK tracer provider of its own (the process-wide one is left alone)."""
+    """Sends `CallSpan`s through an SDK tracer provider of its own (the process-wide one is left alone).
+
+    At the end it waits at most `CLOSE_SECONDS` for what is still batched: an unreachable collector made
+    every `-p` and `replay` exit wait out the exporter's retries (10 s), printing a bare exporter line.
+    The exporter's own log lines are kept (`ExportLog`), and `close` says once, in one line, which
+    endpoint failed."""
 
     FLUSH_EVERY = 1_000  # spans: the SDK's batch queue holds 2,048 and drops the rest; a replay records in a burst
+    CLOSE_SECONDS = 1.0
 
-    def __init__(self, provider: Any) -> None:
+    def __init__(self, provider: Any, exporter: Any = None, endpoint: str = "", log: ExportLog | None = None) -> None:
         self.provider = provider
         self.tracer = provider.get_tracer("tui_agent")
         self.recorded = 0
+        self.exporter, self.endpoint, self.log = exporter, endpoint, log
 
     def record(self, span: CallSpan) -> None:
         start = span.start_ns if span.start_ns is not None else time.time_ns()
@@ -111,10 +121,55 @@ class CallTracer:
         if self.recorded % self.FLUSH_EVERY == 0:
             self.provider.force_flush()
 
-    def close(self) -> None:
-        """Send what is still batched and stop (the end of a command or of the app)."""
-        self.provider.force_flush()
+    def close(self, err: TextIO | None = None) -> None:
+        """Send what is still batched (waiting `CLOSE_SECONDS` at most) and stop; a failed export is told
+        on `err` (stderr) in one line that names the endpoint."""
+        # The SDK's force_flush exports in the caller's thread and ignores its timeout (opentelemetry-python
+        # issue 4568): it runs in a thread of its own, waited for `CLOSE_SECONDS` at most.
+        flush = threading.Thread(target=self.provider.force_flush, name="otel-flush", daemon=True)
+        flush.start()
+        flush.join(self.CLOSE_SECONDS)
+        flushed = not flush.is_alive()
+        if self.exporter is not None:
+            self.exporter.shutdown()  # a retry waiting out its backoff gives up now
+        flush.join(self.CLOSE_SECONDS)
         self.provider.shutdown()
+        failed = getattr(self.exporter, "failed", 0)
+        if failed or not flushed:
+            why = (self.log.reason() if self.log is not None else None) or f"no answer within {self.CLOSE_SECONDS:g} s"
+            print(f"[warning] OpenTelemetry: {failed or 'the last'} span{'s' if failed != 1 else ''} could not be "
+                  f"sent to {self.endpoint} ({why}).", file=err or sys.stderr, flush=True)
+
+
+class ExportLog(logging.Handler):
+    """The OpenTelemetry SDK's and exporter's warnings, kept instead of printed: the first one says why an
+    export failed (`close` reports it in its line)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.first: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if self.first is None and "shutdown" not in message.lower():
+            errno = re.search(r"\[Errno -?\d+\][^'\")]*", message)  # "[Errno 111] Connection refused"
+            self.first = errno.group(0).strip() if errno else " ".join(message.split())[:160]
+
+    def reason(self) -> str | None:
+        return self.first
+
+    @classmethod
+    def install(cls) -> ExportLog:
+        """One for the process, on the `opentelemetry` loggers (they no longer reach stderr themselves)."""
+        logger = logging.getLogger("opentelemetry")
+        for handler in logger.handlers:
+            if isinstance(handler, cls):
+                handler.first = None
+                return handler
+        handler = cls()
+        logger.addHandler(handler)
+        logger.propagate = False
+        return handler
 
 
 def enabled(environ: Mapping[str, str] | None = None) -> bool:
@@ -136,12 +191,38 @@ def tracer_from_env(environ: Mapping[str, str] | None = None) -> CallTracer | No
         raise RuntimeError("OTEL_EXPORTER_OTLP_ENDPOINT is set but OpenTelemetry is not installed "
                            f"(pip install 'tui-agent[otel]'): {error}") from None
     environ = os.environ if environ is None else environ
-    # an unreachable collector: one line per batch given up ("Failed to export spans batch…"), not a
-    # warning per retry (the exporter retries with backoff for OTEL_EXPORTER_OTLP_TIMEOUT, 10 s by default)
-    logging.getLogger("opentelemetry.exporter.otlp.proto.http").setLevel(logging.ERROR)
+    log = ExportLog.install()  # an unreachable collector: said once at the end, never a line per retry
+    endpoint = traces_endpoint(environ)
+    exporter = _Once(OTLPSpanExporter(endpoint=endpoint))
     provider = TracerProvider(resource=Resource.create({"service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE}))
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_endpoint(environ))))
-    return CallTracer(provider)
+    provider.add_span_processor(BatchSpanProcessor(exporter))  # type: ignore[arg-type] - a SpanExporter by shape
+    return CallTracer(provider, exporter, endpoint, log)
+
+
+class _Once:
+    """The exporter, shut down once (`close` stops it before the SDK does; a second call logs a warning),
+    counting the spans of the exports that failed."""
+
+    def __init__(self, exporter: Any) -> None:
+        self.exporter = exporter
+        self.failed = 0
+        self._shut = False
+
+    def export(self, spans: Any) -> Any:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        result = self.exporter.export(spans)
+        if result is not SpanExportResult.SUCCESS:
+            self.failed += len(spans)
+        return result
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        return self.exporter.force_flush(timeout_millis)
+
+    def shutdown(self) -> None:
+        if not self._shut:
+            self._shut = True
+            self.exporter.shutdown()
 
 
 def traces_endpoint(environ: Mapping[str, str]) -> str:

@@ -91,20 +91,24 @@ class Compactor:
     # -- user actions (outbound only; they apply at the next call) --------------------------------
     def pin(self, index: int, on: bool = True) -> None:
         s = self.state
-        self._change("pin", pins=s.pins | {index} if on else s.pins - {index},
+        self._change("pin", index, pins=s.pins | {index} if on else s.pins - {index},
                      excludes=s.excludes - {index} if on else s.excludes)
 
     def exclude(self, index: int, on: bool = True) -> None:
         s = self.state
-        self._change("exclude", excludes=s.excludes | {index} if on else s.excludes - {index},
+        self._change("exclude", index, excludes=s.excludes | {index} if on else s.excludes - {index},
                      pins=s.pins - {index} if on else s.pins)
 
     def expand(self, index: int, on: bool = True) -> None:
         """Send message `index`'s cut or masked results whole in the next request."""
         expanded = self.state.expanded
-        self._change("expand", expanded=expanded | {index} if on else expanded - {index})
+        self._change("expand", index, expanded=expanded | {index} if on else expanded - {index})
 
-    def _change(self, kind: EventKind, **fields: Any) -> None:
+    def _change(self, kind: EventKind, index: int, **fields: Any) -> None:
+        """A user's change, for message `index`: a negative one names no message (a state holding it could
+        not be saved and read back), so it is refused here; one beyond the history applies once it is there."""
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise ValueError(f"message index {index!r} is not a message of the history")
         self.state = self.state.evolve(pending=self.state.pending + (kind,), dirty=True, **fields)
 
     def request_event(self, kind: EventKind = "drop") -> None:

@@ -24,6 +24,7 @@ from tui_agent.core.journal.safe_read import (
     opt_str,
     read_journal_bytes,
 )
+from tui_agent.core.journal.state_delta import StateChain
 from tui_agent.core.messages import Message
 
 
@@ -60,6 +61,7 @@ class JournalLoad:
     cleared_to: str | None = None  # /clear continued the conversation in this session
     last_activity: str = ""
     warnings: list[str] = field(default_factory=list)
+    states: StateChain = field(default_factory=StateChain, repr=False)  # the state records, whole and changes
 
     @property
     def session_id(self) -> str:
@@ -72,10 +74,11 @@ def read_journal(path: Path) -> JournalLoad:
     raw = read_journal_bytes(path)
     load: JournalLoad | None = None
     early_warnings: list[str] = []
+    name = Path(path).name  # once: a Path per line was a third of reading 200,000 small records
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
-        where = f"{Path(path).name} line {number}"
+        where = f"{name} line {number}"
         try:
             record = loads_line(line)
         except ValueError:
@@ -96,6 +99,9 @@ def read_journal(path: Path) -> JournalLoad:
             load.warnings.append(f"{where}: a {record.get('type', 'record')!r} record is malformed ({error}; skipped)")
     if load is None:
         raise rec.JournalError(f"{path} is empty or not a tui-agent session journal")
+    load.compaction_state, broken = load.states.result()
+    if broken:
+        load.warnings.append(f"{Path(path).name}: {broken}; the next request is planned from the history")
     return load
 
 
@@ -146,9 +152,10 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
                 call.usage, call.cost_usd = usage, cost
                 break
     elif kind == rec.COMPACTION_STATE:
-        if not isinstance(record["state"], dict):
-            raise ValueError("state is not an object")
-        load.compaction_state = record["state"]
+        if "delta" in record:  # a change of the state before it (older journals hold whole states only)
+            load.states.delta(record["delta"], record.get("base"), record.get("check"))
+        else:
+            load.states.whole(record["state"], record.get("check"))
         load.compaction_mode = record.get("mode")
     elif kind == rec.PERMISSION:
         load.permissions.append({"id": str(record["id"]), "tool": str(record["tool"]),

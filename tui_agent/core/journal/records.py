@@ -1,8 +1,9 @@
-"""The journal's record format: version 1, one JSON object per line, each with a `type`.
+"""The journal's record format: version 2, one JSON object per line, each with a `type`.
 
 Records are plain JSON dicts on disk (the file is meant to be read by people and other tools too), but
 everything that is read back goes through the typed classes here and in `reader.py`. The format version
-is in the header; a reader refuses a newer version instead of guessing at it.
+is in the header; a reader refuses a newer version instead of guessing at it. Version 2 saves the
+compactor's state as changes (`state_delta.py`); version 1 files (every state whole) are read as before.
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 # record types
 HEADER = "header"
 MESSAGE = "message"  # {"index": i, "message": {...}}: one finalized history entry
 CALL = "call"  # one model call: model, plan digest, estimate, history length
 USAGE = "usage"  # the API's usage for a call, its price, the calibration learned from it
-COMPACTION_STATE = "compaction_state"  # the compactor's sticky decisions, when they changed
+COMPACTION_STATE = "compaction_state"  # the compactor's sticky decisions when they changed: whole, or a delta
 COMPACTION_CHANGE = "compaction_change"  # a pin / exclude / expand by the user (state follows)
 LEGACY_CACHE_PREFIX = "cache_prefix"  # written by older versions; the plan carries the stable prefix now
 PERMISSION = "permission"  # a permission answer, by request id

@@ -23,7 +23,15 @@ from tui_agent.core.paths import is_own_journal
 from tui_agent.core.journal.reader import JournalLoad
 from tui_agent.core.journal.records import new_session_id
 from tui_agent.core.journal.writer import Journal, JournalLocked, start_journal
-from tui_agent.core.messages import Message, protocol_errors, tool_result_block, tool_uses
+from tui_agent.core.messages import (
+    NO_CONTENT,
+    Message,
+    left_out_notice,
+    protocol_errors,
+    round_trip_blocks,
+    tool_result_block,
+    tool_uses,
+)
 
 if TYPE_CHECKING:
     from tui_agent.core.session import Session
@@ -41,9 +49,7 @@ class Restored:
 
 def valid_prefix(history: list[Message]) -> tuple[list[Message], list[Message]]:
     """(the longest valid part of `history`, the repair messages to append after it)."""
-    kept = list(history)
-    while kept and protocol_errors(kept, allow_pending=True):  # a final unanswered tool_use is repaired below
-        kept.pop()
+    kept = history[:_valid_length(history)]
     repairs: list[Message] = []
     if kept and tool_uses(kept[-1]):
         repairs.append({"role": "user", "content": [
@@ -51,12 +57,56 @@ def valid_prefix(history: list[Message]) -> tuple[list[Message], list[Message]]:
     return kept, repairs
 
 
+def _valid_length(history: list[Message]) -> int:
+    """The length of the longest prefix `protocol_errors` accepts (a final unanswered tool_use is repaired
+    by the caller). A prefix with an error keeps it in every longer one, so the length is found by halving:
+    dropping one message at a time made a journal broken near its start cost n² checks (minutes at 20,000)."""
+    if not protocol_errors(history, allow_pending=True):
+        return len(history)
+    good, bad = 0, len(history)  # the empty prefix is valid; the whole one is not
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        if protocol_errors(history[:middle], allow_pending=True):
+            bad = middle
+        else:
+            good = middle
+    return good
+
+
+def sendable(history: list[Message]) -> tuple[list[Message], list[ev.Notice]]:
+    """`history` as the API will take it back, and what was changed: blocks of a type the API refuses in a
+    request (an older version kept them as they came) are left out, and a message with no content (which
+    the API refuses) says so in words. Messages are replaced, never removed, so every index the saved
+    compaction state names still points at its message."""
+    out: list[Message] = []
+    left: list[str] = []
+    emptied = 0
+    for message in history:
+        content = message.get("content")
+        if isinstance(content, list) and content:
+            kept, gone = round_trip_blocks(content)
+            if gone:
+                left += gone
+                message = {**message, "content": kept}
+                content = kept
+        if content in ([], ""):
+            emptied += 1
+            message = {**message, "content": [{"type": "text", "text": NO_CONTENT}]}
+        out.append(message)
+    notices = [ev.Notice(left_out_notice(left, "the resumed history"), "warning")] if left else []
+    if emptied:
+        notices.append(ev.Notice(f"{emptied} saved message{'s' if emptied != 1 else ''} had no content (the API "
+                                 f"refuses that); each now says {NO_CONTENT!r}.", "warning"))
+    return out, notices
+
+
 def restore(session: "Session", load: JournalLoad) -> Restored:
     """Fill `session` (fresh, empty history) from `load`."""
     result = Restored()
-    kept, repairs = valid_prefix(load.history)
+    history, result.notices = sendable(load.history)
+    kept, repairs = valid_prefix(history)
     result.kept, result.repaired = len(kept), len(repairs)
-    result.fork = len(kept) < len(load.history)
+    result.fork = len(kept) < len(history)
     session.history.extend(kept + repairs)
     session.usage_history.extend(load.usage)
     session.state.calls = load.calls_made  # (the calibration is part of the compactor's state)

@@ -27,6 +27,7 @@ from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
 from tui_agent.core.journal.compaction_record import call_fields, export_compaction_state
 from tui_agent.core.journal.redact import REDACTED, Secrets, redact_record, secret_values  # noqa: F401
+from tui_agent.core.journal.state_delta import JournalStates
 from tui_agent.core.paths import ensure_dir, journal_path
 
 if TYPE_CHECKING:
@@ -130,6 +131,7 @@ class Journal:
     # (the history grows past them), so looking at a transcript leaves no session behind.
     view_until: int = 0
     _compaction_state: str | None = None
+    _states: JournalStates = field(default_factory=JournalStates)  # deltas since the last whole state
 
     def __call__(self, event: Any) -> None:
         if self.problem is not None:
@@ -210,11 +212,12 @@ class Journal:
         self.open().flush()  # one write for the batch (usually a single message)
 
     def sync_compaction_state(self) -> None:
-        """The compactor's state, when it differs from the one written last."""
+        """The compactor's state, when it differs from the one written last: as a change of that one, or
+        whole when the changes since the last whole state outweigh it (`state_delta.py`)."""
         state = export_compaction_state(self.session)
         key = rec.dumps(state)
         if key != self._compaction_state:
-            self._append(rec.COMPACTION_STATE, state=state, mode=self.session.compact_mode)
+            self._append(rec.COMPACTION_STATE, **self._states.record(state, key), mode=self.session.compact_mode)
             self._compaction_state = key
 
     def _start_next_file(self) -> None:
@@ -222,6 +225,7 @@ class Journal:
         A session that said nothing has no file: it keeps its id (and its parent), as nothing ended."""
         if self.file is None:
             self._compaction_state = None
+            self._states.forget()
             return
         old_id = self.session.session_id
         new_id = rec.new_session_id()
@@ -233,6 +237,7 @@ class Journal:
         self.view_until = 0
         self.written = 0
         self._compaction_state = None
+        self._states.forget()
         self.session.session_id = new_id
 
 
