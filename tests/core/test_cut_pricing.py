@@ -110,7 +110,7 @@ def test_masks_reach_the_request_after_an_event_and_stale_reads_go_first():
 
 
 def test_a_live_session_prices_its_cuts_at_its_models_cache_prices(tmp_path, monkeypatch):
-    from tui_agent.core import factory
+    from tui_agent.core.agent import factory
     from tui_agent.core.prices import CachePrice
 
     monkeypatch.setattr(factory, "for_model", lambda model: CachePrice(read=0.05, write=2.0, ttl_seconds=3600))

@@ -18,7 +18,7 @@ from tui_agent.core.messages import user_text
 from tui_agent.core.providers.anthropic_provider import AnthropicProvider
 from tui_agent.core.providers.anthropic_wire import API_VERSION, MessageBuilder, StatusError, custom_headers, encode
 from tui_agent.core.providers.base import ModelRequest, ProviderError, StreamDone
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import builtin_tools
 from tui_agent.core.tools.base import ToolRegistry
 
@@ -40,7 +40,7 @@ def test_a_headless_turn_never_imports_the_anthropic_sdk(fake_anthropic, tmp_pat
     code = textwrap.dedent(f"""
         import io, sys
         from pathlib import Path
-        from tui_agent.headless import run_headless
+        from tui_agent.faces.headless import run_headless
         out, err = io.StringIO(), io.StringIO()
         code = run_headless("read a.txt", workspace=Path({str(tmp_path)!r}), model="claude-fake-1", out=out, err=err)
         assert code == 0, err.getvalue()

@@ -24,7 +24,7 @@ from tui_agent.core.request_diff import RequestChange, first_difference, ledger_
 from tui_agent.core.tokens import message_tokens, text_tokens, tokens_for_chars, tools_tokens
 
 if TYPE_CHECKING:
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 CACHE_READ_UNITS = 0.1  # a cached token costs a tenth of a new one (Anthropic list prices; OpenAI similar)
 
@@ -58,12 +58,12 @@ class BaseBreakdown:
 
 def base_breakdown(session: "Session") -> BaseBreakdown:
     """The base of `session`'s next call, each part measured from where it comes from."""
-    from tui_agent.core.system_prompt import build_system_prompt, project_context_for
+    from tui_agent.core.agent.system_prompt import build_system_prompt, project_context_for
 
     system = text_tokens(session.system_prompt())
     project = skills = 0
     if session.system_prompt_builder is build_system_prompt:  # only that builder adds these parts
-        from tui_agent.core.skills import catalog_for, catalog_text
+        from tui_agent.core.agent.skills import catalog_for, catalog_text
 
         loaded = project_context_for(session.ctx).get()
         project = text_tokens(loaded.text) if loaded is not None else 0

@@ -16,7 +16,7 @@ from tui_agent.core.messages import Message
 
 if TYPE_CHECKING:
     from tui_agent.core.budget import BaseBreakdown
-    from tui_agent.core.call import CallPlan
+    from tui_agent.core.agent.call import CallPlan
 
 TurnEndReason = Literal["completed", "max_turns", "cancelled", "error", "denied"]
 

@@ -51,7 +51,7 @@ async def resume_load(screen: "CommandHost", load: "JournalLoad") -> None:
     notices = []
     if load.model and load.model != session.model:
         try:
-            from tui_agent.core.factory import provider_for_model
+            from tui_agent.core.agent.factory import provider_for_model
 
             name = "demo" if load.provider == "demo" else load.model
             provider, notices = provider_for_model(name, os.environ, workspace=session.workspace)

@@ -26,7 +26,7 @@ from tui_agent.core.journal.writer import Journal, JournalLocked, start_journal
 from tui_agent.core.messages import Message, protocol_errors, tool_result_block, tool_uses
 
 if TYPE_CHECKING:
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 INTERRUPTED_RESULT = "Not run to the end: tui-agent stopped before this tool finished (the session was resumed)."
 

@@ -30,7 +30,7 @@ from tui_agent.core.journal.redact import REDACTED, Secrets, redact_record, secr
 from tui_agent.core.paths import ensure_dir, journal_path
 
 if TYPE_CHECKING:
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 
 class JournalLocked(OSError):

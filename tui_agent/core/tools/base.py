@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 if TYPE_CHECKING:
-    from tui_agent.core.context_report import ContextView
-    from tui_agent.core.permissions import PermissionPolicy
-    from tui_agent.core.project_context import ProjectContext
-    from tui_agent.core.skills import SkillCatalog
+    from tui_agent.core.agent.context_report import ContextView
+    from tui_agent.core.access.gate import PermissionPolicy
+    from tui_agent.core.agent.project_context import ProjectContext
+    from tui_agent.core.agent.skills import SkillCatalog
 
 ToolContent = str | list[dict[str, Any]]
 

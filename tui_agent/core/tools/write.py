@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from tui_agent.core.permissions import git_internal
+from tui_agent.core.access.gate import git_internal
 from tui_agent.core.tools.atomic import write_atomic
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui_agent.core.tools.paths import display_path, is_inside, resolve_path

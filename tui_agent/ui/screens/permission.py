@@ -24,7 +24,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
-from tui_agent.core.permissions import PermissionDecision
+from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.themes import MUTED
 

@@ -34,7 +34,7 @@ from tui_agent.ui.widgets.spark_line import spark_line
 from tui_agent.ui.widgets.type_through import OnPurpose
 
 if TYPE_CHECKING:
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 
 class BudgetPanel(Vertical):

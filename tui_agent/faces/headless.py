@@ -1,0 +1,219 @@
+"""Headless mode (`-p`): one request, the answer streamed to stdout, tool activity and notices to stderr.
+
+Everything printed passes through `strip_controls` (core/sanitize.py): the answer, file contents in
+error lines and server warnings are untrusted, and an OSC 52 sequence on stderr would write the user's
+clipboard. The history itself is untouched.
+
+Exit codes (`tui_agent.faces.exit_codes`): 0 answered; 1 error (one line on stderr); 2 usage error; 3 stopped at
+--max-turns; 4 a tool call was denied; 130 interrupted. Trace lines (`TRACE=1`) go to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import gc
+import sys
+from pathlib import Path
+from typing import Callable, TextIO
+
+from tui_agent.faces import exit_codes
+from tui_agent.core import events as ev
+from tui_agent.core import trace
+from tui_agent.core.shell import process_groups
+from tui_agent.core.budget import BudgetLedger
+from tui_agent.core.agent.factory import build_session
+from tui_agent.core.sanitize import strip_controls
+from tui_agent.core.agent.session import Session
+
+
+class SafeStream:
+    """A text stream that drops control characters (ESC, CSI, OSC, BEL, CR...) from everything written."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(strip_controls(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def __getattr__(self, name: str):  # isatty, encoding, fileno...
+        return getattr(self.stream, name)
+
+
+def safe(stream: TextIO) -> TextIO:
+    return stream if isinstance(stream, SafeStream) else SafeStream(stream)  # type: ignore[return-value]
+
+
+def tool_status(event: ev.ToolStarted) -> str:
+    """`[tool] Read: src/app.py` (the seed's status line, in English)."""
+    return f"[tool] {event.name}: {event.summary}" if event.summary else f"[tool] {event.name}"
+
+
+def tool_error_status(event: ev.ToolFinished) -> str | None:
+    if not event.is_error:
+        return None
+    text = event.content if isinstance(event.content, str) else str(event.content)
+    first = " ".join(text.split())
+    return f"[tool] {event.name} error — {first[:80]}{'…' if len(first) > 80 else ''}"
+
+
+async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev.TurnEnded | None:
+    """Print one turn's events, then the budget line (the panel's figures); return the TurnEnded event."""
+    out, err = safe(out), safe(err)
+    for notice in await session.start_background():
+        print(f"[{notice.level}] {notice.text}", file=err, flush=True)
+    budget = BudgetLedger()  # the same core ledger the panel draws, fed by the same events
+    budget.configure(session.provider.model, session.provider.context_window, session.provider.max_output_tokens)
+    session.listeners.append(budget.feed)
+    try:
+        ended = await _consume(session, prompt, out, err)
+    finally:
+        session.listeners.remove(budget.feed)
+    if budget.calls:
+        print(f"[budget] {budget.summary_line()}", file=err, flush=True)
+    return ended
+
+
+async def _consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev.TurnEnded | None:
+    ended: ev.TurnEnded | None = None
+    at_line_start = True
+    async for event in session.run_turn(prompt):
+        match event:
+            case ev.TextDelta(text=text):
+                out.write(text)
+                out.flush()
+                at_line_start = text.endswith("\n")
+            case ev.AssistantMessage():
+                if not at_line_start:
+                    out.write("\n")
+                    out.flush()
+                    at_line_start = True
+            case ev.ToolStarted():
+                print(tool_status(event), file=err, flush=True)
+            case ev.ToolFinished():
+                line = tool_error_status(event)
+                if line:
+                    print(line, file=err, flush=True)
+            case ev.Notice(text=text, level=level):
+                print(f"[{level}] {text}", file=err, flush=True)
+            case ev.TurnEnded():
+                ended = event
+    return ended
+
+
+_freeze_registered = False
+
+
+def freeze_heap_at_exit() -> None:
+    """Freeze the heap when the interpreter exits, so its final garbage collection skips it.
+
+    After a turn the process holds the SDK's thousands of pydantic classes and the whole history; the
+    collection Python runs while it shuts down walks all of it for nothing (the OS frees the memory at
+    once) and took about a second after the answer was printed (bench/bench_turn.py's "exit").
+    """
+    global _freeze_registered
+    if not _freeze_registered:
+        _freeze_registered = True
+        atexit.register(gc.freeze)
+
+
+def load_sdk_with_gc_paused(session: Session) -> None:
+    """Import what the model call needs (httpx2, or the OpenAI SDK) before the turn, with the cyclic garbage
+    collector paused (the Anthropic provider no longer imports its SDK at all: anthropic_wire.py).
+
+    The import creates hundreds of thousands of objects that live as long as the process (the SDK's
+    pydantic classes); the collections they trigger walk them again and again for nothing. Paused, the
+    import took about an eighth less (bench/bench_turn.py "start-up", where the SDK is most of it). Then
+    everything start-up made is frozen (moved out of the collector's generations): the turn's first
+    collections walked it all again, about 150 ms. The collector is back on before the turn starts.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        session.provider.preload()
+    except ImportError:
+        pass  # the model call reports what is missing in its one-line error
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
+def run_headless(
+    prompt: str,
+    *,
+    workspace: Path,
+    model: str | None = None,
+    provider: str | None = None,
+    max_turns: int | None = None,
+    allow_write: bool | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    history: list | None = None,
+    context_window: int | None = None,
+    max_output_tokens: int | None = None,
+    compact=None,
+    prepare: Callable[[Session], list[ev.Notice]] | None = None,
+    trust_project_mcp: bool = False,
+) -> int:
+    """`prepare` runs once the session is built (the CLI's journal: resume it, or start saving it)."""
+    out = safe(out or sys.stdout)
+    err = safe(err or sys.stderr)
+    session, notices = build_session(workspace, model=model, provider=provider, headless=True,
+                                     allow_write=allow_write, max_turns=max_turns,
+                                     context_window=context_window, max_output_tokens=max_output_tokens,
+                                     compact=compact, trust_project_mcp=trust_project_mcp)
+    from tui_agent.core.agent.budget_check import session_budget_error
+
+    problem = session_budget_error(session)
+    if problem:  # before anything runs or is saved: no call could fit
+        print(f"error: {problem}", file=err, flush=True)
+        return exit_codes.USAGE
+    for notice in notices:
+        print(f"[{notice.level}] {notice.text}", file=err, flush=True)
+    if history:
+        session.history.extend(history)
+    for notice in prepare(session) if prepare is not None else []:
+        print(f"[{notice.level}] {notice.text}", file=err, flush=True)
+    trace.bind_session(session.trace_id)  # after `prepare`: a journaled session has its id by now
+    trace.trace("cli.start", mode="headless")
+    load_sdk_with_gc_paused(session)
+
+    async def run() -> ev.TurnEnded | None:
+        try:
+            return await consume(session, prompt, out, err)
+        finally:
+            await session.aclose()
+
+    process_groups.install_signal_handlers()  # SIGTERM/SIGHUP: end what Bash started, then die of the signal
+    freeze_heap_at_exit()
+    try:
+        ended = asyncio.run(run())
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=err, flush=True)
+        return exit_codes.INTERRUPTED
+    from tui_agent.core.journal.writer import journal_problem
+
+    problem = journal_problem(session)
+    if problem:
+        print(f"[warning] {problem}", file=err, flush=True)
+    if ended is None:
+        print("error: the turn ended without a result", file=err)
+        return exit_codes.ERROR
+    if ended.reason == "completed":
+        return exit_codes.OK
+    if ended.reason == "error":
+        print(f"error: {ended.error}", file=err, flush=True)
+        return exit_codes.ERROR
+    if ended.reason == "max_turns":
+        print(f"stopped: reached the maximum of {session.max_turns} model calls (--max-turns)", file=err, flush=True)
+        return exit_codes.MAX_TURNS
+    if ended.reason == "denied":
+        print("stopped: a tool call was denied (use --allow-write or ALLOW_WRITE=1 to allow changes)", file=err,
+              flush=True)
+        return exit_codes.DENIED
+    print(f"stopped: {ended.reason}", file=err, flush=True)
+    return exit_codes.ERROR
