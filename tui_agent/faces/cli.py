@@ -203,37 +203,6 @@ def _load_transcript(path: Path):
     return load.history, Notice(note + ".", "info"), load.message_models
 
 
-def _foreign_thinking(session, written_by) -> list:
-    """Leave out the transcript's thinking that another model signed, before the first call (see
-    `core.thinking`); a notice says how much."""
-    from tui_agent.core.events import Notice
-    from tui_agent.core.thinking import strip_foreign_thinking
-
-    removed = strip_foreign_thinking(session.history, written_by, session.model)
-    if not removed:
-        return []
-    return [Notice(f"Left out {removed} thinking block{'s' if removed != 1 else ''} of the transcript: "
-                   f"another model signed {'them' if removed != 1 else 'it'}, so {session.model} would refuse "
-                   "them.", "info")]
-
-
-def _impossible(session) -> bool:
-    """A budget no request fits (`--context-window 100`): one line, and nothing runs (a usage error)."""
-    from tui_agent.core.agent.budget_check import session_budget_error
-
-    problem = session_budget_error(session)
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
-    return problem is not None
-
-
-def _then(first, second):
-    def both(session):
-        return first(session) + second(session)
-
-    return both
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in SUBCOMMANDS:
@@ -313,57 +282,52 @@ def main(argv: list[str] | None = None) -> int:
                             max_turns=args.max_turns, allow_write=True if args.allow_write else None,
                             history=transcript[0] if transcript else None, context_window=args.context_window,
                             max_output_tokens=args.max_output_tokens, compact=compact,
-                            prepare=_then(lambda session: _foreign_thinking(session, transcript[2])
-                                          if transcript else [], journal_hook(resume.load, source, view=transcript is not None)),
+                            written_by=transcript[2] if transcript else None,
+                            prepare=journal_hook(resume.load, source, view=transcript is not None),
                             trust_project_mcp=args.trust_project_mcp)
 
     # Start-up allocates hundreds of thousands of objects that all live on; pausing the cyclic GC until
     # the first frame (the app re-enables it) saves about a tenth of the time to the first frame.
     gc.disable()
-    from tui_agent.core import trace
-    from tui_agent.core.agent.factory import build_session
+    from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
     from tui_agent.ui.app import run_app, setup_trace_log
 
     trace_notice = setup_trace_log()  # before any trace line: on the TUI they go to a log file
-    session, notices = build_session(workspace, model=model, provider=provider,
-                                     max_turns=args.max_turns, demo_delay=0.01,
-                                     context_window=args.context_window, max_output_tokens=args.max_output_tokens,
-                                     compact=compact)
-    if _impossible(session):
+    try:
+        opened = open_session(SessionOptions(
+            workspace=workspace, face="tui", model=model, provider=provider, max_turns=args.max_turns,
+            demo_delay=0.01, context_window=args.context_window, max_output_tokens=args.max_output_tokens,
+            compact=compact, history=transcript[0] if transcript else (),
+            history_notice=transcript[1] if transcript else None, written_by=transcript[2] if transcript else {},
+            prepare=(journal_hook(resume.load, source, view=transcript is not None),)))
+    except SessionRefused as refused:
+        print(f"error: {refused}", file=sys.stderr)
         return exit_codes.USAGE
-    if transcript is not None:
-        history, notice, written_by = transcript
-        session.history.extend(history)
-        notices.append(notice)
-        notices += _foreign_thinking(session, written_by)
-    notices += journal_hook(resume.load, source, view=transcript is not None)(session)
-    trace.bind_session(session.trace_id)  # after the journal hook: a journaled session has its id by now
-    trace.trace("cli.start", mode="tui")
+    notices = opened.notices
     if trace_notice is not None:
         notices.insert(0, trace_notice)
-    return run_app(session, startup_notices=notices, resumed=resume.load is not None, pick_session=resume.pick)
+    return run_app(opened.session, startup_notices=notices, resumed=resume.load is not None, pick_session=resume.pick)
 
 
 def _print_outbound(args, workspace: Path, model, provider, prompt, load, transcript, compact) -> int:
     """`--print-outbound`: the session as it would be (new, resumed or a transcript), never journaled."""
-    from tui_agent.core.agent.factory import build_session
+    from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
     from tui_agent.core.journal.resume import restore
     from tui_agent.faces.sessions import print_notice, print_outbound
 
-    session, notices = build_session(workspace, model=model, provider=provider, headless=True,
-                                     allow_write=True if args.allow_write else None,
-                                     context_window=args.context_window, max_output_tokens=args.max_output_tokens,
-                                     compact=compact)
-    if _impossible(session):
+    try:
+        opened = open_session(SessionOptions(
+            workspace=workspace, face="outbound", model=model, provider=provider, headless=True,
+            allow_write=True if args.allow_write else None, context_window=args.context_window,
+            max_output_tokens=args.max_output_tokens, compact=compact,
+            history=transcript[0] if transcript else (), written_by=transcript[2] if transcript else {},
+            prepare=(lambda session: restore(session, load).notices,) if load is not None else ()))
+    except SessionRefused as refused:
+        print(f"error: {refused}", file=sys.stderr)
         return exit_codes.USAGE
-    if transcript is not None:
-        session.history.extend(transcript[0])
-        notices += _foreign_thinking(session, transcript[2])
-    if load is not None:
-        notices += restore(session, load).notices
-    for notice in notices:
+    for notice in opened.notices:
         print_notice(notice)  # ("Resumed session <id>": the id comes from the file's header)
-    return print_outbound(session, prompt)
+    return print_outbound(opened.session, prompt)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,12 @@ import atexit
 import gc
 import sys
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable, Mapping, TextIO
 
 from tui_agent.faces import exit_codes
 from tui_agent.core import events as ev
-from tui_agent.core import trace
 from tui_agent.core.shell import process_groups
-from tui_agent.core.budget import BudgetLedger
-from tui_agent.core.agent.factory import build_session
+from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.core.agent.session import Session
 
@@ -65,15 +63,9 @@ async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev
     out, err = safe(out), safe(err)
     for notice in await session.start_background():
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
-    budget = BudgetLedger()  # the same core ledger the panel draws, fed by the same events
-    budget.configure(session.provider.model, session.provider.context_window, session.provider.max_output_tokens)
-    session.listeners.append(budget.feed)
-    try:
-        ended = await _consume(session, prompt, out, err)
-    finally:
-        session.listeners.remove(budget.feed)
-    if budget.calls:
-        print(f"[budget] {budget.summary_line()}", file=err, flush=True)
+    ended = await _consume(session, prompt, out, err)
+    if session.budget.calls:  # the session's own ledger: the figures the panel draws
+        print(f"[budget] {session.budget.summary_line()}", file=err, flush=True)
     return ended
 
 
@@ -158,28 +150,31 @@ def run_headless(
     compact=None,
     prepare: Callable[[Session], list[ev.Notice]] | None = None,
     trust_project_mcp: bool = False,
+    written_by: Mapping[int, str] | None = None,
 ) -> int:
-    """`prepare` runs once the session is built (the CLI's journal: resume it, or start saving it)."""
+    """One prompt answered headless; the keyword arguments are `SessionOptions`' (`prepare`: the CLI's
+    journal hook, run once the session is built)."""
+    options = SessionOptions(workspace=workspace, face="headless", model=model, provider=provider, headless=True,
+                             allow_write=allow_write, max_turns=max_turns, context_window=context_window,
+                             max_output_tokens=max_output_tokens, compact=compact, trust_project_mcp=trust_project_mcp,
+                             history=tuple(history or ()), written_by=written_by or {},
+                             prepare=(prepare,) if prepare is not None else ())
+    return run_headless_with(prompt, options, out=out, err=err)
+
+
+def run_headless_with(prompt: str, options: SessionOptions, *, out: TextIO | None = None,
+                      err: TextIO | None = None) -> int:
+    """`run_headless` for a face that already holds its `SessionOptions`."""
     out = safe(out or sys.stdout)
     err = safe(err or sys.stderr)
-    session, notices = build_session(workspace, model=model, provider=provider, headless=True,
-                                     allow_write=allow_write, max_turns=max_turns,
-                                     context_window=context_window, max_output_tokens=max_output_tokens,
-                                     compact=compact, trust_project_mcp=trust_project_mcp)
-    from tui_agent.core.agent.budget_check import session_budget_error
-
-    problem = session_budget_error(session)
-    if problem:  # before anything runs or is saved: no call could fit
-        print(f"error: {problem}", file=err, flush=True)
+    try:
+        opened = open_session(options)
+    except SessionRefused as refused:  # before anything runs or is saved: no call could fit
+        print(f"error: {refused}", file=err, flush=True)
         return exit_codes.USAGE
-    for notice in notices:
+    session = opened.session
+    for notice in opened.notices:
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
-    if history:
-        session.history.extend(history)
-    for notice in prepare(session) if prepare is not None else []:
-        print(f"[{notice.level}] {notice.text}", file=err, flush=True)
-    trace.bind_session(session.trace_id)  # after `prepare`: a journaled session has its id by now
-    trace.trace("cli.start", mode="headless")
     load_sdk_with_gc_paused(session)
 
     async def run() -> ev.TurnEnded | None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.agent.base_prompt import BASE_SYSTEM_PROMPT
-from tui_agent.core.budget import base_breakdown
+from tui_agent.core.budget import BudgetLedger, base_breakdown
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.commands import CommandRegistry
 from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, make_compactor
@@ -74,6 +74,9 @@ class Session:
     # How the face asks "trust this project's MCP servers / allow rules?" (the TUI's modal). None: nobody
     # can be asked (headless), so what the repository wants stays off unless a flag says otherwise.
     ask_trust: Callable[["TrustQuestion"], Awaitable["Answer"]] | None = None
+    # The session's figures (context, cache, cost), fed by its own events before any listener: every face
+    # (panel, meter, -p's budget line, an ACP or proxy face) reads this one ledger.
+    budget: BudgetLedger = field(default_factory=BudgetLedger)
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).resolve()
@@ -89,6 +92,7 @@ class Session:
         self.compactor = self._make_compactor()
         self._trace_id = trace_id()
         self.summaries = BackgroundSummaries(self._heard_in_background, self._summary_ready)
+        self.budget.configure(self.provider.model, self.provider.context_window, self.provider.max_output_tokens)
 
     def _make_compactor(self) -> CompactorProtocol:
         mode = "v1" if self.compact is not None and self.compact_mode == "v2" else self.compact_mode
@@ -146,7 +150,9 @@ class Session:
         return self.session_id or self._trace_id
 
     def emit(self, event: Any) -> None:
-        """Hand `event` to every listener; a failing listener is dropped from this call, never fatal."""
+        """Hand `event` to the session's ledger, then to every listener; a failing listener is dropped from
+        this call, never fatal."""
+        self.budget.feed(event)
         for listener in list(self.listeners):
             try:
                 listener(event)
@@ -189,6 +195,7 @@ class Session:
 
         price = for_model(provider.model)
         self.compactor.retarget(provider.context_window, provider.max_output_tokens, price.read, price.write)
+        self.budget.configure(provider.model, provider.context_window, provider.max_output_tokens)
         event = ev.ModelSwitched(old.model, provider.model, provider.name)
         self.emit(event)
         self.announce_next("/model")
