@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Sequence
 
 from tui_agent.core import events as ev
-from tui_agent.core.compaction.plan import CompactEvent, CompactPlan, CompactResult, fmt_tokens
+from tui_agent.core.compaction.plan import CompactEvent, CompactPlan, CompactResult
+from tui_agent.core.formats import fmt_tokens, fmt_usd
 from tui_agent.core.messages import Message
 from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.providers.models import cost_usd, model_info
@@ -353,11 +354,6 @@ class BudgetLedger:
         if self.cost_known:
             parts.append(f"session {fmt_usd(self.cost)}")
         return " · ".join(parts)
-
-
-def fmt_usd(amount: float) -> str:
-    """Session cost: cents matter early on, so small amounts keep four decimals."""
-    return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"
 
 
 __all__ = ["BaseBreakdown", "BudgetLedger", "CallFigures", "EventEntry", "RequestChange", "base_breakdown",

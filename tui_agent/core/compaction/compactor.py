@@ -158,7 +158,7 @@ class Compactor:
         newest = newest_round_start(history)
         relayout = False
         if self.enabled and w.state.dirty:
-            w.state = tiers.apply_user_changes(w.state, history, w.facts, self.policy, newest, call)
+            w.state = tiers.apply_user_changes(w.state, w.view(history, self.policy, newest, call))
             relayout = True
         pending = w.state.pending
         asked = any(kind in pending for kind in ("drop", "summary"))  # /compact
@@ -179,7 +179,7 @@ class Compactor:
             first_change = min(first_change, changed)
         reason = "your pins, excludes or expands" if relayout else ""
         high = self.policy.high_tokens
-        if w.tokens.estimate() - tiers.transient(w.state, self.policy, w.tokens, history, newest) > high or forced:
+        if w.tokens.estimate() - tiers.transient(w.state, w.view(history, self.policy, newest, call)) > high or forced:
             if asked:
                 reason, why = "you asked to compact now", "you asked"
             elif forced:

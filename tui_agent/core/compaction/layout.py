@@ -62,18 +62,18 @@ class Layout:
         return self._rendered(state, history, i)[1]
 
     def estimate(self, state: CompactState, history: Sequence[Message], facts: Facts, i: int) -> int:
-        if i not in state.cuts and i not in state.masks:
+        if i not in state.blocks:
             return facts.estimates[i]
         return self._rendered(state, history, i)[2]
 
     def _rendered(self, state: CompactState, history: Sequence[Message], i: int) -> tuple[int, Message, int]:
-        cuts, masks = state.cuts.get(i, ()), state.masks.get(i, ())
-        if not cuts and not masks:
+        decisions = state.blocks.get(i, ())
+        if not decisions:
             return (0, history[i], -1)
         version = state.version(i)
         cached = self.rendered.get(i)
         if cached is None or cached[0] != version:
-            message = render_message(history[i], cuts, masks)
+            message = render_message(history[i], decisions)
             cached = self.rendered[i] = (version, message, tk.message_tokens(message))
         return cached
 
@@ -171,7 +171,7 @@ class Layout:
         plan = CompactPlan(
             mode=mode, enabled=mode != "off", call=call, history_len=len(history), drop_from=state.drop_from,
             drop_until=max(state.drop_until, state.drop_from), kept_in_drop=state.kept_in_drop,
-            cuts=state.cuts, masks=state.masks,
+            blocks=state.blocks,
             pins=state.pins, excluded=state.skip, expanded=state.expanded,
             protected_from=newest_round_start(history) if history else 0, ledger=self.recap if dropping else None,
             outbound_indices=tuple(filter((0).__le__, self.indices)),  # i >= 0: the history's (in C)

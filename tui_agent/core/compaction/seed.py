@@ -87,7 +87,7 @@ class SeedCompactor:
         estimate = round((report.tokens_after + self.baseline) * self.calibration)
         plan = CompactPlan(
             mode=self.mode, enabled=report.enabled, call=call, history_len=len(history),
-            drop_until=report.first_kept, cuts=cuts, protected_from=min(report.protected, default=len(history)),
+            drop_until=report.first_kept, blocks=cuts, protected_from=min(report.protected, default=len(history)),
             protected_indices=tuple(report.protected),
             outbound_indices=tuple(range(report.first_kept, len(history))),
             message_tokens_before=report.tokens_before, message_tokens_after=report.tokens_after,
