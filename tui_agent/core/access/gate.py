@@ -133,9 +133,9 @@ class PermissionPolicy:
             return Decision("deny", OPAQUE_DENY_MESSAGE.format(rule=rule, why=why), reason="rule")
         if tool.name in CONTENT_SEARCH_TOOLS:
             for raw in tool.paths(tool_input):
-                rule = self.read_denied(raw, root)
-                if rule is not None:
-                    return Decision("deny", f"Permission denied by rule {rule}: searching it would read it.",
+                denied = self.read_denied(raw, root)
+                if denied is not None:
+                    return Decision("deny", f"Permission denied by rule {denied}: searching it would read it.",
                                     reason="rule")
         writes = changes_files(tool, tool_input)
         if writes:

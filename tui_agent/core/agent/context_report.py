@@ -10,6 +10,8 @@ their only caller in a turn.
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,7 +47,7 @@ def _short(text: str, limit: int = _DESCRIPTION_CHARS) -> str:
 
 
 def _call_label(use: dict) -> str:
-    tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
+    tool_input: dict[str, Any] = use["input"] if isinstance(use.get("input"), dict) else {}
     for key in ("file_path", "pattern", "command", "path", "skill", "action", "query"):
         value = tool_input.get(key)
         if isinstance(value, str) and value:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
@@ -145,7 +145,7 @@ async def run_turn(
     config: LoopConfig,
     ctx: ToolContext,
     state: LoopState | None = None,
-) -> AsyncIterator[ev.EngineEvent]:
+) -> AsyncGenerator[ev.EngineEvent, None]:
     """Run one agentic turn for `prompt` (None: continue from the history as it is)."""
     state = state or LoopState()
     # A turn interrupted earlier may have left tool calls without results (its generator closed late,
@@ -288,10 +288,10 @@ async def run_turn(
         partial_text = "".join(pending.partial) or getattr(error, "partial_text", "")
         pending.repair(history, f"Not run: {error}", partial_text)
         trace.trace("query.turn_end", reason="error", turn=turn_calls)
-        message = str(error) or type(error).__name__
+        line = str(error) or type(error).__name__
         if not isinstance(error, ProviderError):
-            message = f"{type(error).__name__}: {message}"
-        yield ev.TurnEnded("error", turn_calls, message)
+            line = f"{type(error).__name__}: {line}"
+        yield ev.TurnEnded("error", turn_calls, line)
     finally:
         # Cancelled (Esc), closed at a yield (GeneratorExit), or anything else that is not an Exception:
         # record what was shown and answer every tool call. No await and no yield here.

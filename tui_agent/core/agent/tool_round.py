@@ -78,7 +78,7 @@ async def run_tools(
         yield _started_event(use, config)
         started = time.monotonic()
         tool = config.tools.get(use["name"])
-        tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
+        tool_input: dict[str, Any] = use["input"] if isinstance(use.get("input"), dict) else {}
         problem = problems[i]
         if problem is None and tool is not None:
             try:
@@ -171,7 +171,7 @@ def _finish(finished: dict[str, ToolOutcome], use: dict[str, Any], content: Any,
 
 def _started_event(use: dict[str, Any], config: "LoopConfig") -> ev.ToolStarted:
     tool = config.tools.get(use.get("name", ""))
-    tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
+    tool_input: dict[str, Any] = use["input"] if isinstance(use.get("input"), dict) else {}
     summary = _safely(tool.summary, tool_input) if tool is not None else ""
     return ev.ToolStarted(use["id"], use.get("name", ""), tool_input, summary)
 

@@ -36,6 +36,10 @@ from tui_agent.core.compaction.seed import SeedCompactor
 
 
 
+# Every strategy behind the one interface, by the type checker's word (tests/test_types.py runs mypy).
+STRATEGIES: tuple[type[CompactorProtocol], ...] = (Compactor, SeedCompactor)
+
+
 def make_compactor(mode: str, context_window: int, max_output_tokens: int, *,
                    policy: CompactPolicy | None = None, options: CompactOptions | None = None,
                    rerunnable: Rerunnable | None = None, baseline_tokens: int = 0) -> CompactorProtocol:

@@ -107,7 +107,7 @@ class Compactor:
     def _change(self, kind: EventKind, **fields: Any) -> None:
         self.state = self.state.evolve(pending=self.state.pending + (kind,), dirty=True, **fields)
 
-    def request_event(self, kind: EventKind = "drop") -> None:
+    def request_event(self, kind: str = "drop") -> None:
         """`/compact`: run an event at the next call even under the high-water mark."""
         self.state = self.state.evolve(pending=self.state.pending + (kind,))
 
@@ -282,12 +282,12 @@ class Compactor:
         self._fresh()
         self.state = state
         if state.replaced:  # like the old compactor: forgotten at the next call (it sees /clear then)
-            self.tokens.restore(state.tokens)
+            self.tokens.restore(dict(state.tokens))
             self.tokens.clear()
             return
         self.facts = facts
         self.layout.rebuild(state, history, facts, self.tokens, self.policy)
-        self.tokens.restore(state.tokens)
+        self.tokens.restore(dict(state.tokens))
 
     def _forget(self, tokens: dict, policy: CompactPolicy) -> None:
         """Back to a fresh compactor's decisions; the estimator as it was before the refused import."""

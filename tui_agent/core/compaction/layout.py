@@ -132,7 +132,8 @@ class Layout:
             indices.append(RECAP_INDEX)
             indices.extend(i for i in sorted(state.kept_in_drop) if i not in skip)
         indices.extend(i for i in range(state.drop_until, n) if i not in skip)
-        out = [recap_message if i == RECAP_INDEX else self.message(state, history, i) for i in indices]  # type: ignore[misc]
+        out: list[Message] = [recap_message if i == RECAP_INDEX and recap_message is not None
+                              else self.message(state, history, i) for i in indices]
         saved = tokens.measured()  # measured sizes survive for the units still sent
         fixed = first_message_fix(out)
         if fixed is not None:
@@ -141,10 +142,10 @@ class Layout:
         tokens.clear()
         units: list[object] = []
         self.sent_estimate = 0
-        recap = self.recap if state.dropping else None
+        shown = self.recap if state.dropping else None
         for i, message in zip(indices, out):
             if i < 0:  # stable across processes (export/import), new with every recap
-                unit: object = ("ledger", recap.call if recap else 0, i, recap.covers if recap else 0)
+                unit: object = ("ledger", shown.call if shown else 0, i, shown.covers if shown else 0)
                 estimate = tk.message_tokens(message)
             else:
                 unit = self.unit(state, i)

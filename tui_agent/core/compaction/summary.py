@@ -80,7 +80,7 @@ def extractive_summary(messages: list[Message]) -> str:
         if message.get("role") == "user" and text and not is_recap(message):
             prompts.append(" ".join(text.split())[:160])
         for use in tool_uses(message):
-            tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
+            tool_input: dict[str, Any] = use["input"] if isinstance(use.get("input"), dict) else {}
             path = tool_input.get("file_path") or tool_input.get("path")
             if isinstance(path, str) and path not in files:
                 files.append(path)

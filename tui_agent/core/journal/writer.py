@@ -168,7 +168,7 @@ class Journal:
                              cache_read_input_tokens=event.cache_read_input_tokens,
                              cost_usd=_cost(self.session.model, event),
                              calibration=self.session.calibration, calls=self.session.state.calls,
-                             **({"purpose": event.purpose} if event.purpose != "call" else {}))
+                             **_purpose(event))
             case ev.PermissionAnswered():
                 self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
             case ev.ModelSwitched():
@@ -311,3 +311,8 @@ def journal_problem(session: "Session") -> str | None:
         return None
     journal.problem_shown = True
     return journal.problem
+
+
+def _purpose(event: ev.Usage) -> dict[str, Any]:
+    """A usage record names its purpose only when it is not a model call's (a summary's)."""
+    return {"purpose": event.purpose} if event.purpose != "call" else {}

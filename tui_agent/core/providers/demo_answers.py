@@ -67,7 +67,7 @@ def biggest_answer(turn: Turn, sizes: list[tuple[str, int]], words: Words) -> st
     lines = ["The largest files by line count (counted with Grep, so these are real sizes):", ""]
     for path, count in sizes[:5]:
         lines.append(f"- `{path}`: {count:,} lines")
-    reads = [(i.get("file_path"), t) for name, i, t, e in turn.calls if name == "Read" and not e]
+    reads = [(str(i.get("file_path")), t) for name, i, t, e in turn.calls if name == "Read" and not e]
     if reads:
         lines += ["", "What the largest ones hold:"]
         for path, text in reads:

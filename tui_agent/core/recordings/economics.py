@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
-from tui_agent.core.compaction import CompactorProtocol, CompactPolicy, make_compactor
+from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.recordings.coverage import Coverage, EntityIndex, future_entities
 from tui_agent.core.prices import CLASSIC, CachePrice
@@ -77,7 +77,7 @@ class CallPrice:
     """One strategy's request for one recorded call, and what it costs (units of one uncached input token)."""
 
     messages: list[Message]
-    plan: object | None  # the compactor's `CompactPlan` (None for the append-only conversation)
+    plan: "CompactPlan | None"  # the compactor's (None for the append-only conversation)
     tokens: float  # the request's size on the session's fitted ruler
     cached: float  # the part read from the cache (the prefix shared with this strategy's previous request)
     cost: float
@@ -115,6 +115,7 @@ class StrategyRun:
         import json
 
         exported = self.compactor.export_state() if self.compactor is not None else None  # type: ignore[attr-defined]
+        previous: tuple[Message, ...]
         if self.compactor is None:  # the append-only request is the history up to the call: kept as its length
             previous, upto = (), len(self._previous)
         else:
@@ -123,7 +124,7 @@ class StrategyRun:
         result = replace(self.result, times=[], coverage=replace(self.result.coverage))
         return RunState(self.k, None if exported is None else json.dumps(exported), result, previous, upto)
 
-    def resume(self, state: RunState, compactor: object | None) -> StrategyRun:
+    def resume(self, state: RunState, compactor: "CompactorProtocol | None") -> StrategyRun:
         """A run like this one (same session, checks and memos) that goes on from `state`, with `compactor`
         (a fresh one of the same strategy) restored from the state's export. Raises ValueError when the
         compactor refuses it."""
@@ -223,7 +224,7 @@ def default_policy(context_window: int = DEFAULT_REPLAY_WINDOW) -> CompactPolicy
 
 
 def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
-                  *, check_memory: bool = True, factories: dict[str, Callable[[], object]] | None = None,
+                  *, check_memory: bool = True, factories: dict[str, Callable[[], "CompactorProtocol | None"]] | None = None,
                   price: CachePrice = CLASSIC) -> dict[str, StrategyRun]:
     """A fresh `StrategyRun` per strategy, each at call 0; the compactors price their cuts at `price`
     (what a live session's compactor does at its model's prices)."""
@@ -243,7 +244,7 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
 
 
 def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
-           *, check_memory: bool = True, factories: dict[str, Callable[[], object]] | None = None,
+           *, check_memory: bool = True, factories: dict[str, Callable[[], "CompactorProtocol | None"]] | None = None,
            price: CachePrice = CLASSIC) -> dict[str, StrategyResult]:
     """Run each strategy over the recorded calls; `check_memory` counts prompts/paths missing and the
     future-entity coverage (slower)."""

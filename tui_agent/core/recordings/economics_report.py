@@ -107,7 +107,10 @@ def estimator_error(recorded: Recorded, baseline_estimate: int | None = None) ->
     """The estimator on the requests the recorded agent really sent, against their logged real size:
     ours (`RequestEstimator`) and v1's (one calibration ratio for the whole request)."""
     run = EstimatorRun(recorded, baseline_estimate)
-    errors, errors_v1, after, after_v1 = [], [], [], []
+    errors: list[float] = []
+    errors_v1: list[float] = []
+    after: list[float] = []
+    after_v1: list[float] = []
     for k in range(len(recorded.calls)):
         step = run.step()
         if k > 0 and recorded.is_measured(k):  # an estimate is measured only against recorded usage

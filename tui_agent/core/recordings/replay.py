@@ -161,6 +161,7 @@ class Replay:
             if self.made % self.checkpoint_every == 0 and self.made not in self._checkpoints:
                 self._checkpoints[self.made] = self._checkpoint()
                 self._thin_checkpoints()
+            assert self._estimator is not None  # made with the runs, in __post_init__
             step = self._make(self.made, self._runs, self._estimator)
             self._events.append(step.event_line)
             self._keep(step)
@@ -170,6 +171,7 @@ class Replay:
         return step
 
     def _checkpoint(self) -> Checkpoint:
+        assert self._estimator is not None
         return Checkpoint(self.made, {name: run.state() for name, run in self._runs.items()},
                           self._estimator.copy())
 
@@ -210,6 +212,7 @@ class Replay:
         costs = {name: StrategyCost(name, p.tokens, p.cached, p.cost, runs[name].result.cost,
                                     runs[name].result.tokens) for name, p in prices.items()}
         ours = prices[OURS]
+        assert ours.plan is not None  # our strategy always compacts (only "none" sends the history as it is)
         index = recorded.calls[k]
         since = tuple(c for c in self.agent_compactions if c.call == k + 1)
         coverage = runs[OURS].result.coverage.value if runs[OURS].future is not None else None
@@ -293,7 +296,7 @@ def _main_model(recorded: Recorded) -> str:
     counts: dict[str, int] = {}
     for model in recorded.models.values():
         counts[model] = counts.get(model, 0) + 1
-    return max(counts, key=counts.get) if counts else ""
+    return max(counts, key=lambda model: counts[model]) if counts else ""
 
 
 def _first_call_after(recorded: Recorded, index: int) -> int:

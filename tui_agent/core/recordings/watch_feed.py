@@ -82,7 +82,7 @@ class WatchFeed:
         self._traced = 0  # calls told to the tracer in this generation
         self.live = LiveReplay(path, policy, strategies)
         self.generation = 0
-        self._replay = None  # the replay the arrivals so far came from
+        self._replay: Replay | None = None  # the replay the arrivals so far came from
         self._run = FiguresRun()
         self._sent = 0  # calls handed out in this generation
         self._history_sent = 0  # history messages handed out in this generation
