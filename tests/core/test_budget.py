@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, base_breakdown, first_difference, ledger_tokens, request_diff
+from tui_agent.core.agent.system_prompt import base_breakdown
+from tui_agent.core.budget import BudgetLedger, first_difference, ledger_tokens, request_diff
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.messages import tool_result_block, user_text
 from tui_agent.core.providers.base import UsageInfo

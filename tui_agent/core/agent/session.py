@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.agent.base_prompt import BASE_SYSTEM_PROMPT
-from tui_agent.core.budget import BudgetLedger, base_breakdown
+from tui_agent.core.budget import BudgetLedger
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.commands import CommandRegistry
 from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.agent.context_report import ContextView
 from tui_agent.core.agent.summary_draft import BackgroundSummaries, SummaryDraft
+from tui_agent.core.agent.system_prompt import base_breakdown
 from tui_agent.core.agent.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
 from tui_agent.core.messages import Message
 from tui_agent.core.access.gate import PermissionPolicy

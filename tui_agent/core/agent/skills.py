@@ -20,13 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tui_agent.core.config_files import read_bytes_capped
 from tui_agent.core.agent.project_context import truncate_utf8
-
-if TYPE_CHECKING:
-    from tui_agent.core.tools.base import ToolContext
 
 SKILL_FILE = "SKILL.md"
 MAX_BODY_BYTES = 32 * 1024
@@ -232,7 +229,14 @@ class SkillCatalog:
         return [skill.id for skill in self.skills]
 
 
-def catalog_for(ctx: "ToolContext") -> SkillCatalog:
+class SkillsHost(Protocol):
+    """Where a session keeps its catalog (`ToolContext` is one): its workspace and the catalog, made once."""
+
+    workspace: Path
+    skills: SkillCatalog | None
+
+
+def catalog_for(ctx: SkillsHost) -> SkillCatalog:
     """The session's catalog, kept in `ctx.skills` so the Skill tool, the system prompt and `/skills` share it."""
     catalog = ctx.skills
     if catalog is None:

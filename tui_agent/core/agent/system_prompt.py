@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from tui_agent.core.agent.base_prompt import BASE_SYSTEM_PROMPT
 from tui_agent.core.agent.project_context import ProjectContext
 from tui_agent.core.agent.skills import catalog_for, catalog_text
+from tui_agent.core.events import BaseBreakdown
+from tui_agent.core.tokens import text_tokens, tools_tokens
 
 if TYPE_CHECKING:
     from tui_agent.core.events import Notice
@@ -79,3 +81,23 @@ def _sync_skill_commands(session: "Session") -> None:
     from tui_agent.core.agent.builtin_commands import sync_skill_commands
 
     sync_skill_commands(session)
+
+
+def base_breakdown(session: "Session") -> BaseBreakdown:
+    """The base of `session`'s next call, each part measured from where it comes from."""
+    
+    system = text_tokens(session.system_prompt())
+    project = skills = 0
+    if session.system_prompt_builder is build_system_prompt:  # only that builder adds these parts
+        from tui_agent.core.agent.skills import catalog_for, catalog_text
+
+        loaded = project_context_for(session.ctx).get()
+        project = text_tokens(loaded.text) if loaded is not None else 0
+        skills = text_tokens(catalog_text(catalog_for(session.ctx).skills))
+    schemas = session.tools.schemas()
+    mcp = [s for s in schemas if str(s.get("name", "")).startswith("mcp__")]
+    builtin = [s for s in schemas if not str(s.get("name", "")).startswith("mcp__")]
+    tools_all = tools_tokens(schemas)
+    mcp_tokens = tools_tokens(mcp) if mcp else 0
+    return BaseBreakdown(system_prompt=max(system - project - skills, 0), project_context=project, skills=skills,
+                         builtin_tools=max(tools_all - mcp_tokens, 0) if builtin else 0, mcp_tools=mcp_tokens)

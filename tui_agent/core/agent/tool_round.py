@@ -10,19 +10,30 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Protocol
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.messages import Block, result_text, tool_result_block
-from tui_agent.core.access.gate import REJECT_MESSAGE, SKIPPED_MESSAGE, PermissionDecision
-from tui_agent.core.tools.base import ToolContext, ToolOutput, validate_input
-
-if TYPE_CHECKING:
-    from tui_agent.core.agent.loop import LoopConfig
+from tui_agent.core.access.gate import REJECT_MESSAGE, SKIPPED_MESSAGE, PermissionDecision, PermissionPolicy
+from tui_agent.core.tools.base import ToolContext, ToolOutput, ToolRegistry, validate_input
 
 CUT_OFF_MESSAGE = ("Not run: the reply was cut off by the output limit before this call was complete; "
                    "its input may be truncated. Send the call again, shorter if needed.")
+
+
+class RoundConfig(Protocol):
+    """What a tool round reads of the loop's configuration (`LoopConfig` is one): the tools, the permission
+    gate, and whether a denial's result goes back to the model (headless) or stops the round."""
+
+    @property
+    def tools(self) -> ToolRegistry: ...
+
+    @property
+    def permissions(self) -> PermissionPolicy: ...
+
+    @property
+    def answer_denials(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -40,7 +51,7 @@ class ToolOutcome:
 
 async def run_tools(
     uses: list[dict[str, Any]],
-    config: "LoopConfig",
+    config: RoundConfig,
     ctx: ToolContext,
     finished: dict[str, ToolOutcome],
     cut_off: set[str] = frozenset(),  # type: ignore[assignment]
@@ -108,14 +119,14 @@ async def run_tools(
         i += 1
 
 
-def _problem(use: dict[str, Any], config: "LoopConfig") -> str | None:
+def _problem(use: dict[str, Any], config: RoundConfig) -> str | None:
     tool = config.tools.get(use.get("name", ""))
     if tool is None:
         return f"Unknown tool: {use.get('name')}. Available tools: {', '.join(config.tools.names())}."
     return validate_input(tool, use.get("input"))
 
 
-def _auto_parallel(use: dict[str, Any], problem: str | None, config: "LoopConfig", ctx: ToolContext) -> bool:
+def _auto_parallel(use: dict[str, Any], problem: str | None, config: RoundConfig, ctx: ToolContext) -> bool:
     """A valid, concurrency-safe call the permission gate allows without asking."""
     tool = config.tools.get(use.get("name", ""))
     if tool is None or problem is not None:
@@ -129,7 +140,7 @@ def _auto_parallel(use: dict[str, Any], problem: str | None, config: "LoopConfig
         return False
 
 
-async def _execute(use: dict[str, Any], problem: str | None, config: "LoopConfig", ctx: ToolContext) -> ToolOutput:
+async def _execute(use: dict[str, Any], problem: str | None, config: RoundConfig, ctx: ToolContext) -> ToolOutput:
     """Call one already-validated tool (`problem` is its validation error, if any); every failure becomes
     an error output, never an exception."""
     name = use.get("name", "")
@@ -169,7 +180,7 @@ def _finish(finished: dict[str, ToolOutcome], use: dict[str, Any], content: Any,
     finished[use["id"]] = ToolOutcome(content, is_error, denied)
 
 
-def _started_event(use: dict[str, Any], config: "LoopConfig") -> ev.ToolStarted:
+def _started_event(use: dict[str, Any], config: RoundConfig) -> ev.ToolStarted:
     tool = config.tools.get(use.get("name", ""))
     tool_input: dict[str, Any] = use["input"] if isinstance(use.get("input"), dict) else {}
     summary = _safely(tool.summary, tool_input) if tool is not None else ""
