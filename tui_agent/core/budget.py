@@ -114,7 +114,7 @@ class BudgetLedger:
     _context_started: dict[str, str] = field(default_factory=dict, repr=False)  # tool_use id → summary
 
     # -- feeding --------------------------------------------------------------------------------
-    def feed(self, event: object, base: BaseBreakdown | None = None) -> None:
+    def feed(self, event: object) -> None:
         """Take one engine event (others are ignored)."""
         match event:
             case ev.CompactionReported():
@@ -292,5 +292,5 @@ class BudgetLedger:
         return " · ".join(parts)
 
 
-__all__ = ["BaseBreakdown", "BudgetLedger", "CallFigures", "EventEntry", "RequestChange", "base_breakdown",
+__all__ = ["BaseBreakdown", "BudgetLedger", "CallFigures", "EventEntry", "RequestChange",
            "first_difference", "fmt_usd", "ledger_tokens", "request_diff"]

@@ -63,11 +63,6 @@ def escape_glob(text: str) -> str:
     return re.sub(r"([*?\[\\])", r"\\\1", text)
 
 
-def split_commands(command: str) -> list[str]:
-    """The simple commands of a shell line (shell words re-joined), for display and old callers."""
-    return [shell_words.join(words) for words in shell_words.parse(command).commands]
-
-
 @dataclass(frozen=True)
 class Rule:
     """`Tool` or `Tool(pattern)`: pattern is a path glob, or `prefix:*` / an exact command for Bash.

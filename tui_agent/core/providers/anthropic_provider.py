@@ -173,8 +173,7 @@ class AnthropicProvider(SdkProvider):
         if status == 404 and kind == "not_found_error":
             return ProviderError(f"Anthropic API: {message} (check ANTHROPIC_MODEL / --model and ANTHROPIC_BASE_URL).")
         where = "mid-reply" if shown else f"({status})"
-        return ProviderError(f"Anthropic API error {where}: {message}", partial_text="".join(shown),
-                             retryable=retryable)
+        return ProviderError(f"Anthropic API error {where}: {message}", partial_text="".join(shown))
 
     # -- exact counting ---------------------------------------------------------------------
     async def count_tokens(self, request: ModelRequest) -> int | None:
@@ -190,13 +189,13 @@ class AnthropicProvider(SdkProvider):
                 return None  # an Anthropic-compatible server without the counting endpoint
             failure = self._status_error(error, [])
             if isinstance(failure, RetryableFailure):
-                raise ProviderError(f"Token count failed: Anthropic API {failure.what}.", retryable=True) from error
+                raise ProviderError(f"Token count failed: Anthropic API {failure.what}.") from error
             raise failure from error
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as error:  # noqa: BLE001 - a transport error, a body that is not JSON
             if _is_transport(error):
-                raise ProviderError(f"Token count failed: {one_line(error, 120)}", retryable=True) from error
+                raise ProviderError(f"Token count failed: {one_line(error, 120)}") from error
             raise ProviderError(f"Token count failed: {one_line(error, 120)}") from error
 
     def build_params_for_count(self, request: ModelRequest) -> dict[str, Any]:

@@ -88,10 +88,9 @@ ProviderEvent = Union[StreamText, StreamNotice, StreamDone]
 class ProviderError(Exception):
     """A model-call failure with a message fit for one line on the screen."""
 
-    def __init__(self, message: str, *, partial_text: str = "", retryable: bool = False) -> None:
+    def __init__(self, message: str, *, partial_text: str = "") -> None:
         super().__init__(message)
         self.partial_text = partial_text
-        self.retryable = retryable
 
 
 class PromptTooLongError(ProviderError):

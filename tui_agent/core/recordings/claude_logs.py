@@ -53,7 +53,3 @@ def session_logs(cwd: str | Path, *, all_projects: bool = False, env: Mapping[st
     found.sort(key=lambda item: (item[0], item[1]), reverse=True)
     return [path for _, _, path in found]
 
-
-def latest_log(cwd: str | Path, *, all_projects: bool = False, env: Mapping[str, str] | None = None) -> Path | None:
-    logs = session_logs(cwd, all_projects=all_projects, env=env)
-    return logs[0] if logs else None
