@@ -210,45 +210,19 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_subcommand(argv)
     args = build_parser(help_defaults() if wants_help(argv) else None).parse_args(argv)
-    if args.command in SUBCOMMANDS:
-        print(f"error: put `{args.command}` first: tui-agent {args.command} [its flags]", file=sys.stderr)
+    problem = _usage_problem(args)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
         return exit_codes.USAGE
-    if args.max_turns is not None and args.max_turns < 1:
-        print("error: --max-turns must be at least 1", file=sys.stderr)
-        return exit_codes.USAGE
-    for flag, value in (("--context-window", args.context_window), ("--max-output-tokens", args.max_output_tokens)):
-        if value is not None and value < 1:
-            print(f"error: {flag} must be a positive number of tokens", file=sys.stderr)
-            return exit_codes.USAGE
-    from tui_agent.core.compaction.settings import CompactSettingsError, settings_from
-
-    try:
-        compact = settings_from(os.environ, mode=getattr(args, "compact", None),
-                                high=getattr(args, "compact_high", None), low=getattr(args, "compact_low", None),
-                                summary=getattr(args, "compact_summary", None))
-        compact.policy()
-    except CompactSettingsError as error:
-        print(f"error: {error}", file=sys.stderr)
+    compact = _compact_settings(args)
+    if compact is None:
         return exit_codes.USAGE
     workspace = (args.cwd or Path.cwd()).resolve()
     if not workspace.is_dir():
         print(f"error: workspace {workspace} is not a directory", file=sys.stderr)
         return exit_codes.USAGE
-
     if args.command == "serve":
-        if args.prompt is not None or args.allow_write:
-            print("error: serve opens the TUI for each browser tab; -p and --allow-write do not apply",
-                  file=sys.stderr)
-            return exit_codes.USAGE
-        if args.transcript is not None:
-            if _load_transcript(args.transcript) is None:  # fail here once, not in every tab
-                return exit_codes.USAGE
-            args.transcript = args.transcript.resolve()
-        from tui_agent.web.launch import serve
-
-        return serve(workspace, host=args.host, port=args.port, max_tabs=args.max_tabs,
-                     session_flags={name: getattr(args, name) for name in SERVE_PASSTHROUGH
-                                    if getattr(args, name) is not None})
+        return _serve(args, workspace)
 
     prompt = headless_prompt(args.prompt, sys.stdin, os.environ)
     if prompt == "-":
@@ -285,7 +259,56 @@ def main(argv: list[str] | None = None) -> int:
                             written_by=transcript[2] if transcript else None,
                             prepare=journal_hook(resume.load, source, view=transcript is not None),
                             trust_project_mcp=args.trust_project_mcp)
+    return _run_tui(args, workspace, model, provider, compact, transcript, resume, source)
 
+
+def _usage_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the flags themselves (a usage error), before anything is read or built."""
+    if args.command in SUBCOMMANDS:
+        return f"put `{args.command}` first: tui-agent {args.command} [its flags]"
+    if args.max_turns is not None and args.max_turns < 1:
+        return "--max-turns must be at least 1"
+    for flag, value in (("--context-window", args.context_window), ("--max-output-tokens", args.max_output_tokens)):
+        if value is not None and value < 1:
+            return f"{flag} must be a positive number of tokens"
+    return None
+
+
+def _compact_settings(args: argparse.Namespace):
+    """The compaction settings from the flags and the environment, or None after a one-line error."""
+    from tui_agent.core.compaction.settings import CompactSettingsError, settings_from
+
+    try:
+        compact = settings_from(os.environ, mode=getattr(args, "compact", None),
+                                high=getattr(args, "compact_high", None), low=getattr(args, "compact_low", None),
+                                summary=getattr(args, "compact_summary", None))
+        compact.policy()
+    except CompactSettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return None
+    return compact
+
+
+def _serve(args: argparse.Namespace, workspace: Path) -> int:
+    """`tui-agent serve`: each browser tab runs `tui-agent` with the session flags passed on."""
+    if args.prompt is not None or args.allow_write:
+        print("error: serve opens the TUI for each browser tab; -p and --allow-write do not apply",
+              file=sys.stderr)
+        return exit_codes.USAGE
+    if args.transcript is not None:
+        if _load_transcript(args.transcript) is None:  # fail here once, not in every tab
+            return exit_codes.USAGE
+        args.transcript = args.transcript.resolve()
+    from tui_agent.web.launch import serve
+
+    return serve(workspace, host=args.host, port=args.port, max_tabs=args.max_tabs,
+                 session_flags={name: getattr(args, name) for name in SERVE_PASSTHROUGH
+                                if getattr(args, name) is not None})
+
+
+def _run_tui(args: argparse.Namespace, workspace: Path, model, provider, compact, transcript, resume,
+             source: str | None) -> int:
+    """The TUI (also each `serve` tab): the session through the one door, then the app."""
     # Start-up allocates hundreds of thousands of objects that all live on; pausing the cyclic GC until
     # the first frame (the app re-enables it) saves about a tenth of the time to the first frame.
     gc.disable()
