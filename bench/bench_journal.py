@@ -32,7 +32,7 @@ import asyncio, sys
 from pathlib import Path
 from tui_agent.core.journal.writer import journal_of, start_journal
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolRegistry
 from tui_agent.core.tools.read import ReadTool
 
@@ -62,7 +62,7 @@ from pathlib import Path
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.providers.scripted import ScriptedProvider
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolRegistry
 from tui_agent.core.tools.read import ReadTool
 
@@ -107,7 +107,7 @@ def measure(tree: Path, prompts: int, scratch: Path) -> dict[str, float]:
                          capture_output=True, text=True, check=True).stdout.split()
     cli_env = {**env, "TUI_AGENT_DATA_DIR": str(data)}
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import sys; from tui_agent.cli import main; sys.exit(main())",
+    subprocess.run([sys.executable, "-c", "import sys; from tui_agent.faces.cli import main; sys.exit(main())",
                     "--continue", "--print-outbound"], cwd=workspace, env=cli_env, capture_output=True, check=True)
     cli_s = time.perf_counter() - started
     return {"build s": build_s, "journal MB": total / 1e6, "KB per prompt": total / 1e3 / prompts,

@@ -28,7 +28,7 @@ from tui_agent.core import events as ev  # noqa: E402
 from tui_agent.core.compaction import Compactor, CompactPolicy  # noqa: E402
 from tui_agent.core.messages import tool_result_block, user_text  # noqa: E402
 from tui_agent.core.providers.scripted import ScriptedProvider  # noqa: E402
-from tui_agent.core.session import Session  # noqa: E402
+from tui_agent.core.agent.session import Session  # noqa: E402
 from tui_agent.core.tools import ToolRegistry  # noqa: E402
 from tui_agent.ui.app import AgentApp  # noqa: E402
 from tui_agent.ui.widgets.budget_meter import BudgetMeter  # noqa: E402

@@ -30,7 +30,7 @@ ATHENA = ROOT.parent / "shared" / "transcripts" / "tensiondriven__athena__f059ad
 
 JUMP = r"""
 import asyncio, sys, time
-from tui_agent.core.replay import open_replay
+from tui_agent.core.recordings.replay import open_replay
 from tui_agent.ui.replay_app import ReplayApp
 
 async def main(path):

@@ -96,11 +96,11 @@ class Sink:
 
 def follow_json(path: Path):
     """The `--json` path: returns (feed one growth → calls printed so far, the structures to report)."""
-    from tui_agent.core.call_figures import FiguresRun
-    from tui_agent.core.economics import default_policy
-    from tui_agent.core.follow import Follower
-    from tui_agent.core.watch import LiveReplay
-    from tui_agent.watch_cli import WATCH_STRATEGIES
+    from tui_agent.core.recordings.call_figures import FiguresRun
+    from tui_agent.core.recordings.economics import default_policy
+    from tui_agent.core.recordings.follow import Follower
+    from tui_agent.core.recordings.watch import LiveReplay
+    from tui_agent.faces.watch import WATCH_STRATEGIES
 
     follower = Follower(path)
     live = LiveReplay(path, default_policy(), WATCH_STRATEGIES)
@@ -119,9 +119,9 @@ def follow_json(path: Path):
 
 def follow_tui(path: Path):
     """The TUI's cores: the worker's feed and the screen's view."""
-    from tui_agent.core.economics import default_policy
-    from tui_agent.core.follow import Follower
-    from tui_agent.core.watch_feed import CallsView, WatchFeed
+    from tui_agent.core.recordings.economics import default_policy
+    from tui_agent.core.recordings.follow import Follower
+    from tui_agent.core.recordings.watch_feed import CallsView, WatchFeed
     from tui_agent.ui.screens.watch import STRATEGIES
 
     from tui_agent.core.budget import BudgetLedger
@@ -140,7 +140,7 @@ def follow_tui(path: Path):
                 ledger.feed(view.reported(step))
             view.pinned = view.calls - 1  # the screen shows the newest call
             if hasattr(ledger, "let_go"):
-                from tui_agent.core.watch_feed import slim_plan
+                from tui_agent.core.recordings.watch_feed import slim_plan
 
                 ledger.let_go(lambda call: view.held(call - 1), slim_plan)
         return view.calls

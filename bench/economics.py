@@ -22,8 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tui_agent.core.compaction import Compactor, CompactPolicy  # noqa: E402
-from tui_agent.core.recorded import load_recorded  # noqa: E402
-from tui_agent.core.economics_report import format_report, session_report  # noqa: E402
+from tui_agent.core.recordings.recorded import load_recorded  # noqa: E402
+from tui_agent.core.recordings.economics_report import format_report, session_report  # noqa: E402
 from tui_agent.core.prices import CLASSIC, NEWER  # noqa: E402
 from tui_agent.core.messages import tool_result_block, user_text  # noqa: E402
 
@@ -98,7 +98,7 @@ def frontier(recorded: list, policy: CompactPolicy, price) -> str:
     """Coverage against cost for each policy of `FRONTIER` (v2, every session), at `price`."""
     from dataclasses import replace
 
-    from tui_agent.core.economics import replay
+    from tui_agent.core.recordings.economics import replay
 
     lines = [f"frontier at {price.label}: policy · coverage (all calls) · min coverage (sessions under 60k) · "
              "cost÷none · mean price÷none · worst price÷none"]

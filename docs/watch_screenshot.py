@@ -22,9 +22,9 @@ ATHENA = ROOT.parent / "shared" / "transcripts" / "tensiondriven__athena__f059ad
 
 async def shoot(log: Path, lines: int, out: Path) -> None:
     from tests.waiting import wait_until
-    from tui_agent.core.economics import default_policy
+    from tui_agent.core.recordings.economics import default_policy
     from tui_agent.ui.watch_app import WatchApp
-    from tui_agent.watch_cli import LogSource
+    from tui_agent.faces.watch import LogSource
 
     with tempfile.TemporaryDirectory(prefix="watch-shot-") as tmp:
         live = Path(tmp) / "3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl"

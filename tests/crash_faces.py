@@ -16,13 +16,13 @@ def boom(*args: object, **kwargs: object) -> None:
 
 
 def main(face: str, log: Path) -> int:
-    from tui_agent.core.economics import default_policy
+    from tui_agent.core.recordings.economics import default_policy
 
     if face in ("tui", "tui-thread"):
-        from tui_agent.core.watch_feed import WatchFeed
+        from tui_agent.core.recordings.watch_feed import WatchFeed
         from tui_agent.ui.screens.watch import WatchScreen
         from tui_agent.ui.watch_app import WatchApp
-        from tui_agent.watch_cli import LogSource
+        from tui_agent.faces.watch import LogSource
 
         if face == "tui":
             WatchScreen.show_call = boom  # on the UI thread
@@ -31,23 +31,23 @@ def main(face: str, log: Path) -> int:
         app = WatchApp(LogSource(log, False, False), log, default_policy(), session_label="crash")
         return app.run_to_end(headless=True, size=(120, 40))
     if face == "replay":
-        from tui_agent.core.replay import open_replay
+        from tui_agent.core.recordings.replay import open_replay
         from tui_agent.ui.replay_app import ReplayApp
         from tui_agent.ui.screens.replay import ReplayScreen
 
         ReplayScreen.show_call = boom
         return ReplayApp(open_replay(log), session_label="crash").run_to_end(headless=True, size=(120, 40))
-    from tui_agent.cli import main as cli_main
+    from tui_agent.faces.cli import main as cli_main
 
     if face == "watch-json":
-        from tui_agent.core.watch import LiveReplay
+        from tui_agent.core.recordings.watch import LiveReplay
 
         LiveReplay.feed = boom
         return cli_main(["watch", str(log), "--json"])
     if face == "print":
-        import tui_agent.headless
+        import tui_agent.faces.headless
 
-        tui_agent.headless.run_headless = boom
+        tui_agent.faces.headless.run_headless = boom
         return cli_main(["-p", "hello", "--model", "demo"])
     raise SystemExit(f"unknown face {face}")
 

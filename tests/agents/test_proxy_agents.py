@@ -11,7 +11,7 @@ from tests.agents.claude_run import ClaudeCodeFake, run_claude_turn, workspace
 from tests.agents.codex_run import fake_for_codex, run_codex_turn
 from tests.agents.proxy_run import ProxyProcess
 from tests.npm_agents import claude_env, npm_agent, rollouts
-from tui_agent.core.replay import open_replay
+from tui_agent.core.recordings.replay import open_replay
 
 
 def _bodies(items) -> list[str]:

@@ -8,12 +8,12 @@ import io
 from typing import Any, AsyncIterator
 
 from tui_agent.core import events as ev
-from tui_agent.core.answer_stream import MAX_CONTINUATIONS
+from tui_agent.core.agent.answer_stream import MAX_CONTINUATIONS
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.base import ModelRequest, Provider, ProviderEvent, StreamDone, StreamText, UsageInfo
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolRegistry
-from tui_agent.headless import consume
+from tui_agent.faces.headless import consume
 
 
 class Shapes(Provider):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.core.permission_rules import Rule
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.access.rules import Rule
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.tools.base import ToolContext
 from tui_agent.core.tools.bash import BashTool
 

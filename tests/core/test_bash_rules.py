@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.core import shell_words
-from tui_agent.core.permission_rules import Rule, command_rule_pattern
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.shell import words as shell_words
+from tui_agent.core.access.rules import Rule, command_rule_pattern
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.tools.base import ToolContext
 from tui_agent.core.tools.bash import BashTool, run_command
 
@@ -279,7 +279,7 @@ def test_many_globstars_match_quickly_or_are_refused() -> None:
     `**/**` keeps it linear. Run in a child process with a bound, so a regression fails instead of hanging."""
     script = (
         "from pathlib import Path\n"
-        "from tui_agent.core.permission_rules import Rule\nfrom tui_agent.core.permissions import PermissionPolicy\n"
+        "from tui_agent.core.access.rules import Rule\nfrom tui_agent.core.access.gate import PermissionPolicy\n"
         "from tui_agent.core.tools.base import ToolContext\n"
         "from tui_agent.core.tools.read import ReadTool\n"
         "import tempfile\n"

@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, base_breakdown, first_difference, ledger_tokens, request_diff
+from tui_agent.core.agent.system_prompt import base_breakdown
+from tui_agent.core.budget import BudgetLedger, first_difference, ledger_tokens, request_diff
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.messages import tool_result_block, user_text
 from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.providers.models import cost_usd
 from tui_agent.core.providers.scripted import ScriptedProvider
-from tui_agent.core.session import Session
-from tui_agent.core.system_prompt import build_system_prompt
+from tui_agent.core.agent.session import Session
+from tui_agent.core.agent.system_prompt import build_system_prompt
 from tui_agent.core.tokens import message_tokens
 from tui_agent.core.tools import ToolRegistry, builtin_tools
 
@@ -145,7 +146,7 @@ async def test_headless_prints_the_ledgers_figures(tmp_path: Path):
 
     from tui_agent.core.budget import fmt_usd
     from tui_agent.core.providers.scripted import text_reply
-    from tui_agent.headless import consume
+    from tui_agent.faces.headless import consume
 
     usage = UsageInfo(input_tokens=800, output_tokens=30, cache_read_input_tokens=12_000)
     provider = ScriptedProvider(replies=[text_reply("Hi.")], model=PRICED, usage=usage, reports_usage=True)
@@ -161,7 +162,7 @@ async def test_headless_prints_the_ledgers_figures(tmp_path: Path):
 
 def test_the_chat_notice_names_a_users_own_change_as_such():
     """A pin is not "older turns no longer sent": before the fix the notice said so for every event."""
-    from tui_agent.core.loop import event_notice
+    from tui_agent.core.agent.loop import event_notice
 
     # a drop event (ranked masks, issue 17, would fit these re-runnable reads without one)
     compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
@@ -179,7 +180,7 @@ def test_the_chat_notice_names_a_users_own_change_as_such():
 def test_the_ledger_lets_the_requests_of_old_events_go_and_keeps_their_lines():
     """A watch over a long session (`BudgetLedger.let_go`): each event's entry held its request and the
     previous call's; let go, the line, the sizes and the event stay, and the major list is the same entries."""
-    from tui_agent.core.watch_feed import slim_plan
+    from tui_agent.core.recordings.watch_feed import slim_plan
 
     compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
     history = long_turn(100)
@@ -208,7 +209,7 @@ async def test_a_continued_run_says_this_run_and_the_sessions_cost(tmp_path: Pat
     from tui_agent.core import events as ev
     from tui_agent.core.budget import fmt_usd
     from tui_agent.core.providers.scripted import text_reply
-    from tui_agent.headless import consume
+    from tui_agent.faces.headless import consume
 
     usage = UsageInfo(input_tokens=800, output_tokens=30, cache_read_input_tokens=12_000)
     provider = ScriptedProvider(replies=[text_reply("Hi.")], model=PRICED, usage=usage, reports_usage=True)
@@ -231,7 +232,7 @@ async def test_a_routine_cut_is_an_event_in_the_ledger_as_in_the_journal(tmp_pat
 
     from tui_agent.core import events as ev
     from tui_agent.core.providers.scripted import text_reply, tool_reply
-    from tui_agent.headless import consume
+    from tui_agent.faces.headless import consume
 
     (tmp_path / "huge.txt").write_text(("a line of a huge file " * 4 + "\n") * 1_500)  # 130k chars: cut at once
     replies = [tool_reply("Read", {"file_path": "huge.txt"}, "r1"), text_reply("Read it."), text_reply("Hi.")]

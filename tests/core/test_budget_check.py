@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_agent.core.budget_check import budget_warning
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.budget_check import budget_warning
+from tui_agent.core.agent.factory import build_session
 from tests.core.test_demo_and_headless import cli, make_repo
 
 

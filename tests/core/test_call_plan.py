@@ -10,7 +10,7 @@ from tests.journal.helpers import LocalClaude, run, session_on
 from tui_agent.core import events as ev
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.messages import protocol_errors
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 
 BIG = "".join(f"line {n}: " + "z" * 90 + "\n" for n in range(300))
 
@@ -37,7 +37,7 @@ async def play(session: Session, turns: range) -> None:
 async def test_the_preview_is_the_call_in_bytes_and_number(tmp_path: Path) -> None:
     """`--print-outbound PROMPT` (the preview with the prompt put on a copy) is what the turn's first call
     POSTs, over turns that make the compactor cut, mask and drop; and the call it names is that call."""
-    from tui_agent.core.outbound import next_outbound_body
+    from tui_agent.core.agent.outbound import next_outbound_body
 
     session = small_session(tmp_path)
     for turn in range(6):

@@ -23,9 +23,9 @@ import pytest
 
 from tui_agent.core import events as ev
 from tui_agent.core.messages import protocol_errors, tool_results, tool_uses
-from tui_agent.core.permissions import PermissionDecision
+from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tests.core.helpers import EchoTool, WriteLikeTool, registry
 from tests.waiting import wait_until
 

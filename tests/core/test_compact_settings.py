@@ -9,7 +9,7 @@ import pytest
 from tests.core.test_demo_and_headless import cli, make_repo, second_prompt
 from tui_agent.core.compaction import Compactor, SeedCompactor
 from tui_agent.core.compaction.settings import CompactSettingsError, settings_from
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.factory import build_session
 
 
 def test_flags_win_over_variables_and_bad_values_name_the_setting():

@@ -119,7 +119,7 @@ def test_ac_k11_trace_line_only_when_something_was_trimmed(monkeypatch, capsys):
     from pathlib import Path
 
     from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
     from tests.core.helpers import EchoTool, registry
 
     monkeypatch.setenv("TRACE", "1")
@@ -145,7 +145,7 @@ async def test_ac_k12_model_sees_truncated_copy_while_history_keeps_everything()
     from pathlib import Path
 
     from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
     from tests.core.helpers import EchoTool, registry
 
     provider = ScriptedProvider(replies=[tool_reply("Echo", {"message": "z" * 9000}, "e1"), text_reply("ok")])

@@ -315,7 +315,7 @@ async def test_summary_tier_writes_the_summary_into_the_ledger_with_the_demo_mod
     from tui_agent.core import events as ev
     from tui_agent.core.compaction import CompactPolicy as Policy
     from tui_agent.core.providers.demo import DemoProvider
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
     from tui_agent.core.tools import ToolRegistry
     from tui_agent.core.tools.glob import GlobTool
     from tui_agent.core.tools.read import ReadTool
@@ -348,7 +348,7 @@ async def test_summary_tier_writes_the_summary_into_the_ledger_with_the_demo_mod
 async def test_compact_command_runs_the_summary_now_and_the_breaker_stops_after_three_failures(tmp_path):
     from tui_agent.core.compaction import CompactPolicy as Policy
     from tui_agent.core.providers.scripted import ScriptedProvider
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
     from tui_agent.core.tools import ToolRegistry
 
     history = long_turn(12, size=3_000)

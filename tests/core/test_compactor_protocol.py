@@ -138,7 +138,7 @@ async def test_a_model_switch_retargets_the_compactor(tmp_path, mode) -> None:
     from tui_agent.core.prices import for_model
     from tui_agent.core.providers.demo import DemoProvider
     from tui_agent.core.providers.scripted import ScriptedProvider
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
     from tui_agent.core.tools.base import ToolRegistry
 
     session = Session(provider=ScriptedProvider([]), tools=ToolRegistry([]), workspace=tmp_path, compact_mode=mode)

@@ -10,8 +10,8 @@ from tests.core.test_context_tool import EXPLORING
 from tests.core.test_demo_and_headless import make_repo, run
 from tui_agent.core import events as ev
 from tui_agent.core.compaction.plan import CompactPlan
-from tui_agent.core.context_notice import NOTICE_MARK, context_notice
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.context_notice import NOTICE_MARK, context_notice
+from tui_agent.core.agent.factory import build_session
 from tui_agent.core.messages import user_text
 from tui_agent.core.providers.anthropic_provider import AnthropicProvider
 from tui_agent.core.providers.base import ModelRequest, with_notice

@@ -9,10 +9,10 @@ import pytest
 
 from tests.core.test_demo_and_headless import make_repo, run
 from tui_agent.core import events as ev
-from tui_agent.core.context_report import ContextView, recall, recall_cap, select, status_text
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.context_report import ContextView, recall, recall_cap, select, status_text
+from tui_agent.core.agent.factory import build_session
 from tui_agent.core.messages import protocol_errors
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.demo_recall import whole_reads as _whole_reads
 from tui_agent.core.tools import builtin_tools
 from tui_agent.core.tools.base import ToolContext, ToolError

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tui_agent.core.compaction import CompactPolicy
-from tui_agent.core.coverage import Coverage, EntityIndex, entities, future_entities
-from tui_agent.core.economics import replay
-from tui_agent.core.recorded import load_recorded
+from tui_agent.core.recordings.coverage import Coverage, EntityIndex, entities, future_entities
+from tui_agent.core.recordings.economics import replay
+from tui_agent.core.recordings.recorded import load_recorded
 from tui_agent.core.messages import assistant_text, tool_result_block, user_text
 from tests.shared import TRANSCRIPTS
 

@@ -111,7 +111,7 @@ def test_masks_reach_the_request_after_an_event_and_stale_reads_go_first():
 
 
 def test_a_live_session_prices_its_cuts_at_its_models_cache_prices(tmp_path, monkeypatch):
-    from tui_agent.core import factory
+    from tui_agent.core.agent import factory
     from tui_agent.core.prices import CachePrice
 
     monkeypatch.setattr(factory, "for_provider", lambda provider: CachePrice(read=0.05, write=2.0, ttl_seconds=3600))
@@ -122,7 +122,7 @@ def test_a_live_session_prices_its_cuts_at_its_models_cache_prices(tmp_path, mon
 
 def test_a_session_on_the_1h_cache_prices_its_cuts_at_a_2x_write(tmp_path):
     """ENABLE_PROMPT_CACHING_1H=1: the compactor weighs a cut against the 1-hour cache's 2x write."""
-    from tui_agent.core import factory
+    from tui_agent.core.agent import factory
 
     env = {"ANTHROPIC_API_KEY": "k", "ENABLE_PROMPT_CACHING_1H": "1"}
     session, _ = factory.build_session(tmp_path, model="claude-sonnet-4-5", headless=True, env=env)

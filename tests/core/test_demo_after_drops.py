@@ -10,7 +10,7 @@ from pathlib import Path
 from tui_agent.core import events as ev
 from tui_agent.core.compaction.recap import build_ledger, facts_of
 from tui_agent.core.compaction.marks import is_compactor_text, is_recap, is_user_prompt, recap_prompts
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.factory import build_session
 from tui_agent.core.messages import protocol_errors, text_of, user_text
 from tui_agent.core.providers.demo_turn import current_turn, earlier_prompts
 

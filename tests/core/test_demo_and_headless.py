@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 from tui_agent.core import events as ev
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.factory import build_session
 from tui_agent.core.messages import protocol_errors
 
 
@@ -168,7 +168,7 @@ def test_headless_transcript_says_what_it_loaded(tmp_path):
 
 def test_exit_codes_are_distinct_and_documented():
     """Scripts branch on the code: each meaning has its own, and README's table matches the module."""
-    from tui_agent import exit_codes
+    from tui_agent.faces import exit_codes
 
     codes = [code for code, _ in exit_codes.TABLE]
     assert len(set(codes)) == len(codes)
@@ -190,7 +190,7 @@ def test_version_and_help(tmp_path):
 
 
 def test_version_does_not_import_heavy_modules():
-    code = ("import sys\nfrom tui_agent import cli\n"
+    code = ("import sys\nfrom tui_agent.faces import cli\n"
             "try:\n    cli.main(['--version'])\nexcept SystemExit:\n    pass\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual','rich','anthropic','openai','mcp',"
             "'aiohttp','textual_serve','jinja2'}))")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 
 from tui_agent.core import events as ev
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.factory import build_session
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.demo import md_escape
 from tests.core.test_demo_and_headless import cli, make_repo, run

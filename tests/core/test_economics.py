@@ -10,9 +10,9 @@ import pytest
 
 from tests.shared import TRANSCRIPTS
 from tui_agent.core.compaction import CompactPolicy
-from tui_agent.core.economics import replay
-from tui_agent.core.recorded import load_recorded
-from tui_agent.core.economics_report import estimator_error, format_report, session_report
+from tui_agent.core.recordings.economics import replay
+from tui_agent.core.recordings.recorded import load_recorded
+from tui_agent.core.recordings.economics_report import estimator_error, format_report, session_report
 
 SHARED = TRANSCRIPTS
 SESSIONS = sorted(SHARED.glob("*.jsonl"))

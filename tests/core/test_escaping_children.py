@@ -14,7 +14,7 @@ import pytest
 
 from tests.core.test_process_groups import CLI, fake_with_bash, gone, read_pid, start_headless
 from tests.waiting import wait_until, wait_until_sync
-from tui_agent.core import process_groups
+from tui_agent.core.shell import process_groups
 from tui_agent.core.tools.bash import run_command
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finding escaped children needs /proc")
@@ -86,7 +86,7 @@ def test_a_pid_taken_by_another_process_is_never_signalled() -> None:
     """What was found is signalled only while it is the same process (pid and start time)."""
     import subprocess
 
-    from tui_agent.core import descendants
+    from tui_agent.core.shell import descendants
 
     child = subprocess.Popen(["sleep", "300"])
     try:

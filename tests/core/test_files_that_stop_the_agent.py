@@ -49,7 +49,7 @@ def test_project_settings_json(tmp_path: Path, kind: str) -> None:
     out = run_python("""
         import sys
         from pathlib import Path
-        from tui_agent.core.settings import load_permission_settings
+        from tui_agent.core.access.settings import load_permission_settings
         print("\\n".join(load_permission_settings(Path(sys.argv[2])).warnings))
     """, str(tmp_path / "config"), str(tmp_path / "ws"))
     assert "settings.json" in out and "ignored" in out
@@ -122,8 +122,8 @@ def test_skill_md(tmp_path: Path, kind: str) -> None:
     out = run_python("""
         import sys
         from pathlib import Path
-        from tui_agent.core.skills import discover_skills
-        from tui_agent.core.skills import SkillError, parse_skill
+        from tui_agent.core.agent.skills import discover_skills
+        from tui_agent.core.agent.skills import SkillError, parse_skill
         skills, warnings = discover_skills(Path(sys.argv[2]), None)
         print([s.name for s in skills]); print("\\n".join(warnings))
         try:  # named directly, not only through discovery (which already skips what is not a file)
@@ -156,9 +156,9 @@ def test_the_reader_itself(tmp_path: Path) -> None:
 # -- tools -----------------------------------------------------------------------------------------
 async def test_a_symlink_loop_named_by_a_tool_fails_only_that_call(tmp_path: Path) -> None:
     from tui_agent.core.messages import protocol_errors, tool_results
-    from tui_agent.core.permissions import PermissionPolicy
+    from tui_agent.core.access.gate import PermissionPolicy
     from tui_agent.core.providers.scripted import ScriptedProvider, text_reply
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
     from tui_agent.core.tools import builtin_tools
     from tui_agent.core.tools.base import ToolRegistry
 

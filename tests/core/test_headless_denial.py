@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent import exit_codes
+from tui_agent.faces import exit_codes
 
 from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
 

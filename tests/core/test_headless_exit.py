@@ -17,7 +17,7 @@ from pathlib import Path
 CHILD = """
 import atexit, gc, sys
 atexit.register(lambda: print(f"frozen={gc.get_freeze_count()}", flush=True))
-from tui_agent.cli import main
+from tui_agent.faces.cli import main
 code = main(sys.argv[1:])
 print(f"code={code}", flush=True)
 """
@@ -39,7 +39,7 @@ def test_headless_imports_the_sdk_before_the_turn_with_the_collector_paused(tmp_
     import gc
 
     from tui_agent.core.providers.demo import DemoProvider
-    from tui_agent.headless import run_headless
+    from tui_agent.faces.headless import run_headless
 
     (tmp_path / "README.md").write_text("# demo\n")
     monkeypatch.setenv("TUI_AGENT_CONFIG_DIR", str(tmp_path / "config"))

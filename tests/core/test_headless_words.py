@@ -20,7 +20,7 @@ def test_headless_output_never_speaks_of_the_tui(tmp_path):
 
 async def test_the_tui_keeps_its_own_words(tmp_path):
     from tui_agent.core import events as ev
-    from tui_agent.core.factory import build_session
+    from tui_agent.core.agent.factory import build_session
 
     session, _ = build_session(make_repo(tmp_path), model="demo", headless=False, context_window=8_000)
     notices = []

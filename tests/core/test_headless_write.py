@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tui_agent.core import events as ev
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import builtin_tools
 from tui_agent.core.tools.base import ToolRegistry
 

@@ -19,13 +19,13 @@ def core_modules() -> dict[str, Path]:
     return out
 
 
-def imported(path: Path, known: dict[str, Path]) -> set[str]:
+def imported(path: Path, known: dict[str, Path], typing_too: bool = False) -> set[str]:
     """The core modules `path` imports at run time (a `from a.b import c` names `a.b`, or `a.b.c` when
-    that is a module)."""
+    that is a module); `typing_too`: also those imported only for type checking."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     typing_only = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if not typing_too and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             typing_only.update(id(inner) for inner in ast.walk(node))
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -76,10 +76,29 @@ def test_the_checker_finds_a_circle() -> None:
     assert circles({"a": {"b"}, "b": set()}) == []
 
 
-def test_no_import_circle_inside_core() -> None:
+def core_graph(typing_too: bool = False) -> dict[str, set[str]]:
     known = core_modules()
-    graph = {name: imported(path, known) - {name} for name, path in known.items()}
+    graph = {name: imported(path, known, typing_too) - {name} for name, path in known.items()}
     # a package's own __init__ re-exporting its submodules is not a circle with them
     for name in graph:
         graph[name] = {other for other in graph[name] if not other.startswith(name + ".")}
-    assert circles(graph) == []
+    return graph
+
+
+def test_no_import_circle_inside_core() -> None:
+    assert circles(core_graph()) == []
+
+
+# Issue 29 took the type-only circles from 3 (5, 12 and 5 modules: events named budget's BaseBreakdown,
+# tool_round the whole LoopConfig, ToolContext the gate and the skills catalog) to this one: a Session's
+# commands, prompt builder and MCP installer name the Session they act on. It may shrink, never grow;
+# breaking it takes a protocol of what a command needs of a session (left for the next step).
+KNOWN_TYPE_ONLY_CIRCLE = {"tui_agent.core.agent.builtin_commands", "tui_agent.core.agent.commands",
+                          "tui_agent.core.agent.session", "tui_agent.core.agent.system_prompt",
+                          "tui_agent.core.mcp.install"}
+
+
+def test_type_only_imports_close_no_new_circle_inside_core() -> None:
+    found = circles(core_graph(typing_too=True))
+    assert all(set(circle) <= KNOWN_TYPE_ONLY_CIRCLE for circle in found), found
+    assert len(found) <= 1

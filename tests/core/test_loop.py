@@ -10,10 +10,10 @@ import pytest
 from tui_agent.core import events as ev
 from tui_agent.core.compaction.pricing import HUGE_RESULT_CHARS
 from tui_agent.core.messages import protocol_errors, tool_results, unanswered_tool_uses
-from tui_agent.core.permissions import REJECT_MESSAGE, SKIPPED_MESSAGE, PermissionDecision, PermissionPolicy
+from tui_agent.core.access.gate import REJECT_MESSAGE, SKIPPED_MESSAGE, PermissionDecision, PermissionPolicy
 from tui_agent.core.providers.base import ProviderError
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tests.core.helpers import BoomTool, EchoTool, SlowTool, WriteLikeTool, registry
 from tests.waiting import wait_until
 
@@ -275,7 +275,7 @@ def test_core_never_imports_textual_or_rich():
     import sys
 
     code = (
-        "import sys, pkgutil, importlib, tui_agent.core, tui_agent.compact, tui_agent.headless\n"
+        "import sys, pkgutil, importlib, tui_agent.core, tui_agent.compact, tui_agent.faces.headless\n"
         "for m in pkgutil.walk_packages(tui_agent.core.__path__, 'tui_agent.core.'):\n"
         "    importlib.import_module(m.name)\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))\n"

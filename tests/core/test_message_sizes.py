@@ -8,7 +8,7 @@ import pytest
 from tests.shared import SYNTHETIC_TRANSCRIPT, TRANSCRIPT_FILES
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.legacy import _cut_message
-from tui_agent.core.recorded import load_recorded
+from tui_agent.core.recordings.recorded import load_recorded
 
 BLOCKS = [
     {"type": "text", "text": "plain  words\twith   runs \t of space"},

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from tui_agent.core import events as ev
-from tui_agent.core.builtin_commands import register_builtin_commands
-from tui_agent.core.permission_rules import Rule, command_rule_pattern
-from tui_agent.core.permissions import REJECT_MESSAGE, PermissionDecision, PermissionPolicy
+from tui_agent.core.agent.builtin_commands import register_builtin_commands
+from tui_agent.core.access.rules import Rule, command_rule_pattern
+from tui_agent.core.access.gate import REJECT_MESSAGE, PermissionDecision, PermissionPolicy
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-from tui_agent.core.session import Session
-from tui_agent.core.settings import apply_permission_settings, load_permission_settings
+from tui_agent.core.agent.session import Session
+from tui_agent.core.access.settings import apply_permission_settings, load_permission_settings
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
 from tui_agent.core.tools.bash import BashTool
 from tui_agent.core.tools.edit import EditTool
@@ -284,10 +284,10 @@ async def test_permissions_command(ws: Path) -> None:
 # -- read-deny rules also hide contents from Grep ---------------------------------------------------------
 async def test_read_deny_rule_hides_file_contents_from_grep(tmp_path):
     from tui_agent.core import events as ev
-    from tui_agent.core.permission_rules import Rule
-    from tui_agent.core.permissions import PermissionPolicy
+    from tui_agent.core.access.rules import Rule
+    from tui_agent.core.access.gate import PermissionPolicy
     from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
     from tui_agent.core.tools import ToolRegistry, builtin_tools
 
     (tmp_path / ".env").write_text("API_TOKEN=SECRET-VALUE\n")

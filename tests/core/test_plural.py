@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from tui_agent.core.compaction.plan import CompactEvent
-from tui_agent.core.loop import event_notice
-from tui_agent.core.plural import noun_for, plural
+from tui_agent.core.agent.loop import event_notice
+from tui_agent.core.formats import noun_for, plural
 
 
 def test_plural_agrees_with_its_count_and_groups_thousands():

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from tui_agent.core.compaction import CompactPolicy
-from tui_agent.core.economics import replay
-from tui_agent.core.recorded import Recorded, TokenModel
+from tui_agent.core.recordings.economics import replay
+from tui_agent.core.recordings.recorded import Recorded, TokenModel
 from tui_agent.core.messages import assistant_text, user_text
 from tui_agent.core.prices import CLASSIC, NEWER, CachePrice, for_model
-from tui_agent.core.transcript_records import timestamp as _timestamp
+from tui_agent.core.recordings.transcript_records import timestamp as _timestamp
 
 POLICY = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
 

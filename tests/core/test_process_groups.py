@@ -17,7 +17,7 @@ import pytest
 from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
 from tests.processes import children, gone, pane_pid
 from tests.waiting import wait_until, wait_until_sync
-from tui_agent.core import process_groups
+from tui_agent.core.shell import process_groups
 from tui_agent.core.tools.bash import run_command
 
 CLI = Path(sys.executable).with_name("tui-agent")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.core.project_context import ProjectContext, load_project_context
+from tui_agent.core.agent.project_context import ProjectContext, load_project_context
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply
-from tui_agent.core.session import Session
-from tui_agent.core.system_prompt import build_system_prompt, context_notices
+from tui_agent.core.agent.session import Session
+from tui_agent.core.agent.system_prompt import build_system_prompt, context_notices
 from tui_agent.core.tools.base import ToolRegistry
 
 
@@ -113,7 +113,7 @@ def test_truncation_notice(repo: Path) -> None:
 
 # -- symlinks out of the workspace (issue 9, item 5) ---------------------------------------------------
 def test_context_file_symlinked_out_of_the_workspace_is_not_loaded(tmp_path: Path) -> None:
-    from tui_agent.core.project_context import load_with_warnings
+    from tui_agent.core.agent.project_context import load_with_warnings
 
     secret = tmp_path / "home" / ".aws" / "credentials"
     secret.parent.mkdir(parents=True)
@@ -130,8 +130,8 @@ def test_context_file_symlinked_out_of_the_workspace_is_not_loaded(tmp_path: Pat
 
 
 async def test_symlinked_context_never_reaches_the_provider(tmp_path: Path, monkeypatch) -> None:
-    from tui_agent.core.factory import build_session
-    from tui_agent.core.system_prompt import context_notices
+    from tui_agent.core.agent.factory import build_session
+    from tui_agent.core.agent.system_prompt import context_notices
 
     monkeypatch.setenv("TUI_AGENT_CONFIG_DIR", str(tmp_path / "config"))
     secret = tmp_path / "credentials"
@@ -156,7 +156,7 @@ def test_fifo_as_agents_md_does_not_hang(tmp_path: Path) -> None:
 
 def test_a_symlink_loop_is_skipped_with_a_warning(tmp_path: Path) -> None:
     """Issue 19 item 9: `AGENTS.md -> AGENTS.md` used to raise "Symlink loop" on every turn."""
-    from tui_agent.core.project_context import load_with_warnings
+    from tui_agent.core.agent.project_context import load_with_warnings
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "AGENTS.md").symlink_to("AGENTS.md")

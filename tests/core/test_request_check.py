@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from tui_agent.core.economics import strategy_runs
-from tui_agent.core.recorded import load_recorded
+from tui_agent.core.recordings.economics import strategy_runs
+from tui_agent.core.recordings.recorded import load_recorded
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
 from tui_agent.core.request_check import RequestCheck
 from tests.shared import TRANSCRIPTS

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tui_agent.core.sanitize import strip_controls
-from tui_agent.headless import run_headless
+from tui_agent.faces.headless import run_headless
 
 OSC52 = "\x1b]52;c;SGVsbG8=\x07"  # write "Hello" to the clipboard
 TITLE = "\x1b]0;OWNED\x07"

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tui_agent.core import events as ev
-from tui_agent.core.permission_rules import Rule
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.access.rules import Rule
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolRegistry, builtin_tools
 from tui_agent.core.tools import grep as grep_module
 from tui_agent.core.tools.base import ToolContext, ToolError

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.core.builtin_commands import INIT_PROMPT, register_builtin_commands
+from tui_agent.core.agent.builtin_commands import INIT_PROMPT, register_builtin_commands
 from tui_agent.core.providers.scripted import ScriptedProvider
-from tui_agent.core.session import Session
-from tui_agent.core.skills import SkillCatalog, catalog_text, discover_skills
-from tui_agent.core.system_prompt import build_system_prompt, context_notices
+from tui_agent.core.agent.session import Session
+from tui_agent.core.agent.skills import SkillCatalog, catalog_text, discover_skills
+from tui_agent.core.agent.system_prompt import build_system_prompt, context_notices
 from tui_agent.core.tools.base import ToolRegistry
 
 

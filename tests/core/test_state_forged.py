@@ -1,6 +1,6 @@
 """A forged or stale state is refused in one place (`CompactState.problems`) with a one-line warning, and
 the request is then planned from the history: a drop that splits a tool round, a mask on a text block,
-half an exchange left out (version 2 trusts the saved `skip`, so it is checked), a read-up-to mark
+half an exchange left out (versions 2 and 3 trust the saved `skip`, so it is checked), a read-up-to mark
 outside the history."""
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ def saved() -> tuple[list[dict], dict]:
 
 @pytest.mark.parametrize("forge, why", [
     (lambda s: s.update(drop_from=0, drop_until=2), "splits a tool round"),  # before a tool_result
-    (lambda s: s.update(masks=s["masks"] + [[0, 0, 1]]), "not a tool result"),  # the first prompt's text
+    (lambda s: s.update(blocks=s["blocks"] + [["mask", 0, 0, 1]]), "not a tool result"),  # the first prompt's text
     (lambda s: s.update(skip=[1]), "without its partner"),  # a tool_use left out, its results sent
     (lambda s: s.update(cut_scan=-3), "read-up-to mark"),
 ])
 def test_a_forged_state_is_refused_and_the_request_planned_from_the_history(forge, why):
     h, state = saved()
-    assert state["version"] == 2
+    assert state["version"] == 3
     forge(state)
     fresh = Compactor(CompactPolicy(**POLICY), baseline_tokens=BASELINE)
     warning = fresh.import_state(h, state)

@@ -9,7 +9,7 @@ import pytest
 from tui_agent.core import events as ev
 from tui_agent.core.compaction import Compactor
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolRegistry
 
 

@@ -15,7 +15,7 @@ from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.summary import is_summary_request
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.base import ModelRequest, Provider, ProviderEvent, StreamDone, UsageInfo
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolRegistry
 
 SUMMARY = "The user asked to port the project; src/f0..f11 were read."

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.cli import main
+from tui_agent.faces.cli import main
 from tui_agent.core import events as ev
 from tui_agent.core import telemetry
 from tests.shared import TRANSCRIPTS
@@ -126,7 +126,7 @@ def test_a_replayed_sessions_calls_arrive_as_spans_with_the_figures_of_replay_js
 
 
 def test_nothing_is_imported_or_sent_when_the_endpoint_is_unset(tmp_path: Path) -> None:
-    code = ("import sys; from tui_agent.cli import main; import io, contextlib\n"
+    code = ("import sys; from tui_agent.faces.cli import main; import io, contextlib\n"
             "with contextlib.redirect_stdout(io.StringIO()): code = main(['replay', sys.argv[1], '--report'])\n"
             "print(code, sorted(m for m in sys.modules if m.startswith('opentelemetry')))")
     env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("OTEL_")}

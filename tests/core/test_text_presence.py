@@ -10,11 +10,11 @@ import random
 from tests.shared import TRANSCRIPTS
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.compaction.recap import request_text
-from tui_agent.core.economics import strategy_runs
-from tui_agent.core.recorded import load_recorded
+from tui_agent.core.recordings.economics import strategy_runs
+from tui_agent.core.recordings.recorded import load_recorded
 from tui_agent.core.messages import user_text
-from tui_agent.core.replay_checks import common_prefix, required_memory
-from tui_agent.core.text_presence import TextPresence
+from tui_agent.core.recordings.replay_checks import common_prefix, required_memory
+from tui_agent.core.recordings.text_presence import TextPresence
 
 LOG = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
 

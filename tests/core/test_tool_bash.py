@@ -10,9 +10,9 @@ import pytest
 
 from tests.waiting import wait_until
 from tui_agent.core import events as ev
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools.base import ToolContext, ToolRegistry, validate_input
 from tui_agent.core.tools.bash import HEAD_BYTES, MAX_OUTPUT_CHARS, BashTool, _Capture
 

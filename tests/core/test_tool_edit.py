@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.tools.base import ToolContext, ToolError, validate_input
 from tui_agent.core.tools import edit as edit_module
 from tui_agent.core.tools.edit import EditTool

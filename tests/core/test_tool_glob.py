@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.tools.base import ToolContext, ToolError, validate_input
 from tui_agent.core.tools.glob import NO_FILES, GlobTool, glob_to_regex, split_pattern
 

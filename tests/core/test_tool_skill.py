@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from tui_agent.core import events as ev
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-from tui_agent.core.session import Session
-from tui_agent.core.system_prompt import build_system_prompt
+from tui_agent.core.agent.session import Session
+from tui_agent.core.agent.system_prompt import build_system_prompt
 from tui_agent.core.tools import builtin_tools
 from tui_agent.core.tools.base import ToolContext, ToolError, ToolRegistry, validate_input
 from tui_agent.core.tools.skill import SkillTool

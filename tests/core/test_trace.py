@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tui_agent.core import trace
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tests.core.helpers import EchoTool, registry
 
 LINE = re.compile(r"^\[trace\] (\S+)(?: .*)? ts=(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) session=(\S+)$")

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tui_agent.core.messages import protocol_errors
-from tui_agent.core.transcripts import load_transcript
+from tui_agent.core.recordings.transcripts import load_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
 

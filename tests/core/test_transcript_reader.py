@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tests.shared import TRANSCRIPTS
 from tui_agent.core.messages import protocol_errors
-from tui_agent.core.transcripts import FRESH_ID, TranscriptLoad, TranscriptReader, parse_transcript
+from tui_agent.core.recordings.transcripts import FRESH_ID, TranscriptLoad, TranscriptReader, parse_transcript
 
 
 def said(load: TranscriptLoad) -> tuple:
@@ -55,7 +55,7 @@ def test_the_real_logs_read_in_chunks_say_what_a_whole_parse_says():
 def test_a_growth_does_not_fold_the_lines_already_read_again(monkeypatch):
     lines = (TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl").read_text(
         encoding="utf-8").split("\n")
-    import tui_agent.core.transcripts as module
+    import tui_agent.core.recordings.transcripts as module
 
     read = []
     real = module.read_record
@@ -139,7 +139,7 @@ def test_a_message_handed_out_is_never_edited_by_the_lines_after_it():
 
 
 def test_a_growing_logs_recorded_calls_reuse_nothing_but_what_a_fresh_reading_gives():
-    from tui_agent.core.recorded import recorded_transcript
+    from tui_agent.core.recordings.recorded import recorded_transcript
 
     def figures(recorded):
         return (recorded.calls, recorded.real, recorded.segment_start, recorded.estimates, recorded.usage,

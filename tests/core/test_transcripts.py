@@ -9,7 +9,7 @@ import pytest
 from tests.shared import TRANSCRIPTS
 from tui_agent.compact import CompactOptions, compact_messages
 from tui_agent.core.messages import protocol_errors
-from tui_agent.core.transcripts import load_transcript
+from tui_agent.core.recordings.transcripts import load_transcript
 
 SHARED = TRANSCRIPTS
 FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []

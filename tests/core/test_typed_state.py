@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.factory import build_session
 from tui_agent.core.mcp.install import McpState
-from tui_agent.core.project_context import ProjectContext
-from tui_agent.core.session import Session
-from tui_agent.core.skills import SkillCatalog, catalog_for
-from tui_agent.core.system_prompt import project_context_for
+from tui_agent.core.agent.project_context import ProjectContext
+from tui_agent.core.agent.session import Session
+from tui_agent.core.agent.skills import SkillCatalog, catalog_for
+from tui_agent.core.agent.system_prompt import project_context_for
 from tui_agent.core.tools.base import ToolContext
 
 

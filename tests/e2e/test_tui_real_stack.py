@@ -10,7 +10,7 @@ import os
 from tests.fakes.fake_anthropic import text, tool_use
 from tests.mcp.helpers import demo_entry, write_config
 from tests.ui.support import make_app, send
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.factory import build_session
 from tui_agent.core.messages import protocol_errors
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
 

@@ -14,7 +14,7 @@ from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.providers.anthropic_provider import AnthropicProvider
 from tui_agent.core.providers.base import ModelRequest, ProviderEvent, StreamDone, StreamText, UsageInfo
 from tui_agent.core.providers.scripted import ScriptedProvider
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolRegistry
 from tui_agent.core.tools.read import ReadTool
 
@@ -60,7 +60,7 @@ def session_on(workspace: Path, provider: Any = None, *, compact: CompactOptions
 async def run(session: Session, prompt: str, answers: dict[str, Any] | None = None) -> list[Any]:
     """One turn; permission requests are answered from `answers` (by tool name), else denied."""
     from tui_agent.core import events as ev
-    from tui_agent.core.permissions import PermissionDecision
+    from tui_agent.core.access.gate import PermissionDecision
 
     seen = []
     async for event in session.run_turn(prompt):

@@ -17,7 +17,7 @@ from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.writer import REDACTED, journal_of, start_journal
 from tui_agent.core.messages import protocol_errors
-from tui_agent.core.permissions import PermissionDecision
+from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
 
 from .helpers import run, session_on
@@ -232,8 +232,8 @@ async def test_unwritable_journal_stops_quietly_and_says_why(workspace) -> None:
 def test_headless_says_when_the_journal_could_not_be_written(tmp_path, monkeypatch) -> None:
     import io
 
-    from tui_agent.headless import run_headless
-    from tui_agent.session_cli import journal_hook
+    from tui_agent.faces.headless import run_headless
+    from tui_agent.faces.sessions import journal_hook
 
     data = tmp_path / "data"
     data.mkdir()

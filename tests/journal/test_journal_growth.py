@@ -20,7 +20,7 @@ from tui_agent.core.journal.state_delta import apply, diff
 from tui_agent.core.journal.writer import journal_of, start_journal
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 
 from .helpers import run, session_on
 

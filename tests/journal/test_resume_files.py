@@ -18,7 +18,7 @@ from tui_agent.core.paths import is_own_journal, journal_path, sessions_dir, val
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.records import FORMAT_VERSION, new_session_id
 from tui_agent.core.journal.resume import resume_journaled
-from tui_agent.session_cli import workspace_for
+from tui_agent.faces.sessions import workspace_for
 
 from .helpers import run, session_on
 

@@ -18,7 +18,7 @@ from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.store import list_sessions
 from tui_agent.core.journal.writer import journal_of, start_journal
 from tui_agent.core.messages import protocol_errors
-from tui_agent.core.permissions import PermissionDecision
+from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.providers.base import UsageInfo
 
 from .helpers import LocalClaude, run, session_on

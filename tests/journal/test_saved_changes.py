@@ -12,7 +12,7 @@ from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.writer import journal_of, start_journal
 from tui_agent.core.providers.base import UsageInfo
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 
 from .helpers import LocalClaude, run, session_on
 

@@ -10,7 +10,7 @@ from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.store import list_sessions
 from tui_agent.core.messages import user_text
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply
-from tui_agent.session_cli import journal_hook
+from tui_agent.faces.sessions import journal_hook
 
 from .helpers import run, session_on
 

@@ -17,9 +17,9 @@ from tests.mcp.helpers import demo_entry, write_config
 from tui_agent.core import events as ev
 from tui_agent.core.mcp import install_mcp
 from tui_agent.core.messages import tool_results
-from tui_agent.core.permissions import HEADLESS_DENY_MESSAGE, PermissionPolicy
+from tui_agent.core.access.gate import HEADLESS_DENY_MESSAGE, PermissionPolicy
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools.base import ToolRegistry
 
 
@@ -119,7 +119,7 @@ def test_installing_does_not_import_the_sdk(tmp_path):
         "from pathlib import Path\n"
         "from tui_agent.core.mcp import install_mcp\n"
         "from tui_agent.core.providers.scripted import ScriptedProvider\n"
-        "from tui_agent.core.session import Session\n"
+        "from tui_agent.core.agent.session import Session\n"
         "from tui_agent.core.tools.base import ToolRegistry\n"
         "s = Session(ScriptedProvider(), ToolRegistry(), Path('.'))\n"
         "install_mcp(s)\n"

@@ -13,15 +13,15 @@ import pytest
 
 from tests.mcp.helpers import demo_entry, write_config
 from tests.ui.support import make_app
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.factory import build_session
 from tui_agent.core.mcp import install_mcp
-from tui_agent.core.permission_rules import Rule
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.access.rules import Rule
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.scripted import ScriptedProvider
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
 from tui_agent.core.tools.bash import BashTool
-from tui_agent.core.trust import TrustItem, TrustStore, trust_path
+from tui_agent.core.access.trust import TrustItem, TrustStore, trust_path
 
 ROOT = Path(__file__).resolve().parents[2]
 PWNED_CONFIG = {"mcpServers": {"x": {"command": "sh", "args": ["-c", "touch PWNED"]}}}
@@ -271,7 +271,7 @@ async def test_an_mcp_config_entry_named_in_the_workspace_is_the_projects_wherev
 
 
 def test_a_project_link_to_the_users_own_mcp_json_is_still_a_project_file(tmp_path: Path) -> None:
-    from tui_agent.core.trust import is_project_file
+    from tui_agent.core.access.trust import is_project_file
 
     repo, config = tmp_path / "repo", tmp_path / "config"
     repo.mkdir()
@@ -287,7 +287,7 @@ def test_a_project_link_to_the_users_own_mcp_json_is_still_a_project_file(tmp_pa
 
 def test_project_settings_linked_out_of_the_workspace_stay_the_projects(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from tui_agent.core.settings import load_permission_settings
+    from tui_agent.core.access.settings import load_permission_settings
 
     monorepo, config = tmp_path / "monorepo", tmp_path / "config"
     (monorepo / "pkg" / ".tui-agent").mkdir(parents=True)

@@ -22,7 +22,7 @@ from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.messages import user_text
 from tui_agent.core.providers.anthropic_provider import AnthropicProvider
 from tui_agent.core.providers.base import ModelRequest, StreamNotice
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import builtin_tools
 from tui_agent.core.tools.base import ToolRegistry
 

@@ -177,7 +177,7 @@ def test_p_starts_the_sdk_import_at_process_start_and_the_call_carries_its_user_
 
     fake_anthropic.replies = [text("Hello from the fake.")]
     probe = ("import threading, runpy, sys\n"
-             "import tui_agent.core.factory as f\n"
+             "import tui_agent.core.agent.factory as f\n"
              "real = f.build_session\n"
              "def spy(*a, **k):\n"
              "    names = [t.name for t in threading.enumerate()]\n"
@@ -185,9 +185,9 @@ def test_p_starts_the_sdk_import_at_process_start_and_the_call_carries_its_user_
              " file=sys.stderr)\n"
              "    return real(*a, **k)\n"
              "f.build_session = spy\n"
-             "import tui_agent.headless as h; h.build_session = spy\n"
+             "import tui_agent.faces.headless as h; h.build_session = spy\n"
              "sys.argv = ['tui-agent', '-p', 'hello']\n"
-             "from tui_agent.cli import main\n"
+             "from tui_agent.faces.cli import main\n"
              "sys.exit(main())\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=cli_env(tmp_path, fake_anthropic),
                          capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)

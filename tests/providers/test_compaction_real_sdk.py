@@ -12,7 +12,7 @@ from tests.providers.conftest import ended, notices, run
 from tui_agent.core import events as ev
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.config import provider_from_env
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import builtin_tools
 from tui_agent.core.tools.base import ToolRegistry
 

@@ -12,7 +12,7 @@ from tests.fakes.fake_anthropic import FakeAnthropic, cache_segments, text, tool
 from tests.providers.conftest import ended, run
 from tests.providers.test_compaction_real_sdk import make_files, session_on
 from tui_agent.core import events as ev
-from tui_agent.core.context_notice import NOTICE_MARK
+from tui_agent.core.agent.context_notice import NOTICE_MARK
 from tui_agent.core.messages import protocol_errors
 
 RECALL_ID = "toolu_ctx_1"

@@ -26,10 +26,10 @@ from tests.fakes.http import Reply
 from tests.providers.conftest import FAST_RETRY, collect, ended, notices, run
 from tests.waiting import wait_until
 from tui_agent.core import events as ev
-from tui_agent.core.tool_round import CUT_OFF_MESSAGE
+from tui_agent.core.agent.tool_round import CUT_OFF_MESSAGE
 from tui_agent.core.messages import protocol_errors, tool_results, tool_uses, user_text
 from tui_agent.core.providers.base import ModelRequest, Provider, StreamDone, StreamText
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import builtin_tools
 from tui_agent.core.tools.base import ToolRegistry
 

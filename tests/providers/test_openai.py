@@ -17,7 +17,7 @@ from tui_agent.core.providers.openai_provider import (
     to_openai_messages,
     to_openai_tools,
 )
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import builtin_tools
 from tui_agent.core.tools.base import ToolRegistry
 

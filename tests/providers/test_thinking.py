@@ -71,7 +71,7 @@ async def test_thinking_streams_in_and_goes_back_signed(fake_anthropic):
 
 
 def test_thinking_survives_cut_mask_drop_resume_and_replay(tmp_path: Path):
-    from tui_agent.core.replay import open_replay
+    from tui_agent.core.recordings.replay import open_replay
 
     workspace = tmp_path / "repo"
     workspace.mkdir()

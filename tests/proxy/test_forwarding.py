@@ -18,7 +18,7 @@ from tests.fakes.fake_anthropic import error_reply, message_events, sse, text
 from tests.fakes.http import FakeServer, Reply
 from tests.waiting import wait_until_sync
 from tui_agent.proxy.recorder import Recorder, new_recording
-from tui_agent.proxy_cli import ProxyThread
+from tui_agent.faces.proxy import ProxyThread
 
 KEY = "sk-ant-api03-proxytestsecret0123456789abcdefXYZ"
 
@@ -211,7 +211,7 @@ def test_bad_flags_are_refused_with_one_line(tmp_path, argv, says):
 
 def test_chat_completions_pass_and_their_recording_replays_as_a_conversation(proxied):
     from tests.fakes.fake_openai import completion_chunks
-    from tui_agent.core.replay import open_replay
+    from tui_agent.core.recordings.replay import open_replay
 
     upstream, port, path = proxied
     first = [{"type": "tool_use", "id": "call_1", "name": "read", "input": {"path": "a.py"}}]

@@ -9,12 +9,12 @@ import json
 
 from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
 from tests.waiting import wait_until
-from tui_agent.core.economics import default_policy
+from tui_agent.core.recordings.economics import default_policy
 from tui_agent.proxy.recorder import Recorder, new_recording
-from tui_agent.proxy_cli import ProxyThread
+from tui_agent.faces.proxy import ProxyThread
 from tui_agent.ui.screens.watch import WatchScreen
 from tui_agent.ui.watch_app import WatchApp
-from tui_agent.watch_cli import LogSource
+from tui_agent.faces.watch import LogSource
 
 TOOLS = [{"name": "Read", "description": "read a file", "input_schema": {"type": "object", "properties": {}}}]
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.shared import SYNTHETIC_TRANSCRIPT, TRANSCRIPT_FILES
 from tui_agent.core.budget import BudgetLedger
-from tui_agent.core.replay import open_replay
+from tui_agent.core.recordings.replay import open_replay
 
 
 @pytest.mark.parametrize("path", [SYNTHETIC_TRANSCRIPT, *TRANSCRIPT_FILES], ids=lambda p: p.name[:24])

@@ -9,10 +9,10 @@ import random
 
 import pytest
 
-from tui_agent.core.economics import STRATEGIES
+from tui_agent.core.recordings.economics import STRATEGIES
 from tests.shared import TRANSCRIPTS
-from tui_agent.core.replay import open_replay
-from tui_agent.core.replay_json import report_json, step_json
+from tui_agent.core.recordings.replay import open_replay
+from tui_agent.core.recordings.replay_json import report_json, step_json
 
 SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 LOGS = {"drmaciver": "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl",
@@ -57,7 +57,7 @@ def test_a_step_made_again_is_found_from_the_nearest_checkpoint() -> None:
 
 
 def test_taking_a_checkpoint_at_every_call_changes_no_figure_of_the_report() -> None:
-    from tui_agent.core.economics_report import session_report
+    from tui_agent.core.recordings.economics_report import session_report
 
     path = SHARED / LOGS["drmaciver"]
     replay = open_replay(path, STRATEGIES, check_memory=True)

@@ -10,8 +10,8 @@ import pytest
 
 from tests.shared import TRANSCRIPTS
 from tests.replay.test_replay_core import compacting_log
-from tui_agent.cli import main
-from tui_agent.core.economics_report import format_report, session_report
+from tui_agent.faces.cli import main
+from tui_agent.core.recordings.economics_report import format_report, session_report
 
 SHARED = TRANSCRIPTS
 FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
@@ -88,11 +88,11 @@ def test_replay_is_listed_in_help_and_version_stays_light(capsys) -> None:
     import subprocess
     import sys
 
-    code = subprocess.run([sys.executable, "-X", "importtime", "-m", "tui_agent.cli", "--version"],
+    code = subprocess.run([sys.executable, "-X", "importtime", "-m", "tui_agent.faces.cli", "--version"],
                           capture_output=True, text=True)
     assert code.returncode == 0 and code.stdout.startswith("tui-agent ")
     loaded = {line.split("|")[-1].strip() for line in code.stderr.splitlines()}
-    assert not {"tui_agent.replay_cli", "tui_agent.core.replay", "tui_agent.core.economics"} & loaded
+    assert not {"tui_agent.faces.replay", "tui_agent.core.recordings.replay", "tui_agent.core.recordings.economics"} & loaded
     with pytest.raises(SystemExit):
         main(["replay", "--help"])
     assert "--report" in capsys.readouterr().out
@@ -143,10 +143,10 @@ def test_the_synthetic_transcript_replays_headless_like_the_benchmark(capsys) ->
 def test_a_long_replay_shows_its_progress_on_stderr_and_a_short_one_does_not(tmp_path: Path, capsys,
                                                                              monkeypatch) -> None:
     path = compacting_log(tmp_path / "c.jsonl")
-    monkeypatch.setattr("tui_agent.replay_progress.PROGRESS_AFTER", 1e9)  # as if every call were quick
+    monkeypatch.setattr("tui_agent.faces.replay_progress.PROGRESS_AFTER", 1e9)  # as if every call were quick
     code, out, err = run(["replay", str(path), "--report"], capsys)
     assert code == 0 and "replaying" not in err
-    monkeypatch.setattr("tui_agent.replay_progress.PROGRESS_AFTER", 0.0)  # as if every call took long
+    monkeypatch.setattr("tui_agent.faces.replay_progress.PROGRESS_AFTER", 0.0)  # as if every call took long
     code, out, err = run(["replay", str(path), "--json"], capsys)
     calls = json.loads(out)["report"]["calls"]
     assert code == 0 and err.splitlines()[-1] == f"replaying call {calls}/{calls}…"

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from tests.replay.jsonl import Log, basic, read, rounds, text
-from tui_agent.core.economics import STRATEGIES
-from tui_agent.core.economics_report import session_report
+from tui_agent.core.recordings.economics import STRATEGIES
+from tui_agent.core.recordings.economics_report import session_report
 from tui_agent.core.messages import protocol_errors, tool_results, tool_uses
-from tui_agent.core.replay import REPLAY_STRATEGIES, open_replay
-from tui_agent.core.replay_json import replay_json
-from tui_agent.core.transcripts import MISSING_RESULT, load_transcript
+from tui_agent.core.recordings.replay import REPLAY_STRATEGIES, open_replay
+from tui_agent.core.recordings.replay_json import replay_json
+from tui_agent.core.recordings.transcripts import MISSING_RESULT, load_transcript
 
 NUMBERS = ("calls", "over_window", "peak", "tokens", "cost", "cached", "newest_intact", "prompts_missing",
            "paths_missing", "invalid", "events")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tests.journal.helpers import run, session_on
 from tests.replay.test_replay_cli import run as run_cli
-from tui_agent.core.economics import default_policy
-from tui_agent.core.economics_report import session_report
+from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.economics_report import session_report
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.writer import start_journal
 from tui_agent.core.providers.base import UsageInfo
@@ -78,7 +78,7 @@ def test_replay_has_one_ruler_the_meter_the_card_and_the_costs_agree() -> None:
     not add up to its total.)"""
     from tests.shared import SYNTHETIC_TRANSCRIPT
     from tui_agent.core.budget import BudgetLedger
-    from tui_agent.core.replay import open_replay
+    from tui_agent.core.recordings.replay import open_replay
 
     replay = open_replay(SYNTHETIC_TRANSCRIPT)
     ledger = BudgetLedger()

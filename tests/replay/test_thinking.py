@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.replay.jsonl import Log, text
-from tui_agent.cli import main
+from tui_agent.faces.cli import main
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.thinking import LEFT_OUT, same_model, strip_foreign_thinking
-from tui_agent.core.transcripts import load_transcript
+from tui_agent.core.recordings.transcripts import load_transcript
 
 SONNET = "claude-sonnet-4-5-20250929"
 OPUS = "claude-opus-4-5-20251101"

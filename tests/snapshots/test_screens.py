@@ -141,7 +141,7 @@ def test_replay_mode(snap_compare) -> None:
     """`tui-agent replay` on the smallest shared Claude Code log, at call 30 (one ✂ cut result): the card
     (recorded real tokens, our estimate of them, what we would send, the agent's compactions, the cost
     table), the panel drawing our plan, the disabled prompt with its hint."""
-    from tui_agent.core.replay import open_replay
+    from tui_agent.core.recordings.replay import open_replay
     from tui_agent.ui.replay_app import ReplayApp
 
     smallest = min(REPLAY_FILES, key=lambda p: p.stat().st_size)

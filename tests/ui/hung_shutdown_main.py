@@ -8,8 +8,8 @@ import sys
 import threading
 from pathlib import Path
 
-from tui_agent.cli import main
-from tui_agent.core.session import Session
+from tui_agent.faces.cli import main
+from tui_agent.core.agent.session import Session
 
 
 def hang_on_close(marker: Path):

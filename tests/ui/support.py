@@ -13,7 +13,7 @@ from typing import Any
 from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.providers.demo import DemoProvider
 from tui_agent.core.providers.scripted import ScriptedProvider
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolOutput, ToolRegistry, builtin_tools
 from tui_agent.core.tools.base import Tool, ToolContext
 from tui_agent.ui.app import AgentApp

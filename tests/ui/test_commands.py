@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from tui_agent.core.commands import Command, CommandResult
+from tui_agent.core.agent.commands import Command, CommandResult
 from tui_agent.core.providers.scripted import text_reply
 from tui_agent.ui.commands import palette_commands
 from tui_agent.ui.widgets.command_hints import CommandHints

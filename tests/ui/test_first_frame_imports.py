@@ -16,7 +16,7 @@ from pathlib import Path
 
 CHILD = """
 import json, sys
-import tui_agent.cli as cli
+import tui_agent.faces.cli as cli
 from tui_agent.ui import app as appmod
 
 cli.headless_prompt = lambda *args: None  # the child's stdin is not a terminal: open the app anyway
@@ -33,12 +33,12 @@ sys.exit(cli.main(sys.argv[1:]))
 
 NOT_BEFORE_THE_FIRST_FRAME = (
     "anthropic", "openai", "mcp", "markdown_it", "textual_serve", "aiohttp",
-    "tui_agent.web", "tui_agent.replay_cli", "tui_agent.ui.replay_app", "tui_agent.ui.turn",
+    "tui_agent.web", "tui_agent.faces.replay", "tui_agent.ui.replay_app", "tui_agent.ui.turn",
     "tui_agent.ui.screens.permission", "tui_agent.ui.screens.trust", "tui_agent.ui.screens.replay",
     "tui_agent.ui.screens.message_view", "tui_agent.ui.screens.event_view", "tui_agent.ui.screens.resume_picker",
     "tui_agent.ui.widgets.assistant_reply", "tui_agent.core.providers.anthropic_provider",
     "tui_agent.core.providers.openai_provider", "tui_agent.core.journal.reader", "tui_agent.core.journal.store",
-    "tui_agent.core.journal.resume", "tui_agent.core.replay", "tui_agent.core.economics",
+    "tui_agent.core.journal.resume", "tui_agent.core.recordings.replay", "tui_agent.core.recordings.economics",
 )
 
 

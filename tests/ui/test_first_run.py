@@ -3,7 +3,7 @@ of the budget panel, and a /help whose wrapped descriptions stay in their column
 
 from __future__ import annotations
 
-from tui_agent.core.commands import Command, CommandResult
+from tui_agent.core.agent.commands import Command, CommandResult
 from tui_agent.ui.commands import HELP_COLUMN, help_text
 from tui_agent.ui.widgets.command_hints import CommandHints
 from tui_agent.ui.widgets.history_rows import HistoryRows

@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from tui_agent.core.budget import first_difference
-from tui_agent.core.builtin_commands import register_builtin_commands
+from tui_agent.core.agent.builtin_commands import register_builtin_commands
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.messages import tool_result_block, user_text
 from tui_agent.core.providers.demo import DemoProvider
-from tui_agent.core.session import Session
+from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolRegistry
 from tui_agent.ui.screens.event_view import EventScreen
 from tui_agent.ui.screens.message_view import MessageScreen

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from tests.waiting import wait_until
-from tui_agent.core.permissions import REJECT_MESSAGE
+from tui_agent.core.access.gate import REJECT_MESSAGE
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.ui.screens.permission import PermissionScreen, permission_body, styled_preview

@@ -11,7 +11,7 @@ from textual.widgets import Input
 
 from tests.shared import TRANSCRIPTS
 from tests.replay.test_replay_core import compacting_log
-from tui_agent.core.replay import open_replay
+from tui_agent.core.recordings.replay import open_replay
 from tui_agent.ui.replay_app import ReplayApp
 from tui_agent.ui.budget_model import fmt_k
 from tui_agent.ui.screens.replay import HINT, ReplayScreen

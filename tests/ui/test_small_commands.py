@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tui_agent.core.builtin_commands import INIT_PROMPT, INIT_SHOWN, register_builtin_commands
+from tui_agent.core.agent.builtin_commands import INIT_PROMPT, INIT_SHOWN, register_builtin_commands
 from tui_agent.core.mcp.install import NO_CONFIG_TEXT
-from tui_agent.core.permissions import PermissionPolicy
+from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.ui.widgets.notice_line import NoticeLine
 from tui_agent.ui.widgets.user_message import UserMessage

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from tui_agent.core.factory import build_session
+from tui_agent.core.agent.factory import build_session
 from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.ui.widgets.notice_line import NoticeLine
 

@@ -4,7 +4,7 @@ the `/continue` it leaves in the prompt goes on with the same turn."""
 
 from __future__ import annotations
 
-from tui_agent.core.loop import DEFAULT_MAX_TURNS
+from tui_agent.core.agent.loop import DEFAULT_MAX_TURNS
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.scripted import text_reply, tool_reply
 

@@ -174,7 +174,7 @@ async def test_every_modal_has_a_footer_of_its_own_keys(tmp_path) -> None:
     """Issue 18: modal footers showed the main screen's keys ("c Exact count … esc Back to prompt")."""
     from textual.widgets import Footer
 
-    from tui_agent.core.trust import TrustQuestion
+    from tui_agent.core.access.trust import TrustQuestion
     from tui_agent.core.messages import user_text
     from tui_agent.ui.screens.message_view import MessageScreen
     from tui_agent.ui.screens.permission import PermissionScreen

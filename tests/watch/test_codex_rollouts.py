@@ -16,11 +16,11 @@ from pathlib import Path
 
 from tests.agents.codex_run import fake_for_codex, run_codex_turn
 from tests.npm_agents import rollouts
-from tui_agent.core.codex_logs import agent_logs, load_log, read_log
-from tui_agent.core.follow import Batch
+from tui_agent.core.recordings.codex_logs import agent_logs, load_log, read_log
+from tui_agent.core.recordings.follow import Batch
 from tui_agent.core.messages import protocol_errors
-from tui_agent.core.replay import open_replay
-from tui_agent.core.watch import LiveReplay
+from tui_agent.core.recordings.replay import open_replay
+from tui_agent.core.recordings.watch import LiveReplay
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ROLLOUT = DATA / "codex-rollout.jsonl"
@@ -180,7 +180,7 @@ def test_the_real_codex_cli_writes_a_rollout_that_replays_call_for_call(tmp_path
 
 
 def test_the_window_codex_logged_is_the_one_replay_and_watch_measure_against():
-    from tui_agent.core.codex_logs import logged_window
+    from tui_agent.core.recordings.codex_logs import logged_window
 
     assert logged_window(ROLLOUT) == 258400
     assert logged_window(DATA / "synthetic-claude-code.jsonl") is None  # Claude Code logs say none: 200k default

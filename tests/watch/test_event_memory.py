@@ -12,16 +12,16 @@ import json
 
 from tests.replay.jsonl import Log, rounds
 from tests.waiting import wait_until
-from tui_agent.core import watch_feed
+from tui_agent.core.recordings import watch_feed
 from tui_agent.core.budget import EventEntry
-from tui_agent.core.economics import default_policy
-from tui_agent.core.follow import Batch
-from tui_agent.core.forgot import coverage_after
+from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.follow import Batch
+from tui_agent.core.recordings.forgot import coverage_after
 from tui_agent.core.messages import to_json
-from tui_agent.core.replay import open_replay
-from tui_agent.core.replay_json import step_json
-from tui_agent.core.watch import FIT_CALLS
-from tui_agent.core.watch_feed import CallsView, WatchFeed
+from tui_agent.core.recordings.replay import open_replay
+from tui_agent.core.recordings.replay_json import step_json
+from tui_agent.core.recordings.watch import FIT_CALLS
+from tui_agent.core.recordings.watch_feed import CallsView, WatchFeed
 
 STRATEGIES = ("none", "v2")
 WINDOW = 30_000  # a small window: our compactor makes an event every ten calls or so
@@ -114,7 +114,7 @@ async def test_an_old_event_is_shown_and_explained_as_a_fresh_replay_of_the_fini
     from tui_agent.ui.watch_app import WatchApp
     from tui_agent.ui.widgets.replay_card import ReplayCard, card_content
     from tui_agent.ui.widgets.watch_card import WatchCard, watch_content
-    from tui_agent.watch_cli import LogSource
+    from tui_agent.faces.watch import LogSource
 
     monkeypatch.setattr(watch_feed, "KEEP_REQUESTS", KEEP)
     source = tmp_path / "source.jsonl"

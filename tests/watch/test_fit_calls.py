@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tui_agent.cli import main
-from tui_agent.core.recorded import load_recorded
+from tui_agent.faces.cli import main
+from tui_agent.core.recordings.recorded import load_recorded
 from tests.shared import TRANSCRIPTS
 
 SMALL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import tracemalloc
 
-from tui_agent.core.follow import Follower
+from tui_agent.core.recordings.follow import Follower
 
 
 def _append(path, data: bytes) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui_agent.core.call_figures import FiguresRun
-from tui_agent.core.follow import Batch
-from tui_agent.core.forgot import coverage_after, forgotten
+from tui_agent.core.recordings.call_figures import FiguresRun
+from tui_agent.core.recordings.follow import Batch
+from tui_agent.core.recordings.forgot import coverage_after, forgotten
 from tui_agent.core.messages import text_of
-from tui_agent.core.replay import open_replay
-from tui_agent.core.watch import FIT_CALLS, LiveReplay
+from tui_agent.core.recordings.replay import open_replay
+from tui_agent.core.recordings.watch import FIT_CALLS, LiveReplay
 from tests.shared import TRANSCRIPTS
 
 SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts

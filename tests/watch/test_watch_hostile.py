@@ -18,10 +18,10 @@ from pathlib import Path
 
 from tests.waiting import wait_until_sync
 from tests.watch.fast_log import FastWriter, log_text, write_log
-from tui_agent.core.economics import default_policy
-from tui_agent.core.follow import Follower
-from tui_agent.core.watch import LiveReplay
-from tui_agent.watch_cli import WATCH_STRATEGIES
+from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.follow import Follower
+from tui_agent.core.recordings.watch import LiveReplay
+from tui_agent.faces.watch import WATCH_STRATEGIES
 
 
 def _in_thread(work, timeout: float = 10.0):
@@ -106,7 +106,7 @@ def test_the_live_replay_makes_calls_a_few_at_a_time_and_asks_stop_before_each(t
 
 
 def test_lag_is_said_after_a_second_behind_and_again_when_caught_up():
-    from tui_agent.watch_cli import Lag
+    from tui_agent.faces.watch import Lag
 
     now = [0.0]
     lag = Lag(clock=lambda: now[0])

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from tests.waiting import wait_until_sync
-from tui_agent.core.claude_logs import project_folder
-from tui_agent.core.recorded import recorded_transcript
-from tui_agent.core.transcripts import parse_transcript
-from tui_agent.core.watch import FIT_CALLS
+from tui_agent.core.recordings.claude_logs import project_folder
+from tui_agent.core.recordings.recorded import recorded_transcript
+from tui_agent.core.recordings.transcripts import parse_transcript
+from tui_agent.core.recordings.watch import FIT_CALLS
 from tests.shared import TRANSCRIPTS
 
 SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 
 from tests.replay.jsonl import Log, rounds
-from tui_agent.core import watch, watch_feed
-from tui_agent.core.follow import Batch
+from tui_agent.core.recordings import watch, watch_feed
+from tui_agent.core.recordings.follow import Batch
 from tui_agent.core.messages import to_json
-from tui_agent.core.replay_json import step_json
-from tui_agent.core.watch_feed import CallsView, WatchFeed
+from tui_agent.core.recordings.replay_json import step_json
+from tui_agent.core.recordings.watch_feed import CallsView, WatchFeed
 
 CALLS = 120
 

@@ -16,10 +16,10 @@ from tests.ui.test_terminal import CLI, TMUX, capture
 from tests.waiting import wait_until, wait_until_sync
 from tests.watch.fast_log import write_log
 from tests.watch.test_watch_tui import _calls_in
-from tui_agent.core.economics import default_policy
+from tui_agent.core.recordings.economics import default_policy
 from tui_agent.ui.screens.watch import WatchScreen
 from tui_agent.ui.watch_app import WatchApp
-from tui_agent.watch_cli import LogSource
+from tui_agent.faces.watch import LogSource
 
 ATHENA = TRANSCRIPTS / "tensiondriven__athena__f059ad9a-9964-437c-90a1-28f4dd6d245b.jsonl"
 SMALL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"

@@ -56,9 +56,9 @@ def test_watch_json_sends_a_span_per_call_with_its_figures(tmp_path, receiver):
 
 
 async def test_the_watch_tui_sends_a_span_per_call_from_its_follower_thread(tmp_path, receiver, monkeypatch):
-    from tui_agent.core.economics import default_policy
+    from tui_agent.core.recordings.economics import default_policy
     from tui_agent.ui.watch_app import WatchApp
-    from tui_agent.watch_cli import LogSource
+    from tui_agent.faces.watch import LogSource
 
     for name in [k for k in os.environ if k.startswith("OTEL_")]:
         monkeypatch.delenv(name)

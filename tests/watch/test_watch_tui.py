@@ -6,16 +6,16 @@ from __future__ import annotations
 
 
 from tests.waiting import wait_until
-from tui_agent.core.economics import default_policy
-from tui_agent.core.recorded import recorded_transcript
-from tui_agent.core.replay import open_replay
-from tui_agent.core.transcripts import parse_transcript
-from tui_agent.core.watch import FIT_CALLS
+from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.recorded import recorded_transcript
+from tui_agent.core.recordings.replay import open_replay
+from tui_agent.core.recordings.transcripts import parse_transcript
+from tui_agent.core.recordings.watch import FIT_CALLS
 from tui_agent.ui.screens.watch import WatchScreen
 from tui_agent.ui.watch_app import WatchApp
 from tui_agent.ui.widgets.replay_card import ReplayCard
 from tui_agent.ui.widgets.watch_card import WatchCard
-from tui_agent.watch_cli import LogSource
+from tui_agent.faces.watch import LogSource
 from tests.shared import TRANSCRIPTS
 
 SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
@@ -81,7 +81,7 @@ async def test_watch_follows_a_growing_log_and_stays_where_the_user_stepped(tmp_
 async def test_watch_latest_switches_to_a_newer_session_and_says_so(tmp_path, monkeypatch):
     import os
 
-    from tui_agent.core.claude_logs import project_folder
+    from tui_agent.core.recordings.claude_logs import project_folder
 
     small = SHARED / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
     lines = small.read_bytes().splitlines(keepends=True)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import threading
 from tests.shared import TRANSCRIPTS
 from tests.waiting import wait_until
-from tui_agent.core.economics import default_policy
-from tui_agent.core.recorded import recorded_transcript
-from tui_agent.core.transcripts import parse_transcript
-from tui_agent.core.watch import FIT_CALLS
-from tui_agent.core.watch_feed import CallsView, WatchFeed
+from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.recorded import recorded_transcript
+from tui_agent.core.recordings.transcripts import parse_transcript
+from tui_agent.core.recordings.watch import FIT_CALLS
+from tui_agent.core.recordings.watch_feed import CallsView, WatchFeed
 from tui_agent.ui.watch_app import WatchApp
-from tui_agent.watch_cli import LogSource
+from tui_agent.faces.watch import LogSource
 
 SMALL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
 
@@ -96,7 +96,7 @@ async def test_batches_are_fed_off_the_ui_thread_and_keys_are_answered_meanwhile
 
 
 async def test_an_old_call_whose_request_was_let_go_is_made_again_and_shown(tmp_path, monkeypatch):
-    from tui_agent.core import watch_feed
+    from tui_agent.core.recordings import watch_feed
     from tui_agent.ui.widgets.replay_card import ReplayCard
 
     monkeypatch.setattr(watch_feed, "KEEP_REQUESTS", 3)

@@ -15,7 +15,7 @@ import threading
 
 from tests.core.test_demo_and_headless import cli
 from tests.ui.support import make_repo
-from tui_agent.cli import headless_prompt
+from tui_agent.faces.cli import headless_prompt
 
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
 

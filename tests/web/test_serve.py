@@ -13,7 +13,7 @@ import pytest
 from tests.core.test_demo_and_headless import cli
 from tests.ui.support import make_repo
 from tests.web.support import Served
-from tui_agent.cli import main
+from tui_agent.faces.cli import main
 from tui_agent.web.launch import app_command, exposure_warning
 from tui_agent.web.server import is_loopback
 

@@ -13,69 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from tui_agent.core import events as ev
-from tui_agent.core.compaction.plan import CompactEvent, CompactPlan, CompactResult, fmt_tokens
+from tui_agent.core.compaction.plan import CompactPlan, CompactResult
+from tui_agent.core.formats import fmt_tokens, fmt_usd
 from tui_agent.core.messages import Message
 from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.providers.models import cost_usd, model_info
-from tui_agent.core.request_diff import RequestChange, first_difference, ledger_tokens, request_diff  # noqa: F401
-from tui_agent.core.tokens import message_tokens, text_tokens, tokens_for_chars, tools_tokens
-from tui_agent.core.plural import plural
+from tui_agent.core.events import BaseBreakdown  # noqa: F401  (named here by the faces)
+from tui_agent.core.request_diff import EventEntry, RequestChange, first_difference, ledger_tokens, request_diff  # noqa: F401
+from tui_agent.core.tokens import message_tokens, tokens_for_chars
+from tui_agent.core.formats import plural
 
-if TYPE_CHECKING:
-    from tui_agent.core.session import Session
 
 CACHE_READ_UNITS = 0.1  # a cached token costs a tenth of a new one (Anthropic list prices; OpenAI similar)
-
-
-@dataclass(frozen=True)
-class BaseBreakdown:
-    """What every call pays before any message, split like Claude Code's `/context` (≈ chars/4 tokens)."""
-
-    system_prompt: int = 0  # the base instructions and tool guidance
-    project_context: int = 0  # AGENTS.md / CLAUDE.md
-    skills: int = 0  # the skills catalog
-    builtin_tools: int = 0  # schemas of the built-in tools
-    mcp_tools: int = 0  # schemas of MCP servers' tools
-
-    @property
-    def system(self) -> int:
-        return self.system_prompt + self.project_context + self.skills
-
-    @property
-    def tools(self) -> int:
-        return self.builtin_tools + self.mcp_tools
-
-    @property
-    def total(self) -> int:
-        return self.system + self.tools
-
-    def parts(self) -> list[tuple[str, int]]:
-        return [("system prompt", self.system_prompt), ("built-in tools", self.builtin_tools),
-                ("MCP tools", self.mcp_tools), ("project context", self.project_context), ("skills", self.skills)]
-
-
-def base_breakdown(session: "Session") -> BaseBreakdown:
-    """The base of `session`'s next call, each part measured from where it comes from."""
-    from tui_agent.core.system_prompt import build_system_prompt, project_context_for
-
-    system = text_tokens(session.system_prompt())
-    project = skills = 0
-    if session.system_prompt_builder is build_system_prompt:  # only that builder adds these parts
-        from tui_agent.core.skills import catalog_for, catalog_text
-
-        loaded = project_context_for(session.ctx).get()
-        project = text_tokens(loaded.text) if loaded is not None else 0
-        skills = text_tokens(catalog_text(catalog_for(session.ctx).skills))
-    schemas = session.tools.schemas()
-    mcp = [s for s in schemas if str(s.get("name", "")).startswith("mcp__")]
-    builtin = [s for s in schemas if not str(s.get("name", "")).startswith("mcp__")]
-    tools_all = tools_tokens(schemas)
-    mcp_tokens = tools_tokens(mcp) if mcp else 0
-    return BaseBreakdown(system_prompt=max(system - project - skills, 0), project_context=project, skills=skills,
-                         builtin_tools=max(tools_all - mcp_tokens, 0) if builtin else 0, mcp_tools=mcp_tokens)
 
 
 @dataclass(frozen=True)
@@ -123,21 +75,6 @@ class CallFigures:
 
 
 @dataclass(frozen=True)
-class EventEntry:
-    """A compaction event as the events list shows it, with what is needed to explain it on demand."""
-
-    event: CompactEvent
-    plan: CompactPlan
-    messages: Sequence[Message]
-    previous_plan: CompactPlan | None = None
-    previous_messages: Sequence[Message] = ()
-
-    @property
-    def line(self) -> str:
-        return self.event.line()
-
-
-@dataclass(frozen=True)
 class ContextUse:
     """One use of the Context tool: what it asked and what its result cost (tokens added to the context)."""
 
@@ -178,7 +115,7 @@ class BudgetLedger:
     _context_started: dict[str, str] = field(default_factory=dict, repr=False)  # tool_use id → summary
 
     # -- feeding --------------------------------------------------------------------------------
-    def feed(self, event: object, base: BaseBreakdown | None = None) -> None:
+    def feed(self, event: object) -> None:
         """Take one engine event (others are ignored)."""
         match event:
             case ev.CompactionReported():
@@ -361,10 +298,5 @@ class BudgetLedger:
         return " · ".join(parts)
 
 
-def fmt_usd(amount: float) -> str:
-    """Session cost: cents matter early on, so small amounts keep four decimals."""
-    return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"
-
-
-__all__ = ["BaseBreakdown", "BudgetLedger", "CallFigures", "EventEntry", "RequestChange", "base_breakdown",
+__all__ = ["BaseBreakdown", "BudgetLedger", "CallFigures", "EventEntry", "RequestChange",
            "first_difference", "fmt_usd", "ledger_tokens", "request_diff"]

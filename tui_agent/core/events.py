@@ -15,10 +15,36 @@ from tui_agent.core.compaction import CompactPlan
 from tui_agent.core.messages import Message
 
 if TYPE_CHECKING:
-    from tui_agent.core.budget import BaseBreakdown
-    from tui_agent.core.call import CallPlan
+    from tui_agent.core.agent.call import CallPlan
 
 TurnEndReason = Literal["completed", "max_turns", "cancelled", "error", "denied"]
+
+
+@dataclass(frozen=True)
+class BaseBreakdown:
+    """What every call pays before any message, split like Claude Code's `/context` (≈ chars/4 tokens)."""
+
+    system_prompt: int = 0  # the base instructions and tool guidance
+    project_context: int = 0  # AGENTS.md / CLAUDE.md
+    skills: int = 0  # the skills catalog
+    builtin_tools: int = 0  # schemas of the built-in tools
+    mcp_tools: int = 0  # schemas of MCP servers' tools
+
+    @property
+    def system(self) -> int:
+        return self.system_prompt + self.project_context + self.skills
+
+    @property
+    def tools(self) -> int:
+        return self.builtin_tools + self.mcp_tools
+
+    @property
+    def total(self) -> int:
+        return self.system + self.tools
+
+    def parts(self) -> list[tuple[str, int]]:
+        return [("system prompt", self.system_prompt), ("built-in tools", self.builtin_tools),
+                ("MCP tools", self.mcp_tools), ("project context", self.project_context), ("skills", self.skills)]
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,26 @@ list and the message view read these; they are pure functions of two plans and t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
-from tui_agent.core.compaction.plan import CompactPlan
+from tui_agent.core.compaction.plan import CompactEvent, CompactPlan
 from tui_agent.core.messages import Message
 from tui_agent.core.tokens import message_tokens
 
-if TYPE_CHECKING:
-    from tui_agent.core.budget import EventEntry
+
+@dataclass(frozen=True)
+class EventEntry:
+    """A compaction event as the events list shows it, with what is needed to explain it on demand."""
+
+    event: CompactEvent
+    plan: CompactPlan
+    messages: Sequence[Message]
+    previous_plan: CompactPlan | None = None
+    previous_messages: Sequence[Message] = ()
+
+    @property
+    def line(self) -> str:
+        return self.event.line()
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,3 @@ def escape_json_controls(text: str) -> str:
     `--json` listings, a jsonl export): stripping would change the data, escaping does not."""
     return _CONTROLS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
-
-def has_controls(text: str) -> bool:
-    return bool(_CONTROLS.search(text))

@@ -35,7 +35,7 @@ from tui_agent.core import events as ev
 
 if TYPE_CHECKING:
     from tui_agent.core.compaction import CompactPlan
-    from tui_agent.core.replay import Replay, ReplayStep
+    from tui_agent.core.recordings.replay import Replay, ReplayStep
 
 ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 SERVICE = "tui-agent"
@@ -236,7 +236,7 @@ def traces_endpoint(environ: Mapping[str, str]) -> str:
 # -- replay and watch --------------------------------------------------------------------------------
 def replay_span(replay: Replay, step: ReplayStep, source: str = "replay") -> CallSpan:
     """A recorded call and what our compactor would have sent at it (the figures of `replay --json`)."""
-    from tui_agent.core.replay import OURS
+    from tui_agent.core.recordings.replay import OURS
 
     usage = step.usage
     stamp = replay.recorded.times[step.number - 1] if step.number - 1 < len(replay.recorded.times) else None

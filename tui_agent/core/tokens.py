@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable
+from typing import Any
 
 from tui_agent.core.messages import Block, Message, blocks, result_text, to_json
 
@@ -86,14 +86,6 @@ def message_sizes(message: Message) -> tuple[int, int]:
         tokens += tokens_for_chars(counted) + _image_tokens(block)
         chars += length
     return tokens, chars
-
-
-def messages_chars(messages: Iterable[Message]) -> int:
-    return sum(message_chars(m) for m in messages)
-
-
-def messages_tokens(messages: Iterable[Message]) -> int:
-    return sum(message_tokens(m) for m in messages)
 
 
 def text_tokens(text: str) -> int:

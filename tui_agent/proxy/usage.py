@@ -100,7 +100,7 @@ def reply_blocks(api: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 blocks[index]["input"] = {"partial_json": raw}
         return [blocks[i] for i in sorted(blocks)]
     if api == "openai-responses":
-        from tui_agent.core.codex_rollout import item_blocks
+        from tui_agent.core.recordings.codex_rollout import item_blocks
 
         for item in reversed(items):
             response = item.get("response") if isinstance(item.get("response"), dict) else item

@@ -23,15 +23,16 @@ from textual.content import Content
 from textual.screen import Screen
 
 from tui_agent.core import events as ev
-from tui_agent.core import process_groups, trace
+from tui_agent.core import trace
+from tui_agent.core.shell import process_groups
 from tui_agent.ui.commands import palette_commands
 from tui_agent.ui.screens.main import MainScreen
 from tui_agent.ui.settings import UIState, log_dir, user_themes_dir
 from tui_agent.ui.themes import DEFAULT_THEME, MUTED, VARIABLE_DEFAULTS, bundled_themes_dir, load_themes
 
 if TYPE_CHECKING:
-    from tui_agent.core.session import Session
-    from tui_agent.core.trust import Answer, TrustQuestion
+    from tui_agent.core.agent.session import Session
+    from tui_agent.core.access.trust import Answer, TrustQuestion
     from tui_agent.ui.terminal_guard import TerminalGuard
 
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
@@ -198,9 +199,9 @@ class AgentApp(App[int]):
 
     def _handle_exception(self, error: Exception) -> None:
         """An unhandled exception: its details (traceback with locals: the conversation) go to a private
-        log file, and the app exits with one line (`tui_agent.crash`), instead of Textual's traceback with
+        log file, and the app exits with one line (`tui_agent.faces.crash`), instead of Textual's traceback with
         locals printed on the terminal. `run_test` still re-raises it (`_exception`), for the tests."""
-        from tui_agent.crash import crash_line, write_crash_log
+        from tui_agent.faces.crash import crash_line, write_crash_log
 
         if self.crash_report is None:
             self.crash_report = crash_line(error, write_crash_log(error))

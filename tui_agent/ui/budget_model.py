@@ -18,7 +18,8 @@ from typing import Any, Literal, Sequence
 from tui_agent.core.budget import fmt_usd  # noqa: F401 - the panel's name for it
 from tui_agent.core.compaction import BlockCut, CompactPlan
 from tui_agent.core.compaction.mask import KEY_INPUTS
-from tui_agent.core.compaction.plan import OpKind, fmt_tokens
+from tui_agent.core.compaction.plan import OpKind
+from tui_agent.core.formats import fmt_tokens, plural
 from tui_agent.core.messages import Message, blocks, result_text
 from tui_agent.core.tokens import message_sizes, message_tokens
 
@@ -26,12 +27,8 @@ RowState = Literal["sent", "dropped", "new"]
 SPARK = "▁▂▃▄▅▆▇█"
 
 
+counted = plural  # "1 msg", "14 msgs": one way to say a count with its noun (core/formats.py)
 fmt_k = fmt_tokens  # compact sizes (812, 1.2k, 12.4k, 124k, 1.2M): the engine's reasons use the same
-
-
-def counted(count: int, word: str, plural: str | None = None) -> str:
-    """"1 msg", "14 msgs", "1 prompt": every count in the UI says its noun in the right number."""
-    return f"{count} {word if count == 1 else plural or word + 's'}"
 
 
 def key_input(tool_input: Any, workspace: Path | None = None) -> str:

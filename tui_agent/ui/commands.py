@@ -144,7 +144,7 @@ async def _switch_model(screen: "CommandHost", name: str) -> None:
         await chat.add_notice("A turn is running; press Esc first, then switch the model.", "warning")
         return
     try:
-        from tui_agent.core.factory import provider_for_model  # lazy: may import a model SDK
+        from tui_agent.core.agent.factory import provider_for_model  # lazy: may import a model SDK
 
         provider, notices = provider_for_model(name, os.environ, workspace=session.workspace)
     except Exception as error:  # noqa: BLE001 - a bad model name is a message, not a crash
@@ -152,7 +152,7 @@ async def _switch_model(screen: "CommandHost", name: str) -> None:
         return
     await session.switch_model(provider)
     screen.update_title()
-    from tui_agent.core.budget_check import session_budget_notices
+    from tui_agent.core.agent.budget_check import session_budget_notices
 
     for notice in notices + session_budget_notices(session):
         await chat.add_notice(notice.text, notice.level)

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.worker import Worker
 
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
     from tui_agent.ui.widgets.budget_panel import BudgetPanel
     from tui_agent.ui.widgets.chat_pane import ChatPane
     from tui_agent.ui.widgets.prompt_area import PromptArea

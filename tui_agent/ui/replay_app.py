@@ -11,12 +11,12 @@ from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.replay import ReplayScreen
 
 if TYPE_CHECKING:
-    from tui_agent.core.replay import Replay
+    from tui_agent.core.recordings.replay import Replay
 
 
 class ReplayApp(AgentApp):
     def __init__(self, replay: "Replay", *, start: int = 0, workspace: Path | None = None, **kwargs) -> None:
-        from tui_agent.core.replay import replay_session
+        from tui_agent.core.recordings.replay import replay_session
 
         self.replay = replay
         self.start = start

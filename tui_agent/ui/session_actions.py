@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_agent.core.messages import blocks, is_user_text, text_of
-from tui_agent.core.plural import plural
+from tui_agent.core.formats import plural
 
 if TYPE_CHECKING:
     from tui_agent.core.journal.reader import JournalLoad
@@ -52,7 +52,7 @@ async def resume_load(screen: "CommandHost", load: "JournalLoad") -> None:
     notices = []
     if load.model and load.model != session.model:
         try:
-            from tui_agent.core.factory import provider_for_model
+            from tui_agent.core.agent.factory import provider_for_model
 
             name = "demo" if load.provider == "demo" else load.model
             provider, notices = provider_for_model(name, os.environ, workspace=session.workspace)

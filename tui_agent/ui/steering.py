@@ -18,7 +18,7 @@ from textual.message import Message
 from tui_agent.ui.budget_model import fmt_k
 
 if TYPE_CHECKING:
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 PAST = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
 UNDONE = {"pin": "unpinned", "exclude": "included again", "expand": "no longer expanded"}

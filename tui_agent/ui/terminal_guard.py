@@ -36,12 +36,12 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from textual.drivers.linux_driver import LinuxDriver
 
-from tui_agent.core import process_groups
+from tui_agent.core.shell import process_groups
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 LOST_CODE = 128 + signal.SIGHUP  # what a lost terminal exits with: the same as dying of the hang-up
 WRITE_STALL_S = 2.0  # during a signalled shutdown, a write that cannot be queued this long is dropped

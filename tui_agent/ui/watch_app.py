@@ -12,14 +12,14 @@ from tui_agent.ui.screens.watch import WatchScreen
 
 if TYPE_CHECKING:
     from tui_agent.core.compaction import CompactPolicy
-    from tui_agent.watch_cli import LogSource
+    from tui_agent.faces.watch import LogSource
 
 
 class WatchApp(AgentApp):
     def __init__(self, source: LogSource, path: Path, policy: CompactPolicy, *, workspace: Path | None = None,
                  **kwargs) -> None:
         from tui_agent.core.providers.base import Provider, ProviderError
-        from tui_agent.core.session import Session
+        from tui_agent.core.agent.session import Session
         from tui_agent.core.tools.base import ToolRegistry
 
         class WatchProvider(Provider):

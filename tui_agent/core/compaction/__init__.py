@@ -16,6 +16,7 @@ from tui_agent.core.compaction.legacy import (
     compact_messages,
     with_budget,
 )
+from tui_agent.core.compaction.decisions import BlockDecision, Cut, Mask
 from tui_agent.core.compaction.plan import (
     RECAP_INDEX,
     BlockCut,
@@ -33,6 +34,10 @@ from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.render import render
 from tui_agent.core.compaction.seed import SeedCompactor
 
+
+
+# Every strategy behind the one interface, by the type checker's word (tests/test_types.py runs mypy).
+STRATEGIES: tuple[type[CompactorProtocol], ...] = (Compactor, SeedCompactor)
 
 
 def make_compactor(mode: str, context_window: int, max_output_tokens: int, *,
@@ -58,6 +63,6 @@ __all__ = [
     "MODES", "make_compactor",
     "HARD_TOOL_RESULT_CHARS", "TRUNCATION_NOTE", "CompactOptions", "CompactReport", "TruncatedBlock",
     "compact_messages", "with_budget", "Compactor", "CompactPolicy", "CompactPlan", "CompactResult",
-    "CompactEvent", "BlockCut", "BlockMask", "Recap", "LossReport", "MessageOp", "RECAP_INDEX", "render",
+    "CompactEvent", "BlockDecision", "Cut", "Mask", "BlockCut", "BlockMask", "Recap", "LossReport", "MessageOp", "RECAP_INDEX", "render",
     "SeedCompactor", "newest_round_start",
 ]

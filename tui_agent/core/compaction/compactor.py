@@ -111,7 +111,7 @@ class Compactor:
             raise ValueError(f"message index {index!r} is not a message of the history")
         self.state = self.state.evolve(pending=self.state.pending + (kind,), dirty=True, **fields)
 
-    def request_event(self, kind: EventKind = "drop") -> None:
+    def request_event(self, kind: str = "drop") -> None:
         """`/compact`: run an event at the next call even under the high-water mark."""
         self.state = self.state.evolve(pending=self.state.pending + (kind,))
 
@@ -162,7 +162,7 @@ class Compactor:
         newest = newest_round_start(history)
         relayout = False
         if self.enabled and w.state.dirty:
-            w.state = tiers.apply_user_changes(w.state, history, w.facts, self.policy, newest, call)
+            w.state = tiers.apply_user_changes(w.state, w.view(history, self.policy, newest, call))
             relayout = True
         pending = w.state.pending
         asked = any(kind in pending for kind in ("drop", "summary"))  # /compact
@@ -183,7 +183,7 @@ class Compactor:
             first_change = min(first_change, changed)
         reason = "your pins, excludes or expands" if relayout else ""
         high = self.policy.high_tokens
-        if w.tokens.estimate() - tiers.transient(w.state, self.policy, w.tokens, history, newest) > high or forced:
+        if w.tokens.estimate() - tiers.transient(w.state, w.view(history, self.policy, newest, call)) > high or forced:
             if asked:
                 reason, why = "you asked to compact now", "you asked"
             elif forced:
@@ -206,7 +206,7 @@ class Compactor:
             first_change = min(first_change, changed)
             reason = reason or f"over the {budget_words(self.policy)}"
         if kinds and not forced and w.tokens.estimate() > high:
-            reason += tiers.still_over(w.facts, self.policy, w.tokens, history, newest)
+            reason += tiers.still_over(w.view(history, self.policy, newest, call))
         event = None
         if kinds:
             event = make_event(w.state, w.facts, w.layout, self.policy, history, call, kinds,
@@ -290,12 +290,12 @@ class Compactor:
         self._fresh()
         self.state = state
         if state.replaced:  # like the old compactor: forgotten at the next call (it sees /clear then)
-            self.tokens.restore(state.tokens)
+            self.tokens.restore(dict(state.tokens))
             self.tokens.clear()
             return
         self.facts = facts
         self.layout.rebuild(state, history, facts, self.tokens, self.policy)
-        self.tokens.restore(state.tokens)
+        self.tokens.restore(dict(state.tokens))
 
     def _forget(self, tokens: dict, policy: CompactPolicy) -> None:
         """Back to a fresh compactor's decisions; the estimator as it was before the refused import."""

@@ -8,7 +8,7 @@ decided once and frozen, so every later request repeats it byte for byte (and re
 from __future__ import annotations
 
 from tui_agent.core.messages import Block, result_text
-from tui_agent.core.compaction.plan import fmt_tokens
+from tui_agent.core.formats import fmt_tokens
 
 
 def cut_note(original_chars: int, kept_chars: int, tool_name: str) -> str:

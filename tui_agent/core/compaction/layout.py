@@ -62,18 +62,18 @@ class Layout:
         return self._rendered(state, history, i)[1]
 
     def estimate(self, state: CompactState, history: Sequence[Message], facts: Facts, i: int) -> int:
-        if i not in state.cuts and i not in state.masks:
+        if i not in state.blocks:
             return facts.estimates[i]
         return self._rendered(state, history, i)[2]
 
     def _rendered(self, state: CompactState, history: Sequence[Message], i: int) -> tuple[int, Message, int]:
-        cuts, masks = state.cuts.get(i, ()), state.masks.get(i, ())
-        if not cuts and not masks:
+        decisions = state.blocks.get(i, ())
+        if not decisions:
             return (0, history[i], -1)
         version = state.version(i)
         cached = self.rendered.get(i)
         if cached is None or cached[0] != version:
-            message = render_message(history[i], cuts, masks)
+            message = render_message(history[i], decisions)
             cached = self.rendered[i] = (version, message, tk.message_tokens(message))
         return cached
 
@@ -132,7 +132,8 @@ class Layout:
             indices.append(RECAP_INDEX)
             indices.extend(i for i in sorted(state.kept_in_drop) if i not in skip)
         indices.extend(i for i in range(state.drop_until, n) if i not in skip)
-        out = [recap_message if i == RECAP_INDEX else self.message(state, history, i) for i in indices]  # type: ignore[misc]
+        out: list[Message] = [recap_message if i == RECAP_INDEX and recap_message is not None
+                              else self.message(state, history, i) for i in indices]
         saved = tokens.measured()  # measured sizes survive for the units still sent
         fixed = first_message_fix(out)
         if fixed is not None:
@@ -141,10 +142,10 @@ class Layout:
         tokens.clear()
         units: list[object] = []
         self.sent_estimate = 0
-        recap = self.recap if state.dropping else None
+        shown = self.recap if state.dropping else None
         for i, message in zip(indices, out):
             if i < 0:  # stable across processes (export/import), new with every recap
-                unit: object = ("ledger", recap.call if recap else 0, i, recap.covers if recap else 0)
+                unit: object = ("ledger", shown.call if shown else 0, i, shown.covers if shown else 0)
                 estimate = tk.message_tokens(message)
             else:
                 unit = self.unit(state, i)
@@ -171,7 +172,7 @@ class Layout:
         plan = CompactPlan(
             mode=mode, enabled=mode != "off", call=call, history_len=len(history), drop_from=state.drop_from,
             drop_until=max(state.drop_until, state.drop_from), kept_in_drop=state.kept_in_drop,
-            cuts=state.cuts, masks=state.masks,
+            blocks=state.blocks,
             pins=state.pins, excluded=state.skip, expanded=state.expanded,
             protected_from=newest_round_start(history) if history else 0, ledger=self.recap if dropping else None,
             outbound_indices=tuple(filter((0).__le__, self.indices)),  # i >= 0: the history's (in C)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_agent.core.compaction.plan import fmt_tokens
+from tui_agent.core.formats import fmt_tokens
 from tui_agent.core.messages import Block
 
 # The one key-input table (placeholders, recaps and the UI's rows and cards read it): the input a call is

@@ -90,7 +90,7 @@ class MessageMemo:
         seen, last = self._last
         n = same_head(seen, messages)  # equal messages have equal sizes and kinds
         if n < len(seen) or n < len(messages):
-            tokens, chars, rounds, prompts = (column[:n] for column in last)
+            tokens, chars, rounds, prompts = last.tokens[:n], last.chars[:n], last.rounds[:n], last.prompts[:n]
             for message in messages[n:]:
                 _, t, c, r, p = self._known(message)
                 tokens.append(t)

@@ -13,64 +13,18 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Literal, Mapping
+from functools import cached_property
+from typing import Literal
 
+from tui_agent.core.compaction.decisions import Cut, Decisions, Mask, of_kind, strongest
+from tui_agent.core.formats import fmt_tokens
 from tui_agent.core.messages import Message
+
+BlockCut, BlockMask = Cut, Mask  # the names before `BlockDecision` (issue 29), kept for older callers
 
 OpKind = Literal["kept", "cut", "masked", "dropped", "summarised", "pinned", "excluded", "new"]
 EventKind = Literal["cut", "mask", "drop", "summary", "pin", "exclude", "expand", "reactive", "reset"]
 RECAP_INDEX = -1  # the ledger's mark among the compactor's outbound indices
-
-
-def fmt_tokens(n: int) -> str:
-    """812, 1.2k, 12.4k, 124k, 1.2M: the sizes people read in reasons and event lines."""
-    if n < 1000:
-        return str(n)
-    if n < 100_000:
-        return f"{n / 1000:.1f}k"
-    if n < 1_000_000:
-        return f"{n // 1000}k"
-    return f"{n / 1_000_000:.1f}M"
-
-
-@dataclass(frozen=True)
-class BlockCut:
-    """A tool_result cut to its head once the model had read it; frozen from `call` on."""
-
-    message_index: int
-    block_index: int
-    tool_use_id: str
-    tool_name: str
-    original_chars: int
-    kept_chars: int
-    call: int
-    hard: bool = False  # cut to fit the window (the newest round alone was too big)
-
-    @property
-    def reason(self) -> str:
-        if self.hard:
-            return (f"cut to fit the window: {fmt_tokens(self.kept_chars)} of "
-                    f"{fmt_tokens(self.original_chars)} chars kept")
-        return f"already read, {fmt_tokens(self.kept_chars)} of {fmt_tokens(self.original_chars)} chars kept"
-
-
-@dataclass(frozen=True)
-class BlockMask:
-    """An old result of a re-runnable tool replaced by a placeholder that says how to get it back."""
-
-    message_index: int
-    block_index: int
-    tool_use_id: str
-    tool_name: str
-    key_input: str
-    original_chars: int
-    placeholder: str
-    call: int
-
-    @property
-    def reason(self) -> str:
-        return (f"{self.tool_name} result cleared at call {self.call} ({fmt_tokens(self.original_chars)} chars); "
-                f"a placeholder says how to fetch it again")
 
 
 @dataclass(frozen=True)
@@ -170,8 +124,7 @@ class CompactPlan:
     drop_from: int = 0  # messages [drop_from, drop_until) are dropped: the head before it stays (cached)
     drop_until: int = 0
     kept_in_drop: frozenset[int] = frozenset()
-    cuts: Mapping[int, tuple[BlockCut, ...]] = field(default_factory=dict)
-    masks: Mapping[int, tuple[BlockMask, ...]] = field(default_factory=dict)
+    blocks: Decisions = field(default_factory=dict)  # per message: its block decisions (cut, masked…)
     pins: frozenset[int] = frozenset()
     excluded: frozenset[int] = frozenset()
     expanded: frozenset[int] = frozenset()  # messages whose results go out whole
@@ -197,6 +150,16 @@ class CompactPlan:
     summary_requested: bool = False
 
     # -- per message --------------------------------------------------------------------------
+    @cached_property
+    def cuts(self) -> dict[int, tuple[Cut, ...]]:
+        """The cut blocks per message (a view of `blocks`)."""
+        return of_kind(self.blocks, Cut)
+
+    @cached_property
+    def masks(self) -> dict[int, tuple[Mask, ...]]:
+        """The masked blocks per message (a view of `blocks`)."""
+        return of_kind(self.blocks, Mask)
+
     def position(self, index: int) -> int | None:
         """Where history message `index` stands in the outbound messages (None: not sent)."""
         pos = bisect_left(self.outbound_indices, index)
@@ -238,10 +201,10 @@ class CompactPlan:
             if self.ledger is not None and self.ledger.summary:
                 return MessageOp(index, "summarised", f"{why}; the summary in the ledger covers it")
             return MessageOp(index, "dropped", f"{why}; the ledger keeps its prompts and file paths")
-        if index in self.masks:
-            return MessageOp(index, "masked", self.masks[index][0].reason)
-        if index in self.cuts:
-            return MessageOp(index, "cut", self.cuts[index][0].reason)
+        decided = self.blocks.get(index)
+        if decided:
+            decision = strongest(decided)
+            return MessageOp(index, decision.op, decision.reason)
         if index >= self.protected_from:
             return MessageOp(index, "kept", "newest round: sent whole (the model has not read it yet)")
         return MessageOp(index, "kept", "sent whole")
@@ -258,7 +221,7 @@ class CompactPlan:
 
     @property
     def changed(self) -> bool:
-        return bool(self.drop_until > self.drop_from or self.cuts or self.masks or self.excluded)
+        return bool(self.drop_until > self.drop_from or self.blocks or self.excluded)
 
     @property
     def sent_count(self) -> int:

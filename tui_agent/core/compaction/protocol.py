@@ -2,7 +2,7 @@
 journal and replay call, so none of them asks a compactor what it can do (`hasattr`, `isinstance`,
 `inspect`) or reads its private attributes.
 
-The call number is the caller's (the session's one counter, `core/call.py`): a compactor never counts
+The call number is the caller's (the session's one counter, `core/agent/call.py`): a compactor never counts
 calls of its own, so a preview and the real call name the same call. The sticky decisions cross the
 process boundary as JSON-safe data (`CompactState.to_json()` for v2): `export_state` gives it,
 `import_state` validates it against the history and either restores it or refuses it with a warning

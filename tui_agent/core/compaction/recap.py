@@ -87,9 +87,6 @@ class MessageFacts:
     chars: int = 0
 
 
-NO_FACTS = MessageFacts()
-
-
 def facts_of(message: Message, chars: int | None = None) -> MessageFacts:
     """`chars`: the message's `tk.message_chars`, when the caller measured it already."""
     prompt = None

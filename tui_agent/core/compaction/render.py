@@ -9,26 +9,17 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tui_agent.core.compaction.cut import cut_block
+from tui_agent.core.compaction.decisions import BlockDecision, render_blocks
 from tui_agent.core.compaction.marks import CONTINUES
-from tui_agent.core.compaction.mask import masked_block
-from tui_agent.core.compaction.plan import BlockCut, BlockMask, CompactPlan
+from tui_agent.core.compaction.plan import CompactPlan
 from tui_agent.core.messages import Message, blocks
 
 
-def render_message(message: Message, cuts: Sequence[BlockCut] = (), masks: Sequence[BlockMask] = ()) -> Message:
-    """Message as sent: its cut results cut, its masked results replaced; the message itself when neither."""
-    if not cuts and not masks:
+def render_message(message: Message, decisions: Sequence[BlockDecision] = ()) -> Message:
+    """Message as sent: each block decision applied (cut, masked…); the message itself when there is none."""
+    if not decisions:
         return message
-    original = blocks(message)
-    content = list(original)
-    for cut in cuts:
-        done = cut_block(original[cut.block_index], cut.kept_chars, cut.tool_name)
-        if done is not None:
-            content[cut.block_index] = done[0]
-    for mask in masks:
-        content[mask.block_index] = masked_block(original[mask.block_index], mask.placeholder)
-    return {"role": message["role"], "content": content}
+    return {"role": message["role"], "content": render_blocks(blocks(message), decisions)}
 
 
 def ledger_message(text: str) -> Message:
@@ -44,7 +35,7 @@ def first_message_fix(out: list[Message]) -> Message | None:
 
 def render(history: Sequence[Message], plan: CompactPlan) -> list[Message]:
     """The outbound messages of `plan`, rebuilt from the history and the plan alone."""
-    out = [render_message(history[i], plan.cuts.get(i, ()), plan.masks.get(i, ())) for i in plan.outbound_indices]
+    out = [render_message(history[i], plan.blocks.get(i, ())) for i in plan.outbound_indices]
     if plan.ledger_position is not None and plan.ledger is not None:
         out.insert(plan.ledger_position - plan.lead_placeholder, ledger_message(plan.ledger.text))
     if plan.lead_placeholder:

@@ -14,7 +14,8 @@ from typing import Any, Sequence
 
 from tui_agent.core.compaction.legacy import CompactOptions, compact_messages
 from tui_agent.core.compaction.memo import MessageMemo
-from tui_agent.core.compaction.plan import BlockCut, CompactPlan, CompactResult
+from tui_agent.core.compaction.decisions import BlockDecision, Cut
+from tui_agent.core.compaction.plan import CompactPlan, CompactResult
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.messages import Message
 
@@ -80,14 +81,14 @@ class SeedCompactor:
         options = self.options if self.options.max_tokens is not None else replace(self.options, max_tokens=self._budget())
         result = compact_messages(list(history), options, self._memo)
         report = result.report
-        cuts: dict[int, tuple[BlockCut, ...]] = {}
+        cuts: dict[int, tuple[BlockDecision, ...]] = {}
         for cut in report.truncated:
-            cuts[cut.message_index] = cuts.get(cut.message_index, ()) + (BlockCut(
+            cuts[cut.message_index] = cuts.get(cut.message_index, ()) + (Cut(
                 cut.message_index, cut.block_index, cut.tool_use_id, "", cut.original_chars, cut.kept_chars, call),)
         estimate = round((report.tokens_after + self.baseline) * self.calibration)
         plan = CompactPlan(
             mode=self.mode, enabled=report.enabled, call=call, history_len=len(history),
-            drop_until=report.first_kept, cuts=cuts, protected_from=min(report.protected, default=len(history)),
+            drop_until=report.first_kept, blocks=cuts, protected_from=min(report.protected, default=len(history)),
             protected_indices=tuple(report.protected),
             outbound_indices=tuple(range(report.first_kept, len(history))),
             message_tokens_before=report.tokens_before, message_tokens_after=report.tokens_after,

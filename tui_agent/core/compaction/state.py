@@ -13,18 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Sequence
 
+from tui_agent.core.compaction.decisions import KINDS, BlockDecision, Cut, Decisions, Mask, of_kind
 from tui_agent.core.compaction.facts import Facts, digest, exchange, newest_round_start
-from tui_agent.core.compaction.mask import key_input, placeholder_text
-from tui_agent.core.compaction.plan import BlockCut, BlockMask
-from tui_agent.core.messages import Message, blocks, protocol_errors, result_text
+from tui_agent.core.messages import Block, Message, blocks, protocol_errors
 
-VERSION = 2  # 1: what main wrote before CompactState (read as well: the excludes' partners are derived)
+# 3: one list of block decisions ("blocks", each tagged with its kind). 2: "cuts" and "masks" apart, and the
+# saved `skip`. 1: what main wrote before CompactState (the excludes' partners are derived). All are read.
+VERSION = 3
 UNBOUNDED = 1 << 62  # steering may name a message the history does not hold yet (it applies once it does)
-
-Cuts = Mapping[int, tuple[BlockCut, ...]]  # message index → its cut blocks, by block index
-Masks = Mapping[int, tuple[BlockMask, ...]]
+_VIEWS = ("cuts", "masks")  # derived from `blocks` on first use; a new state starts without them
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,7 @@ class CompactState:
     calls: int = 0  # the number of the last planned call
     history_len: int = 0  # the history the decisions cover (newer messages are appended as they are)
     first: str = ""  # digest of history[0] (a state saved over another history is not applied)
-    cuts: Cuts = field(default_factory=dict)
-    masks: Masks = field(default_factory=dict)
+    blocks: Decisions = field(default_factory=dict)  # message index → what was decided about its blocks
     drop_from: int = 0  # messages [drop_from, drop_until) are behind the recap, less `kept_in_drop`
     drop_until: int = 0
     kept_in_drop: frozenset[int] = frozenset()  # pinned islands inside the drop, sent in place
@@ -65,7 +64,19 @@ class CompactState:
         new = object.__new__(CompactState)
         new.__dict__.update(self.__dict__)
         new.__dict__.update(changes)
+        for view in _VIEWS:  # derived from `blocks`: made again when asked
+            new.__dict__.pop(view, None)
         return new
+
+    @cached_property
+    def cuts(self) -> dict[int, tuple[Cut, ...]]:
+        """The cut blocks per message (a view of `blocks`)."""
+        return of_kind(self.blocks, Cut)
+
+    @cached_property
+    def masks(self) -> dict[int, tuple[Mask, ...]]:
+        """The masked blocks per message (a view of `blocks`)."""
+        return of_kind(self.blocks, Mask)
 
     @property
     def dropping(self) -> bool:
@@ -85,9 +96,7 @@ class CompactState:
         """JSON-safe data: what the journal stores, as it is."""
         return {
             "version": VERSION, "calls": self.calls, "history_len": self.history_len, "first": self.first,
-            "cuts": [[c.message_index, c.block_index, c.tool_use_id, c.tool_name, c.original_chars, c.kept_chars,
-                      c.call, c.hard] for per in self.cuts.values() for c in per],
-            "masks": [[m.message_index, m.block_index, m.call] for per in self.masks.values() for m in per],
+            "blocks": [d.to_json() for i in sorted(self.blocks) for d in self.blocks[i]],
             "drop_from": self.drop_from, "drop_until": self.drop_until, "kept_in_drop": sorted(self.kept_in_drop),
             "ledger_call": self.recap_call, "summary": self.summary,
             "cut_scan": self.read_upto, "pins": sorted(self.pins), "excluded": sorted(self.excludes),
@@ -111,21 +120,7 @@ class CompactState:
         n = min(saved_len, len(history))
         if n < 0:
             raise ValueError(f"history_len {n}")
-        cuts: dict[int, dict[int, BlockCut]] = {}
-        for i, j, tool_id, name, original, kept, call, hard in data.get("cuts", []):
-            _result_block(history, _index(i, len(history)), j)
-            if i < n:
-                cuts.setdefault(i, {})[j] = BlockCut(i, j, str(tool_id), str(name), int(original), int(kept),
-                                                     int(call), bool(hard))
-        masks: dict[int, dict[int, BlockMask]] = {}
-        for i, j, call in data.get("masks", []):
-            block = _result_block(history, _index(i, len(history)), j)
-            if i < n:
-                tool_id = block.get("tool_use_id", "")
-                name, tool_input = facts.call_of(tool_id)
-                original = len(result_text(block))
-                masks.setdefault(i, {})[j] = BlockMask(i, j, tool_id, name, key_input(tool_input), original,
-                                                       placeholder_text(name, tool_input, original), int(call))
+        decided = _decisions(data, history, n, facts)
         drop_from = _index(min(int(data.get("drop_from", 0)), n), n + 1)
         drop_until = _index(min(int(data.get("drop_until", 0)), n), n + 1)
         kept = frozenset(_index(i, max(drop_until, 1)) for i in data.get("kept_in_drop", []))
@@ -136,8 +131,7 @@ class CompactState:
             skip = effective_skip(history[:n], excludes)
         return cls(
             history_len=n, first=str(data.get("first", "")),
-            cuts={i: tuple(per[j] for j in sorted(per)) for i, per in cuts.items()},
-            masks={i: tuple(per[j] for j in sorted(per)) for i, per in masks.items()},
+            blocks=decided,
             drop_from=drop_from, drop_until=drop_until, kept_in_drop=kept,
             recap_call=int(data.get("ledger_call") or 0), summary=data.get("summary"),
             read_upto=int(data.get("cut_scan", 0)),
@@ -163,15 +157,14 @@ class CompactState:
         n = self.history_len
         if n > len(history):
             return f"history_len {n} is beyond the history ({len(history)})"
-        for per_message in (self.cuts, self.masks):
-            for i, per in per_message.items():
-                for decision in per:
-                    if not 0 <= i < n or decision.message_index != i:
-                        return f"a decision names message {i} outside the history"
-                    content = blocks(history[i])
-                    j = decision.block_index
-                    if not 0 <= j < len(content) or content[j].get("type") != "tool_result":
-                        return f"block {j} of message {i} is not a tool result"
+        for i, per in self.blocks.items():
+            for decision in per:
+                if not 0 <= i < n or decision.message_index != i:
+                    return f"a decision names message {i} outside the history"
+                content = blocks(history[i])
+                j = decision.block_index
+                if not 0 <= j < len(content) or content[j].get("type") != "tool_result":
+                    return f"block {j} of message {i} is not a tool result"
         if not 0 <= self.read_upto <= n:
             return f"the read-up-to mark {self.read_upto} is outside the history"
         if not 0 <= self.drop_from <= n or not 0 <= self.drop_until <= n:
@@ -216,7 +209,27 @@ def _index(value: object, size: int) -> int:
     return value
 
 
-def _result_block(history: Sequence[Message], i: int, j: object) -> Message:
+def _decisions(data: Mapping[str, Any], history: Sequence[Message], n: int, facts: Facts) -> Decisions:
+    """The saved block decisions: version 3's tagged "blocks", and versions 1–2's "cuts" and "masks" lists
+    (read in any version, so a state written before version 3 loads as the same value)."""
+    entries: list[Sequence[Any]] = [entry for entry in data.get("blocks", [])]
+    entries += [("cut", i, j, call, tool_id, name, original, kept, hard)
+                for i, j, tool_id, name, original, kept, call, hard in data.get("cuts", [])]
+    entries += [("mask", i, j, call) for i, j, call in data.get("masks", [])]
+    found: dict[int, dict[tuple[int, int], BlockDecision]] = {}
+    for entry in entries:
+        kind = KINDS.get(entry[0]) if entry and isinstance(entry[0], str) else None
+        if kind is None:
+            raise ValueError(f"unknown block decision {entry[0] if entry else entry!r}")
+        i, j = entry[1], entry[2]
+        block = _result_block(history, _index(i, len(history)), j)
+        if i < n:
+            decision = kind.from_json(entry, block, facts.call_of)
+            found.setdefault(i, {})[(decision.block_index, decision.rank)] = decision
+    return {i: tuple(per[key] for key in sorted(per)) for i, per in found.items()}
+
+
+def _result_block(history: Sequence[Message], i: int, j: object) -> Block:
     """Block j of message i, which a saved cut or mask names: it must be a tool_result."""
     content = blocks(history[i])
     if not isinstance(j, int) or not 0 <= j < len(content) or content[j].get("type") != "tool_result":

@@ -31,6 +31,10 @@ class Work:
     before_event: list[Message] | None = None  # the request before this call's event (the summary call's)
     touched: set[int] = field(default_factory=set)  # messages cut at this call (the event line counts them)
 
+    def view(self, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tiers.RequestView:
+        """What the tiers read of this call now (the layout and sizes as the last step left them)."""
+        return tiers.RequestView(history, self.facts, policy, self.layout, self.tokens, newest, call)
+
 
 def apply(w: Work, history: Sequence[Message], state: CompactState, changed: list[int], cut: bool = True) -> int | None:
     """A tier's new state, with the messages it decided on swapped in place; the first position changed
@@ -53,14 +57,13 @@ def cut_read(w: Work, history: Sequence[Message], policy: CompactPolicy, newest:
     """Tier 2 (`tiers.cut_on_read`) applied: the first position changed, None when nothing sent changed."""
     if not policy.cut_on_read:
         return None
-    return apply(w, history, *tiers.cut_on_read(w.state, w.facts, policy, history, newest, call, w.layout, w.tokens,
-                                                prev_out, start, keep_from))
+    return apply(w, history, *tiers.cut_on_read(w.state, w.view(history, policy, newest, call), prev_out, start,
+                                                keep_from))
 
 
 def _mask(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int,
           target: int | None, keep_from: int | None = None) -> int | None:
-    state, changed, masked = tiers.mask_old(w.state, w.facts, policy, w.layout, w.tokens, history, newest, call, target,
-                                            keep_from)
+    state, changed, masked = tiers.mask_old(w.state, w.view(history, policy, newest, call), target, keep_from)
     return apply(w, history, state, changed, cut=False) if masked else None
 
 
@@ -77,9 +80,10 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
         w.state = w.state.evolve(reactive_target=None)
     kinds: list[EventKind] = []
     first = len(w.layout.out)
+    view = w.view(history, policy, newest, call)  # the same layout and sizes, as each step leaves them
     w.before_event = list(w.layout.out)  # what the summary call sends (the previous call's prefix)
     head_before, first_drop = w.state.drop_from, not w.state.dropping
-    keep_from = None if asked else tiers.protected_from(w.facts, policy, w.tokens, history, newest)
+    keep_from = None if asked else tiers.protected_from(view)
 
     def did(kind: EventKind, changed: int | None) -> None:
         nonlocal first
@@ -94,16 +98,14 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
     if not asked:
         cut_all()
     if policy.drop and first_drop:  # tentative: kept only with a drop (else the head went out twice)
-        w.state = w.state.evolve(drop_from=tiers.choose_head(w.state, w.layout, w.tokens, policy, history,
-                                                               newest, target))
+        w.state = w.state.evolve(drop_from=tiers.choose_head(w.state, view, target))
     if not asked and policy.mask:  # then mask what can be run again, down to the target
         did("mask", _mask(w, history, policy, newest, call, target, keep_from))
-    if policy.drop and (asked or w.tokens.estimate() - tiers.transient(w.state, policy, w.tokens, history, newest)
-                        > target):
-        until = tiers.choose_drop(w.state, w.layout, w.tokens, policy, history, newest, target, keep_from)
+    if policy.drop and (asked or w.tokens.estimate() - tiers.transient(w.state, view) > target):
+        until = tiers.choose_drop(w.state, view, target, keep_from)
         if until > max(w.state.drop_until, w.state.drop_from) and tiers.worth_dropping(
-                tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until), w.tokens):
-            w.state = tiers.set_drop(w.state, w.facts, history, until, call, why)
+                tiers.drop_gain(w.state, view, until), w.tokens):
+            w.state = tiers.set_drop(w.state, view, until, why)
             kinds.append("drop")
     if asked:  # /compact dropped (or summarised) the older part first; then the rest as at any event
         cut_all()
@@ -120,18 +122,19 @@ def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newes
     compares with the one before it)."""
     kinds: list[EventKind] = []
     first = len(w.layout.out)
+    view = w.view(history, policy, newest, call)
     floor = max(w.state.drop_until, w.state.drop_from)
     until = tiers.last_assistant_before(history, newest + 1, floor)
-    if until > floor and tiers.drop_gain(w.state, w.facts, w.layout, w.tokens, policy, history, until) > 0:
-        w.state = tiers.set_drop(w.state, w.facts, history, until, call, "the window was full")  # never one that grows it
+    if until > floor and tiers.drop_gain(w.state, view, until) > 0:
+        w.state = tiers.set_drop(w.state, view, until, "the window was full")  # never one that grows it
         kinds.append("drop")
         first = min(first, relayout(w, history, policy))
     if w.tokens.estimate() > policy.effective_window and w.state.drop_from:
-        w.state = tiers.set_drop(w.state, w.facts, history, until, call, "the window was full", start=0)  # the head too
+        w.state = tiers.set_drop(w.state, view, until, "the window was full", start=0)  # the head too
         kinds.append("drop")
         first = min(first, relayout(w, history, policy))
     if w.tokens.estimate() > policy.effective_window:
-        state, changed = tiers.hard_cut_newest(w.state, w.facts, history, newest, call)
+        state, changed = tiers.hard_cut_newest(w.state, view)
         if changed:
             position = apply(w, history, state, changed)
             first = min(first, len(w.layout.out) if position is None else position)

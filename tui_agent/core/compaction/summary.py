@@ -15,7 +15,7 @@ from typing import Any
 
 from tui_agent.core.compaction.marks import SUMMARY_MARK, is_recap
 from tui_agent.core.messages import Message, blocks, result_text, text_of, tool_uses, user_text
-from tui_agent.core.plural import plural
+from tui_agent.core.formats import plural
 
 MAX_SUMMARY_TOKENS = 2_000
 FOCUS_LINE = "Focus on: "
@@ -86,7 +86,7 @@ def extractive_summary(messages: list[Message]) -> str:
         if message.get("role") == "user" and text and not is_recap(message):
             prompts.append(" ".join(text.split())[:160])
         for use in tool_uses(message):
-            tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
+            tool_input: dict[str, Any] = use["input"] if isinstance(use.get("input"), dict) else {}
             path = tool_input.get("file_path") or tool_input.get("path")
             if isinstance(path, str) and path not in files:
                 files.append(path)

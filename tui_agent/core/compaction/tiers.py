@@ -10,20 +10,22 @@ protects, is `ranking`'s rule.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.cut import cut_block
+from tui_agent.core.compaction.decisions import BlockDecision, Cut, Mask, merged
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import Facts, exchange, last_assistant_before, pinned_with
 from tui_agent.core.compaction.layout import Layout, recap_of
-from tui_agent.core.compaction.mask import key_input, placeholder_text
-from tui_agent.core.compaction.plan import BlockCut, BlockMask, fmt_tokens
+from tui_agent.core.compaction.mask import placeholder_text
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.pricing import calls_until_event, cut_on_read_now
 from tui_agent.core.compaction.ranking import in_progress_floor, mask_protection, mask_rank, mask_signals
 from tui_agent.core.compaction.render import render_message
 from tui_agent.core.compaction.state import CompactState, effective_skip
+from tui_agent.core.formats import fmt_tokens
 from tui_agent.core.messages import Message, blocks, result_text, tool_results
 
 HARD_KEEP_CHARS = 1000  # what the newest round is cut to when it alone does not fit the window
@@ -33,59 +35,70 @@ HEAD_SHARE = 0.5  # the kept head takes at most this share of what the low mark 
 RECAP_GUESS_TOKENS = 300  # room planned for a recap not yet built (and for its growth when one exists)
 
 
-def protected_from(facts: Facts, policy: CompactPolicy, tokens: RequestEstimator, history: Sequence[Message],
-                   newest: int) -> int:
+@dataclass(frozen=True)
+class RequestView:
+    """What a tier reads of one call, and only reads: the history and its facts, the policy, the request
+    as laid out now (positions and sizes: `layout`, `tokens`, whose estimate is the request's), the newest
+    round and the call's number. One value instead of seven parameters, so a tier can be called (and
+    tested) with no `Compactor`: lay a request out, make a view, pass a state in, get one back."""
+
+    history: Sequence[Message]
+    facts: Facts
+    policy: CompactPolicy
+    layout: Layout
+    tokens: RequestEstimator
+    newest: int
+    call: int
+
+
+def protected_from(view: RequestView) -> int:
     """The first message of the turn in progress that no cut, mask or drop takes (`ranking.in_progress_floor`)."""
+    history, facts, tokens = view.history, view.facts, view.tokens
     return in_progress_floor(facts.last_prompt, tokens.size_of(facts.turn_total), tokens.baseline,
-                             policy.effective_window, newest, bool(history) and history[-1].get("role") == "user")
+                             view.policy.effective_window, view.newest,
+                             bool(history) and history[-1].get("role") == "user")
 
 
-def still_over(facts: Facts, policy: CompactPolicy, tokens: RequestEstimator, history: Sequence[Message],
-               newest: int) -> str:
+def still_over(view: RequestView) -> str:
     """Why an event ends above the high mark, when the part it may not take is itself over it: "; the
     turn in progress alone is 15.1k" (base included). The next calls make no new event for it: nothing is
     left to take until the turn ends or grows past the window."""
-    keep_from = protected_from(facts, policy, tokens, history, newest)
-    if keep_from == newest or facts.last_prompt is None:
+    keep_from = protected_from(view)
+    if keep_from == view.newest or view.facts.last_prompt is None:
         return ""
-    alone = tokens.baseline + tokens.size_of(facts.turn_total)
-    if alone <= policy.high_tokens:
+    alone = view.tokens.baseline + view.tokens.size_of(view.facts.turn_total)
+    if alone <= view.policy.high_tokens:
         return ""
     return f"; the turn in progress alone is {fmt_tokens(round(alone))}"
 
 
-def _with(state: CompactState, cuts: dict | None = None, masks: dict | None = None,
-          touched: set[int] | None = None) -> CompactState:
-    """The state with new per-message decisions; each touched message's version moves on."""
+def _with(state: CompactState, decided: dict, touched: set[int]) -> CompactState:
+    """The state with new per-message block decisions; each touched message's version moves on."""
     versions = dict(state.versions)
-    for i in touched or ():
+    for i in touched:
         versions[i] = versions.get(i, 0) + 1
-    return state.evolve(cuts=state.cuts if cuts is None else cuts, masks=state.masks if masks is None else masks,
-                   versions=versions)
+    return state.evolve(blocks=decided, versions=versions)
 
 
-def apply_user_changes(state: CompactState, history: Sequence[Message], facts: Facts, policy: CompactPolicy,
-                       newest: int, call: int) -> CompactState:
+def apply_user_changes(state: CompactState, view: RequestView) -> CompactState:
     """Pins, excludes and expands since the last call take effect: a pinned or expanded message goes out
     as it is in the history again; the excludes leave out their partners too (never the newest round,
     which the model must answer); pins inside the drop come back as islands, and the recap follows."""
-    cuts, masks, touched = dict(state.cuts), dict(state.masks), set()
+    history, facts, newest, call = view.history, view.facts, view.newest, view.call
+    decided, touched = dict(state.blocks), set()
     for i in state.pins | state.expanded:
-        if i in cuts or i in masks:
-            cuts.pop(i, None)
-            masks.pop(i, None)
+        if decided.pop(i, None) is not None:
             touched.add(i)
     excludes = frozenset(i for i in state.excludes
                          if max(exchange(history, i) if i < len(history) else {i}) < newest)
-    state = _with(state, cuts, masks, touched).evolve(excludes=excludes,
+    state = _with(state, decided, touched).evolve(excludes=excludes,
                     skip=effective_skip(history, excludes, newest), dirty=False)
     if state.dropping:
         state = state.evolve(kept_in_drop=islands(state, facts, history, state.drop_until), recap_call=call)
     return state
 
 
-def cut_on_read(state: CompactState, facts: Facts, policy: CompactPolicy, history: Sequence[Message], newest: int,
-                call: int, layout: Layout, tokens: RequestEstimator, prev_out: int = 0,
+def cut_on_read(state: CompactState, view: RequestView, prev_out: int = 0,
                 start: int | None = None, keep_from: int | None = None) -> tuple[CompactState, list[int]]:
     """Tier 2: a result longer than `cut_chars` that the model has read (it left the newest round) is cut
     to its head, once, and frozen; pinned, masked and expanded messages are left as they are.
@@ -95,10 +108,11 @@ def cut_on_read(state: CompactState, facts: Facts, policy: CompactPolicy, histor
     tail the previous request cached after it, `prev_out` messages long), or when it is one huge result.
     At an event (`start`: from there on) every long result is cut: the event rewrites what follows anyway,
     except from `keep_from` on (the turn in progress, `protected_from`)."""
+    history, facts, policy, layout, tokens, newest, call = view.history, view.facts, view.policy, view.layout, view.tokens, view.newest, view.call
     limit, keep = policy.cut_chars, policy.cut_keep_chars
     at_event = start is not None
     until_event = calls_until_event(tokens.estimate(), policy.high_tokens, facts.total / max(call, 1), call)
-    new: dict[int, dict[int, BlockCut]] = {}
+    new: dict[int, dict[int, BlockDecision]] = {}
     end = newest if keep_from is None else min(newest, keep_from)
     for i in range(state.read_upto if start is None else start, end):
         if i in state.pins or i in state.masks or i in state.expanded or i in state.kept_in_drop:
@@ -118,11 +132,11 @@ def cut_on_read(state: CompactState, facts: Facts, policy: CompactPolicy, histor
             if cut is None:
                 continue
             _, original, kept = cut
-            new.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name, original, kept, call)
+            new.setdefault(i, {})[j] = Cut(i, j, block.get("tool_use_id", ""), name, original, kept, call)
     state = state.evolve(read_upto=max(state.read_upto, end if at_event else newest))
     if not new:
         return state, []
-    return _with(state, cuts=_merged(state.cuts, new), touched=set(new)), sorted(new)
+    return _with(state, merged(state.blocks, new), set(new)), sorted(new)
 
 
 def _cut_pays(policy: CompactPolicy, layout: Layout, tokens: RequestEstimator, i: int, chars: int, prev_out: int,
@@ -138,9 +152,8 @@ def _cut_pays(policy: CompactPolicy, layout: Layout, tokens: RequestEstimator, i
                            always=policy.cut_always)
 
 
-def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: Layout, tokens: RequestEstimator,
-             history: Sequence[Message], newest: int, call: int,
-             target: int | None = None, keep_from: int | None = None) -> tuple[CompactState, list[int], int]:
+def mask_old(state: CompactState, view: RequestView, target: int | None = None,
+             keep_from: int | None = None) -> tuple[CompactState, list[int], int]:
     """Tier 3: results of re-runnable tools older than the protected recent budget (counted from the end of
     the request) become placeholders, when the placeholder is clearly smaller; the head before the drop
     stays as it is (it is the cached start of every request).
@@ -149,13 +162,14 @@ def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: L
     so a masked result is still sent after it), the least likely to be needed first (`ranking.mask_rank`),
     and masking stops once the request fits the target; without one (after `/compact`'s drop) every
     candidate is masked. Nothing from `keep_from` on is masked (the turn in progress, `protected_from`)."""
+    history, facts, policy, layout, tokens, newest, call = view.history, view.facts, view.policy, view.layout, view.tokens, view.newest, view.call
     protect: float = policy.mask_protect_tokens
     if target is not None:
         recap = tokens.size_of(layout.recap.tokens if state.dropping and layout.recap else RECAP_GUESS_TOKENS)
         protect = mask_protection(protect, target, tokens.baseline, head_size(state, layout, tokens), recap)
     seen = 0.0
     last = newest if keep_from is None else min(newest, keep_from)
-    candidates: list[tuple[int, int, dict[int, BlockMask]]] = []  # (message, position, its new masks)
+    candidates: list[tuple[int, int, dict[int, BlockDecision]]] = []  # (message, position, its new masks)
     for pos in range(len(layout.out) - 1, -1, -1):
         seen += tokens.size(layout.units[pos])
         if seen <= protect:
@@ -170,7 +184,7 @@ def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: L
             continue
         current = blocks(layout.message(state, history, i))
         done = {m.block_index for m in state.masks.get(i, ())}
-        chosen: dict[int, BlockMask] = {}
+        chosen: dict[int, BlockDecision] = {}
         for j, block in enumerate(blocks(message)):
             if block.get("type") != "tool_result" or j in done:
                 continue
@@ -178,20 +192,19 @@ def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: L
             if not facts.rerunnable(tool_id, policy):
                 continue
             name, tool_input = facts.call_of(tool_id)
-            original = len(result_text(block))
-            text = placeholder_text(name, tool_input, original)
+            text = placeholder_text(name, tool_input, len(result_text(block)))
             if len(result_text(current[j])) < max(policy.mask_min_chars, len(text) * 3):
                 continue
-            chosen[j] = BlockMask(i, j, tool_id, name, key_input(tool_input), original, text, call)
+            chosen[j] = Mask.of(i, j, block, facts.call_of, call)
         if chosen:
             candidates.append((i, pos, chosen))
     if target is not None and candidates:
         superseded, mentioned = mask_signals(history, min(i for i, _, _ in candidates),
                                              lambda i: facts.entities_of(history, i), {i for i, _, _ in candidates})
         candidates.sort(key=lambda c: mask_rank(c[0], superseded, mentioned.get(c[0], False)))
-    new: dict[int, dict[int, BlockMask]] = {}
+    new: dict[int, dict[int, BlockDecision]] = {}
     size = tokens.baseline + tokens.messages_estimate()
-    passing = transient(state, policy, tokens, history, newest) if target is not None else 0.0
+    passing = transient(state, view) if target is not None else 0.0
     for i, pos, chosen in candidates:
         if target is not None and round(size) - passing <= target:
             break
@@ -201,26 +214,24 @@ def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: L
     if not new:
         return state, [], 0
     count = sum(len(per) for per in new.values())
-    return _with(state, masks=_merged(state.masks, new), touched=set(new)), sorted(new), count
+    return _with(state, merged(state.blocks, new), set(new)), sorted(new), count
 
 
 def _mask_saving(state: CompactState, facts: Facts, history: Sequence[Message], layout: Layout,
-                 tokens: RequestEstimator, i: int, pos: int, chosen: dict[int, BlockMask]) -> float:
+                 tokens: RequestEstimator, i: int, pos: int, chosen: dict[int, BlockDecision]) -> float:
     """Tokens the request gives back when message i (at `pos`) gets the masks `chosen`: its new form is
     sized at the rate its old form was (`RequestEstimator.swap`), so the stop at the target is exact."""
     old = layout.estimate(state, history, facts, i)
-    masks = tuple({m.block_index: m for m in (*state.masks.get(i, ()), *chosen.values())}[j]
-                  for j in sorted({*(m.block_index for m in state.masks.get(i, ())), *chosen}))
-    new = tk.message_tokens(render_message(history[i], state.cuts.get(i, ()), masks))
+    new = tk.message_tokens(render_message(history[i], merged(state.blocks, {i: chosen})[i]))
     size = tokens.size(layout.units[pos])
     return size - (size * new / old if old else tokens.size_of(new))
 
 
-def transient(state: CompactState, policy: CompactPolicy, tokens: RequestEstimator, history: Sequence[Message],
-              newest: int) -> float:
+def transient(state: CompactState, view: RequestView) -> float:
     """Tokens the newest round will give back by itself once it is read (cut on read whatever the budget:
     a huge result, or every long one under `cut_always`): a spike that passes is no reason to rewrite the
     whole request, as long as the request still fits the window."""
+    history, policy, tokens, newest = view.history, view.policy, view.tokens, view.newest
     if not policy.cut_on_read or newest in state.pins:
         return 0.0
     chars = 0
@@ -235,12 +246,12 @@ def transient(state: CompactState, policy: CompactPolicy, tokens: RequestEstimat
     return tokens.size_of(tk.tokens_for_chars(chars))
 
 
-def choose_head(state: CompactState, layout: Layout, tokens: RequestEstimator, policy: CompactPolicy,
-                history: Sequence[Message], newest: int, target: int) -> int:
+def choose_head(state: CompactState, view: RequestView, target: int) -> int:
     """The start of the conversation that stays first in every request (and so in the cache): the
     largest assistant-message boundary within `keep_head` tokens, and within half of what the
     low-water mark leaves after the baseline (the rest is for the recap and the recent tail), never
     into the newest round."""
+    history, policy, layout, tokens, newest = view.history, view.policy, view.layout, view.tokens, view.newest
     budget = min(float(policy.head_tokens), HEAD_SHARE * (target - tokens.baseline))
     if budget <= 0:
         return 0
@@ -255,14 +266,14 @@ def choose_head(state: CompactState, layout: Layout, tokens: RequestEstimator, p
     return best
 
 
-def choose_drop(state: CompactState, layout: Layout, tokens: RequestEstimator, policy: CompactPolicy,
-                history: Sequence[Message], newest: int, target: int, upto: int | None = None) -> int:
+def choose_drop(state: CompactState, view: RequestView, target: int, upto: int | None = None) -> int:
     """The earliest assistant message from which the head, the recap, the kept tail and the base fit
     `target`; at worst the newest round's own assistant message, or `upto` (the turn in progress's first
     one, `protected_from`: its rounds stay)."""
+    history, layout, tokens, newest = view.history, view.layout, view.tokens, view.newest
     last = newest if upto is None else min(upto, newest)
     floor = max(state.drop_until, state.drop_from)
-    fixed = tokens.baseline + head_size(state, layout, tokens) - transient(state, policy, tokens, history, newest)
+    fixed = tokens.baseline + head_size(state, layout, tokens) - transient(state, view)
     fixed += tokens.size_of(layout.recap.tokens if state.dropping and layout.recap else RECAP_GUESS_TOKENS)
     fixed += RECAP_GUESS_TOKENS
     suffix = 0.0
@@ -291,9 +302,9 @@ def head_size(state: CompactState, layout: Layout, tokens: RequestEstimator) -> 
     return head
 
 
-def drop_gain(state: CompactState, facts: Facts, layout: Layout, tokens: RequestEstimator, policy: CompactPolicy,
-              history: Sequence[Message], until: int) -> float:
+def drop_gain(state: CompactState, view: RequestView, until: int) -> float:
     """Tokens a drop up to `until` frees, less what its recap adds (the recap of the span it would be)."""
+    history, facts, policy, layout, tokens = view.history, view.facts, view.policy, view.layout, view.tokens
     floor = max(state.drop_until, state.drop_from)
     kept = islands(state, facts, history, until)
     freed = sum(tokens.size(layout.units[pos]) for pos, i in enumerate(layout.indices)
@@ -309,11 +320,11 @@ def worth_dropping(gain: float, tokens: RequestEstimator) -> bool:
     return gain > max(MIN_GAIN_TOKENS, MIN_GAIN_SHARE * tokens.estimate())
 
 
-def set_drop(state: CompactState, facts: Facts, history: Sequence[Message], until: int, call: int, why: str,
-             start: int | None = None) -> CompactState:
+def set_drop(state: CompactState, view: RequestView, until: int, why: str, start: int | None = None) -> CompactState:
     """Drop up to `until` (and from `start` when the head goes too); the messages that leave now keep
     this event's reason for good (a later event never rewrites why an earlier one dropped a row).
     Decisions about messages no longer sent stop mattering and leave the state."""
+    history, facts, call = view.history, view.facts, view.call
     old_from, old_until = state.drop_from, state.drop_until
     new_from = old_from if start is None else start
     reason = f"dropped at call {call} ({why})"
@@ -326,8 +337,7 @@ def set_drop(state: CompactState, facts: Facts, history: Sequence[Message], unti
     def sent(i: int) -> bool:
         return not (new_from <= i < until) or i in kept
 
-    return state.evolve(kept_in_drop=kept, cuts={i: per for i, per in state.cuts.items() if sent(i)},
-                   masks={i: per for i, per in state.masks.items() if sent(i)})
+    return state.evolve(kept_in_drop=kept, blocks={i: per for i, per in state.blocks.items() if sent(i)})
 
 
 def islands(state: CompactState, facts: Facts, history: Sequence[Message], until: int) -> frozenset[int]:
@@ -345,11 +355,11 @@ def islands(state: CompactState, facts: Facts, history: Sequence[Message], until
     return frozenset(kept)
 
 
-def hard_cut_newest(state: CompactState, facts: Facts, history: Sequence[Message], newest: int,
-                    call: int) -> tuple[CompactState, list[int]]:
+def hard_cut_newest(state: CompactState, view: RequestView) -> tuple[CompactState, list[int]]:
     """Fit the window, last resort: the newest round's results cut to `HARD_KEEP_CHARS` (it alone is
     larger than the window; the model gets their heads and a note instead of an API error)."""
-    new: dict[int, dict[int, BlockCut]] = {}
+    history, facts, newest, call = view.history, view.facts, view.newest, view.call
+    new: dict[int, dict[int, BlockDecision]] = {}
     for i in range(newest, len(history)):
         if i in state.expanded:
             continue
@@ -361,17 +371,7 @@ def hard_cut_newest(state: CompactState, facts: Facts, history: Sequence[Message
             if cut is None:
                 continue
             _, original, kept = cut
-            new.setdefault(i, {})[j] = BlockCut(i, j, block.get("tool_use_id", ""), name, original, kept, call, hard=True)
+            new.setdefault(i, {})[j] = Cut(i, j, block.get("tool_use_id", ""), name, original, kept, call, hard=True)
     if not new:
         return state, []
-    return _with(state, cuts=_merged(state.cuts, new), touched=set(new)), sorted(new)
-
-
-def _merged(old, new: dict) -> dict:
-    """Per-message decisions with `new`'s blocks added (by block index, a new one replacing an old one)."""
-    out = dict(old)
-    for i, per in new.items():
-        blocks_of = {d.block_index: d for d in old.get(i, ())}
-        blocks_of.update(per)
-        out[i] = tuple(blocks_of[j] for j in sorted(blocks_of))
-    return out
+    return _with(state, merged(state.blocks, new), set(new)), sorted(new)

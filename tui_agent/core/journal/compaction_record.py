@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tui_agent.core import events as ev
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 
 def call_fields(event: "ev.CompactionReported") -> dict[str, Any]:

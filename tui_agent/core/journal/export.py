@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from tui_agent.core.journal.reader import CallRecord, JournalLoad
 from tui_agent.core.messages import Message, blocks, result_text
-from tui_agent.core.plural import plural
+from tui_agent.core.formats import plural
 
 FORMATS = ("md", "jsonl")
 

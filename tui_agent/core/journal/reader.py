@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
@@ -138,7 +138,7 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
                                      opt_str(record.get("event")), opt_str(record.get("summary"))))
         load.calls_made = max(load.calls_made, load.calls[-1].call)
     elif kind == rec.USAGE:
-        purpose = "summary" if record.get("purpose") == "summary" else "call"
+        purpose: Literal["call", "summary"] = "summary" if record.get("purpose") == "summary" else "call"
         usage = ev.Usage(as_int(record["call"]), as_int(record["input_tokens"]), as_int(record["output_tokens"]),
                          as_int(record.get("cache_creation_input_tokens", 0)),
                          as_int(record.get("cache_read_input_tokens", 0)), purpose)

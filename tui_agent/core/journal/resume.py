@@ -34,7 +34,7 @@ from tui_agent.core.messages import (
 )
 
 if TYPE_CHECKING:
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 INTERRUPTED_RESULT = "Not run to the end: tui-agent stopped before this tool finished (the session was resumed)."
 

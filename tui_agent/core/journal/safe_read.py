@@ -113,7 +113,7 @@ def opt_str(value: Any) -> str | None:
     return value
 
 
-_BLOCK_FIELDS = {"text": {"text": str}, "tool_use": {"id": str, "name": str, "input": dict},
+_BLOCK_FIELDS: dict[str, dict[str, type]] = {"text": {"text": str}, "tool_use": {"id": str, "name": str, "input": dict},
                  "tool_result": {"tool_use_id": str}, "thinking": {"thinking": str}}
 
 

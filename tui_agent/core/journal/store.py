@@ -88,7 +88,7 @@ def summarize(path: Path) -> SessionInfo | None:
     raw = read_journal_bytes(path)  # JournalError: not a regular file, or over the cap
     header: Header | None = None
     messages, first, tokens, estimate = 0, "", None, 0
-    model, last, cleared = "", "", None
+    model, last, cleared = "", b"", None
     for line in raw.split(b"\n"):
         if not line.strip():
             continue

@@ -31,7 +31,7 @@ from tui_agent.core.journal.state_delta import JournalStates
 from tui_agent.core.paths import ensure_dir, journal_path
 
 if TYPE_CHECKING:
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 
 class JournalLocked(OSError):
@@ -170,7 +170,7 @@ class Journal:
                              cache_read_input_tokens=event.cache_read_input_tokens,
                              cost_usd=_cost(self.session.model, event),
                              calibration=self.session.calibration, calls=self.session.state.calls,
-                             **({"purpose": event.purpose} if event.purpose != "call" else {}))
+                             **_purpose(event))
             case ev.PermissionAnswered():
                 self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
             case ev.ModelSwitched():
@@ -316,3 +316,8 @@ def journal_problem(session: "Session") -> str | None:
         return None
     journal.problem_shown = True
     return journal.problem
+
+
+def _purpose(event: ev.Usage) -> dict[str, Any]:
+    """A usage record names its purpose only when it is not a model call's (a summary's)."""
+    return {"purpose": event.purpose} if event.purpose != "call" else {}

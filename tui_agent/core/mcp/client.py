@@ -179,7 +179,7 @@ class ServerConnection:
             # stderr goes through a pipe into a log that rotates past MAX_LOG_BYTES (a chatty server
             # cannot fill the disk); our copy of the pipe's write end is closed once the child has it.
             errlog = stderr_pipe(RotatingLog(self.log_path, MAX_LOG_BYTES))
-            self._stderr_pump = errlog.pump
+            self._stderr_pump = getattr(errlog, "pump")  # set by stderr_pipe: the thread copying it
             # Claude Code passes the whole environment plus the entry's `env`; so do we (servers often
             # need PATH, HOME, proxies or API keys the user already exported).
             params = StdioServerParameters(
@@ -189,7 +189,7 @@ class ServerConnection:
                 cwd=str(self.cwd),
             )
             try:
-                read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+                read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))  # type: ignore[arg-type]  # a binary pipe: the SDK only passes it on
             finally:
                 errlog.close()
         client_info = Implementation(name=CLIENT_NAME, version=__version__)

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from tui_agent.core.commands import Command, CommandResult
+from tui_agent.core.agent.commands import Command, CommandResult
 from tui_agent.core.events import Notice
 
 if TYPE_CHECKING:
     from tui_agent.core.mcp.manager import McpManager
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 NO_CONFIG_TEXT = (
     "No MCP servers configured. Add them to .mcp.json in the workspace, for example:\n"
@@ -62,7 +62,7 @@ def install_mcp(
     """Add MCP start-up to `session.background_start`, its shutdown to `session.closers`, and `/mcp`.
 
     Servers defined inside the workspace (the repository's `.mcp.json`, or an `MCP_CONFIG` file inside it)
-    start only once approved (see core/trust.py): the face is asked through `session.ask_trust`; with
+    start only once approved (see core/access/trust.py): the face is asked through `session.ask_trust`; with
     nobody to ask (headless) they stay off unless `trust_project` (`--trust-project-mcp`) is set. The
     user's own `mcp.json` and `MCP_CONFIG` files outside the workspace are trusted as they are.
     Other keyword arguments exist for tests.
@@ -117,7 +117,7 @@ async def _approve_project_servers(session: "Session", config, state: McpState, 
                                    trust_project: bool) -> tuple[list[Notice], dict]:
     """(notices, the servers that may start): trusted ones, and project ones the user approved."""
     from tui_agent.core.mcp.config import USER_CONFIG_NAME, user_config_dir
-    from tui_agent.core.trust import TrustItem, TrustQuestion, TrustStore, digest, is_project_file, trust_path
+    from tui_agent.core.access.trust import TrustItem, TrustQuestion, TrustStore, digest, is_project_file, trust_path
 
     user_file = user_config_dir(env) / USER_CONFIG_NAME
     items = {

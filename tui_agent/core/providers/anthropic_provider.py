@@ -2,7 +2,7 @@
 
 The SDK carries every call (its own headers, User-Agent and stream accumulation; Bedrock and Vertex
 clients share its interface). Its import costs 1.5–2.3 s, so it is never on the path to the TUI's first
-frame: `core/background_import.py` starts it in a thread (the TUI after its first frame,
+frame: `core/providers/background_import.py` starts it in a thread (the TUI after its first frame,
 `-p` at process start). Constructing the provider is cheap.
 
 Failure handling (each ends in a one-line `ProviderError` the loop can show):
@@ -32,7 +32,7 @@ from tui_agent.core.providers.anthropic_blocks import (  # noqa: F401 - re-expor
     message_from_response,
     usage_from,
 )
-from tui_agent.core.background_import import import_finished, import_in_background
+from tui_agent.core.providers.background_import import import_finished, import_in_background
 from tui_agent.core.providers.anthropic_transport import (
     is_connection_error,
     is_transport,
@@ -230,8 +230,7 @@ class AnthropicProvider(SdkProvider):
         if status == 404 and kind == "not_found_error":
             return ProviderError(f"Anthropic API: {message} (check ANTHROPIC_MODEL / --model and ANTHROPIC_BASE_URL).")
         where = "mid-reply" if shown else f"({status})"
-        return ProviderError(f"Anthropic API error {where}: {message}", partial_text="".join(shown),
-                             retryable=retryable)
+        return ProviderError(f"Anthropic API error {where}: {message}", partial_text="".join(shown))
 
     # -- exact counting ---------------------------------------------------------------------
     async def count_tokens(self, request: ModelRequest) -> int | None:
@@ -249,13 +248,12 @@ class AnthropicProvider(SdkProvider):
         except anthropic.APIStatusError as error:
             failure = self._status_error(error, [])
             if isinstance(failure, RetryableFailure):
-                raise ProviderError(f"Token count failed: Anthropic API {failure.what}.", retryable=True) from error
+                raise ProviderError(f"Token count failed: Anthropic API {failure.what}.") from error
             raise failure from error
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as error:  # noqa: BLE001 - a transport error, a body that is not JSON
-            retryable = is_transport(error)
-            raise ProviderError(f"Token count failed: {one_line(error, 120)}", retryable=retryable) from error
+            raise ProviderError(f"Token count failed: {one_line(error, 120)}") from error
         return usage_from({"input_tokens": getattr(result, "input_tokens", 0)}).input_tokens
 
     def build_params_for_count(self, request: ModelRequest) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """How Claude calls travel: the `anthropic` SDK's client, made on first use, imported early off the
 critical path, and what it does not say clearly on its own.
 
-- The import costs 1.5–2.3 s (about 3,300 modules). `core/background_import.py` starts it in a thread:
+- The import costs 1.5–2.3 s (about 3,300 modules). `core/providers/background_import.py` starts it in a thread:
   the TUI after its first frame (`preload`), `-p` at process start, in parallel with the rest of start-up;
   the first call (or `preload`) then only waits for what is left of it.
 - The client is built with `max_retries=0` (retry.py retries with a notice the user sees) and with
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 if TYPE_CHECKING:
     from tui_agent.core.providers.base import ProviderError
 
-from tui_agent.core.background_import import wait_for_import
+from tui_agent.core.providers.background_import import wait_for_import
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 

@@ -15,14 +15,14 @@ from tui_agent.core.messages import Message
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """One model call as the engine planned it (`core/call.py`).
+    """One model call as the engine planned it (`core/agent/call.py`).
 
     `stable_prefix` is how many leading messages are the same as in the previous request of this
     session (the compaction plan knows it: `CompactPlan.cached_messages`). A provider that caches puts
     its breakpoint there from the request alone, so it keeps no memory of earlier calls of its own and a
     resumed session places its breakpoints exactly as the old process would have.
 
-    `notice` is outbound-only text for the model (`core/context_notice.py`): providers send it as a last
+    `notice` is outbound-only text for the model (`core/agent/context_notice.py`): providers send it as a last
     text block of the last message, after their cache breakpoints (`sent_messages`), so it never moves
     the cached prefix and never enters the history.
     """
@@ -88,10 +88,9 @@ ProviderEvent = Union[StreamText, StreamNotice, StreamDone]
 class ProviderError(Exception):
     """A model-call failure with a message fit for one line on the screen."""
 
-    def __init__(self, message: str, *, partial_text: str = "", retryable: bool = False) -> None:
+    def __init__(self, message: str, *, partial_text: str = "") -> None:
         super().__init__(message)
         self.partial_text = partial_text
-        self.retryable = retryable
 
 
 class PromptTooLongError(ProviderError):

@@ -21,6 +21,8 @@ nothing (None: the caller falls back to the demo model and shows `missing_key_no
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Mapping
 
 from tui_agent.core.providers.base import Provider
@@ -32,7 +34,6 @@ from tui_agent.core.providers.models import (
 )
 from tui_agent.core.providers.retry import RetryPolicy
 
-PROVIDER_NAMES = ("anthropic", "openai")
 _ALIASES = {"claude": "anthropic", "deepseek": "openai", "openai-compatible": "openai"}
 _DEMO = ("demo", "mock", "scripted")
 # Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) accept any key; the SDK insists on one.
@@ -41,6 +42,43 @@ LOCAL_PLACEHOLDER_KEY = "not-needed"
 
 def _get(env: Mapping[str, str], key: str) -> str:
     return (env.get(key) or "").strip()
+
+
+def _anthropic() -> Callable[..., Provider]:
+    from tui_agent.core.providers.anthropic_provider import AnthropicProvider  # its module, not an SDK
+
+    return AnthropicProvider
+
+
+def _openai() -> Callable[..., Provider]:
+    from tui_agent.core.providers.openai_provider import OpenAIProvider
+
+    return OpenAIProvider
+
+
+@dataclass(frozen=True)
+class ProviderEntry:
+    """One real provider: the variables that configure it and the class that talks to it (imported on use)."""
+
+    name: str
+    key_var: str
+    model_var: str
+    base_url_var: str
+    default_model: str
+    default_base_url: str | None  # None: the provider's own default endpoint
+    build: Callable[[], Callable[..., Provider]]
+    keyless_local: bool = False  # `--provider NAME` with a base URL and no key: a local server (any key)
+    options: Callable[[Mapping[str, str]], dict[str, object]] = lambda env: {}  # the provider's own settings
+
+
+# In order of precedence when no --provider says otherwise: the first whose key is set is used.
+PROVIDERS: dict[str, ProviderEntry] = {
+    "anthropic": ProviderEntry("anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_MODEL", "ANTHROPIC_BASE_URL",
+                               DEFAULT_ANTHROPIC_MODEL, None, _anthropic, options=lambda env: _anthropic_options(env)),
+    "openai": ProviderEntry("openai", "OPENAI_API_KEY", "OPENAI_MODEL", "OPENAI_BASE_URL", DEFAULT_OPENAI_MODEL,
+                            DEFAULT_OPENAI_BASE_URL, _openai, keyless_local=True),
+}
+PROVIDER_NAMES = tuple(PROVIDERS)
 
 
 def normalize_provider(provider: str | None) -> str | None:
@@ -61,15 +99,17 @@ def chosen_provider(env: Mapping[str, str], provider: str | None = None) -> str 
     name = normalize_provider(provider)
     if name is not None:
         return name
-    if _get(env, "ANTHROPIC_API_KEY"):
-        return "anthropic"
-    if _get(env, "OPENAI_API_KEY"):
-        return "openai"
-    return None
+    return next((name for name, entry in PROVIDERS.items() if _get(env, entry.key_var)), None)
 
 
 def _truthy(value: str) -> bool:
     return value.lower() in ("1", "true", "yes", "on")
+
+
+def _anthropic_options(env: Mapping[str, str]) -> dict[str, object]:
+    """Claude's own settings, named as Claude Code names them: the 1-hour cache and the thinking budget."""
+    return {"cache_ttl": "1h" if _truthy(_get(env, "ENABLE_PROMPT_CACHING_1H")) else "5m",
+            "thinking_budget": _thinking_budget(env)}
 
 
 def _thinking_budget(env: Mapping[str, str]) -> int:
@@ -102,45 +142,19 @@ def provider_from_env(
     name = chosen_provider(env, provider)
     if name is None or name == "demo":
         return None
-    retry = _retry_policy(env)
-    if name == "anthropic":
-        key = _get(env, "ANTHROPIC_API_KEY")
-        if not key:
-            return None
-        model_id = (model or "").strip() or _get(env, "ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
-        window, output = resolve_limits(model_id, env, context_window=context_window, max_output_tokens=max_output_tokens)
-        from tui_agent.core.providers.anthropic_provider import AnthropicProvider
-
-        return AnthropicProvider(
-            api_key=key,
-            base_url=_get(env, "ANTHROPIC_BASE_URL") or None,
-            model=model_id,
-            context_window=window,
-            max_output_tokens=output,
-            retry=retry,
-            cache_ttl="1h" if _truthy(_get(env, "ENABLE_PROMPT_CACHING_1H")) else "5m",
-            thinking_budget=_thinking_budget(env),
-        )
-    key = _get(env, "OPENAI_API_KEY")
-    base_url = _get(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+    entry = PROVIDERS[name]
+    key = _get(env, entry.key_var)
+    base_url = _get(env, entry.base_url_var) or entry.default_base_url
     if not key:
         # `--provider openai` pointed at a local server works without a key; the hosted default does not.
-        if normalize_provider(provider) == "openai" and _get(env, "OPENAI_BASE_URL"):
+        if entry.keyless_local and normalize_provider(provider) == name and _get(env, entry.base_url_var):
             key = LOCAL_PLACEHOLDER_KEY
         else:
             return None
-    model_id = (model or "").strip() or _get(env, "OPENAI_MODEL") or DEFAULT_OPENAI_MODEL
+    model_id = (model or "").strip() or _get(env, entry.model_var) or entry.default_model
     window, output = resolve_limits(model_id, env, context_window=context_window, max_output_tokens=max_output_tokens)
-    from tui_agent.core.providers.openai_provider import OpenAIProvider
-
-    return OpenAIProvider(
-        api_key=key,
-        base_url=base_url,
-        model=model_id,
-        context_window=window,
-        max_output_tokens=output,
-        retry=retry,
-    )
+    return entry.build()(api_key=key, base_url=base_url, model=model_id, context_window=window,
+                         max_output_tokens=output, retry=_retry_policy(env), **entry.options(env))
 
 
 def missing_key_notice(env: Mapping[str, str] | None = None, provider: str | None = None) -> str:

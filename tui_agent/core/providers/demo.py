@@ -386,7 +386,8 @@ _DEMO_ID = re.compile(r"^toolu_demo_(\d+)_\d+$")
 def _highest_demo_call(messages: list[Message]) -> int:
     highest = 0
     for message in messages:
-        for block in message.get("content") if isinstance(message.get("content"), list) else []:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
             match = _DEMO_ID.match(str(block.get("id", ""))) if isinstance(block, dict) else None
             if match:
                 highest = max(highest, int(match.group(1)))

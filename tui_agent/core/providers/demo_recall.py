@@ -39,7 +39,7 @@ def whole_reads(messages: list[Message]) -> set[str]:
 
 def recall_step(turn: Turn, named: list[str], messages: list[Message]) -> tuple[str, list[tuple[str, dict]]] | None:
     """Recall a named file that left the request, or answer from a recall this turn made (None: read it)."""
-    recalls = [(i.get("search"), t, e) for name, i, t, e in turn.calls if name == "Context"]
+    recalls = [(str(i.get("search")), t, e) for name, i, t, e in turn.calls if name == "Context"]
     if recalls:  # nothing came back, or no line of the file did: read it again instead
         ok = [(path, text) for path, text, error in recalls if not error and file_lines(path, text)]
         return (recalled_answer(ok), []) if ok else None

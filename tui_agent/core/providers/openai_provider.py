@@ -300,7 +300,7 @@ class OpenAIProvider(SdkProvider):
 def _api_message(error: Any) -> str | None:
     body = getattr(error, "body", None)
     if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        inner: dict = body["error"] if isinstance(body.get("error"), dict) else body
         if inner.get("message"):
             return str(inner["message"])
     return getattr(error, "message", None)

@@ -117,7 +117,6 @@ async def with_retries(
             if retries > policy.max_retries:
                 raise ProviderError(
                     f"{service} {failure.what}; gave up after {policy.max_retries} retries. Try again in a moment.",
-                    retryable=True,
                 ) from failure
             delay = policy.delay(retries, failure.headers)
             yield StreamNotice(retry_notice(failure.what, delay, retries, policy))

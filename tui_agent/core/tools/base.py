@@ -10,13 +10,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
 
 if TYPE_CHECKING:
-    from tui_agent.core.context_report import ContextView
-    from tui_agent.core.permissions import PermissionPolicy
-    from tui_agent.core.project_context import ProjectContext
-    from tui_agent.core.skills import SkillCatalog
+    from tui_agent.core.agent.context_report import ContextView
+    from tui_agent.core.agent.project_context import ProjectContext
+    from tui_agent.core.agent.skills import SkillCatalog
 
 ToolContent = str | list[dict[str, Any]]
 
@@ -29,6 +28,13 @@ class ToolError(Exception):
 class ToolOutput:
     content: ToolContent
     is_error: bool = False
+
+
+class ReadDenies(Protocol):
+    """What a tool that reads many files asks of the permission gate (`PermissionPolicy` is one): the globs
+    a deny rule forbids reading, to leave out of a search."""
+
+    def read_deny_globs(self) -> list[str]: ...
 
 
 @dataclass
@@ -45,7 +51,7 @@ class ToolContext:
 
     workspace: Path
     read_files: dict[str, float] = field(default_factory=dict)
-    permissions: "PermissionPolicy | None" = None
+    permissions: "ReadDenies | None" = None
     project_context: "ProjectContext | None" = None
     skills: "SkillCatalog | None" = None
     context_view: "Callable[[], ContextView] | None" = None

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tui_agent.core import descendants, process_groups
+from tui_agent.core.shell import descendants, process_groups
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui_agent.core.tools.readonly import is_read_only_command
 

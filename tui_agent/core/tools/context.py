@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_agent.core.context_report import ContextView, recall, recall_cap, select, status_text
+from tui_agent.core.agent.context_report import ContextView, recall, recall_cap, select, status_text
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 NAME = "Context"

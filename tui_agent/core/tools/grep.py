@@ -21,7 +21,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui_agent.core.tools.paths import display_path, find_rg, resolve_path
@@ -204,7 +204,7 @@ def hide_denied(lines: list[str], mode: str, policy: Any, workspace: Path, numbe
     return kept
 
 
-def build_args(rg: str, tool_input: dict[str, Any], mode: str, target: str, excludes: list[str] = ()) -> list[str]:
+def build_args(rg: str, tool_input: dict[str, Any], mode: str, target: str, excludes: Sequence[str] = ()) -> list[str]:
     """The rg command line: no user config, hidden files in, `.git` out, one path per line.
 
     `excludes` (`!pattern` globs from read-deny rules) come after the user's globs: in ripgrep the last

@@ -20,7 +20,7 @@ from tui_agent.core.budget import EventEntry, request_diff
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import counted, fmt_k
 from tui_agent.ui.themes import MUTED
-from tui_agent.core.plural import plural
+from tui_agent.core.formats import plural
 from tui_agent.ui.widgets.type_through import TypeThroughView
 
 LIST_AT_MOST = 40

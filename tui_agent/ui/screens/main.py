@@ -22,7 +22,7 @@ from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
 from tui_agent.core import events as ev
-from tui_agent.core.permissions import PermissionDecision, PermissionPolicy
+from tui_agent.core.access.gate import PermissionDecision, PermissionPolicy
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.commands import command_list, run_command
 from tui_agent.ui.steering import Steered
@@ -36,7 +36,7 @@ from tui_agent.ui.widgets.queued_prompts import QueuedPrompts
 from tui_agent.ui.widgets.type_through import TypedToPrompt
 
 if TYPE_CHECKING:
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 NARROW_BELOW = 100
 

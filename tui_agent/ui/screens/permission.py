@@ -24,10 +24,10 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
-from tui_agent.core.permissions import PermissionDecision
+from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.themes import MUTED
-from tui_agent.core.plural import plural
+from tui_agent.core.formats import plural
 
 WRITE_PREVIEW_LINES = 20
 INLINE_JSON = 60  # a non-string value shorter than this stays on its key's line

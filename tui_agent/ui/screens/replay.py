@@ -23,8 +23,8 @@ from tui_agent.ui.widgets.replay_card import ReplayCard
 
 if TYPE_CHECKING:
     from tui_agent.core.budget import EventEntry
-    from tui_agent.core.replay import Replay, ReplayStep
-    from tui_agent.core.session import Session
+    from tui_agent.core.recordings.replay import Replay, ReplayStep
+    from tui_agent.core.agent.session import Session
 
 PROGRESS_AFTER = 0.5  # seconds: a jump that takes longer shows a progress line
 CHUNK = 10  # calls made between two frames while a far jump replays

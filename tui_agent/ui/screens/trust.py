@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from tui_agent.core.sanitize import strip_controls
-from tui_agent.core.trust import Answer, TrustQuestion
+from tui_agent.core.access.trust import Answer, TrustQuestion
 from tui_agent.ui.themes import MUTED
 
 

@@ -38,12 +38,12 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from tui_agent.core.budget import EventEntry
-    from tui_agent.core.call_figures import CallFigures
+    from tui_agent.core.recordings.call_figures import CallFigures
     from tui_agent.core.compaction import CompactPolicy
-    from tui_agent.core.replay import ReplayStep
-    from tui_agent.core.watch_feed import Arrival
-    from tui_agent.core.session import Session
-    from tui_agent.watch_cli import LogSource
+    from tui_agent.core.recordings.replay import ReplayStep
+    from tui_agent.core.recordings.watch_feed import Arrival
+    from tui_agent.core.agent.session import Session
+    from tui_agent.faces.watch import LogSource
 
 STRATEGIES = ("none", "v2")  # the append-only conversation (the card's ÷append) and ours
 STEP_CALLS = 25  # calls made per arrival (the stop flag is asked before each)
@@ -97,7 +97,7 @@ class WatchScreen(ReplayScreen):
     BINDINGS = [Binding("f", "follow", "Follow newest"), Binding("end", "follow", "Follow", show=False)]
 
     def __init__(self, source: LogSource, path: Path, policy: CompactPolicy, session: Session) -> None:
-        from tui_agent.core.watch_feed import CallsView
+        from tui_agent.core.recordings.watch_feed import CallsView
 
         Screen.__init__(self)  # the replay screen's own start needs a replay with calls; a watch may have none yet
         self.source, self.policy, self.session = source, policy, session
@@ -179,8 +179,8 @@ class WatchScreen(ReplayScreen):
         """Read a capped batch, make at most `STEP_CALLS` calls (the stop flag asked before each), post the
         arrival, repeat: `q` far behind a fast log is obeyed within a call, and the calls read ahead are
         bounded (`PENDING_CALLS`) whatever the log's size."""
-        from tui_agent.core.follow import Batch, Follower
-        from tui_agent.core.watch_feed import WatchFeed
+        from tui_agent.core.recordings.follow import Batch, Follower
+        from tui_agent.core.recordings.watch_feed import WatchFeed
 
         def wake() -> bool:
             return stop() or self.source.due() or not self._remakes.empty()
@@ -239,7 +239,7 @@ class WatchScreen(ReplayScreen):
         line.add_class("-active")
 
     def on_session_switched(self, message: SessionSwitched) -> None:
-        from tui_agent.core.watch_feed import CallsView
+        from tui_agent.core.recordings.watch_feed import CallsView
 
         self.notify(f"A newer session started: {strip_controls(message.path.name)}; following it", timeout=5)
         self.path = message.path
@@ -287,7 +287,7 @@ class WatchScreen(ReplayScreen):
 
     def _ledger_lets_go(self) -> None:
         """The panel's ledger lets go of the requests the view let go (its events held them all)."""
-        from tui_agent.core.watch_feed import slim_plan
+        from tui_agent.core.recordings.watch_feed import slim_plan
 
         view = self.view
         self.panel.ledger.let_go(lambda call: view.held(call - 1), slim_plan)
@@ -301,7 +301,7 @@ class WatchScreen(ReplayScreen):
         self._wake.set()
 
     def on_step_remade(self, message: StepRemade) -> None:
-        from tui_agent.core.watch_feed import COVERAGE_CALLS
+        from tui_agent.core.recordings.watch_feed import COVERAGE_CALLS
 
         view = self.view
         self._asked.discard((message.generation, message.step.number - 1))
@@ -361,8 +361,8 @@ class WatchScreen(ReplayScreen):
         after = None
         note = "" if view.fixed else f"provisional ruler: refitted on each call until call {view.fit_calls}, then fixed"
         if figures.agent_compaction and figures.forgot:
-            from tui_agent.core.forgot import coverage_after
-            from tui_agent.core.watch_feed import COVERAGE_CALLS
+            from tui_agent.core.recordings.forgot import coverage_after
+            from tui_agent.core.recordings.watch_feed import COVERAGE_CALLS
 
             upto = min(self.current + COVERAGE_CALLS, view.calls)
             # what the coverage reads of our requests at its calls (kept as entity sets, not requests)
@@ -378,7 +378,7 @@ class WatchScreen(ReplayScreen):
         self.title = "tui-agent watch"
         state = "following" if self.following else "stepped back (f follows the newest call)"
         if any(self.behind):
-            from tui_agent.watch_cli import behind_text
+            from tui_agent.faces.watch import behind_text
 
             state += f" · behind the log: {behind_text(*self.behind)}"
         self.sub_title = strip_controls(f"call {self.current + 1}/{view.calls} · {state} · "

@@ -33,10 +33,10 @@ from tui_agent.ui.steering import STEERING_KEYS, STEERING_TITLE, SteeringActions
 from tui_agent.ui.widgets.panel_legend import legend
 from tui_agent.ui.widgets.spark_line import spark_line
 from tui_agent.ui.widgets.type_through import OnPurpose
-from tui_agent.core.plural import plural
+from tui_agent.core.formats import plural
 
 if TYPE_CHECKING:
-    from tui_agent.core.session import Session
+    from tui_agent.core.agent.session import Session
 
 
 class BudgetPanel(SteeringActions, Vertical):
@@ -61,7 +61,7 @@ class BudgetPanel(SteeringActions, Vertical):
     def __init__(self, session: "Session", ledger: BudgetLedger | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.session = session
-        self.ledger = ledger if ledger is not None else BudgetLedger()
+        self.ledger = ledger if ledger is not None else session.budget  # the session's own figures
         self.ledger.configure(session.provider.model, session.provider.context_window,
                               session.provider.max_output_tokens)
         self.index = HistoryIndex(workspace=session.workspace)
@@ -89,7 +89,8 @@ class BudgetPanel(SteeringActions, Vertical):
         yield Static(legend(read_only=self.READ_ONLY), id="budget-legend")
 
     def on_mount(self) -> None:
-        if self.ledger.feed not in self.session.listeners:  # fed by the engine before any face sees it
+        # the session feeds its own ledger before any face sees an event; another (a replay's) is fed here
+        if self.ledger is not self.session.budget and self.ledger.feed not in self.session.listeners:
             self.session.listeners.append(self.ledger.feed)
             self._listening = True
         self.session.listeners.append(self._heard)

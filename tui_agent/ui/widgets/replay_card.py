@@ -13,13 +13,13 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui_agent.core.messages import blocks
-from tui_agent.core.replay import LABELS, OURS
+from tui_agent.core.recordings.replay import LABELS, OURS
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import counted, fmt_k, fmt_usd, preview
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
-    from tui_agent.core.replay import Replay, ReplayStep
+    from tui_agent.core.recordings.replay import Replay, ReplayStep
 
 
 def cost_lines(replay: "Replay", step: "ReplayStep") -> list[Content]:

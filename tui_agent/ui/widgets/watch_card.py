@@ -18,8 +18,8 @@ from tui_agent.ui.budget_model import fmt_k, fmt_usd, preview
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
-    from tui_agent.core.call_figures import CallFigures
-    from tui_agent.core.forgot import CoverageAfter
+    from tui_agent.core.recordings.call_figures import CallFigures
+    from tui_agent.core.recordings.forgot import CoverageAfter
 
 
 def _usd(value: float | None) -> str:

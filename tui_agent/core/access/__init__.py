@@ -1,0 +1,1 @@
+"""Who may do what: the permission gate, its rule language, the user's settings and project trust."""

@@ -1,0 +1,398 @@
+"""The query loop: compact the outbound copy → call the model → run the tools → repeat.
+
+`run_turn` is an async generator of `EngineEvent`s that appends to the caller's history list (never
+copies it, so nothing is duplicated between turns, and never edits or removes an entry). Whatever
+happens (a refused tool, a malformed input, an error mid-stream, the task being cancelled mid-tool),
+the history it leaves is valid for the Messages API: every tool_use has its tool_result in the next
+message, and no half-built tool_use is ever appended.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Callable
+
+from tui_agent.core import events as ev
+from tui_agent.core import trace
+from tui_agent.core.agent.call import plan_call
+from tui_agent.core.agent.answer_stream import checked_usage, stream_answer
+from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
+from tui_agent.core.compaction.protocol import CompactorProtocol
+from tui_agent.core.compaction.summary import run_summary, summary_messages
+from tui_agent.core.messages import (
+    Message,
+    answer_trailing_tool_uses,
+    assemble_content,
+    blocks,
+    left_out_notice,
+    round_trip_blocks,
+    text_of,
+    tool_result_block,
+    tool_use_ids,
+    tool_uses,
+    user_text,
+)
+from tui_agent.core.access.gate import PermissionPolicy
+from tui_agent.core.prices import for_model
+from tui_agent.core.providers.base import (
+    PromptTooLongError,
+    Provider,
+    ProviderError,
+    StreamDone,
+    StreamNotice,
+    StreamText,
+)
+from tui_agent.core.agent.tool_round import ToolOutcome, run_tools
+from tui_agent.core.tools.base import ToolContext, ToolRegistry
+from tui_agent.core.formats import plural
+
+if TYPE_CHECKING:
+    from tui_agent.core.agent.summary_draft import BackgroundSummaries
+
+# Model calls per turn before the loop stops and asks: far above what a real task needs (issue 28: 20 cut
+# real tasks short; Claude Code has no such stop). It only guards against a model that never stops.
+DEFAULT_MAX_TURNS = 200
+CANCELLED_MESSAGE = "Cancelled: the user interrupted the turn before this tool finished."
+INTERRUPTED_MARK = "\n\n[interrupted]"
+
+
+@dataclass
+class LoopConfig:
+    provider: Provider
+    tools: ToolRegistry
+    system_prompt: str | Callable[[], str] = ""
+    compactor: CompactorProtocol = field(default_factory=Compactor)  # v2, or v1 / seed / off (make_compactor)
+    max_turns: int = DEFAULT_MAX_TURNS
+    permissions: PermissionPolicy = field(default_factory=PermissionPolicy)
+    # Headless has nobody to ask "what instead?": a denied call's result goes back to the model, which
+    # answers (the turn still ends "denied"). Interactive stops the round and waits for the user.
+    answer_denials: bool = False
+    headless: bool = False  # `-p`: the chat lines name what `-p` has (flags, TRACE=1), not the panel's keys
+    # The summary tier in the background (`core/agent/summary_draft.py`): the call never waits for a summary.
+    # None: the summary is written inline before the call (the engine driven without a session).
+    summaries: "BackgroundSummaries | None" = None
+
+    def system(self) -> str:
+        return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
+
+
+@dataclass
+class LoopState:
+    """Counters that live across turns (owned by the Session)."""
+
+    calls: int = 0
+    last_plan: CompactPlan | None = None
+
+
+_TOO_LONG = re.compile(r"(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)")
+
+
+def too_long_numbers(message: str) -> tuple[int | None, int | None]:
+    """(real tokens, limit) from "prompt is too long: 210,345 tokens > 200000 maximum", when present."""
+    match = _TOO_LONG.search(message or "")
+    if not match:
+        return None, None
+    return int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))
+
+
+RESERVE_SHARE = 4  # a window learned smaller than the output reserve keeps a quarter of it for the answer
+
+
+def fit_output_reserve(config: LoopConfig, limit: int | None) -> str | None:
+    """The API's real window (`limit`) is no larger than the output reserve (max_tokens): the budget for
+    messages would be nothing (every call an event, every read cut, "≈0 tokens left of 1"). Lower
+    max_tokens to a quarter of the real window, for this session, and say so (once: it then fits)."""
+    provider = config.provider
+    reserve = provider.max_output_tokens
+    if not limit or limit > reserve:
+        return None
+    lowered = max(limit // RESERVE_SHARE, 1)
+    price = for_model(provider.model)
+    # the claimed window here: `too_long` then lowers the marks to the real one and remembers it
+    config.compactor.retarget(provider.context_window, lowered, price.read, price.write)
+    provider.max_output_tokens, provider.context_window = lowered, limit  # the panel's figures too
+    return (f"The API's context window is {limit:,} tokens, not larger than the output reserve "
+            f"(max_tokens {reserve:,}): max_tokens is lowered to {lowered:,} for this session so the "
+            f"conversation has room (--max-output-tokens sets it).")
+
+
+@dataclass
+class _Pending:
+    """What the turn has shown or started but not yet recorded in history.
+
+    The `finally` of `run_turn` answers it however the turn stops: an exception inside the loop, the
+    task cancelled while the loop awaits (CancelledError), or while the *consumer* awaits its own work
+    (the generator is then closed at a `yield`, with GeneratorExit). It is filled *before* each yield,
+    so no yield point can leave a tool_use without its result.
+
+    `anchor` is the history entry the repair must follow: when the generator is finalised late (closed
+    by the garbage collector after the next turn already answered the tool calls), history has moved
+    on and the repair must not append anything.
+    """
+
+    partial: list[str] = field(default_factory=list)
+    uses: list[dict[str, Any]] = field(default_factory=list)
+    finished: dict[str, ToolOutcome] = field(default_factory=dict)
+    anchor: Message | None = None
+    anchor_len: int = 0
+
+    def watch(self, history: list[Message]) -> None:
+        self.anchor = history[-1] if history else None
+        self.anchor_len = len(history)
+
+    def clear(self) -> None:
+        self.partial = []
+        self.uses = []
+        self.finished = {}
+
+    def repair(self, history: list[Message], reason: str, partial_text: str | None = None) -> bool:
+        """Record what is pending (once); False when there was nothing to do or history moved on."""
+        text = "".join(self.partial) if partial_text is None else partial_text
+        uses, finished = self.uses, self.finished
+        self.clear()
+        if not uses and not text.strip():
+            return False
+        if len(history) != self.anchor_len or (history and history[-1] is not self.anchor):
+            return False
+        _repair_after_interrupt(history, text, uses, finished, reason)
+        return True
+
+
+async def run_turn(
+    history: list[Message],
+    prompt: str | None,
+    config: LoopConfig,
+    ctx: ToolContext,
+    state: LoopState | None = None,
+) -> AsyncGenerator[ev.EngineEvent, None]:
+    """Run one agentic turn for `prompt` (None: continue from the history as it is)."""
+    state = state or LoopState()
+    # A turn interrupted earlier may have left tool calls without results (its generator closed late,
+    # or a history loaded from elsewhere): answer them first, or this request would be a 400.
+    if answer_trailing_tool_uses(history, CANCELLED_MESSAGE) is not None:
+        trace.trace("query.repaired", reason="unanswered_tool_use")
+    if prompt is not None and not prompt.strip():
+        # The API rejects a whitespace-only text block, and such a message would be dropped on resume:
+        # an empty prompt never enters the history.
+        yield ev.TurnEnded("error", 0, "The prompt is empty: type something to ask.")
+        return
+    if prompt is not None:
+        history.append(user_text(prompt))
+        yield ev.TurnStarted(prompt, len(history) - 1)
+    turn_calls = 0
+    retried_too_long = False
+    retrying = False
+    denied_in_turn = False
+    pending = _Pending()
+    try:
+        while True:
+            if not retrying:  # a retry after "prompt is too long" is the same call, not a new one
+                turn_calls += 1
+                state.calls += 1
+                trace.trace("query.turn_start", turn=turn_calls)
+                yield ev.ModelCallStarted(state.calls, turn_calls, config.provider.model)
+            retrying = False
+            system = config.system()
+            schemas = config.tools.schemas()
+            compactor = config.compactor
+            planned = plan_call(compactor, config.provider, system, schemas, history, state.calls, keep=True)
+            if planned.plan.summary_requested and config.summaries is not None:
+                config.summaries.start(compactor, config.provider, system, schemas, planned)
+                yield ev.Notice(f"Summarising the {planned.plan.event.dropped if planned.plan.event else 0} dropped "
+                                "messages in the background; this call does not wait (/summary shows the draft).",
+                                "info")
+            elif planned.plan.summary_requested:
+                async for event in summarise(compactor, config, system, schemas, state.calls, history):
+                    if isinstance(event, CompactResult):
+                        planned = planned.with_result(event)
+                    else:
+                        yield event
+            elif config.summaries is not None and planned.plan.event is not None and planned.plan.event.major:
+                ledger = planned.plan.ledger  # an event moves the prefix anyway: a ready draft joins now
+                swapped = config.summaries.swap(compactor, history, state.calls, ledger.covers if ledger else None)
+                if swapped is not None:
+                    planned = planned.with_result(swapped)
+            if config.summaries is not None:
+                config.summaries.sent()
+            plan, request = planned.plan, planned.request
+            state.last_plan = plan
+            if plan.changed:
+                trace.trace("compact.run", **plan.trace_fields())
+            if plan.event is not None:
+                trace.trace("compact.event", call=state.calls, kinds=",".join(plan.event.kinds),
+                            reason=plan.event.reason, tokens=f"{plan.event.tokens_before}->{plan.event.tokens_after}")
+            yield ev.CompactionReported(state.calls, plan, len(history), planned.system_tokens, planned.tools_tokens,
+                                        planned.messages)
+            if plan.event is not None and plan.event.major:
+                yield ev.Notice(event_notice(plan, headless=config.headless), "info")
+
+            trace.trace("api.request", messages=len(request.messages), tools=len(schemas), model=request.model)
+            pending.clear()
+            pending.watch(history)
+            done: StreamDone | None = None
+            try:
+                async for item in stream_answer(config.provider, request, pending.partial):
+                    if isinstance(item, StreamText):
+                        yield ev.TextDelta(item.text)
+                    elif isinstance(item, StreamNotice):
+                        yield ev.Notice(item.text, item.level)  # type: ignore[arg-type]
+                    elif isinstance(item, StreamDone):
+                        done = item
+            except PromptTooLongError as error:
+                if retried_too_long or "".join(pending.partial).strip():
+                    raise
+                retried_too_long = True
+                pending.clear()
+                real, limit = too_long_numbers(str(error))
+                lowered = fit_output_reserve(config, limit)
+                if lowered:
+                    yield ev.Notice(lowered, "warning")
+                compactor.too_long(history, real, limit)
+                yield ev.Notice(
+                    f"The model said the prompt is too long ({error}); compacting harder and retrying once.",
+                    "warning",
+                )
+                retrying = True
+                continue
+            if done is None:
+                raise ProviderError("The model's stream ended without a complete message.",
+                                    partial_text="".join(pending.partial))
+            # Any provider (scripted and demo included) gets the same guard: only blocks the API takes back
+            # (others are named in a notice below), no blank text, unique ids.
+            content, left_out = round_trip_blocks(blocks(done.message))
+            message = {**done.message, "content": assemble_content(content, tool_use_ids(history))}
+            history.append(message)
+            uses = tool_uses(message)
+            pending.clear()
+            pending.watch(history)
+            pending.uses = uses  # before any yield: a close at the next yield answers them
+            if uses:
+                trace.trace("api.assistant", kind="tool_use", tool_uses=len(uses))
+            else:
+                trace.trace("api.assistant", kind="text", text_len=len(text_of(message)))
+            yield ev.AssistantMessage(message, len(history) - 1, done.stop_reason)
+            if left_out:
+                yield ev.Notice(left_out_notice(left_out, "the answer"), "warning")
+            u, unreadable = checked_usage(done.usage) if done.usage is not None else (None, None)
+            if unreadable:
+                yield ev.Notice(unreadable, "warning")
+            if u is not None:
+                compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+                yield ev.Usage(state.calls, u.input_tokens, u.output_tokens,
+                               u.cache_creation_input_tokens, u.cache_read_input_tokens)
+            if not uses:
+                pending.clear()
+                if denied_in_turn:
+                    trace.trace("query.turn_end", reason="denied", turn=turn_calls)
+                    yield ev.TurnEnded("denied", turn_calls)
+                    return
+                trace.trace("query.turn_end", reason="completed", turn=turn_calls)
+                yield ev.TurnEnded("completed", turn_calls)
+                return
+
+            # A reply cut off by the output limit may end in a tool call whose input was never finished
+            # (half-parsed JSON: a timeout of 120000 read as 12). It is answered, never run.
+            cut_off = set()
+            if done.stop_reason == "max_tokens" and blocks(message)[-1].get("type") == "tool_use":
+                cut_off.add(uses[-1]["id"])
+            async for event in run_tools(uses, config, ctx, pending.finished, cut_off):
+                yield event
+            finished = pending.finished
+            denied = any(outcome.denied for outcome in finished.values())
+            results = [finished[u["id"]].block(u["id"]) for u in uses]
+            history.append({"role": "user", "content": results})
+            pending.clear()
+            yield ev.ToolResultsAppended(history[-1], len(history) - 1)
+            if denied and not config.answer_denials:
+                trace.trace("query.turn_end", reason="denied", turn=turn_calls)
+                yield ev.TurnEnded("denied", turn_calls)
+                return
+            denied_in_turn = denied_in_turn or denied
+            if turn_calls >= config.max_turns:
+                trace.trace("query.turn_end", reason="max_turns", turn=turn_calls)
+                yield ev.TurnEnded("max_turns", turn_calls)
+                return
+    except Exception as error:  # noqa: BLE001 - every failure ends the turn with a clear message
+        partial_text = "".join(pending.partial) or getattr(error, "partial_text", "")
+        pending.repair(history, f"Not run: {error}", partial_text)
+        trace.trace("query.turn_end", reason="error", turn=turn_calls)
+        line = str(error) or type(error).__name__
+        if not isinstance(error, ProviderError):
+            line = f"{type(error).__name__}: {line}"
+        yield ev.TurnEnded("error", turn_calls, line)
+    finally:
+        # Cancelled (Esc), closed at a yield (GeneratorExit), or anything else that is not an Exception:
+        # record what was shown and answer every tool call. No await and no yield here.
+        if pending.repair(history, CANCELLED_MESSAGE):
+            trace.trace("query.turn_end", reason="cancelled", turn=turn_calls)
+
+
+async def summarise(compactor: CompactorProtocol, config: LoopConfig, system: str, schemas: list[dict[str, Any]], call: int,
+                    history: list[Message], focus: str = "") -> AsyncIterator[Any]:
+    """The summary tier's call for this event: its events, then the plan with the summary in its ledger."""
+    before, dropped = compactor.summary_context()
+    yield ev.Notice(f"Summarising the {plural(dropped, 'message')} compaction drops (one extra model call)…", "info")
+    outcome = await run_summary(config.provider, system, schemas, summary_messages(before, dropped, focus))
+    if outcome.usage is not None:
+        u = outcome.usage
+        yield ev.Usage(call, u.input_tokens, u.output_tokens, u.cache_creation_input_tokens,
+                       u.cache_read_input_tokens, purpose="summary")
+    yield ev.SummaryWritten(call, outcome.text, outcome.error, dropped)
+    if outcome.error:
+        trace.trace("compact.summary", call=call, ok="false", error=outcome.error)
+        yield ev.Notice(f"No summary: {outcome.error}. The ledger still keeps the prompts and files.", "warning")
+    else:
+        trace.trace("compact.summary", call=call, ok="true", chars=len(outcome.text or ""))
+    yield compactor.attach_summary(history, outcome.text, call)
+
+
+TUI_HINT = " F2 shows what is sent."
+TUI_DROP_HINT = " F2 shows what is sent; /compact summarises."
+HEADLESS_HINT = " --print-outbound prints what is sent; TRACE=1 traces every call."
+
+
+def event_notice(plan: CompactPlan, *, headless: bool = False) -> str:
+    """The chat's line for a compaction event, so a user with the panel folded is never surprised.
+
+    Headless (`-p`) has no panel, no F2 and no /compact: its line points at what it has."""
+    event = plan.event
+    assert event is not None
+    what = []
+    if event.dropped:
+        what.append(f"{plural(event.dropped, 'older message')} {'is' if event.dropped == 1 else 'are'} no longer "
+                    f"sent (a ledger keeps {event.ledger_prompts} of your prompts and "
+                    f"{plural(event.ledger_files, 'file path')})")
+    if event.masked:
+        what.append(f"{plural(event.masked, 'old tool result')} {'was' if event.masked == 1 else 'were'} "
+                    "replaced by placeholders")
+    if not what and set(event.kinds) <= {"pin", "exclude", "expand", "cut"}:  # the user's own change
+        return (f"Your pins, excludes or expands apply from this call on: {event.line()}."
+                + (HEADLESS_HINT if headless else TUI_HINT))
+    if not what:
+        what.append(event.line())
+    tail = HEADLESS_HINT if headless else TUI_DROP_HINT if event.dropped else TUI_HINT
+    return "Older turns are no longer sent in full: " + "; ".join(what) + f" ({event.reason})." + tail
+
+
+def _repair_after_interrupt(
+    history: list[Message],
+    partial: list[str] | str,
+    pending_uses: list[dict[str, Any]],
+    finished: dict[str, ToolOutcome],
+    reason: str,
+) -> None:
+    """Leave a valid history after a cancel or an error: keep what was shown, answer every tool_use."""
+    text = partial if isinstance(partial, str) else "".join(partial)
+    if pending_uses:
+        results = []
+        for use in pending_uses:
+            done = finished.get(use["id"])
+            if done is not None:
+                results.append(done.block(use["id"]))
+            else:
+                results.append(tool_result_block(use["id"], reason, True))
+        history.append({"role": "user", "content": results})
+    elif text.strip():
+        # The partial reply stays visible and in history, marked as interrupted; no half tool_use enters.
+        history.append({"role": "assistant", "content": [{"type": "text", "text": text + INTERRUPTED_MARK}]})

@@ -1,0 +1,257 @@
+"""Replay a recorded session call by call through compaction strategies and price each request.
+
+Used by `bench/economics.py` and `tui-agent replay FILE --report`. For every recorded model call (an
+assistant message in the loaded transcript), each strategy is asked for the request it would send with
+the history before that message. A request is priced with Anthropic's caching prices in units of one
+uncached input token: the longest message prefix identical to the strategy's previous request is read
+from the cache (0.1), the rest is written (1.25); the first call is all written. The append-only
+conversation (`none`) never changes its prefix: it is the physical limit of the price per prompt token.
+
+Token counts come from one linear model per session, fitted to the recorded real usage
+(real ≈ baseline + ratio × chars/4), so every strategy is measured with the same ruler.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Sequence
+
+from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPolicy, make_compactor
+from tui_agent.core.compaction.memo import MessageMemo
+from tui_agent.core.recordings.coverage import Coverage, EntityIndex, future_entities
+from tui_agent.core.prices import CLASSIC, CachePrice
+from tui_agent.core.messages import Message
+from tui_agent.core.request_check import RequestCheck
+from tui_agent.core.recordings.replay_checks import SessionMemo, common_prefix, newest_intact, required_memory
+from tui_agent.core.recordings.recorded import Recorded
+from tui_agent.core.recordings.text_presence import TextPresence
+
+STRATEGIES = ("none", "seed-v1", "v1", "v2")
+
+
+@dataclass
+class StrategyResult:
+    strategy: str
+    calls: int = 0
+    over_window: int = 0
+    peak: float = 0.0
+    tokens: float = 0.0
+    cost: float = 0.0
+    cached: float = 0.0
+    newest_intact: int = 0
+    prompts_missing: int = 0
+    paths_missing: int = 0
+    invalid: int = 0
+    events: int = 0
+    times: list[float] = field(default_factory=list)
+    coverage: Coverage = field(default_factory=Coverage)  # future-entity coverage (`core.coverage`)
+    expired: int = 0  # calls whose cached prefix had gone cold (idle past the cache's time to live)
+
+    @property
+    def price(self) -> float:
+        return self.cost / self.tokens if self.tokens else 0.0
+
+    @property
+    def average(self) -> float:
+        return self.tokens / self.calls if self.calls else 0.0
+
+    @property
+    def hit_share(self) -> float:
+        return self.cached / self.tokens if self.tokens else 0.0
+
+
+STRATEGY_MODES = {"seed-v1": "seed", "v1": "v1", "v2": "v2"}  # the bench's names for the compaction modes
+
+
+def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int) -> "CompactorProtocol | None":
+    """By bench name, from the sessions' one factory (`none`, the append-only conversation, has none)."""
+    if name == "none":
+        return None
+    return make_compactor(STRATEGY_MODES[name], policy.context_window, policy.max_output_tokens, policy=policy,
+                          baseline_tokens=baseline_estimate)
+
+
+@dataclass(frozen=True)
+class CallPrice:
+    """One strategy's request for one recorded call, and what it costs (units of one uncached input token)."""
+
+    messages: list[Message]
+    plan: "CompactPlan | None"  # the compactor's (None for the append-only conversation)
+    tokens: float  # the request's size on the session's fitted ruler
+    cached: float  # the part read from the cache (the prefix shared with this strategy's previous request)
+    cost: float
+
+
+class StrategyRun:
+    """One strategy stepping through the recorded calls in order, accumulating its `StrategyResult`.
+
+    `replay` runs it to the end for the table; `core.replay` steps several in lockstep, one call at a
+    time, so a face can show the running cost of each strategy at every call with the very same numbers.
+    """
+
+    def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: "CompactorProtocol | None",
+                 required: list[tuple[list[str], list[str]]] | None = None,
+                 future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC, *,
+                 entities: EntityIndex | None = None, check: RequestCheck | None = None,
+                 texts: MessageMemo | None = None, sent: SessionMemo | None = None) -> None:
+        self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
+        self.required = required
+        self.future = future  # per call: the entities the agent's next replies use (`core.coverage`)
+        # per-message memos, shared by the runs of one session (their requests share most messages)
+        self._entities = entities or EntityIndex()
+        self._check = check or RequestCheck()
+        self._texts = texts or MessageMemo()
+        self._presence = TextPresence(self._texts.text)  # this run's own: it reads its previous request
+        self.price = price
+        self.result = StrategyResult(name)
+        self.k = 0  # the next call to run
+        self._previous: list[Message] = []
+        self._previous_sizes: list[int] = []  # the previous request's message sizes (not in a RunState)
+        self._sent = sent or SessionMemo()  # each sent message's size and cache key: requests repeat them
+
+    def state(self) -> RunState:
+        """This run between two calls, as data (a replay keeps one every few calls: `core.replay`)."""
+        import json
+
+        exported = self.compactor.export_state() if self.compactor is not None else None  # type: ignore[attr-defined]
+        previous: tuple[Message, ...]
+        if self.compactor is None:  # the append-only request is the history up to the call: kept as its length
+            previous, upto = (), len(self._previous)
+        else:
+            previous, upto = tuple(self._previous), 0
+        # (without the compaction times: a checkpoint per few calls would copy one per call made)
+        result = replace(self.result, times=[], coverage=replace(self.result.coverage))
+        return RunState(self.k, None if exported is None else json.dumps(exported), result, previous, upto)
+
+    def resume(self, state: RunState, compactor: "CompactorProtocol | None") -> StrategyRun:
+        """A run like this one (same session, checks and memos) that goes on from `state`, with `compactor`
+        (a fresh one of the same strategy) restored from the state's export. Raises ValueError when the
+        compactor refuses it."""
+        import json
+
+        run = StrategyRun(self.name, self.recorded, self.policy, compactor, self.required, self.future, self.price,
+                          entities=self._entities, check=self._check, texts=self._texts, sent=self._sent)
+        if compactor is not None and state.compactor is not None:
+            upto = self.recorded.calls[state.k - 1] if state.k else 0
+            warning = compactor.import_state(self.recorded.history[:upto], json.loads(state.compactor))  # type: ignore[attr-defined]
+            if warning:
+                raise ValueError(warning)
+        run.k, run.result = state.k, _copy_result(state.result)
+        run._previous = list(state.previous) or self.recorded.history[:state.previous_upto]
+        return run
+
+    def step(self) -> CallPrice:
+        """Run the next recorded call; raises IndexError past the last one."""
+        recorded, result, compactor, k = self.recorded, self.result, self.compactor, self.k
+        index = recorded.calls[k]
+        model = recorded.model
+        prefix = recorded.history[:index]
+        started = time.perf_counter()
+        if compactor is None:
+            messages = prefix
+            plan = None
+        else:
+            compacted = compactor.compact(prefix, k + 1)  # the call number is the caller's (one counter)
+            messages, plan = compacted.messages, compacted.plan
+        result.times.append(time.perf_counter() - started)
+        if plan is not None and plan.event is not None and plan.event.major:
+            result.events += 1
+        cached_n = common_prefix(self._previous, messages, self._sent.key)
+        self._previous = messages
+        same = min(cached_n, len(self._previous_sizes))  # the same messages as before: the same sizes
+        sizes = self._previous_sizes[:same] + [self._sent.size(m) for m in messages[same:]]
+        self._previous_sizes = sizes
+        total = model.request(sum(sizes))
+        if compactor is not None:
+            compactor.observe_usage(round(total))
+        if k == 0:
+            cached = 0.0
+        elif self.price.expired(recorded.gap(k)):  # the whole prefix went cold: written again in full
+            cached = 0.0
+            result.expired += 1
+        else:
+            cached = model.baseline + model.ratio * sum(sizes[:cached_n])
+        cost = self.price.cost(total, cached)
+        result.calls += 1
+        result.tokens += total
+        result.cost += cost
+        result.cached += cached
+        result.peak = max(result.peak, total)
+        result.over_window += total > self.policy.context_window
+        result.invalid += not self._check.valid(messages, lane=self.name)
+        result.newest_intact += newest_intact(prefix, messages)
+        if self.required is not None and compactor is not None:  # the whole history holds everything
+            prompts, paths = self.required[k]
+            missing = self._presence.missing(messages, cached_n, [*prompts, *paths])
+            result.prompts_missing += sum(missing[:len(prompts)])
+            result.paths_missing += sum(missing[len(prompts):])
+        if self.future is not None:
+            wanted = self.future[k]
+            # the append-only request is the history before the call, where every wanted entity was seen
+            present = len(wanted) if compactor is None else self._entities.present(wanted, messages)
+            result.coverage.add(len(wanted), present)
+        self.k += 1
+        return CallPrice(messages, plan, total, cached, cost)
+
+
+@dataclass(frozen=True)
+class RunState:
+    """A `StrategyRun` between two calls, as data: the compactor's exported state (JSON, `export_state`)
+    and the run's accumulators. `StrategyRun.resume` makes a run that goes on exactly as this one would."""
+
+    k: int  # the next call to run
+    compactor: str | None  # json of the compactor's export_state() (None: the append-only conversation)
+    # the accumulators, but for `times`: wall-clock seconds of the frontier run's compactions, which the
+    # report reads; a step made again from a checkpoint measures its own and is never reported
+    result: StrategyResult
+    previous: tuple[Message, ...]  # the previous request (its prefix is what the next one reads from cache)
+    previous_upto: int = 0  # or, for the append-only conversation, the history up to here (its length only)
+
+
+def _copy_result(result: StrategyResult) -> StrategyResult:
+    return replace(result, times=list(result.times), coverage=replace(result.coverage))
+
+
+DEFAULT_REPLAY_WINDOW = 200_000
+MAX_OUTPUT_SHARE = 4  # a replayed window keeps at most a quarter of itself for the reply (32k at most)
+
+
+def default_policy(context_window: int = DEFAULT_REPLAY_WINDOW) -> CompactPolicy:
+    """The policy a replay compacts with: the recorded model's window (`replay --context-window`)."""
+    return CompactPolicy(context_window=context_window, max_output_tokens=min(32_000, context_window // MAX_OUTPUT_SHARE),
+                         enabled=True)
+
+
+def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
+                  *, check_memory: bool = True, factories: dict[str, Callable[[], "CompactorProtocol | None"]] | None = None,
+                  price: CachePrice = CLASSIC) -> dict[str, StrategyRun]:
+    """A fresh `StrategyRun` per strategy, each at call 0; the compactors price their cuts at `price`
+    (what a live session's compactor does at its model's prices)."""
+    policy = replace(policy or default_policy(), cache_read=price.read, cache_write=price.write)
+    model = recorded.model
+    baseline_estimate = round(model.baseline / model.ratio)
+    required = required_memory(recorded) if check_memory else None
+    entities, check, texts, sent = EntityIndex(), RequestCheck(), MessageMemo(), SessionMemo(recorded)
+    future = future_entities(recorded.history, recorded.calls, known=entities) if check_memory else None
+    out: dict[str, StrategyRun] = {}
+    for name in strategies:
+        compactor = factories[name]() if factories and name in factories else make_strategy(
+            name, policy, baseline_estimate)
+        out[name] = StrategyRun(name, recorded, policy, compactor, required, future, price, entities=entities,
+                                check=check, texts=texts, sent=sent)
+    return out
+
+
+def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
+           *, check_memory: bool = True, factories: dict[str, Callable[[], "CompactorProtocol | None"]] | None = None,
+           price: CachePrice = CLASSIC) -> dict[str, StrategyResult]:
+    """Run each strategy over the recorded calls; `check_memory` counts prompts/paths missing and the
+    future-entity coverage (slower)."""
+    out: dict[str, StrategyResult] = {}
+    for name, run in strategy_runs(recorded, strategies, policy, check_memory=check_memory,
+                                   factories=factories, price=price).items():
+        for _ in recorded.calls:
+            run.step()
+        out[name] = run.result
+    return out

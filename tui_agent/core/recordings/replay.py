@@ -1,0 +1,355 @@
+"""Replay a recorded session call by call: what our compactor would have sent at each recorded model call,
+beside what the recorded agent really sent and what each strategy would have cost so far.
+
+No model is called: every number comes from the file (the logged usage) or from running compaction on
+the recorded history. The pricing is `core.economics`' own (`StrategyRun`, `EstimatorRun`), stepped in
+lockstep, so the running cost at the last call is exactly the `--report` table's cost. Steps are made
+on demand and kept (the compactor is sticky, so call k needs calls 1..k-1 first; stepping back is a
+lookup); checkpoints every `CHECKPOINT_EVERY` calls (the compaction state as data) let a replay keep
+only some steps and make the others again nearby. Nothing here knows about a screen: `tui-agent replay`
+draws these steps, `--json` prints them.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Sequence
+
+from tui_agent.core.compaction import CompactPlan, CompactPolicy
+from tui_agent.core.recordings.economics import RunState, StrategyRun, default_policy, make_strategy, strategy_runs
+from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
+from tui_agent.core.recordings.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
+from tui_agent.core.events import CompactionReported
+from tui_agent.core.messages import Message, text_of
+from tui_agent.core.providers.models import model_info
+from tui_agent.core.formats import plural
+
+# The strategies a replay runs side by side: the append-only conversation, the seed article's v1, ours.
+REPLAY_STRATEGIES = ("none", "seed-v1", "v2")
+OURS = "v2"
+LABELS = {"none": "append-only", "seed-v1": "seed v1", "v1": "v1", "v2": "ours"}
+CHECKPOINT_EVERY = 25  # calls between two checkpoints: a step made again replays at most this many calls
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Every run of a replay before call `call` (0-based), as data."""
+
+    call: int
+    runs: dict[str, RunState]
+    estimator: EstimatorRun  # an independent copy (`EstimatorRun.copy`)
+
+
+@dataclass(frozen=True)
+class AgentCompaction:
+    """Where the recorded agent compacted its own context (Claude Code's summary / compact_boundary, or
+    a compaction event in one of our journals)."""
+
+    index: int  # the history index it happened at
+    call: int  # the number of the first recorded call after it (1-based; 0 when no call follows)
+    kind: str  # "summary" | "boundary" | "event"
+    text: str
+
+
+@dataclass(frozen=True)
+class StrategyCost:
+    """One strategy at one call: this call's request and price, and the running totals."""
+
+    strategy: str
+    tokens: float
+    cached: float
+    cost: float
+    total_cost: float
+    total_tokens: float
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    number: int  # 1-based call number
+    history_len: int  # the call's request was built from history[:history_len]; its reply is next
+    recorded_start: int  # the recorded agent's request began here (after its own compactions)
+    real_tokens: int  # the logged input size (uncached + cache written + cache read)
+    usage: dict[str, int]
+    estimate: EstimateStep  # our estimator's guess of the request the agent really sent
+    plan: CompactPlan  # what our compactor would send
+    messages: list[Message]  # our request
+    ours_tokens: float  # our request's size on the session's fitted ruler
+    costs: dict[str, StrategyCost]
+    agent_compactions: tuple[AgentCompaction, ...] = ()  # the agent's compactions since the previous call
+    coverage: float | None = None  # our running future-entity coverage (memory checks on; None: not measured)
+
+    @property
+    def event_line(self) -> str | None:
+        event = self.plan.event
+        return event.line() if event is not None and event.major else None
+
+    @property
+    def estimate_error(self) -> float:
+        return self.estimate.error
+
+
+@dataclass
+class Replay:
+    """A recorded session and its steps, made on demand (`step(k)`).
+
+    The compactor is sticky, so call k needs calls 1..k-1 first: the runs at the frontier step on from the
+    last call made. Every `checkpoint_every` calls the runs are kept as data (each compactor's exported
+    state and the accumulators, `economics.RunState`), so a step no longer kept (`keep_steps` bounds how
+    many are, for a long session) is made again from the checkpoint before it, never from call 1, with the
+    same figures. `progress(done, target)` (when set) is told each call made on the way to a far step.
+    """
+
+    path: Path
+    recorded: Recorded
+    model: str
+    agent_compactions: list[AgentCompaction]
+    strategies: tuple[str, ...] = REPLAY_STRATEGIES
+    policy: CompactPolicy = field(default_factory=default_policy)
+    check_memory: bool = False  # count prompts/paths missing per strategy too (what the report needs)
+    checkpoint_every: int = CHECKPOINT_EVERY
+    keep_steps: int | None = None  # at most this many steps kept (None: all); older ones are made again
+    max_checkpoints: int | None = None  # at most this many kept (None: all): past it they are thinned
+    progress: Callable[[int, int], None] | None = None
+    _runs: dict[str, StrategyRun] = field(default_factory=dict)
+    _estimator: EstimatorRun | None = None
+    _kept: OrderedDict[int, ReplayStep] = field(default_factory=OrderedDict)
+    _events: list[str | None] = field(default_factory=list)  # per call made: our event line (None: none)
+    _checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._runs = strategy_runs(self.recorded, self.strategies, self.policy, check_memory=self.check_memory)
+        self._estimator = EstimatorRun(self.recorded)
+        self._checkpoints[0] = self._checkpoint()
+
+    @property
+    def calls(self) -> int:
+        return len(self.recorded.calls)
+
+    @property
+    def made(self) -> int:
+        """How many calls the frontier runs have made."""
+        return len(self._events)
+
+    @property
+    def steps(self) -> list[ReplayStep]:
+        """The steps kept, in call order (every step made so far when `keep_steps` is None)."""
+        return [self._kept[k] for k in sorted(self._kept)]
+
+    @property
+    def history(self) -> list[Message]:
+        return self.recorded.history
+
+    @property
+    def kind(self) -> str:
+        from tui_agent.core.recordings.codex_logs import log_kind  # claude-code, codex or proxy
+
+        return "journal" if self.recorded.journal is not None else log_kind(self.path)
+
+    def step(self, k: int) -> ReplayStep:
+        """The step of call index `k` (0-based), running every call before it first if needed."""
+        if not 0 <= k < self.calls:
+            raise IndexError(f"call {k + 1} is not in this session (it has {plural(self.calls, 'call')})")
+        kept = self._kept.get(k)
+        if kept is not None:
+            self._kept.move_to_end(k)
+            return kept
+        if k < self.made:
+            return self._remake(k)
+        step = None
+        while self.made <= k:
+            if self.made % self.checkpoint_every == 0 and self.made not in self._checkpoints:
+                self._checkpoints[self.made] = self._checkpoint()
+                self._thin_checkpoints()
+            assert self._estimator is not None  # made with the runs, in __post_init__
+            step = self._make(self.made, self._runs, self._estimator)
+            self._events.append(step.event_line)
+            self._keep(step)
+            if self.progress is not None:
+                self.progress(step.number, k + 1)
+        assert step is not None
+        return step
+
+    def _checkpoint(self) -> Checkpoint:
+        assert self._estimator is not None
+        return Checkpoint(self.made, {name: run.state() for name, run in self._runs.items()},
+                          self._estimator.copy())
+
+    def _thin_checkpoints(self) -> None:
+        """Past `max_checkpoints`, keep every other one (call 0 always) and take them twice as far apart:
+        a long watch keeps O(log) more of them, not one per 25 calls, and a step made again replays at
+        most `checkpoint_every` (now doubled) calls."""
+        if self.max_checkpoints is None or len(self._checkpoints) <= max(self.max_checkpoints, 2):
+            return
+        self.checkpoint_every *= 2
+        self._checkpoints = {c: point for c, point in self._checkpoints.items() if c % self.checkpoint_every == 0}
+
+    def _remake(self, k: int) -> ReplayStep:
+        """Call `k` again from the checkpoint before it (a step no longer kept)."""
+        start = max(c for c in self._checkpoints if c <= k)
+        checkpoint = self._checkpoints[start]
+        baseline = baseline_estimate(self)
+        runs = {name: self._runs[name].resume(state, make_strategy(name, self.policy, baseline))
+                for name, state in checkpoint.runs.items()}
+        estimator = checkpoint.estimator.copy()
+        step = None
+        for j in range(start, k + 1):
+            step = self._make(j, runs, estimator)
+            self._keep(step)
+        assert step is not None
+        return step
+
+    def _keep(self, step: ReplayStep) -> None:
+        self._kept[step.number - 1] = step
+        self._kept.move_to_end(step.number - 1)
+        while self.keep_steps is not None and len(self._kept) > max(self.keep_steps, 1):
+            self._kept.popitem(last=False)
+
+    def _make(self, k: int, runs: dict[str, StrategyRun], estimator: EstimatorRun) -> ReplayStep:
+        recorded = self.recorded
+        prices = {name: run.step() for name, run in runs.items()}
+        estimate = estimator.step()
+        costs = {name: StrategyCost(name, p.tokens, p.cached, p.cost, runs[name].result.cost,
+                                    runs[name].result.tokens) for name, p in prices.items()}
+        ours = prices[OURS]
+        assert ours.plan is not None  # our strategy always compacts (only "none" sends the history as it is)
+        index = recorded.calls[k]
+        since = tuple(c for c in self.agent_compactions if c.call == k + 1)
+        coverage = runs[OURS].result.coverage.value if runs[OURS].future is not None else None
+        return ReplayStep(k + 1, index, recorded.segment_start[k], recorded.real[k],
+                          recorded.usage[k] if k < len(recorded.usage) else {}, estimate, ours.plan,
+                          ours.messages, ours.tokens, costs, since, coverage)
+
+    def run_all(self) -> list[ReplayStep]:
+        if self.calls:
+            self.step(self.calls - 1)
+        return self.steps
+
+    def report(self) -> SessionReport:
+        """The economics report of the calls replayed so far (all of them after `run_all`): the same
+        `StrategyResult`s the table prints, from the very runs the steps came from."""
+        ours, v1 = estimator_error(self.recorded)
+        return SessionReport(self.recorded.name, self.made, len(self.recorded.history), self.recorded.model,
+                             {name: run.result for name, run in self._runs.items()}, ours, v1)
+
+    # -- navigation helpers for faces ---------------------------------------------------------------
+    def event_calls(self, upto: int | None = None) -> list[tuple[int, str]]:
+        """(call index, what) of every compaction event known so far: the agent's, and ours among the
+        steps already made (ours are only known once replayed)."""
+        out = [(c.call - 1, f"agent {c.kind}") for c in self.agent_compactions if c.call > 0]
+        out += [(k, "ours") for k, line in enumerate(self._events) if line]
+        out.sort()
+        return out if upto is None else [e for e in out if e[0] <= upto]
+
+    def reported(self, step: ReplayStep) -> CompactionReported:
+        """The step as the engine's own call event, for a face's budget ledger, measured with the one ruler
+        of the replay: the session's fitted token model (real ≈ baseline + ratio × chars/4), the unit the
+        card and the cost table use. So the meter's total is the step's `ours_tokens`, and its lines (base
+        + messages sent) add up to it; the compactor's own calibrated estimate is not shown beside it."""
+        return reported_on(self.recorded.model, step)
+
+    def unit_price_usd(self) -> float | None:
+        """USD per uncached input token of the recorded model (None when its price is unknown)."""
+        price = model_info(self.model).input_price if self.model else None
+        return price / 1_000_000 if price is not None else None
+
+    def cost_usd(self, units: float) -> float | None:
+        price = self.unit_price_usd()
+        return units * price if price is not None else None
+
+
+def reported_on(model: TokenModel, step: ReplayStep) -> CompactionReported:
+    """`Replay.reported` on the ruler `model` (a face that holds steps without their replay uses it too)."""
+    total = round(step.ours_tokens)
+    base = round(model.baseline)
+    plan = replace(step.plan, estimated_tokens=total, message_tokens_after=total - base,
+                   message_tokens_before=round(model.ratio * step.plan.message_tokens_before))
+    return CompactionReported(step.number, plan, step.history_len, base, 0, step.messages)
+
+
+def open_replay(path: str | Path, strategies: Sequence[str] = REPLAY_STRATEGIES,
+                policy: CompactPolicy | None = None, *, check_memory: bool = False,
+                fit_calls: int | None = None) -> Replay:
+    """Load `path` (a Claude Code log or one of our journals). Raises OSError when it cannot be read,
+    `JournalError` for an unusable journal, ValueError when it holds no recorded model call.
+    `fit_calls`: the token ruler is fitted on the first calls only (as `tui-agent watch` does)."""
+    path = Path(path)
+    return replay_of(path, load_recorded(path, fit_calls), strategies, policy, check_memory=check_memory)
+
+
+def replay_of(path: Path, recorded: Recorded, strategies: Sequence[str] = REPLAY_STRATEGIES,
+              policy: CompactPolicy | None = None, *, check_memory: bool = False) -> Replay:
+    """A replay of a session already loaded (`tui-agent watch` loads a growing log from its lines)."""
+    if not recorded.history:
+        raise ValueError(f"{path} has no user or assistant messages (is it a Claude Code .jsonl log?)")
+    if not recorded.calls:
+        raise ValueError(f"{path} has {plural(len(recorded.history), 'message')} but no recorded model call with usage "
+                         "to replay")
+    compactions = agent_compactions(recorded)
+    return Replay(path, recorded, _main_model(recorded), compactions, tuple(strategies), policy or default_policy(),
+                  check_memory)
+
+
+def _main_model(recorded: Recorded) -> str:
+    if recorded.journal is not None:
+        return str(getattr(recorded.journal, "model", "") or "")
+    counts: dict[str, int] = {}
+    for model in recorded.models.values():
+        counts[model] = counts.get(model, 0) + 1
+    return max(counts, key=lambda model: counts[model]) if counts else ""
+
+
+def _first_call_after(recorded: Recorded, index: int) -> int:
+    k = bisect_right(recorded.calls, index)  # the calls are in history order
+    return k + 1 if k < len(recorded.calls) else 0
+
+
+def agent_compactions(recorded: Recorded) -> list[AgentCompaction]:
+    """Where the recorded agent compacted, in history order (a boundary before its summary)."""
+    out: list[AgentCompaction] = []
+    if recorded.journal is not None:
+        for call in getattr(recorded.journal, "calls", []):
+            if call.event:
+                k = next((k for k, c in enumerate(recorded.calls) if c >= call.history_len), -1)
+                out.append(AgentCompaction(call.history_len, k + 1, "event", str(call.event)))
+        return out
+    for index in recorded.boundaries:
+        out.append(AgentCompaction(index, _first_call_after(recorded, index), "boundary",
+                                   "compact_boundary: the agent compacted its context here"))
+    for index in recorded.summaries:
+        text = text_of(recorded.history[index]) if index < len(recorded.history) else ""
+        out.append(AgentCompaction(index, _first_call_after(recorded, index), "summary",
+                                   " ".join(text.split())[:160]))
+    out.sort(key=lambda c: (c.index, c.kind != "boundary"))
+    return out
+
+
+# -- a read-only session for faces ------------------------------------------------------------------
+def replay_session(replay: Replay, workspace: Path | None = None):
+    """A Session over the replayed history that can never call a model (its provider refuses), for a face
+    that draws the budget panel from steps. Its history is the whole recorded one, which nothing edits (a
+    face shows it up to the call it steps to)."""
+    from tui_agent.core.providers.base import Provider, ProviderError
+    from tui_agent.core.agent.session import Session
+    from tui_agent.core.tools.base import ToolRegistry
+
+    class ReplayProvider(Provider):
+        """Stands in for the recorded model: its name and window for the panel, and no calls."""
+
+        async def stream(self, request):  # noqa: ANN001
+            raise ProviderError("replay mode: no model is called")
+            yield  # an async generator, like every provider's stream
+
+    provider = ReplayProvider(model=replay.model or "recorded", context_window=replay.policy.context_window,
+                              max_output_tokens=replay.policy.max_output_tokens, name="replay", reports_usage=True)
+    return Session(provider, ToolRegistry(), workspace or Path.cwd(), compact_policy=replay.policy,
+                   history=list(replay.history))
+
+
+def baseline_estimate(replay: Replay) -> int:
+    """The system prompt + tools of the recorded agent, in chars/4 tokens (from the fitted ruler)."""
+    model = replay.recorded.model
+    return round(model.baseline / model.ratio) if model.ratio else 0

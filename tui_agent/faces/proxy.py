@@ -1,0 +1,195 @@
+"""`tui-agent proxy`: put a recording reverse proxy between an agent and its model API.
+
+Point the agent at it (`ANTHROPIC_BASE_URL` for Claude Code, `OPENAI_BASE_URL` or a provider `base_url` for
+Codex and others): each request goes to the upstream unchanged, each answer streams back as it arrives, and
+each exchange is recorded (`tui_agent/proxy/`). Without `--json` the watch face follows the recording live
+(one step per call: the exact request beside the union of what the agent sent); with `--json` one line per
+completed call goes to stdout. Start-up prints the lines to export on stderr. Like `cli.py`, this module
+imports only the standard library at the top (aiohttp is imported when the proxy starts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-agent proxy",
+        description="A local reverse proxy for an agent's model calls: forwards each request unchanged to the "
+        "API (Anthropic Messages, OpenAI Responses and Chat Completions), streams the answer back, and records "
+        "each exchange (request body, usage, stop reason, status, timing; never a header) for watch and replay.")
+    parser.add_argument("--port", type=int, default=8787, help="port to listen on (0: a free one; default 8787)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="allow a --host that is not loopback (anyone who reaches it can spend your keys)")
+    parser.add_argument("--upstream", default=None, metavar="URL",
+                        help="send every request here (default: the vendor's API for the request's path)")
+    parser.add_argument("--json", action="store_true", help="print one JSON line per completed call, no face")
+    parser.add_argument("--record-dir", type=Path, default=None, metavar="DIR",
+                        help="where recordings go (default: the data dir's proxy/ folder)")
+    parser.add_argument("--context-window", type=int, default=None, metavar="TOKENS",
+                        help="the model's context window the face measures against (default 200000)")
+    return parser
+
+
+def check_upstream(url: str) -> str | None:
+    """Why `url` cannot be an upstream (None: it can)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"--upstream must be an http(s) URL with a host (got {url!r})"
+    if parts.query or parts.fragment or parts.username or parts.password:
+        return "--upstream takes no query, fragment or credentials"
+    return None
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def proxy_command(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        return _error(f"--port must be 0..65535 (got {args.port})")
+    if args.upstream and (problem := check_upstream(args.upstream)):
+        return _error(problem)
+    if not is_loopback(args.host):
+        if not args.allow_remote:
+            return _error(f"--host {args.host} is not loopback: add --allow-remote if you mean it")
+        say(f"warning: listening on {args.host}: anyone who reaches it can send requests with your agent's keys")
+    from tui_agent.proxy.recorder import Recorder, new_recording
+
+    folder = args.record_dir
+    if folder is None:
+        from tui_agent.core.paths import data_dir
+
+        folder = data_dir() / "proxy"
+    try:
+        path = new_recording(folder)
+    except OSError as error:
+        return _error(f"cannot create a recording in {folder}: {error.strerror or error}")
+    recorder = Recorder(path, on_record=json_printer() if args.json else None)
+    runner = ProxyThread(recorder, args.host, args.port, args.upstream)
+    try:
+        port = runner.start()
+    except OSError as error:
+        recorder.close()
+        return _error(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
+    base = f"http://{args.host if ':' not in args.host else f'[{args.host}]'}:{port}"
+    say(f"listening on {base}; recording to {path}")
+    say(f"upstream: {args.upstream or 'the vendor API of each path (api.anthropic.com, api.openai.com)'}")
+    print(f"export ANTHROPIC_BASE_URL={base}", file=sys.stderr)
+    print(f"export OPENAI_BASE_URL={base}/v1", file=sys.stderr, flush=True)
+    try:
+        if args.json:
+            return wait_for_signal()
+        return run_face(path, args.context_window)
+    finally:
+        runner.stop()
+        recorder.close()
+
+
+class ProxyThread:
+    """The proxy's event loop on a thread of its own (the face or the signal wait keeps the main thread)."""
+
+    def __init__(self, recorder, host: str, port: int, upstream: str | None) -> None:  # noqa: ANN001
+        self.recorder, self.host, self.port, self.upstream = recorder, host, port, upstream
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="tui-agent-proxy", daemon=True)
+
+    def start(self) -> int:
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            raise self._error
+        return self.port
+
+    def _run(self) -> None:
+        import asyncio
+
+        from tui_agent.proxy.server import serve
+
+        loop = asyncio.new_event_loop()
+        self.loop = loop
+        try:
+            self.runner, self.port = loop.run_until_complete(serve(self.recorder, self.host, self.port, self.upstream))
+        except BaseException as error:  # noqa: BLE001 - told to the starting thread
+            self._error = error
+            self._ready.set()
+            loop.close()
+            return
+        self._ready.set()
+        loop.run_forever()
+        loop.run_until_complete(self.runner.cleanup())
+        loop.close()
+
+    def stop(self) -> None:
+        if self._thread.is_alive() and self._error is None:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout=10)
+
+
+def json_printer():  # noqa: ANN201 - a callable of a record
+    lock = threading.Lock()
+
+    def emit(record: dict) -> None:
+        if not record.get("call"):
+            return  # count_tokens and model lists: exchanges, not calls
+        request = record.get("request") if isinstance(record.get("request"), dict) else {}
+        messages = request.get("messages", request.get("input"))
+        line = {"call": record["call"], "api": record["api"], "model": record.get("model"),
+                "messages": len(messages) if isinstance(messages, list) else None, "usage": record.get("usage"),
+                "status": record.get("status"), "ms": record.get("ms"), "ttfb_ms": record.get("ttfb_ms"),
+                "stop_reason": record.get("stop_reason"), "outcome": record.get("outcome")}
+        with lock:
+            try:
+                sys.stdout.write(json.dumps(line) + "\n")
+                sys.stdout.flush()
+            except (BrokenPipeError, ValueError):
+                pass
+
+    return emit
+
+
+def wait_for_signal() -> int:
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while not stop.wait(0.5):
+            pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+def run_face(path: Path, context_window: int | None) -> int:
+    """The watch face on the recording, live; the proxy stops when the face is closed."""
+    from tui_agent.core.recordings.economics import default_policy
+    from tui_agent.ui.watch_app import run_watch
+    from tui_agent.faces.watch import LogSource
+
+    policy = default_policy(context_window) if context_window else default_policy()
+    return run_watch(LogSource(path, False, False), path, policy)
+
+
+def say(line: str) -> None:
+    print(f"proxy: {line}", file=sys.stderr, flush=True)
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
