@@ -195,7 +195,7 @@ def tracer_from_env(environ: Mapping[str, str] | None = None) -> CallTracer | No
     endpoint = traces_endpoint(environ)
     exporter = _Once(OTLPSpanExporter(endpoint=endpoint))
     provider = TracerProvider(resource=Resource.create({"service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE}))
-    provider.add_span_processor(BatchSpanProcessor(exporter))  # type: ignore[arg-type] - a SpanExporter by shape
+    provider.add_span_processor(BatchSpanProcessor(exporter))  # type: ignore[arg-type]  # a SpanExporter by shape
     return CallTracer(provider, exporter, endpoint, log)
 
 

@@ -224,7 +224,7 @@ class DemoProvider(Provider):
         """"What is in this repo?": the top level and every file's line count at once (the layout: folders
         with their sizes, then loose files), the README (or manifest), then the answer."""
         if not _used(turn, "Glob"):
-            uses = [("Glob", {"pattern": "*"})]
+            uses: list[tuple[str, dict[str, Any]]] = [("Glob", {"pattern": "*"})]
             if "Grep" in available and not _used(turn, "Grep"):
                 uses.append(("Grep", {"pattern": "^", "output_mode": "count", "head_limit": 0}))
                 return _intro(system, "I'll list the top level and count every file's lines, folder by folder."), uses

@@ -105,7 +105,8 @@ def item_blocks(item: dict[str, Any]) -> tuple[str, list[dict[str, Any]]] | None
         content = _output_text(item.get("output") if "output" in item else item.get("tools"))
         return "user", [{"type": "tool_result", "tool_use_id": call_id, "content": content or "[empty]"}]
     if kind == "web_search_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        found = item.get("action")
+        action: dict = found if isinstance(found, dict) else {}
         return "assistant", [{"type": "text", "text": f"[web search: {action.get('query') or action.get('type') or ''}]"}]
     if kind == "image_generation_call":
         return "assistant", [{"type": "text", "text": "[image generation]"}]

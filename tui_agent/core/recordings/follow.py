@@ -91,6 +91,7 @@ class Follower:
             self.resets += 1
         if self._fd is None and not self._open(batch):
             return batch
+        assert self._fd is not None  # _open set it
         budget = self.max_poll_bytes if max_bytes is None else max_bytes
         while budget > 0:
             chunk = os.read(self._fd, min(READ_CHUNK, budget))

@@ -76,10 +76,13 @@ def request_messages(api: str, body: Any) -> list[dict[str, Any]] | None:
                 continue
             blocks = _blocks(message.get("content"))
             for call in message.get("tool_calls") or []:
-                function = call.get("function") or {} if isinstance(call, dict) else {}
-                blocks.append(item_blocks({"type": "function_call", "call_id": call.get("id"),
-                                           "name": function.get("name"), "arguments": function.get("arguments")}
-                                          )[1][0])
+                if not isinstance(call, dict):
+                    continue
+                function = call.get("function") or {}
+                made = item_blocks({"type": "function_call", "call_id": call.get("id"),
+                                    "name": function.get("name"), "arguments": function.get("arguments")})
+                if made:
+                    blocks.append(made[1][0])
             add("assistant" if message.get("role") == "assistant" else "user", blocks)
     else:
         return None
@@ -164,7 +167,7 @@ class ProxyReader:
                     new.append(pair)
             while new and new[0][0] == "assistant" and self._last_role == "assistant":
                 new = new[1:]  # the reply as the agent sent it back: folded already, from the answer
-        elif self.chain and not body.get("tools"):
+        elif self.chain and not (body or {}).get("tools"):
             self.side_calls += 1
             return
         else:
