@@ -46,6 +46,29 @@ def loads_line(line: bytes) -> Any:
     return value
 
 
+def loads_lines(lines: list[bytes]) -> list[Any]:
+    """`loads_line` of each line: its value, or the `ValueError` it raised. The lines are parsed as one JSON
+    array when they can be (a journal of 200,000 small records: a third of the time of one parse per line);
+    any line that breaks that (or holds two values) sends them all through `loads_line` one by one."""
+    try:
+        values = json.loads(b"[" + b",".join(lines) + b"]")
+    except (ValueError, RecursionError):
+        values = None
+    if not isinstance(values, list) or len(values) != len(lines):
+        return [_value_or_error(line) for line in lines]
+    for index, line in enumerate(lines):
+        if b"\\ud" in line or b"\\uD" in line:
+            values[index] = without_lone_surrogates(values[index])
+    return values
+
+
+def _value_or_error(line: bytes) -> Any:
+    try:
+        return loads_line(line)
+    except ValueError as error:
+        return error
+
+
 def _fixed(text: str) -> str:
     try:
         text.encode("utf-8")
@@ -84,6 +107,8 @@ def without_lone_surrogates(value: Any) -> Any:
 # -- typed fields ----------------------------------------------------------------------------------
 def as_int(value: Any) -> int:
     """An integer field: an int, or a float with an integral finite value (`1e400` is refused)."""
+    if type(value) is int:  # nearly every field: the checks below cost more than the whole record otherwise
+        return value
     if isinstance(value, str):
         return int(value)  # (a hand-edited "3"; garbage is a ValueError)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
