@@ -167,13 +167,13 @@ def test_headless_transcript_says_what_it_loaded(tmp_path):
 
 
 def test_exit_codes_are_distinct_and_documented():
-    """Scripts branch on the code: each meaning has its own, and README's table matches the module."""
+    """Scripts branch on the code: each meaning has its own, and the manual's table (docs/usage.md) matches the module."""
     from tui_agent.faces import exit_codes
 
     codes = [code for code, _ in exit_codes.TABLE]
     assert len(set(codes)) == len(codes)
     assert exit_codes.USAGE == 2 and exit_codes.MAX_TURNS not in (2, exit_codes.DENIED)
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text()  # the manual holds the table
     documented = dict(re.findall(r"^\| (\d+) \| (.+) \|$", readme, flags=re.MULTILINE))
     assert sorted(int(c) for c in documented) == sorted(codes)
     assert "--max-turns" in documented[str(exit_codes.MAX_TURNS)] and "denied" in documented[str(exit_codes.DENIED)]

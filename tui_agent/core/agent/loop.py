@@ -9,13 +9,13 @@ message, and no half-built tool_use is ever appended.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
-from tui_agent.core.agent.call import plan_call
+from tui_agent.core.agent.call import CallPlan, plan_call
+from tui_agent.core.agent.too_long import fit_output_reserve, too_long_numbers
 from tui_agent.core.agent.answer_stream import checked_usage, stream_answer
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
 from tui_agent.core.compaction.protocol import CompactorProtocol
@@ -34,7 +34,6 @@ from tui_agent.core.messages import (
     user_text,
 )
 from tui_agent.core.access.gate import PermissionPolicy
-from tui_agent.core.prices import for_model
 from tui_agent.core.providers.base import (
     PromptTooLongError,
     Provider,
@@ -85,38 +84,6 @@ class LoopState:
     last_plan: CompactPlan | None = None
 
 
-_TOO_LONG = re.compile(r"(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)")
-
-
-def too_long_numbers(message: str) -> tuple[int | None, int | None]:
-    """(real tokens, limit) from "prompt is too long: 210,345 tokens > 200000 maximum", when present."""
-    match = _TOO_LONG.search(message or "")
-    if not match:
-        return None, None
-    return int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))
-
-
-RESERVE_SHARE = 4  # a window learned smaller than the output reserve keeps a quarter of it for the answer
-
-
-def fit_output_reserve(config: LoopConfig, limit: int | None) -> str | None:
-    """The API's real window (`limit`) is no larger than the output reserve (max_tokens): the budget for
-    messages would be nothing (every call an event, every read cut, "≈0 tokens left of 1"). Lower
-    max_tokens to a quarter of the real window, for this session, and say so (once: it then fits)."""
-    provider = config.provider
-    reserve = provider.max_output_tokens
-    if not limit or limit > reserve:
-        return None
-    lowered = max(limit // RESERVE_SHARE, 1)
-    price = for_model(provider.model)
-    # the claimed window here: `too_long` then lowers the marks to the real one and remembers it
-    config.compactor.retarget(provider.context_window, lowered, price.read, price.write)
-    provider.max_output_tokens, provider.context_window = lowered, limit  # the panel's figures too
-    return (f"The API's context window is {limit:,} tokens, not larger than the output reserve "
-            f"(max_tokens {reserve:,}): max_tokens is lowered to {lowered:,} for this session so the "
-            f"conversation has room (--max-output-tokens sets it).")
-
-
 @dataclass
 class _Pending:
     """What the turn has shown or started but not yet recorded in history.
@@ -159,6 +126,45 @@ class _Pending:
         return True
 
 
+async def _plan_call(config: LoopConfig, history: list[Message], call: int) -> AsyncIterator[Any]:
+    """The call's one plan (`plan_call`), with the summary tier's part done as the plan asks: started in
+    the background, awaited (no background summaries), or a ready draft swapped in at a major event; then
+    the plan is reported (trace, `CompactionReported`, an event's notice). Yields events, and the
+    `CallPlan` last."""
+    system = config.system()
+    schemas = config.tools.schemas()
+    compactor = config.compactor
+    planned = plan_call(compactor, config.provider, system, schemas, history, call, keep=True)
+    if planned.plan.summary_requested and config.summaries is not None:
+        config.summaries.start(compactor, config.provider, system, schemas, planned)
+        yield ev.Notice(f"Summarising the {planned.plan.event.dropped if planned.plan.event else 0} dropped "
+                        "messages in the background; this call does not wait (/summary shows the draft).", "info")
+    elif planned.plan.summary_requested:
+        async for event in summarise(compactor, config, system, schemas, call, history):
+            if isinstance(event, CompactResult):
+                planned = planned.with_result(event)
+            else:
+                yield event
+    elif config.summaries is not None and planned.plan.event is not None and planned.plan.event.major:
+        ledger = planned.plan.ledger  # an event moves the prefix anyway: a ready draft joins now
+        swapped = config.summaries.swap(compactor, history, call, ledger.covers if ledger else None)
+        if swapped is not None:
+            planned = planned.with_result(swapped)
+    if config.summaries is not None:
+        config.summaries.sent()
+    plan = planned.plan
+    if plan.changed:
+        trace.trace("compact.run", **plan.trace_fields())
+    if plan.event is not None:
+        trace.trace("compact.event", call=call, kinds=",".join(plan.event.kinds),
+                    reason=plan.event.reason, tokens=f"{plan.event.tokens_before}->{plan.event.tokens_after}")
+    yield ev.CompactionReported(call, plan, len(history), planned.system_tokens, planned.tools_tokens,
+                                planned.messages)
+    if plan.event is not None and plan.event.major:
+        yield ev.Notice(event_notice(plan, headless=config.headless), "info")
+    yield planned
+
+
 async def run_turn(
     history: list[Message],
     prompt: str | None,
@@ -193,41 +199,18 @@ async def run_turn(
                 trace.trace("query.turn_start", turn=turn_calls)
                 yield ev.ModelCallStarted(state.calls, turn_calls, config.provider.model)
             retrying = False
-            system = config.system()
-            schemas = config.tools.schemas()
+            planned = None
+            async for item in _plan_call(config, history, state.calls):
+                if isinstance(item, CallPlan):
+                    planned = item
+                else:
+                    yield item
+            assert planned is not None  # _plan_call ends with the plan
             compactor = config.compactor
-            planned = plan_call(compactor, config.provider, system, schemas, history, state.calls, keep=True)
-            if planned.plan.summary_requested and config.summaries is not None:
-                config.summaries.start(compactor, config.provider, system, schemas, planned)
-                yield ev.Notice(f"Summarising the {planned.plan.event.dropped if planned.plan.event else 0} dropped "
-                                "messages in the background; this call does not wait (/summary shows the draft).",
-                                "info")
-            elif planned.plan.summary_requested:
-                async for event in summarise(compactor, config, system, schemas, state.calls, history):
-                    if isinstance(event, CompactResult):
-                        planned = planned.with_result(event)
-                    else:
-                        yield event
-            elif config.summaries is not None and planned.plan.event is not None and planned.plan.event.major:
-                ledger = planned.plan.ledger  # an event moves the prefix anyway: a ready draft joins now
-                swapped = config.summaries.swap(compactor, history, state.calls, ledger.covers if ledger else None)
-                if swapped is not None:
-                    planned = planned.with_result(swapped)
-            if config.summaries is not None:
-                config.summaries.sent()
             plan, request = planned.plan, planned.request
             state.last_plan = plan
-            if plan.changed:
-                trace.trace("compact.run", **plan.trace_fields())
-            if plan.event is not None:
-                trace.trace("compact.event", call=state.calls, kinds=",".join(plan.event.kinds),
-                            reason=plan.event.reason, tokens=f"{plan.event.tokens_before}->{plan.event.tokens_after}")
-            yield ev.CompactionReported(state.calls, plan, len(history), planned.system_tokens, planned.tools_tokens,
-                                        planned.messages)
-            if plan.event is not None and plan.event.major:
-                yield ev.Notice(event_notice(plan, headless=config.headless), "info")
 
-            trace.trace("api.request", messages=len(request.messages), tools=len(schemas), model=request.model)
+            trace.trace("api.request", messages=len(request.messages), tools=len(request.tools), model=request.model)
             pending.clear()
             pending.watch(history)
             done: StreamDone | None = None
@@ -245,7 +228,7 @@ async def run_turn(
                 retried_too_long = True
                 pending.clear()
                 real, limit = too_long_numbers(str(error))
-                lowered = fit_output_reserve(config, limit)
+                lowered = fit_output_reserve(config.provider, config.compactor, limit)
                 if lowered:
                     yield ev.Notice(lowered, "warning")
                 compactor.too_long(history, real, limit)
