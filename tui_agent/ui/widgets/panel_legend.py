@@ -18,7 +18,7 @@ MARKS = Content.assemble(
 )
 KEYS = Content.assemble(
     ("F2", "bold"), " steer: ", ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ",
-    ("u", "bold"), " undo · ", ("v", "bold"), " events",
+    ("u", "bold"), " undo",  # (v events, ⏎ open, c exact count: in the footer once steering)
 )
 READ_ONLY_KEYS = Content.assemble(("⏎", "bold"), " open a row · read-only: nothing is sent")
 
