@@ -37,21 +37,20 @@ def protected_from(facts: Facts, policy: CompactPolicy, tokens: RequestEstimator
                    newest: int) -> int:
     """The first message of the turn in progress that no cut, mask or drop takes (`ranking.in_progress_floor`)."""
     return in_progress_floor(facts.last_prompt, tokens.size_of(facts.turn_total), tokens.baseline,
-                             policy.effective_window, newest, bool(history) and history[-1].get("role") == "user")
+                             policy.high_tokens, newest, bool(history) and history[-1].get("role") == "user")
 
 
 def still_over(facts: Facts, policy: CompactPolicy, tokens: RequestEstimator, history: Sequence[Message],
                newest: int) -> str:
     """Why an event ends above the high mark, when the part it may not take is itself over it: "; the
-    turn in progress alone is 15.1k" (base included). The next calls make no new event for it: nothing is
-    left to take until the turn ends or grows past the window."""
+    newest round alone is 15.1k" (base included). Nothing is left to take, so the next call makes no new
+    event for it until a new round arrives or the request grows."""
     keep_from = protected_from(facts, policy, tokens, history, newest)
-    if keep_from == newest or facts.last_prompt is None:
-        return ""
-    alone = tokens.baseline + tokens.size_of(facts.turn_total)
+    alone = tokens.baseline + tokens.size_of(sum(facts.estimates[keep_from:]))
     if alone <= policy.high_tokens:
         return ""
-    return f"; the turn in progress alone is {fmt_tokens(round(alone))}"
+    what = "newest round" if keep_from == newest else "turn in progress"
+    return f"; the {what} alone is {fmt_tokens(round(alone))}"
 
 
 def _with(state: CompactState, cuts: dict | None = None, masks: dict | None = None,
