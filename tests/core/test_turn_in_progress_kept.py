@@ -1,7 +1,7 @@
 """A mask or cut never takes a result of the turn in progress (issue 28 §3): the tour's "what are the
 biggest files?" ran Glob, a Grep count and two Reads, and the event at the next call masked that very Grep,
 so the model could not rank the files. The results after the last prompt the user typed stay whole, and
-the event takes older turns instead; only a turn that alone is over the window is cut inside."""
+the event takes older turns instead; only a turn that alone is over the high mark is cut inside."""
 
 from __future__ import annotations
 
