@@ -1,7 +1,7 @@
 """A mask or cut never takes a result of the turn in progress (issue 28 §3): the tour's "what are the
 biggest files?" ran Glob, a Grep count and two Reads, and the event at the next call masked that very Grep,
 so the model could not rank the files. The results after the last prompt the user typed stay whole, and
-the event takes older turns instead; only a turn that alone is over the window is cut inside."""
+the event takes older turns instead; only a turn that alone is over the high mark is cut inside."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_the_event_takes_older_turns_and_leaves_the_turn_in_progress_whole():
 
 
 def test_a_turn_alone_over_the_window_is_still_cut_inside():
-    history, prompt = tour_history(turn_chars=30_000)  # three results of ≈7.5k tokens: over the 19.9k window
+    history, prompt = tour_history(turn_chars=30_000)  # three results of ≈7.5k tokens: over the mark and window
     result = demo_like().compact(history, 1)
     assert not protocol_errors(result.messages)
     sent = sent_results(result.messages)
@@ -96,16 +96,15 @@ def test_the_ledger_names_the_messages_that_left_not_the_prompt_kept_beside_them
 
 def test_an_event_that_ends_above_the_mark_says_why_and_is_not_repeated():
     """Issue 28 §4: "19.0k → 15.4k" (mark 12.9k), then another event at the next call. When what the event may
-    not take (the turn in progress) is itself over the mark, its reason says so, and the next rounds of
-    that turn make no new event for the same reason."""
-    history, prompt = tour_history(turn_chars=18_000)
-    history = history[:-2]  # the listing and the count: ≈13.6k with the base, over the mark, under the window
+    not take (the newest round) is itself over the mark, its reason says so, and the next call with no new
+    round makes no new event for the same reason."""
+    history, prompt = tour_history(turn_chars=3_000)
+    history = history[:-2] + _round(9, "Read", {"file_path": "huge.py"}, "1\tcode line\n" * 4_000)  # ≈12k alone
     compactor = demo_like()
     first = compactor.compact(history)
     assert first.plan.event is not None and first.plan.estimated_tokens > first.plan.high_tokens
-    assert "; the turn in progress alone is " in first.plan.event.reason, first.plan.event.reason
+    assert "; the newest round alone is " in first.plan.event.reason, first.plan.event.reason
     compactor.observe_usage(first.plan.estimated_tokens)
-    history = history + _round(8, "Read", {"file_path": "small.py"}, "1\tsmall\n" * 40)
     again = compactor.compact(history)
     assert again.plan.event is None, again.plan.event
 

@@ -40,7 +40,7 @@ class Facts:
     # the entities each message holds (`coverage.entities`), made when a ranking or an at-risk list first
     # asks: shared with copies, since a message's entities never change (a new history gets new Facts)
     held: dict[int, frozenset[str]] = field(default_factory=dict)
-    turn_total: int = 0  # chars/4 of that turn, its prompt included (is it alone over the window?)
+    turn_total: int = 0  # chars/4 of that turn, its prompt included (is it alone over the high mark?)
 
     def sync(self, history: Sequence[Message]) -> None:
         """Learn the messages added since the last call (O(new messages))."""

@@ -37,8 +37,10 @@ def in_progress_floor(last_prompt: int | None, turn_tokens: float, baseline: flo
                       newest: int, history_ends_with_user: bool) -> int:
     """The first message no mask or cut may take: the turn in progress (the prompt being answered and
     every result after it), since the model is still using what it fetched for it (a Grep it is about to
-    read, a listing it ranks); unless that turn alone is over the window, when only the newest round is
-    kept whole (`newest`). Between turns (the history ends with an answer) nothing is in progress."""
+    read, a listing it ranks); unless that turn alone is over `window` (the high mark: a long agent turn
+    still compacts inside once it alone passes the budget, or it sent 1.2× the prompt tokens of v1 on a
+    40-read turn), when only the newest round is kept whole (`newest`). Between turns (the history ends
+    with an answer) nothing is in progress."""
     if last_prompt is None or not history_ends_with_user or last_prompt >= newest:
         return newest
     if baseline + turn_tokens > window:

@@ -74,7 +74,7 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
     drop down to it. An asked `/compact` does what the user asked first (drop or summarise the older
     part), then cuts and masks what stays. Unasked, it takes nothing of the turn in progress (the prompt
     being answered and its results: the model is still using them) unless that turn alone is over the
-    window (`tiers.protected_from`)."""
+    high mark (`tiers.protected_from`)."""
     if w.state.reactive_target is not None:
         target = min(target, w.state.reactive_target)
         w.state = w.state.evolve(reactive_target=None)

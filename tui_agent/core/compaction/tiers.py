@@ -55,21 +55,20 @@ def protected_from(view: RequestView) -> int:
     """The first message of the turn in progress that no cut, mask or drop takes (`ranking.in_progress_floor`)."""
     history, facts, tokens = view.history, view.facts, view.tokens
     return in_progress_floor(facts.last_prompt, tokens.size_of(facts.turn_total), tokens.baseline,
-                             view.policy.effective_window, view.newest,
+                             view.policy.high_tokens, view.newest,
                              bool(history) and history[-1].get("role") == "user")
 
 
 def still_over(view: RequestView) -> str:
     """Why an event ends above the high mark, when the part it may not take is itself over it: "; the
-    turn in progress alone is 15.1k" (base included). The next calls make no new event for it: nothing is
-    left to take until the turn ends or grows past the window."""
-    keep_from = protected_from(view)
-    if keep_from == view.newest or view.facts.last_prompt is None:
-        return ""
-    alone = view.tokens.baseline + view.tokens.size_of(view.facts.turn_total)
+    newest round alone is 15.1k" (base included). Nothing is left to take, so the next call makes no new
+    event for it until a new round arrives or the request grows."""
+    keep_from, newest = protected_from(view), view.newest
+    alone = view.tokens.baseline + view.tokens.size_of(sum(view.facts.estimates[keep_from:]))
     if alone <= view.policy.high_tokens:
         return ""
-    return f"; the turn in progress alone is {fmt_tokens(round(alone))}"
+    what = "newest round" if keep_from == newest else "turn in progress"
+    return f"; the {what} alone is {fmt_tokens(round(alone))}"
 
 
 def _with(state: CompactState, decided: dict, touched: set[int]) -> CompactState:
