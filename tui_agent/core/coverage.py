@@ -246,10 +246,11 @@ def future_identifiers(history: Sequence[Message], calls: Sequence[int], horizon
 # What a strategy puts in a request that is not the conversation itself: a trace of what left. The mask
 # placeholder, the cut note, and the peers' placeholders (`core.peers`) match one of these.
 _TRACES = re.compile(
-    r"\[[^\]\n]{0,400} chars, cleared from context; call \S+ again if you need it\]"  # a mask placeholder
+    r"\[[^\n]{0,400}? chars, cleared from context; call \S+ again if you need it\]"  # a mask placeholder
     r"|\n?…\[tool_result cut after it was read: [^\]\n]*\]"  # a cut note
-    r"|\[Old tool result content cleared\]|\[cleared: [^\]\n]*\]"  # opencode's prune, clear_tool_uses
-    r"|\[result cleared, input kept[^\]\n]*\]")  # our own clear-result trace (`compaction.clear`)
+    r"|\[[^\n]{0,400}? chars of result cleared from context, the call's input kept; the Context tool can"
+    r" recall it\]"  # a cleared result of a call that is not run again
+    r"|\[Old tool result content cleared\]|\[cleared: [^\]\n]*\]")  # opencode's prune, clear_tool_uses
 
 
 def own_text(message: Message) -> str:

@@ -169,7 +169,7 @@ def mask_old(state: CompactState, facts: Facts, policy: CompactPolicy, layout: L
     size = tokens.baseline + tokens.messages_estimate()
     passing = transient(state, policy, tokens, history, newest) if target is not None else 0.0
     for i, pos, chosen in candidates:
-        if target is not None and round(size) - passing <= target:
+        if target is not None and round(size) - passing <= target and not policy.mask_all_at_event:
             break
         new[i] = chosen
         if target is not None:
