@@ -83,35 +83,38 @@ def time_growth(calls: int = 60) -> str:
     return "\n".join(lines)
 
 
-# The v2 policies the frontier compares (named rules, none tuned to a session): the old cut-always rule,
-# the priced cut of issue 17 with and without ranked masks, no cut on read at all, a lower huge limit.
+# Our policy's settings the frontier compares (named rules, none tuned to a session): the default, each of
+# compaction 4's moves taken back, the old marks' trade (budgets), and the clear-the-result variants.
 FRONTIER = {
-    "cut always (old)": {"cut_always": True},
-    "priced + ranked masks (default)": {},
-    "priced, no masks": {"mask": False},
-    "no cut at all": {"cut_on_read": False},
-    "priced, huge at 20k chars": {"huge_result_chars": 20_000},
+    "default": {},
+    "no keep-for-use": {"keep_for_use": False},
+    "no cold-cache event": {"cold_event": False},
+    "neither (compaction 3)": {"keep_for_use": False, "cold_event": False},
+    "budget 120k": {"budget_tokens": 120_000},
+    "budget 140k": {"budget_tokens": 140_000},
+    "budget 200k": {"budget_tokens": 200_000},
+    "budget 260k": {"budget_tokens": 260_000},
+    "keep share 0.5": {"keep_for_use_share": 0.5},
+    "cold event drops too": {"cold_clears_only": False, "cold_target": 0.25},
+    "clear any result at events": {"mask_any_result": True, "mask_all_at_event": True, "mask_min_chars": 300},
 }
 
 
-def frontier(recorded: list, policy: CompactPolicy, price) -> str:
-    """Coverage against cost for each policy of `FRONTIER` (v2, every session), at `price`."""
+def frontier(recorded: list, window: int, price) -> str:
+    """Coverage against cost for each of our settings (`FRONTIER`) beside the peers, every session, at
+    `price` and `window`, with `*` on the frontier of all of them."""
     from dataclasses import replace
 
     from tui_agent.core.economics import replay
+    from tui_agent.core.economics_table import format_points, points
+    from tui_agent.core.peers import PEERS
 
-    lines = [f"frontier at {price.label}: policy · coverage (all calls) · min coverage (sessions under 60k) · "
-             "cost÷none · mean price÷none · worst price÷none"]
-    nones = [replay(r, ["none"], policy, check_memory=False, price=price)["none"] for r in recorded]
+    policy = CompactPolicy(context_window=window, max_output_tokens=32_000, enabled=True)
+    runs = [(r, replay(r, ["none", *PEERS], policy, price=price)) for r in recorded]
     for name, change in FRONTIER.items():
-        results = [replay(r, ["v2"], replace(policy, **change), price=price)["v2"] for r in recorded]
-        share = sum(x.coverage.share_sum for x in results) / max(sum(x.coverage.calls for x in results), 1)
-        small = [x.coverage.value for x, n in zip(results, nones) if n.average < 60_000]
-        ratios = [x.price / n.price for x, n in zip(results, nones)]
-        cost = sum(x.cost for x in results) / sum(n.cost for n in nones)
-        lines.append(f"  {name:<34} {share:.3f}  {min(small, default=1.0):.3f}  {cost:.3f}  "
-                     f"{sum(ratios) / len(ratios):.3f}  {max(ratios):.3f}")
-    return "\n".join(lines)
+        for r, results in runs:
+            results[f"v2 {name}"] = replay(r, ["v2"], replace(policy, **change), price=price)["v2"]
+    return format_points(f"######## frontier at window {window:,} · cache {price.label}", points(runs, price, window))
 
 
 def replay_window(path: Path, window: int, strategies: list[str], price_models: list, check: bool,
@@ -174,10 +177,9 @@ def main() -> int:
                                 points(runs, price, window)))
         print()
     if args.frontier:
-        for price in prices[:2]:
-            print(frontier([load_recorded(f) for f in files], CompactPolicy(context_window=200_000,
-                                                                            max_output_tokens=32_000, enabled=True),
-                           price))
+        recorded = [load_recorded(f) for f in files]
+        for price in prices:
+            print(frontier(recorded, 200_000, price))
             print()
     if args.timing:
         print("\ncompaction time (v2):")

@@ -165,6 +165,8 @@ class StrategyRun:
             messages = prefix
             plan = None
         else:
+            if k and self.price.expired(recorded.gap(k)) and hasattr(compactor, "cache_expired"):
+                compactor.cache_expired()  # what a live session's cache clock tells its compactor
             compacted = compactor.compact(prefix, k + 1)  # the call number is the caller's (one counter)
             messages, plan = compacted.messages, compacted.plan
         result.times.append(time.perf_counter() - started)

@@ -10,11 +10,13 @@ message, and no half-built tool_use is ever appended.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
+from tui_agent.core.cache_clock import went_cold
 from tui_agent.core.call import plan_call
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
 from tui_agent.core.compaction.protocol import CompactorProtocol
@@ -77,6 +79,7 @@ class LoopState:
 
     calls: int = 0
     last_plan: CompactPlan | None = None
+    answered_at: float | None = None  # time.monotonic() of the last call's usage (the cache's clock)
 
 
 _TOO_LONG = re.compile(r"(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)")
@@ -176,6 +179,8 @@ async def run_turn(
             system = config.system()
             schemas = config.tools.schemas()
             compactor = config.compactor
+            if went_cold(state.answered_at, config.provider.model) and hasattr(compactor, "cache_expired"):
+                compactor.cache_expired()  # the request is written again anyway: an event costs no extra
             planned = plan_call(compactor, config.provider, system, schemas, history, state.calls, keep=True)
             if planned.plan.summary_requested and config.summaries is not None:
                 config.summaries.start(compactor, config.provider, system, schemas, planned)
@@ -250,6 +255,7 @@ async def run_turn(
             if done.usage is not None:
                 u = done.usage
                 compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+                state.answered_at = time.monotonic()
                 yield ev.Usage(state.calls, u.input_tokens, u.output_tokens,
                                u.cache_creation_input_tokens, u.cache_read_input_tokens)
             if not uses:

@@ -67,6 +67,17 @@ class CompactPolicy:
     # An event masks every candidate older than the protected tail, not only down to the low mark: one
     # batch, so the cached prefix changes at fewer events.
     mask_all_at_event: bool = False
+    # Keep for use: at a drop, the newest write of each file the agent wrote stays as an island (its
+    # exchange), newest first, within this share of the low mark (`compaction.keep_for_use`).
+    # A cold cache (idle past its time to live) rewrites the whole request anyway: compact there when the
+    # request is above `cold_mark` (a share of the way from the low to the high mark).
+    cold_event: bool = True
+    cold_mark: float = 0.5
+    cold_target: float = 0.0  # where a cold cache's event compacts down to (the same share scale)
+    cold_clears_only: bool = True  # a cold cache's event clears old results (inputs kept) and drops nothing
+    keep_for_use: bool = True
+    keep_for_use_share: float = 0.25
+    keep_for_use_tools: tuple[str, ...] = ("Write",)
     # Drop: whole old messages leave at an event, replaced by a deterministic ledger. The first
     # `keep_head` of the conversation (the task as first stated) stays in front: it is never rewritten,
     # so it is read from the cache at every call.
@@ -116,6 +127,15 @@ class CompactPolicy:
     @property
     def head_tokens(self) -> int:
         return _fraction_or_tokens(self.keep_head, self.room) if self.keep_head > 0 else 0
+
+    @property
+    def cold_mark_tokens(self) -> int:
+        """Above this, a call after the cache went cold compacts (the event costs no extra write there)."""
+        return int(self.low_tokens + self.cold_mark * (self.high_tokens - self.low_tokens))
+
+    @property
+    def cold_target_tokens(self) -> int:
+        return int(self.low_tokens + self.cold_target * (self.high_tokens - self.low_tokens))
 
     @property
     def low_tokens(self) -> int:
