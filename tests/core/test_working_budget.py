@@ -20,7 +20,7 @@ from tui_agent.core.session import Session
 from tui_agent.core.tools.base import ToolRegistry
 
 
-@pytest.mark.parametrize("read", [0.1, 0.05])
+@pytest.mark.parametrize("read", [0.1, 0.05, 0.025])
 def test_a_200k_and_a_1m_window_give_the_same_marks(read):
     small, large = (CompactPolicy(context_window=w, cache_read=read) for w in (200_000, 1_000_000))
     assert (small.high_tokens, small.low_tokens, small.head_tokens) == (large.high_tokens, large.low_tokens,
@@ -28,18 +28,20 @@ def test_a_200k_and_a_1m_window_give_the_same_marks(read):
     assert large.high_tokens < 0.2 * large.context_window
 
 
-def test_a_cheaper_read_pays_for_a_larger_budget_and_the_window_bounds_it():
+def test_a_cheaper_read_pays_for_a_larger_budget_only_when_asked_and_the_window_bounds_it():
     assert event_pays_above(0.025, 1.25, 0.46) > event_pays_above(0.05, 1.25, 0.46) > event_pays_above(0.1, 1.25, 0.46)
-    assert default_budget(0.1, 1.25, 0.65, 0.30) == DEFAULT_BUDGET_TOKENS
-    assert default_budget(0.025, 1.25, 0.65, 0.30) > DEFAULT_BUDGET_TOKENS
-    cheap = CompactPolicy(context_window=200_000, cache_read=0.025)
+    assert default_budget(0.1, 1.25, 0.65, 0.30, from_prices=True) == DEFAULT_BUDGET_TOKENS
+    assert default_budget(0.025, 1.25, 0.65, 0.30, from_prices=True) > DEFAULT_BUDGET_TOKENS
+    assert default_budget(0.025, 1.25, 0.65, 0.30) == DEFAULT_BUDGET_TOKENS
+    assert CompactPolicy(context_window=1_000_000, cache_read=0.025).room == DEFAULT_BUDGET_TOKENS
+    cheap = CompactPolicy(context_window=200_000, cache_read=0.025, budget_from_prices=True)
     assert cheap.room == cheap.effective_window and cheap.budget_bound == "the window"
     small = CompactPolicy(context_window=50_000, max_output_tokens=8_000)
     assert small.high_tokens == int(0.65 * 42_000), "a small window's marks are still shares of it"
 
 
 def test_a_long_context_price_step_bounds_the_budget():
-    policy = CompactPolicy(context_window=1_000_000, cache_read=0.025, long_context_step=200_000)
+    policy = CompactPolicy(context_window=1_000_000, budget_tokens=400_000, long_context_step=200_000)
     assert policy.room == 200_000 - 32_000 and policy.budget_bound == "the long-context price step"
 
 

@@ -42,6 +42,7 @@ class CompactPolicy:
     budget_tokens: int | None = None  # the working budget; None: chosen from the cache prices
     budget_origin: str = "default for this model"  # where a set budget came from (env, flag, /budget, learned)
     long_context_step: int | None = None  # tokens above which the model charges more per token
+    budget_from_prices: bool = False  # a larger default budget where cheap reads make events pay later
     enabled: bool | None = None
     high_water: float = 0.65
     low_water: float = 0.30
@@ -100,7 +101,7 @@ class CompactPolicy:
         if self.budget_tokens:
             return self.budget_tokens
         return default_budget(self.cache_read, self.cache_write, self.high_water if self.high_water <= 1 else 0,
-                              self.low_water if self.low_water <= 1 else 0)
+                              self.low_water if self.low_water <= 1 else 0, self.budget_from_prices)
 
     @property
     def room(self) -> int:
@@ -115,7 +116,7 @@ class CompactPolicy:
     def budget_bound(self) -> str:
         """Why the room is what it is, in words (the meter's line)."""
         if self.room == self.budget:
-            return self.budget_origin if self.budget_tokens else "default for this model's prices"
+            return self.budget_origin if self.budget_tokens else "default for this model"
         if self.long_context_step and self.room < self.effective_window:
             return "the long-context price step"
         return "the window"
