@@ -94,3 +94,13 @@ def test_the_cache_goes_cold_after_the_models_time_to_live():
 
 def test_a_fresh_state_keeps_nothing_for_use():
     assert CompactState().kept_for_use == frozenset()
+
+
+def test_each_event_says_how_much_of_what_is_in_use_it_kept():
+    history = session(40)
+    history += [{"role": "assistant", "content": [{"type": "text", "text": "now fix parse_config in src/core_module.py"
+                                                   " and check line_3 and line_39"}]}, user_text("go on")]
+    kept = Compactor(POLICY, baseline_tokens=1_000).compact(history).plan.event.loss.in_use
+    lost = Compactor(replace(POLICY, keep_for_use=False), baseline_tokens=1_000).compact(history).plan.event.loss.in_use
+    assert kept[1] == lost[1] >= 3  # parse_config, src/core_module.py, line_3, line_39 came from earlier messages
+    assert kept[0] > lost[0]  # the kept write still holds parse_config and its path

@@ -1,0 +1,45 @@
+"""One number for what an event kept of what is in use: of the identifiers the agent's last replies used
+that came from earlier messages, the share the request still holds outside those replies.
+
+Why beside the at-risk list: the list says what left; this says whether it mattered. It looks back (the
+replies already written), so a live session can show it at every event, where the benchmark's coverage
+looks ahead (the replies to come). The same entities as the at-risk list (`coverage.entities`, memoized
+per message by `Facts`), and the benchmark's rule for what counts: a recap, a placeholder or a cut note is
+not the conversation's own text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tui_agent.core.compaction.facts import Facts
+from tui_agent.core.compaction.layout import Layout
+from tui_agent.core.compaction.state import CompactState
+from tui_agent.core.coverage import entities, mentioned_text, own_text
+from tui_agent.core.messages import Message
+
+RECENT_REPLIES = 10  # "the last turns": the agent's newest replies
+LOOK_BACK = 400  # earlier messages read for where the used identifiers came from (bounded at 10,000 messages)
+
+
+def in_use_kept(state: CompactState, facts: Facts, layout: Layout, history: Sequence[Message]) -> tuple[int, int]:
+    """(kept, used) after an event laid out in `layout`."""
+    replies = [i for i in range(len(history) - 1, -1, -1) if history[i].get("role") == "assistant"][:RECENT_REPLIES]
+    if not replies:
+        return 0, 0
+    start = min(replies)
+    mentioned: set[str] = set()
+    for i in replies:
+        mentioned |= entities(mentioned_text(history[i]))
+    earlier: set[str] = set()
+    for i in range(max(start - LOOK_BACK, 0), start):
+        earlier |= facts.entities_of(history, i)
+    used = {name for name in mentioned if name in earlier}
+    if not used:
+        return 0, 0
+    held: set[str] = set()
+    for pos, i in enumerate(layout.indices):
+        if 0 <= i < start:  # the conversation's own messages before the replies (never the recap: i < 0)
+            sent = layout.out[pos]
+            held |= facts.entities_of(history, i) if sent is history[i] else entities(own_text(sent))
+    return len(used & held), len(used)
