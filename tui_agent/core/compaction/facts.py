@@ -18,9 +18,10 @@ from typing import Any, Sequence
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.coverage import entities, held_text
-from tui_agent.core.compaction.recap import MessageFacts, facts_of
+from tui_agent.core.compaction.recap import WRITE_TOOLS, MessageFacts, facts_of
 from tui_agent.core.messages import Message, is_user_text, tool_results, tool_uses
 
+WRITERS = frozenset(WRITE_TOOLS)  # the tools whose calls `Facts.writers` indexes
 Rerunnable = Callable[[str, Any], "bool | None"]  # (tool name, input) → the tool's answer, None if unknown
 
 
@@ -40,6 +41,7 @@ class Facts:
     # the entities each message holds (`coverage.entities`), made when a ranking or an at-risk list first
     # asks: shared with copies, since a message's entities never change (a new history gets new Facts)
     held: dict[int, frozenset[str]] = field(default_factory=dict)
+    writers: list[int] = field(default_factory=list)  # messages that call a file-writing tool (keep for use)
 
     def sync(self, history: Sequence[Message]) -> None:
         """Learn the messages added since the last call (O(new messages))."""
@@ -56,13 +58,16 @@ class Facts:
             if is_user_text(message):
                 self.last_prompt = i
             self.total += estimate
+            if not WRITERS.isdisjoint(fact.tools):
+                self.writers.append(i)
             for use in tool_uses(message):
                 self.calls[use.get("id", "")] = (use.get("name", ""), use.get("input"))
 
     def copy(self) -> Facts:
         """An independent copy (a preview over a replaced history must not disturb the real one)."""
         return Facts(self.rerunnable_answer, list(self.estimates), list(self.messages), self.total,
-                     dict(self.calls), set(self.errors), self.first, self.first_digest, self.last_prompt, self.held)
+                     dict(self.calls), set(self.errors), self.first, self.first_digest, self.last_prompt, self.held,
+                     list(self.writers))
 
     def entities_of(self, history: Sequence[Message], i: int) -> frozenset[str]:
         """The entities message i holds (what it says, calls with, or was answered: `held_text`)."""

@@ -12,6 +12,7 @@ recap's trace and the Context tool's recall like any dropped message.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
 from tui_agent.core.compaction.facts import pinned_with
@@ -32,19 +33,34 @@ def written_path(message: Message, tools: Sequence[str]) -> list[str]:
 
 
 def choose_kept(history: Sequence[Message], lo: int, hi: int, size_of: Callable[[int], float], budget: float,
-                tools: Sequence[str] = KEEP_TOOLS, protected: frozenset[int] = frozenset()) -> frozenset[int]:
+                tools: Sequence[str] = KEEP_TOOLS, protected: frozenset[int] = frozenset(),
+                tools_of: Callable[[int], Sequence[str]] | None = None,
+                writers: Sequence[int] | None = None) -> frozenset[int]:
     """The message indices in [lo, hi) to keep: the exchanges of the newest write of each file that no
     later message in the history writes again, newest first, while their tokens fit `budget`.
-    `protected`: indices never kept here (they go out anyway, or must not go out)."""
+    `protected`: indices never kept here (they go out anyway, or must not go out); `tools_of(i)`: the
+    tool names message i calls, when the caller knows them already (an event at 10,000 messages reads
+    each message's own facts instead of its blocks); `writers`: the sorted indices of the only messages
+    that may write (`Facts.writers`), so the rest are never looked at."""
     if budget <= 0 or hi <= lo:
         return frozenset()
+    wanted = frozenset(tools)
+
+    def writes(i: int) -> list[str]:
+        if tools_of is not None and wanted.isdisjoint(tools_of(i)):
+            return []
+        return written_path(history[i], tools)
+
+    at = bisect_left(writers, hi) if writers is not None else 0
+    after = writers[at:] if writers is not None else range(hi, len(history))
+    inside = reversed(writers[bisect_left(writers, lo):at]) if writers is not None else range(hi - 1, lo - 1, -1)
     seen: set[str] = set()
-    for i in range(len(history) - 1, hi - 1, -1):  # files written again after the span: superseded
-        seen.update(written_path(history[i], tools))
+    for i in after:  # files written again after the span: superseded
+        seen.update(writes(i))
     kept: set[int] = set()
     used = 0.0
-    for i in range(hi - 1, lo - 1, -1):
-        paths = [p for p in written_path(history[i], tools) if p not in seen]
+    for i in inside:
+        paths = [p for p in writes(i) if p not in seen]
         if not paths:
             continue
         seen.update(paths)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from tui_agent.core.compaction import tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
-from tui_agent.core.compaction.facts import Facts
+from tui_agent.core.compaction.facts import WRITERS, Facts
 from tui_agent.core.compaction.keep_for_use import choose_kept
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.plan import CompactEvent, EventKind
@@ -126,7 +126,9 @@ def _kept_for_use(w: Work, history: Sequence[Message], policy: CompactPolicy, ne
         return w.tokens.size_of(layout.estimate(w.state, history, w.facts, i))
 
     return choose_kept(history, w.state.drop_from, newest, size_of, policy.keep_for_use_share * target,
-                       policy.keep_for_use_tools, protected=w.state.pins | w.state.skip)
+                       policy.keep_for_use_tools, protected=w.state.pins | w.state.skip,
+                       tools_of=lambda i: w.facts.messages[i].tools,
+                       writers=w.facts.writers if WRITERS.issuperset(policy.keep_for_use_tools) else None)
 
 
 def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tuple[list[EventKind], int]:
