@@ -240,7 +240,7 @@ def main() -> int:
             commands["baseline"] = baseline_cmd.replace("--model demo", "--model claude-sonnet-4-5").replace(
                 "env -u PYTHONDONTWRITEBYTECODE ", "env -u PYTHONDONTWRITEBYTECODE " + model_env, 1)
         if theirs:
-            commands["Claude Code"] = theirs.replace(f"ANTHROPIC_BASE_URL=http://127.0.0.1:", "UNUSED_PORT=").replace(
+            commands["Claude Code"] = theirs.replace("ANTHROPIC_BASE_URL=http://127.0.0.1:", "UNUSED_PORT=").replace(
                 "env ", "env ANTHROPIC_BASE_URL={BASE_URL} ", 1)
         measure_first_token(commands, workspace, args.runs)
         shutil.rmtree(scratch, ignore_errors=True)

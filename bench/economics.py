@@ -1,13 +1,15 @@
-"""Benchmark: the price of each compaction strategy on real Claude Code sessions, side by side.
+"""Benchmark: the price of each compaction strategy on real Claude Code sessions, beside the peers'.
 
-Run: `.venv/bin/python bench/economics.py [FILE.jsonl ...]` (default: the files in ../shared/transcripts/).
-Replays each session call by call through `none` (the append-only conversation), `seed-v1`, `v1` and `v2`
-and prints, per session and in total, once at the classic cache prices (read 0.1, write 1.25) and once at the
-newer models' (read 0.05, write 1.25, a prefix idle over 5 minutes written again): calls over the window, peak, average prompt, price per prompt token
-and its ratio to the append-only price, total cost ratio, cache hit share, newest round intact, user
-prompts and touched file paths missing from the request, future-entity coverage, invalid requests, events, compaction time per
-call; then the estimator's error against the logged real usage, and compaction time at 1,000 vs 10,000
-messages. The same code serves `tui-agent replay FILE --report`.
+Run: `nice -n 10 .venv/bin/python bench/economics.py [FILE.jsonl ...]` (default: ../shared/transcripts/).
+Measures exactly `shared/reference/coverage-measure.md`: each session replayed call by call on its fitted
+ruler through append-only (`none`), ours (`v2`) and the peers (`core/recordings/peers.py`: Claude Code's autocompact at
+77.5 % and 92 % of the window with its summary call priced, opencode's prune, Anthropic's clear_tool_uses),
+at each window (`--windows`, 200k and 1M) and each price model (0.1 / 0.05 + 5-min TTL / 0.025 + 5-min TTL /
+0.1 with the 1-hour write). Per strategy: cost ÷ append-only pooled over sessions (`!`: append-only goes over
+the window, so the ratio divides by requests the API would refuse), cost per call, the price per prompt
+token ÷ append-only's (mean and worst session), coverage pooled and per-call mean without the recap, pooled
+with it, calls over the window, invalid requests, prompts and touched paths missing, events, per session
+cost and coverage, and `*` on the frontier. `--frontier`: a few of our policies side by side.
 """
 
 from __future__ import annotations
@@ -23,8 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tui_agent.core.compaction import Compactor, CompactPolicy  # noqa: E402
 from tui_agent.core.recordings.recorded import load_recorded  # noqa: E402
-from tui_agent.core.recordings.economics_report import format_report, session_report  # noqa: E402
-from tui_agent.core.prices import CLASSIC, NEWER  # noqa: E402
 from tui_agent.core.messages import tool_result_block, user_text  # noqa: E402
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "transcripts"
@@ -83,71 +83,117 @@ def time_growth(calls: int = 60) -> str:
     return "\n".join(lines)
 
 
-# The v2 policies the frontier compares (named rules, none tuned to a session): the old cut-always rule,
-# the priced cut of issue 17 with and without ranked masks, no cut on read at all, a lower huge limit.
+# Our policy's settings the frontier compares (named rules, none tuned to a session): the default, each of
+# compaction 4's moves taken back, the old marks' trade (budgets), and the clear-the-result variants.
 FRONTIER = {
-    "cut always (old)": {"cut_always": True},
-    "priced + ranked masks (default)": {},
-    "priced, no masks": {"mask": False},
-    "no cut at all": {"cut_on_read": False},
-    "priced, huge at 20k chars": {"huge_result_chars": 20_000},
+    "default": {},
+    "no keep-for-use": {"keep_for_use": False},
+    "no cold-cache event": {"cold_event": False},
+    "neither (compaction 3)": {"keep_for_use": False, "cold_event": False},
+    "budget 120k": {"budget_tokens": 120_000},
+    "budget 140k": {"budget_tokens": 140_000},
+    "budget 200k": {"budget_tokens": 200_000},
+    "budget 260k": {"budget_tokens": 260_000},
+    "keep share 0.5": {"keep_for_use_share": 0.5},
+    "cold event drops too": {"cold_clears_only": False, "cold_target": 0.25},
+    "clear any result at events": {"mask_any_result": True, "mask_all_at_event": True, "mask_min_chars": 300},
 }
 
 
-def frontier(recorded: list, policy: CompactPolicy, price) -> str:
-    """Coverage against cost for each policy of `FRONTIER` (v2, every session), at `price`."""
+def frontier(recorded: list, window: int, price) -> str:
+    """Coverage against cost for each of our settings (`FRONTIER`) beside the peers, every session, at
+    `price` and `window`, with `*` on the frontier of all of them."""
     from dataclasses import replace
 
     from tui_agent.core.recordings.economics import replay
+    from tui_agent.core.recordings.economics_table import format_points, points
+    from tui_agent.core.recordings.peers import PEERS
 
-    lines = [f"frontier at {price.label}: policy · coverage (all calls) · min coverage (sessions under 60k) · "
-             "cost÷none · mean price÷none · worst price÷none"]
-    nones = [replay(r, ["none"], policy, check_memory=False, price=price)["none"] for r in recorded]
+    policy = CompactPolicy(context_window=window, max_output_tokens=32_000, enabled=True)
+    runs = [(r, replay(r, ["none", *PEERS], policy, price=price)) for r in recorded]
     for name, change in FRONTIER.items():
-        results = [replay(r, ["v2"], replace(policy, **change), price=price)["v2"] for r in recorded]
-        share = sum(x.coverage.share_sum for x in results) / max(sum(x.coverage.calls for x in results), 1)
-        small = [x.coverage.value for x, n in zip(results, nones) if n.average < 60_000]
-        ratios = [x.price / n.price for x, n in zip(results, nones)]
-        cost = sum(x.cost for x in results) / sum(n.cost for n in nones)
-        lines.append(f"  {name:<34} {share:.3f}  {min(small, default=1.0):.3f}  {cost:.3f}  "
-                     f"{sum(ratios) / len(ratios):.3f}  {max(ratios):.3f}")
-    return "\n".join(lines)
+        for r, results in runs:
+            results[f"v2 {name}"] = replay(r, ["v2"], replace(policy, **change), price=price)["v2"]
+    return format_points(f"######## frontier at window {window:,} · cache {price.label}", points(runs, price, window))
+
+
+def replay_window(path: Path, window: int, strategies: list[str], price_models: list, check: bool,
+                  policy_change: dict | None = None) -> tuple:
+    """One session at one window: each strategy's replay, per price model where its decisions depend on
+    the price (ours: a cut on read pays at the model's read price), once where they do not (the peers,
+    append-only). Returns (recorded, {price label: {strategy: result}}, seconds)."""
+    from dataclasses import replace
+
+    from tui_agent.core.recordings.economics import STRATEGY_MODES, replay
+
+    started = time.perf_counter()
+    recorded = load_recorded(path)
+    policy = CompactPolicy(context_window=window, max_output_tokens=32_000, enabled=True)
+    if policy_change:
+        policy = replace(policy, **policy_change)
+    fixed = [s for s in strategies if s not in STRATEGY_MODES]
+    once = replay(recorded, fixed, policy, check_memory=check, price=price_models[0])
+    out = {}
+    for price in price_models:
+        ours = replay(recorded, [s for s in strategies if s in STRATEGY_MODES], policy, check_memory=check,
+                      price=price)
+        out[price.label] = {name: once.get(name) or ours[name] for name in strategies}
+    return recorded, out, time.perf_counter() - started
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
-    parser.add_argument("--strategies", default="none,seed-v1,v1,v2")
-    parser.add_argument("--high", type=float, default=None)
-    parser.add_argument("--low", type=float, default=None)
-    parser.add_argument("--no-memory", action="store_true", help="skip the prompts/paths check (faster)")
+    parser.add_argument("--strategies", default="none,v2,cc-77,cc-92,opencode,clear-100k")
+    parser.add_argument("--windows", default="200000,1000000")
+    parser.add_argument("--prices", default="all", help="all, or indices into 0.1/0.05+TTL/0.025+TTL/1h (e.g. 1)")
+    parser.add_argument("--jobs", type=int, default=1, help="sessions replayed in parallel (the machine is shared)")
+    parser.add_argument("--no-memory", action="store_true", help="skip coverage and the prompts/paths check")
     parser.add_argument("--frontier", action="store_true", help="also coverage against cost for a few v2 policies")
+    parser.add_argument("--timing", action="store_true", help="also compaction time at 1,000 vs 10,000 messages")
     args = parser.parse_args()
     files = args.files or sorted(DEFAULT_DIR.glob("*.jsonl"))
     if not files:
         print(f"no sessions found in {DEFAULT_DIR}", file=sys.stderr)
         return 1
-    kwargs = {}
-    if args.high is not None:
-        kwargs["high_water"] = args.high
-    if args.low is not None:
-        kwargs["low_water"] = args.low
-    policy = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True, **kwargs)
-    recorded = [load_recorded(f) for f in files]
+    from tui_agent.core.recordings.economics_table import format_points, points
+    from tui_agent.core.prices import PRICE_MODELS
+
+    prices = list(PRICE_MODELS) if args.prices == "all" else [PRICE_MODELS[int(i)] for i in args.prices.split(",")]
     strategies = args.strategies.split(",")
-    for price in (CLASSIC, NEWER):  # the classic 0.1 read price, then the newer models' 0.05 with expiry
-        print(f"######## cache prices: {price.label}\n")
-        reports = [session_report(f, strategies, policy, not args.no_memory, price=price, recorded=r)
-                   for f, r in zip(files, recorded)]
-        print(format_report(reports))
+    if "none" not in strategies:
+        strategies.insert(0, "none")
+    for window in (int(w) for w in args.windows.split(",")):
+        jobs = [(f, window, strategies, prices, not args.no_memory) for f in files]
+        done = _run(jobs, args.jobs)
+        for f, (recorded, _, took) in zip(files, done):
+            print(f"{recorded.name}: {len(recorded.calls)} calls; ruler tokens ≈ {recorded.model.baseline:,.0f} + "
+                  f"{recorded.model.ratio:.3f} × chars/4; replayed in {took:.1f} s")
+        for price in prices:
+            runs = [(recorded, by_price[price.label]) for recorded, by_price, _ in done]
+            print()
+            print(format_points(f"######## window {window:,} · cache {price.label} · cost ! = append-only goes "
+                                f"over the window (the API would refuse it) · * on the frontier",
+                                points(runs, price, window)))
         print()
     if args.frontier:
-        for price in (CLASSIC, NEWER):
-            print(frontier(recorded, policy, price))
+        recorded = [load_recorded(f) for f in files]
+        for price in prices:
+            print(frontier(recorded, 200_000, price))
             print()
-    print("\ncompaction time (v2):")
-    print(time_growth())
+    if args.timing:
+        print("\ncompaction time (v2):")
+        print(time_growth())
     return 0
+
+
+def _run(jobs: list[tuple], processes: int) -> list[tuple]:
+    if processes <= 1:
+        return [replay_window(*job) for job in jobs]
+    from multiprocessing import Pool
+
+    with Pool(processes) as pool:
+        return pool.starmap(replay_window, jobs)
 
 
 if __name__ == "__main__":

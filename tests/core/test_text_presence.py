@@ -36,7 +36,7 @@ def test_missing_is_not_in_the_joined_text_on_every_replayed_request():
             prompts, paths = required[k]
             edge = len(request_text(messages[:shared], memo.text))
             around = [text[max(0, edge - n): edge + m] for n, m in ((5, 5), (1, 12), (30, 0), (0, 30))]
-            strings = [*prompts, *paths, *(s for s in around if s), "never in any request \x00"]
+            strings = [*(piece for prompt in prompts for piece in prompt), *paths, *(s for s in around if s), "never in any request \x00"]
             if k % 3 == 0:
                 strings += [text[i:i + 20] for i in (rng.randrange(max(len(text), 1)) for _ in range(3))]
             missing = presence[name].missing(messages, shared, strings)

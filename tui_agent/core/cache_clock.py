@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui_agent.core.prices import CachePrice
+from tui_agent.core.prices import CachePrice, for_model
 
 
 @dataclass(frozen=True)
@@ -77,3 +77,15 @@ def outlook_line(outlook: CacheOutlook, input_price_per_token: float | None = No
                 f"the next call writes ≈{_k(whole)} again{money}")
     return (f"cache warm {_clock(outlook.seconds_left)} more ({ttl} TTL) · then the next call "
             f"writes ≈{_k(whole)} again{money}")
+
+
+def went_cold(answered_at: float | None, model: str | None, now: float | None = None) -> bool:
+    """Whether the prompt cache of `model` has expired since the last call answered at `answered_at`
+    (`time.monotonic()`): then the next request is written again in full, and a compaction event there
+    costs no extra write (`Compactor.cache_expired`)."""
+    import time
+
+    if answered_at is None:
+        return False
+    ttl = for_model(model).ttl_seconds
+    return ttl is not None and (time.monotonic() if now is None else now) - answered_at > ttl

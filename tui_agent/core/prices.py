@@ -25,6 +25,7 @@ class CachePrice:
     read: float = 0.1
     write: float = WRITE_5M
     ttl_seconds: float | None = None  # None: the cache never goes cold (the classic benchmark)
+    output: float = 5.0  # an output token (a summary call's answer), in the same units
 
     @property
     def label(self) -> str:
@@ -42,6 +43,9 @@ class CachePrice:
 
 CLASSIC = CachePrice(read=0.1, write=WRITE_5M)
 NEWER = CachePrice(read=0.05, write=WRITE_5M, ttl_seconds=FIVE_MINUTES)
+CHEAPEST = CachePrice(read=0.025, write=WRITE_5M, ttl_seconds=FIVE_MINUTES)  # Fable / Mythos 5.1
+ONE_HOUR_CACHE = CachePrice(read=0.1, write=WRITE_1H, ttl_seconds=ONE_HOUR)
+PRICE_MODELS = (CLASSIC, NEWER, CHEAPEST, ONE_HOUR_CACHE)  # the economics table's columns
 
 
 def for_model(model: str | None, one_hour: bool = False) -> CachePrice:

@@ -51,7 +51,7 @@ exit codes:
 
 # The session flags `serve` passes on to the app it starts for each browser tab.
 SERVE_PASSTHROUGH = ("model", "provider", "max_turns", "context_window", "max_output_tokens", "transcript",
-                     "compact", "compact_high", "compact_low")
+                     "compact", "compact_high", "compact_low", "budget")
 
 
 SUBCOMMAND_HELP = (
@@ -155,6 +155,9 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
     parser.add_argument("--compact-low", default=default, metavar="MARK",
                         help=f"compact down to MARK (a fraction or whole tokens, below --compact-high; default {d.low}, "
                         f"{d.demo_low} for the demo model)")
+    parser.add_argument("--budget", default=default, metavar="TOKENS",
+                        help="the working budget in tokens (e.g. 150000 or 150k) that the compaction marks are "
+                        "shares of; default: chosen from the model's cache prices (same as COMPACT_BUDGET)")
     parser.add_argument("--compact-summary", action="store_true", default=default,
                         help="let the model summarise what compaction drops (one extra call per event)")
     parser.add_argument("--cache-1h", action="store_true", default=default,
@@ -323,7 +326,7 @@ def _compact_settings(args: argparse.Namespace):
     try:
         compact = settings_from(os.environ, mode=getattr(args, "compact", None),
                                 high=getattr(args, "compact_high", None), low=getattr(args, "compact_low", None),
-                                summary=getattr(args, "compact_summary", None))
+                                summary=getattr(args, "compact_summary", None), budget=getattr(args, "budget", None))
         compact.policy()
     except CompactSettingsError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -71,6 +71,8 @@ def register_builtin_commands(session: "Session") -> None:
     session.commands.register(Command("summary", "Show the summary draft, or replace its text before it is sent",
                                       _summary, "[edit TEXT]"))
     session.commands.register(Command("init", "Ask the model to write an AGENTS.md for this project", _init))
+    session.commands.register(Command("budget", "Show or set the working budget (tokens) that compaction keeps to",
+                                      _budget, "[TOKENS]"))
     if session.skill_commands is None:
         session.skill_commands = SkillCommandState()
     # `/<skill>` commands are registered by `sync_skill_commands`, which the factory's background start
@@ -166,6 +168,21 @@ def describe_permissions(session: "Session") -> str:
 
 async def _compact(session: "Session", args: str) -> CommandResult:
     return CommandResult(await session.compact_now(args))
+
+
+def _budget(session: "Session", args: str) -> CommandResult:
+    """`/budget [TOKENS]`: the working budget, its origin and the window; with a size, the new budget."""
+    from tui_agent.core.compaction.working_budget import budget_command
+
+    policy = getattr(session.compactor, "policy", None) or session.compact_policy
+    if policy is None:
+        return CommandResult("This compaction mode has no working budget.", level="warning")
+    changed, text = budget_command(policy, args)
+    if changed is not None:
+        session.compact_policy = changed
+        if hasattr(session.compactor, "policy"):
+            session.compactor.policy = changed  # the marks move from the next call; decisions made stay
+    return CommandResult(text, level="warning" if changed is None and args.strip() else "info")
 
 
 SUMMARY_EDIT_USAGE = "Usage: /summary edit TEXT (in the TUI, /summary edit alone opens the draft in an editor)"

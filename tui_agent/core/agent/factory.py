@@ -97,7 +97,10 @@ def build_session(
         chosen.headless = headless
         base_policy = demo_policy()
     price = for_provider(chosen)  # the compactor prices its cuts at the model's own cache prices (and TTL)
-    base_policy = replace(base_policy or CompactPolicy(), cache_read=price.read, cache_write=price.write)
+    from tui_agent.core.providers.models import model_info
+
+    base_policy = replace(base_policy or CompactPolicy(), cache_read=price.read, cache_write=price.write,
+                          long_context_step=model_info(chosen.model).long_context_above)
     session = Session(
         provider=chosen,
         tools=ToolRegistry(builtin_tools()),

@@ -9,6 +9,7 @@ message, and no half-built tool_use is ever appended.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Callable
 
@@ -17,6 +18,7 @@ from tui_agent.core import trace
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.too_long import fit_output_reserve, too_long_numbers
 from tui_agent.core.agent.answer_stream import checked_usage, stream_answer
+from tui_agent.core.cache_clock import went_cold
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.summary import run_summary, summary_messages
@@ -82,6 +84,7 @@ class LoopState:
 
     calls: int = 0
     last_plan: CompactPlan | None = None
+    answered_at: float | None = None  # time.monotonic() of the last call's usage (the cache's clock)
 
 
 @dataclass
@@ -199,6 +202,8 @@ async def run_turn(
                 trace.trace("query.turn_start", turn=turn_calls)
                 yield ev.ModelCallStarted(state.calls, turn_calls, config.provider.model)
             retrying = False
+            if went_cold(state.answered_at, config.provider.model) and hasattr(config.compactor, "cache_expired"):
+                config.compactor.cache_expired()  # the request is written again anyway: an event costs no extra
             planned = None
             async for item in _plan_call(config, history, state.calls):
                 if isinstance(item, CallPlan):
@@ -262,6 +267,7 @@ async def run_turn(
                 yield ev.Notice(unreadable, "warning")
             if u is not None:
                 compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+                state.answered_at = time.monotonic()
                 yield ev.Usage(state.calls, u.input_tokens, u.output_tokens,
                                u.cache_creation_input_tokens, u.cache_read_input_tokens)
             if not uses:

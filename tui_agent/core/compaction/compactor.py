@@ -37,6 +37,9 @@ TOO_LONG_SHARE = 0.5  # after "prompt is too long" the next event aims at most a
 __all__ = ["Compactor", "Rerunnable", "newest_round_start"]
 
 
+COLD_MASK_MIN_CHARS = 300  # a cold cache's event clears results this long (their placeholder is ~150)
+
+
 class Compactor:
     """`compact(history, call)` → `CompactResult(messages, plan)`; `observe_usage(real_input_tokens)` after a
     call. Implements `CompactorProtocol` as mode "v2" (or "off" when the policy disables compaction)."""
@@ -115,6 +118,12 @@ class Compactor:
         """`/compact`: run an event at the next call even under the high-water mark."""
         self.state = self.state.evolve(pending=self.state.pending + (kind,))
 
+    def cache_expired(self) -> None:
+        """The prompt cache went cold (idle past its time to live): the next request is written again in
+        full whatever it holds, so an event there costs no extra write. The next call compacts when the
+        request is above `policy.cold_mark_tokens`, not only above the high mark."""
+        self.state = self.state.evolve(pending=self.state.pending + ("cold",))
+
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
         """The API said "prompt is too long": learn the real size, and compact to a lower mark next call."""
         if real_tokens:
@@ -167,7 +176,8 @@ class Compactor:
         pending = w.state.pending
         asked = any(kind in pending for kind in ("drop", "summary"))  # /compact
         forced = asked or "reactive" in pending  # or "prompt is too long"
-        kinds: list[EventKind] = [k for k in dict.fromkeys(pending) if k not in ("drop", "summary")]  # type: ignore[misc]
+        cold = "cold" in pending and self.policy.cold_event  # the cache went cold: an event writes nothing extra
+        kinds: list[EventKind] = [k for k in dict.fromkeys(pending) if k not in ("drop", "summary", "cold")]  # type: ignore[misc]
         old_n, w.state = w.state.history_len, w.state.evolve(pending=(), history_len=n)
         for i in range(old_n, n):  # new messages join the request
             w.layout.append(w.state, history, w.facts, w.tokens, i)
@@ -183,19 +193,28 @@ class Compactor:
             first_change = min(first_change, changed)
         reason = "your pins, excludes or expands" if relayout else ""
         high = self.policy.high_tokens
-        if w.tokens.estimate() - tiers.transient(w.state, w.view(history, self.policy, newest, call)) > high or forced:
+        over = w.tokens.estimate() - tiers.transient(w.state, w.view(history, self.policy, newest, call))
+        cold = cold and over > self.policy.cold_mark_tokens and not forced
+        if over > high or forced or cold:
             if asked:
                 reason, why = "you asked to compact now", "you asked"
             elif forced:
                 reason = why = "the API said the prompt is too long"
+            elif cold and over <= high:
+                reason = why = "the cache went cold (the request is written again anyway)"
             else:
                 mark = f"over the {fmt_tokens(high)} high-water mark"
                 reason, why = (f"your pins, excludes or expands put it {mark}" if relayout else mark,
                                f"over the {fmt_tokens(high)} mark")
             target = self.policy.low_tokens
+            if cold and over <= high:  # a cold cache's event keeps more: it was not over the mark
+                target = self.policy.cold_target_tokens
             if forced:  # asked for now: even a small request gives up its older half
                 target = min(target, int(w.tokens.estimate() * FORCED_SHARE))
-            event_kinds, changed = steps.event(w, history, self.policy, newest, call, target, why, asked)
+            policy = self.policy
+            if cold and over <= high and policy.cold_clears_only:  # clear old results, keep every input
+                policy = replace(policy, drop=False, mask_any_result=True, mask_min_chars=COLD_MASK_MIN_CHARS)
+            event_kinds, changed = steps.event(w, history, policy, newest, call, target, why, asked)
             kinds += event_kinds
             first_change = min(first_change, changed)
             if asked and "drop" in kinds and "summary" in pending:

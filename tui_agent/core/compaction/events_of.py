@@ -8,6 +8,7 @@ from typing import Sequence
 
 from tui_agent.core.compaction.at_risk import at_risk
 from tui_agent.core.compaction.facts import Facts
+from tui_agent.core.compaction.in_use import in_use_kept
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.plan import CompactEvent, EventKind, LossReport, fmt_tokens
 from tui_agent.core.compaction.policy import CompactPolicy
@@ -42,7 +43,7 @@ def make_event(state: CompactState, facts: Facts, layout: Layout, policy: Compac
         cut_idx = {i for i in cut_messages if any(c.call == call for c in state.cuts.get(i, ()))}
         changed = set(left) | set(masked_idx) | cut_idx
         risk = at_risk(history, changed, request(), entities_of=lambda i: facts.entities_of(history, i))
-        loss = LossReport(left, masked_idx, prompts, paths, risk)
+        loss = LossReport(left, masked_idx, prompts, paths, risk, in_use_kept(state, facts, layout, history))
     return CompactEvent(
         call=call, kinds=unique, reason=reason, tokens_before=before, tokens_after=after,
         dropped=sum(1 for i in left if i not in state.skip), masked=masked_now, cut=cut_now,

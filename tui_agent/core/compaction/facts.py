@@ -18,9 +18,10 @@ from typing import Any, Sequence
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.recordings.coverage import entities, held_text
-from tui_agent.core.compaction.recap import MessageFacts, facts_of
+from tui_agent.core.compaction.recap import WRITE_TOOLS, MessageFacts, facts_of
 from tui_agent.core.messages import Message, is_user_text, tool_results, tool_uses
 
+WRITERS = frozenset(WRITE_TOOLS)  # the tools whose calls `Facts.writers` indexes
 Rerunnable = Callable[[str, Any], "bool | None"]  # (tool name, input) → the tool's answer, None if unknown
 
 
@@ -41,6 +42,7 @@ class Facts:
     # asks: shared with copies, since a message's entities never change (a new history gets new Facts)
     held: dict[int, frozenset[str]] = field(default_factory=dict)
     turn_total: int = 0  # chars/4 of that turn, its prompt included (is it alone over the high mark?)
+    writers: list[int] = field(default_factory=list)  # messages that call a file-writing tool (keep for use)
 
     def sync(self, history: Sequence[Message]) -> None:
         """Learn the messages added since the last call (O(new messages))."""
@@ -58,6 +60,8 @@ class Facts:
                 self.last_prompt, self.turn_total = i, 0
             self.total += estimate
             self.turn_total += estimate
+            if not WRITERS.isdisjoint(fact.tools):
+                self.writers.append(i)
             for use in tool_uses(message):
                 self.calls[use.get("id", "")] = (use.get("name", ""), use.get("input"))
 
@@ -65,7 +69,7 @@ class Facts:
         """An independent copy (a preview over a replaced history must not disturb the real one)."""
         return Facts(self.rerunnable_answer, list(self.estimates), list(self.messages), self.total,
                      dict(self.calls), set(self.errors), self.first, self.first_digest, self.last_prompt, self.held,
-                     self.turn_total)
+                     self.turn_total, list(self.writers))
 
     def entities_of(self, history: Sequence[Message], i: int) -> frozenset[str]:
         """The entities message i holds (what it says, calls with, or was answered: `held_text`)."""

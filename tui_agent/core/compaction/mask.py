@@ -14,7 +14,7 @@ from tui_agent.core.messages import Block
 
 # The one key-input table (placeholders, recaps and the UI's rows and cards read it): the input a call is
 # known by, in order of preference (a Grep/Glob is known by its pattern; its folder is said after it).
-CLEARED = "cleared from context; call "  # a placeholder's own words (readers tell it from content by them)
+CLEARED = "cleared from context"  # a placeholder's own words (readers tell it from content by them)
 KEY_INPUTS = ("file_path", "notebook_path", "pattern", "command", "path", "skill", "url", "query", "description")
 
 
@@ -37,7 +37,19 @@ def placeholder_text(tool_name: str, tool_input: Any, original_chars: int) -> st
     path = tool_input.get("path") if isinstance(tool_input, dict) else None
     if isinstance(path, str) and path and key != path:  # Grep/Glob: the folder searched is a touched path
         what += f" in {path}"
-    return f"[{what} — {fmt_tokens(original_chars)} chars, {CLEARED}{tool_name} again if you need it]"
+    if not _can_run_again(tool_name, tool_input):  # a write, a build, a test run: its input stays, the
+        # result is recalled from memory, never by running the call again
+        return (f"[{what} — {fmt_tokens(original_chars)} chars of result {CLEARED}, the call's "
+                f"input kept; the Context tool can recall it]")
+    return f"[{what} — {fmt_tokens(original_chars)} chars, {CLEARED}; call {tool_name} again if you need it]"
+
+
+def _can_run_again(tool_name: str, tool_input: Any) -> bool:
+    """The default policy's answer (the placeholder's words must not depend on a session's settings: a
+    restored state writes the same bytes)."""
+    from tui_agent.core.compaction.policy import CompactPolicy
+
+    return CompactPolicy().rerunnable(tool_name, tool_input)
 
 
 def masked_block(block: Block, text: str) -> Block:

@@ -51,6 +51,9 @@ class LossReport:
     missing_prompts: tuple[str, ...] = ()  # user prompts in neither the request nor the ledger
     missing_paths: tuple[str, ...] = ()  # touched file paths in neither the request nor the ledger
     at_risk: tuple[str, ...] = ()  # identifiers that left the request at this event, most recently used first
+    # the event's quality (`compaction.in_use`): of the identifiers the last replies used that came from
+    # earlier messages, how many the request still holds outside those replies (kept, used)
+    in_use: tuple[int, int] = (0, 0)
 
     @property
     def clean(self) -> bool:

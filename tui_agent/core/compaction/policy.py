@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from tui_agent.core.compaction.modes import off_in_env
-from tui_agent.core.compaction.pricing import HUGE_RESULT_CHARS
+from tui_agent.core.compaction.pricing import HUGE_RESULT_CHARS, default_budget
 from tui_agent.core.tools.readonly import is_read_only_command
 
 # Tools whose results can be fetched again by calling them again: masking their old output loses
@@ -29,14 +29,20 @@ def _fraction_or_tokens(value: float, room: int) -> int:
 
 @dataclass(frozen=True)
 class CompactPolicy:
-    """Knobs of the tiered compactor. Marks ≤ 1 are fractions of the effective window
-    (context window less the output reserve); larger values are tokens.
+    """Knobs of the tiered compactor. Marks ≤ 1 are fractions of the working budget (`room`: a size in
+    tokens chosen from the model's cache prices, or `budget_tokens`; never more than the window less the
+    output reserve, nor the model's long-context price step); larger values are tokens. So a 200k and a 1M
+    window give the same marks unless told otherwise: the work and the price set the bill, not the window.
 
     `enabled=None` means on unless the environment says `COMPACT=0` (read when the compactor is built).
     """
 
     context_window: int = 200_000
     max_output_tokens: int = 32_000
+    budget_tokens: int | None = None  # the working budget; None: chosen from the cache prices
+    budget_origin: str = "default for this model"  # where a set budget came from (env, flag, /budget, learned)
+    long_context_step: int | None = None  # tokens above which the model charges more per token
+    budget_from_prices: bool = False  # a larger default budget where cheap reads make events pay later
     enabled: bool | None = None
     high_water: float = 0.65
     low_water: float = 0.30
@@ -56,6 +62,23 @@ class CompactPolicy:
     mask: bool = True
     mask_protect_tokens: int = 20_000
     mask_min_chars: int = 1200
+    # "Clear the result, keep the input" for any old tool result (not only re-runnable ones): the call's
+    # input and the agent's reasoning stay, the result is recalled through the Context tool if needed.
+    mask_any_result: bool = False
+    # An event masks every candidate older than the protected tail, not only down to the low mark: one
+    # batch, so the cached prefix changes at fewer events.
+    mask_all_at_event: bool = False
+    # Keep for use: at a drop, the newest write of each file the agent wrote stays as an island (its
+    # exchange), newest first, within this share of the low mark (`compaction.keep_for_use`).
+    # A cold cache (idle past its time to live) rewrites the whole request anyway: compact there when the
+    # request is above `cold_mark` (a share of the way from the low to the high mark).
+    cold_event: bool = True
+    cold_mark: float = 0.5
+    cold_target: float = 0.0  # where a cold cache's event compacts down to (the same share scale)
+    cold_clears_only: bool = True  # a cold cache's event clears old results (inputs kept) and drops nothing
+    keep_for_use: bool = True
+    keep_for_use_share: float = 0.25
+    keep_for_use_tools: tuple[str, ...] = ("Write",)
     # Drop: whole old messages leave at an event, replaced by a deterministic ledger. The first
     # `keep_head` of the conversation (the task as first stated) stays in front: it is never rewritten,
     # so it is read from the cache at every call.
@@ -73,16 +96,51 @@ class CompactPolicy:
         return max(self.context_window - self.max_output_tokens, 1)
 
     @property
+    def budget(self) -> int:
+        """The working budget before the window's bound: set, or the default for the cache prices."""
+        if self.budget_tokens:
+            return self.budget_tokens
+        return default_budget(self.cache_read, self.cache_write, self.high_water if self.high_water <= 1 else 0,
+                              self.low_water if self.low_water <= 1 else 0, self.budget_from_prices)
+
+    @property
+    def room(self) -> int:
+        """What the marks' fractions are of: the budget, bounded by the window less the output reserve
+        and by the long-context price step."""
+        bounds = [self.budget, self.effective_window]
+        if self.long_context_step:
+            bounds.append(max(self.long_context_step - self.max_output_tokens, 1))
+        return max(min(bounds), 1)
+
+    @property
+    def budget_bound(self) -> str:
+        """Why the room is what it is, in words (the meter's line)."""
+        if self.room == self.budget:
+            return self.budget_origin if self.budget_tokens else "default for this model"
+        if self.long_context_step and self.room < self.effective_window:
+            return "the long-context price step"
+        return "the window"
+
+    @property
     def high_tokens(self) -> int:
-        return max(_fraction_or_tokens(self.high_water, self.effective_window), 1)
+        return max(_fraction_or_tokens(self.high_water, self.room), 1)
 
     @property
     def head_tokens(self) -> int:
-        return _fraction_or_tokens(self.keep_head, self.effective_window) if self.keep_head > 0 else 0
+        return _fraction_or_tokens(self.keep_head, self.room) if self.keep_head > 0 else 0
+
+    @property
+    def cold_mark_tokens(self) -> int:
+        """Above this, a call after the cache went cold compacts (the event costs no extra write there)."""
+        return int(self.low_tokens + self.cold_mark * (self.high_tokens - self.low_tokens))
+
+    @property
+    def cold_target_tokens(self) -> int:
+        return int(self.low_tokens + self.cold_target * (self.high_tokens - self.low_tokens))
 
     @property
     def low_tokens(self) -> int:
-        return min(max(_fraction_or_tokens(self.low_water, self.effective_window), 1), self.high_tokens)
+        return min(max(_fraction_or_tokens(self.low_water, self.room), 1), self.high_tokens)
 
     def for_model(self, context_window: int, max_output_tokens: int, cache_read: float,
                   cache_write: float) -> "CompactPolicy":
@@ -97,7 +155,7 @@ class CompactPolicy:
 
     def rerunnable(self, name: str, tool_input: object) -> bool:
         """Can this call's result be had again by running it again (so masking it loses nothing)?"""
-        if name in RERUNNABLE_TOOLS or name in self.extra_rerunnable:
+        if self.mask_any_result or name in RERUNNABLE_TOOLS or name in self.extra_rerunnable:
             return True
         if name == "Bash" and isinstance(tool_input, dict):
             return is_read_only_command(tool_input.get("command"))

@@ -80,3 +80,39 @@ def cut_on_read_now(result_chars: int, keep_chars: int, tail_tokens: float, requ
     case = CutCase(saved_tokens=tk.tokens_for_chars(result_chars) - kept, kept_tokens=kept,
                    tail_tokens=tail_tokens, request_tokens=request_tokens, calls_until_event=until_event)
     return cut_pays(case, read, write)
+
+
+# ---- the working budget (compaction 4): a size in tokens, not a share of the window ----
+
+# What one call of agentic coding work adds to its request, in tokens: a tool round (a file read, a command's
+# output, an edit) and the reply. A prior, not a measurement of any one session; with it the rule below
+# puts the high mark of a 0.05× read model where the marks of a 200k window were (≈109k).
+WORK_GROWTH_TOKENS = 2_740
+# The smallest working budget (what the marks' fractions are of): the room a 200k window left after a 32k
+# reply reserve, where the measured default sat on the frontier of cost against what it keeps.
+DEFAULT_BUDGET_TOKENS = 168_000
+
+
+def event_pays_above(read: float, write: float, kept_share: float, growth: float = WORK_GROWTH_TOKENS) -> float:
+    """The high mark H above which an event pays for itself: it rewrites what it keeps (L = kept_share × H)
+    once at the write price, and saves the read of (H − L) at every call until the request is back at H,
+    (H − L) / growth calls later: r·(H − L)² / g ≥ w·L, so H ≥ w·λ·g / (r·(1 − λ)²). Below it, compacting
+    costs more in rewrites than the reads it saves: the cheaper the cache read, the larger the budget."""
+    kept_share = min(max(kept_share, 0.0), 0.95)
+    if read <= 0:
+        return float("inf")
+    return write * kept_share * growth / (read * (1 - kept_share) ** 2)
+
+
+def default_budget(read: float, write: float, high_share: float, low_share: float, from_prices: bool = False) -> int:
+    """The working budget for a model: the default size, the same at every window and every price.
+
+    `from_prices`: the larger of that and the budget whose high mark (`high_share` of it) is where an
+    event starts to pay (`event_pays_above`), so cheaper reads buy a larger budget. Measured on the shared
+    sessions at a 1M window and 0.025× reads it raised the budget to 336k and cost 0.862× append-only for
+    coverage 0.995, against 0.638× for 0.958 at 168k: coverage bought at a price no target asks, and a 1M
+    window would no longer cost what a 200k one does. So it is off by default."""
+    if high_share <= 0 or high_share > 1 or not from_prices:
+        return DEFAULT_BUDGET_TOKENS
+    pays = event_pays_above(read, write, low_share / high_share if high_share else 0.5)
+    return int(max(DEFAULT_BUDGET_TOKENS, min(pays / high_share, 10_000_000)))

@@ -38,6 +38,7 @@ class CompactState:
     drop_from: int = 0  # messages [drop_from, drop_until) are behind the recap, less `kept_in_drop`
     drop_until: int = 0
     kept_in_drop: frozenset[int] = frozenset()  # pinned islands inside the drop, sent in place
+    kept_for_use: frozenset[int] = frozenset()  # islands an event kept for the agent's own later use (`keep_for_use`)
     recap_call: int = 0  # the call whose event built the recap
     summary: str | None = None  # the model's summary of the dropped span, inside the recap
     read_upto: int = 0  # cut on read has looked at every message before this one
@@ -98,6 +99,7 @@ class CompactState:
             "version": VERSION, "calls": self.calls, "history_len": self.history_len, "first": self.first,
             "blocks": [d.to_json() for i in sorted(self.blocks) for d in self.blocks[i]],
             "drop_from": self.drop_from, "drop_until": self.drop_until, "kept_in_drop": sorted(self.kept_in_drop),
+            "kept_for_use": sorted(self.kept_for_use),
             "ledger_call": self.recap_call, "summary": self.summary,
             "cut_scan": self.read_upto, "pins": sorted(self.pins), "excluded": sorted(self.excludes),
             "skip": sorted(self.skip), "expanded": sorted(self.expanded), "dropped_reason": self.dropped_reason,
@@ -133,6 +135,7 @@ class CompactState:
             history_len=n, first=str(data.get("first", "")),
             blocks=decided,
             drop_from=drop_from, drop_until=drop_until, kept_in_drop=kept,
+            kept_for_use=frozenset(_index(i, max(drop_until, 1)) for i in data.get("kept_for_use", [])),
             recap_call=int(data.get("ledger_call") or 0), summary=data.get("summary"),
             read_upto=int(data.get("cut_scan", 0)),
             pins=frozenset(_index(i, UNBOUNDED) for i in data.get("pins", [])), excludes=excludes,

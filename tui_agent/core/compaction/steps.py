@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from tui_agent.core.compaction import tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
-from tui_agent.core.compaction.facts import Facts
+from tui_agent.core.compaction.facts import WRITERS, Facts
+from tui_agent.core.compaction.keep_for_use import choose_kept
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.plan import CompactEvent, EventKind
 from tui_agent.core.compaction.policy import CompactPolicy
@@ -101,7 +102,10 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
         w.state = w.state.evolve(drop_from=tiers.choose_head(w.state, view, target))
     if not asked and policy.mask:  # then mask what can be run again, down to the target
         did("mask", _mask(w, history, policy, newest, call, target, keep_from))
+    kept_before = w.state.kept_for_use
     if policy.drop and (asked or w.tokens.estimate() - tiers.transient(w.state, view) > target):
+        if policy.keep_for_use and not asked:
+            w.state = w.state.evolve(kept_for_use=_kept_for_use(w, history, policy, newest, target))
         until = tiers.choose_drop(w.state, view, target, keep_from)
         if until > max(w.state.drop_until, w.state.drop_from) and tiers.worth_dropping(
                 tiers.drop_gain(w.state, view, until), w.tokens):
@@ -113,7 +117,25 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
             did("mask", _mask(w, history, policy, newest, call, None))
     if first_drop and "drop" not in kinds:
         w.state = w.state.evolve(drop_from=head_before)
+    if "drop" not in kinds:
+        w.state = w.state.evolve(kept_for_use=kept_before)
     return kinds, min(first, relayout(w, history, policy))
+
+
+def _kept_for_use(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, target: int) -> frozenset[int]:
+    """The exchanges this event keeps for the agent's own use (`keep_for_use`), within a share of the
+    low mark; pinned and excluded messages are the user's, never chosen here."""
+    layout = w.layout
+
+    def size_of(i: int) -> float:
+        if i in layout.pos:
+            return w.tokens.size(layout.units[layout.pos[i]])
+        return w.tokens.size_of(layout.estimate(w.state, history, w.facts, i))
+
+    return choose_kept(history, w.state.drop_from, newest, size_of, policy.keep_for_use_share * target,
+                       policy.keep_for_use_tools, protected=w.state.pins | w.state.skip,
+                       tools_of=lambda i: w.facts.messages[i].tools,
+                       writers=w.facts.writers if WRITERS.issuperset(policy.keep_for_use_tools) else None)
 
 
 def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tuple[list[EventKind], int]:
@@ -122,6 +144,7 @@ def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newes
     compares with the one before it)."""
     kinds: list[EventKind] = []
     first = len(w.layout.out)
+    w.state = w.state.evolve(kept_for_use=frozenset())  # the window comes first: no island kept for use
     view = w.view(history, policy, newest, call)
     floor = max(w.state.drop_until, w.state.drop_from)
     until = tiers.last_assistant_before(history, newest + 1, floor)

@@ -205,7 +205,7 @@ def mask_old(state: CompactState, view: RequestView, target: int | None = None,
     size = tokens.baseline + tokens.messages_estimate()
     passing = transient(state, view) if target is not None else 0.0
     for i, pos, chosen in candidates:
-        if target is not None and round(size) - passing <= target:
+        if target is not None and round(size) - passing <= target and not policy.mask_all_at_event:
             break
         new[i] = chosen
         if target is not None:
@@ -275,13 +275,15 @@ def choose_drop(state: CompactState, view: RequestView, target: int, upto: int |
     fixed = tokens.baseline + head_size(state, layout, tokens) - transient(state, view)
     fixed += tokens.size_of(layout.recap.tokens if state.dropping and layout.recap else RECAP_GUESS_TOKENS)
     fixed += RECAP_GUESS_TOKENS
+    fixed += sum(tokens.size(layout.units[layout.pos[i]]) for i in state.kept_for_use if i in layout.pos)
     suffix = 0.0
     best = None
     for pos in range(len(layout.out) - 1, -1, -1):
         i = layout.indices[pos]
         if i < 0 or i <= floor:
             break
-        suffix += tokens.size(layout.units[pos])
+        if i not in state.kept_for_use:  # an island kept for use is counted in `fixed` already
+            suffix += tokens.size(layout.units[pos])
         if i > last or history[i].get("role") != "assistant":
             continue
         if fixed + suffix <= target:
@@ -330,7 +332,8 @@ def set_drop(state: CompactState, view: RequestView, until: int, why: str, start
     spans = [(new_from, until)] if old_until <= old_from else [(new_from, old_from), (old_until, until)]
     state = state.evolve(drop_reasons=state.drop_reasons + tuple((lo, hi, reason) for lo, hi in spans if hi > lo),
                     drop_from=new_from, drop_until=until, dropped_reason=reason, recap_call=call,
-                    summary=state.summary if until == old_until else None)
+                    summary=state.summary if until == old_until else None,
+                    kept_for_use=frozenset(i for i in state.kept_for_use if new_from <= i < until))
     kept = islands(state, facts, history, until)
 
     def sent(i: int) -> bool:
@@ -348,6 +351,7 @@ def islands(state: CompactState, facts: Facts, history: Sequence[Message], until
     always sees what it is answering; a turn too big for the window is fitted by cutting inside it."""
     lo = state.drop_from
     kept = {k for i in state.pins if lo <= i < until for k in pinned_with(history, i) if lo <= k < until}
+    kept |= {i for i in state.kept_for_use if lo <= i < until}  # an event kept them for the agent's use
     prompt = facts.last_prompt  # in progress while the history ends with the user's side (a prompt, results)
     if prompt is not None and lo <= prompt < until and history and history[-1].get("role") == "user":
         kept.add(prompt)

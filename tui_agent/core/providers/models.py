@@ -32,6 +32,7 @@ class ModelInfo:
     input_price: float | None = None
     output_price: float | None = None
     cache_read: float | None = None  # when it differs from the usual 10% of the input price
+    long_context_above: int | None = None  # a request over this many tokens is charged more (1M beta)
 
     def cache_write_price(self) -> float | None:
         return None if self.input_price is None else self.input_price * 1.25
@@ -61,11 +62,11 @@ KNOWN_MODELS: dict[str, ModelInfo] = {
     "claude-opus-4-6": ModelInfo(_M, 128_000, 5.0, 25.0),
     "claude-sonnet-4-6": ModelInfo(_M, 128_000, 3.0, 15.0),
     "claude-opus-4-5": ModelInfo(_K200, 64_000, 5.0, 25.0),
-    "claude-sonnet-4-5": ModelInfo(_K200, 64_000, 3.0, 15.0),
+    "claude-sonnet-4-5": ModelInfo(_K200, 64_000, 3.0, 15.0, long_context_above=_K200),
     "claude-haiku-4-5": ModelInfo(_K200, 64_000, 1.0, 5.0),
     "claude-opus-4-1": ModelInfo(_K200, 32_000, 15.0, 75.0),
     "claude-opus-4": ModelInfo(_K200, 32_000, 15.0, 75.0),
-    "claude-sonnet-4": ModelInfo(_K200, 64_000, 3.0, 15.0),
+    "claude-sonnet-4": ModelInfo(_K200, 64_000, 3.0, 15.0, long_context_above=_K200),
     # OpenAI-compatible defaults (the seed's DeepSeek endpoint).
     "deepseek-chat": ModelInfo(128_000, 8_192),
     "deepseek-reasoner": ModelInfo(128_000, 32_000),

@@ -176,3 +176,130 @@ class Coverage:
     def pooled(self) -> float:
         """All wanted entities of all calls pooled (weights busy calls more)."""
         return self.present / self.wanted if self.wanted else 1.0
+
+
+# ---- the honest measure (`shared/reference/coverage-measure.md`): identifiers only, traces not counted ----
+
+_IDENTIFIER = re.compile(r"[A-Za-z_~.][A-Za-z0-9_./~-]{3,}[A-Za-z0-9_]")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+MIN_IDENTIFIER_CHARS = 5
+
+
+def identifiers(text: str) -> set[str]:
+    """The identifiers of `text`, exactly as the measure defines them: a code-like token, its edges' `.`
+    and `/` stripped, of at least 5 characters, not a URL, holding a `/`, a `_`, an inner `.` or a
+    camelCase step. Plain words (and so most prose) are not identifiers."""
+    out: set[str] = set()
+    for raw in set(_IDENTIFIER.findall(text)):
+        token = raw.strip("./")
+        if len(token) < MIN_IDENTIFIER_CHARS or token.startswith("http") or token in out:
+            continue
+        if "/" in token or "_" in token or "." in token[:-1] or _CAMEL.search(token):
+            out.add(token)
+    return out
+
+
+def vocabulary(history: Sequence[Message]) -> frozenset[str]:
+    """The session's tool names and tool input keys: never counted as needed identifiers (every strategy
+    would 'keep' them for free, since every request names its tools)."""
+    out: set[str] = set()
+    for message in history:
+        for block in blocks(message):
+            if block.get("type") == "tool_use":
+                out.add(str(block.get("name", "")))
+                out |= _keys(block.get("input"))
+    return frozenset(out)
+
+
+def _keys(value: object) -> set[str]:
+    if isinstance(value, dict):
+        out = {str(k) for k in value}
+        for item in value.values():
+            out |= _keys(item)
+        return out
+    if isinstance(value, list):
+        return set().union(*(_keys(v) for v in value)) if value else set()
+    return set()
+
+
+def future_identifiers(history: Sequence[Message], calls: Sequence[int], horizon: int = HORIZON,
+                       known: IdentifierIndex | None = None) -> list[frozenset[str]]:
+    """Per call: the identifiers the agent's next `horizon` replies mention (text and tool input values)
+    that occur in the history before the call, less the session's tool names and input keys."""
+    known = known if known is not None else IdentifierIndex(history)
+    stop = vocabulary(history)
+    mentioned = [identifiers(mentioned_text(history[i])) - stop if i < len(history) else set() for i in calls]
+    out: list[frozenset[str]] = []
+    seen: set[str] = set()
+    scanned = 0
+    for k, index in enumerate(calls):
+        for i in range(scanned, min(index, len(history))):
+            seen |= known.of(history[i])
+        scanned = max(scanned, index)
+        ahead: set[str] = set()
+        for later in mentioned[k:k + horizon]:
+            ahead |= later
+        out.append(frozenset(ahead & seen))
+    return out
+
+
+# What a strategy puts in a request that is not the conversation itself: a trace of what left. The mask
+# placeholder, the cut note, and the peers' placeholders (`core.peers`) match one of these.
+_TRACES = re.compile(
+    r"\[[^\n]{0,400}? chars, cleared from context; call \S+ again if you need it\]"  # a mask placeholder
+    r"|\n?…\[tool_result cut after it was read: [^\]\n]*\]"  # a cut note
+    r"|\[[^\n]{0,400}? chars of result cleared from context, the call's input kept; the Context tool can"
+    r" recall it\]"  # a cleared result of a call that is not run again
+    r"|\[Old tool result content cleared\]|\[cleared: [^\]\n]*\]")  # opencode's prune, clear_tool_uses
+
+
+def own_text(message: Message) -> str:
+    """A request message's text less every trace of what left (placeholders, cut notes)."""
+    return _TRACES.sub(" ", held_text(message))
+
+
+class IdentifierIndex:
+    """Identifier sets of request messages, made once per message object. A message of the history
+    counts whole; a copy the strategy made (a cut or masked round) counts without its traces; a text-only
+    user message the history does not hold (a recap, a ledger, a summary, a continuation line) counts
+    only in the figure *with* the recap."""
+
+    def __init__(self, history: Sequence[Message] = ()) -> None:
+        self._history = {id(m) for m in history}
+        self._own: dict[int, tuple[Message, frozenset[str]]] = {}
+        self._all: dict[int, tuple[Message, frozenset[str]]] = {}
+
+    def of(self, message: Message) -> frozenset[str]:
+        """Every identifier the model is sent in `message` (recap and traces included)."""
+        return self._memo(self._all, message, lambda m: identifiers(held_text(m)))
+
+    def own(self, message: Message) -> frozenset[str]:
+        """The identifiers of `message` that are the conversation's own (no recap, summary or trace)."""
+        if id(message) in self._history:
+            return self.of(message)
+        return self._memo(self._own, message, _own_identifiers)
+
+    def _memo(self, memo: dict, message: Message, make) -> frozenset[str]:  # type: ignore[type-arg]
+        known = memo.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        found = frozenset(make(message))
+        memo[id(message)] = (message, found)
+        return found
+
+    def present(self, wanted: frozenset[str], request: Sequence[Message], recap: bool) -> int:
+        """How many of `wanted` the request holds (`recap`: counting recaps, summaries and traces)."""
+        remaining = set(wanted)
+        for message in request:
+            if not remaining:
+                break
+            remaining -= self.of(message) if recap else self.own(message)
+        return len(wanted) - len(remaining)
+
+
+def _own_identifiers(message: Message) -> set[str]:
+    content = message.get("content")
+    only_text = isinstance(content, str) or all(b.get("type") == "text" for b in blocks(message))
+    if message.get("role") == "user" and only_text:
+        return set()  # a recap, a summary or a continuation line: not the conversation's own
+    return identifiers(own_text(message))

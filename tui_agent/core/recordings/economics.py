@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.memo import MessageMemo
-from tui_agent.core.recordings.coverage import Coverage, EntityIndex, future_entities
+from tui_agent.core.recordings.coverage import Coverage, IdentifierIndex, future_identifiers
 from tui_agent.core.prices import CLASSIC, CachePrice
 from tui_agent.core.messages import Message
 from tui_agent.core.request_check import RequestCheck
@@ -45,7 +45,15 @@ class StrategyResult:
     invalid: int = 0
     events: int = 0
     times: list[float] = field(default_factory=list)
-    coverage: Coverage = field(default_factory=Coverage)  # future-entity coverage (`core.coverage`)
+    # future-entity coverage (`core.coverage`, `shared/reference/coverage-measure.md`): the conversation's
+    # own text only, and beside it with the recap, summaries and traces of what left counted too
+    coverage: Coverage = field(default_factory=Coverage)
+    coverage_recap: Coverage = field(default_factory=Coverage)
+    summary_calls: int = 0  # calls a strategy made to summarise (priced into `cost`)
+    # per call: (request tokens, the tokens its shared prefix would read from a warm cache, a summary
+    # call's request tokens, its output tokens): enough to price the same requests at any other price
+    # (`economics_table.cost_at`) without replaying a strategy whose decisions do not depend on it
+    per_call: list[tuple[float, float, float, float]] = field(default_factory=list)
     expired: int = 0  # calls whose cached prefix had gone cold (idle past the cache's time to live)
 
     @property
@@ -64,10 +72,16 @@ class StrategyResult:
 STRATEGY_MODES = {"seed-v1": "seed", "v1": "v1", "v2": "v2"}  # the bench's names for the compaction modes
 
 
-def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int) -> "CompactorProtocol | None":
-    """By bench name, from the sessions' one factory (`none`, the append-only conversation, has none)."""
+def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int,
+                  ruler: object | None = None) -> "CompactorProtocol | None":
+    """By bench name, from the sessions' one factory (`none`, the append-only conversation, has none);
+    the peers (`core.peers`) measure their thresholds on the session's ruler."""
     if name == "none":
         return None
+    if name not in STRATEGY_MODES:
+        from tui_agent.core.recordings.peers import make_peer
+
+        return make_peer(name, policy, ruler)
     return make_compactor(STRATEGY_MODES[name], policy.context_window, policy.max_output_tokens, policy=policy,
                           baseline_tokens=baseline_estimate)
 
@@ -91,15 +105,15 @@ class StrategyRun:
     """
 
     def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: "CompactorProtocol | None",
-                 required: list[tuple[list[str], list[str]]] | None = None,
+                 required: list[tuple[list[tuple[str, ...]], list[str]]] | None = None,
                  future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC, *,
-                 entities: EntityIndex | None = None, check: RequestCheck | None = None,
+                 entities: IdentifierIndex | None = None, check: RequestCheck | None = None,
                  texts: MessageMemo | None = None, sent: SessionMemo | None = None) -> None:
         self.name, self.recorded, self.policy, self.compactor = name, recorded, policy, compactor
         self.required = required
         self.future = future  # per call: the entities the agent's next replies use (`core.coverage`)
         # per-message memos, shared by the runs of one session (their requests share most messages)
-        self._entities = entities or EntityIndex()
+        self._entities = entities or IdentifierIndex(recorded.history)
         self._check = check or RequestCheck()
         self._texts = texts or MessageMemo()
         self._presence = TextPresence(self._texts.text)  # this run's own: it reads its previous request
@@ -121,7 +135,7 @@ class StrategyRun:
         else:
             previous, upto = tuple(self._previous), 0
         # (without the compaction times: a checkpoint per few calls would copy one per call made)
-        result = replace(self.result, times=[], coverage=replace(self.result.coverage))
+        result = _copy_result(self.result, times=[])
         return RunState(self.k, None if exported is None else json.dumps(exported), result, previous, upto)
 
     def resume(self, state: RunState, compactor: "CompactorProtocol | None") -> StrategyRun:
@@ -152,6 +166,8 @@ class StrategyRun:
             messages = prefix
             plan = None
         else:
+            if k and self.price.expired(recorded.gap(k)) and hasattr(compactor, "cache_expired"):
+                compactor.cache_expired()  # what a live session's cache clock tells its compactor
             compacted = compactor.compact(prefix, k + 1)  # the call number is the caller's (one counter)
             messages, plan = compacted.messages, compacted.plan
         result.times.append(time.perf_counter() - started)
@@ -165,6 +181,7 @@ class StrategyRun:
         total = model.request(sum(sizes))
         if compactor is not None:
             compactor.observe_usage(round(total))
+        warm = model.baseline + model.ratio * sum(sizes[:cached_n]) if k else 0.0
         if k == 0:
             cached = 0.0
         elif self.price.expired(recorded.gap(k)):  # the whole prefix went cold: written again in full
@@ -172,7 +189,9 @@ class StrategyRun:
             result.expired += 1
         else:
             cached = model.baseline + model.ratio * sum(sizes[:cached_n])
-        cost = self.price.cost(total, cached)
+        made = self._summary_call(compactor)
+        cost = self.price.cost(total, cached) + self._summary_cost(made, k)
+        result.per_call.append((total, warm, *(made or (0.0, 0.0))))
         result.calls += 1
         result.tokens += total
         result.cost += cost
@@ -183,16 +202,38 @@ class StrategyRun:
         result.newest_intact += newest_intact(prefix, messages)
         if self.required is not None and compactor is not None:  # the whole history holds everything
             prompts, paths = self.required[k]
-            missing = self._presence.missing(messages, cached_n, [*prompts, *paths])
-            result.prompts_missing += sum(missing[:len(prompts)])
-            result.paths_missing += sum(missing[len(prompts):])
+            pieces = [piece for prompt in prompts for piece in prompt]  # a prompt of several blocks: each
+            missing = self._presence.missing(messages, cached_n, [*pieces, *paths])
+            at = 0
+            for prompt in prompts:  # found when each of its blocks is found
+                result.prompts_missing += any(missing[at:at + len(prompt)])
+                at += len(prompt)
+            result.paths_missing += sum(missing[len(pieces):])
         if self.future is not None:
             wanted = self.future[k]
             # the append-only request is the history before the call, where every wanted entity was seen
-            present = len(wanted) if compactor is None else self._entities.present(wanted, messages)
-            result.coverage.add(len(wanted), present)
+            own = len(wanted) if compactor is None else self._entities.present(wanted, messages, recap=False)
+            result.coverage.add(len(wanted), own)
+            with_recap = own if own == len(wanted) else self._entities.present(wanted, messages, recap=True)
+            result.coverage_recap.add(len(wanted), with_recap)
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
+
+    def _summary_call(self, compactor: object) -> tuple[float, float] | None:
+        """A summary call the strategy made before this call (a peer's at its event): (tokens read, written)."""
+        take = getattr(compactor, "take_summary_call", None)
+        made = take() if take is not None else None
+        self.result.summary_calls += made is not None
+        return made
+
+    def _summary_cost(self, made: tuple[float, float] | None, k: int) -> float:
+        """A summary call reads the previous request (from the cache unless it went cold) and writes its
+        summary at the output price."""
+        if made is None:
+            return 0.0
+        read_tokens, output_tokens = made
+        cold = k == 0 or self.price.expired(self.recorded.gap(k))
+        return self.price.cost(read_tokens, 0.0 if cold else read_tokens) + self.price.output * output_tokens
 
 
 @dataclass(frozen=True)
@@ -209,8 +250,10 @@ class RunState:
     previous_upto: int = 0  # or, for the append-only conversation, the history up to here (its length only)
 
 
-def _copy_result(result: StrategyResult) -> StrategyResult:
-    return replace(result, times=list(result.times), coverage=replace(result.coverage))
+def _copy_result(result: StrategyResult, times: list[float] | None = None) -> StrategyResult:
+    return replace(result, times=list(result.times) if times is None else times, coverage=replace(result.coverage),
+                   per_call=list(result.per_call),
+                   coverage_recap=replace(result.coverage_recap))
 
 
 DEFAULT_REPLAY_WINDOW = 200_000
@@ -232,12 +275,12 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
     model = recorded.model
     baseline_estimate = round(model.baseline / model.ratio)
     required = required_memory(recorded) if check_memory else None
-    entities, check, texts, sent = EntityIndex(), RequestCheck(), MessageMemo(), SessionMemo(recorded)
-    future = future_entities(recorded.history, recorded.calls, known=entities) if check_memory else None
+    entities, check, texts, sent = IdentifierIndex(recorded.history), RequestCheck(), MessageMemo(), SessionMemo(recorded)
+    future = future_identifiers(recorded.history, recorded.calls, known=entities) if check_memory else None
     out: dict[str, StrategyRun] = {}
     for name in strategies:
         compactor = factories[name]() if factories and name in factories else make_strategy(
-            name, policy, baseline_estimate)
+            name, policy, baseline_estimate, model)
         out[name] = StrategyRun(name, recorded, policy, compactor, required, future, price, entities=entities,
                                 check=check, texts=texts, sent=sent)
     return out

@@ -110,11 +110,17 @@ def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None =
         usages.append(usage)
         times.append(load.call_times.get(index))
     fit_on = len(calls) if fit_calls is None else max(fit_calls, 1)
-    fitted = calls[:fit_on]
-    cumulative = [0, *accumulate(estimates[:fitted[-1] + 1 if fitted else 0])]
-    model = _fit([cumulative[i] - cumulative[s] for i, s in zip(fitted, starts[:fit_on])], real[:fit_on])
+    # the ruler is fitted on the calls before the recorded agent's first own compaction (its requests are
+    # the history itself there); a log that compacted almost at once is fitted on all its segments
+    whole = [k for k in range(min(fit_on, len(calls))) if starts[k] == 0]
+    chosen = whole if len(whole) >= MIN_FIT_CALLS else list(range(min(fit_on, len(calls))))
+    cumulative = [0, *accumulate(estimates[:max((calls[k] for k in chosen), default=-1) + 1])]
+    model = _fit([cumulative[calls[k]] - cumulative[starts[k]] for k in chosen], [real[k] for k in chosen])
     return Recorded(name, history, calls, real, starts, model, estimates, load.skipped_lines,
                     usages, summaries, sorted(load.compaction_boundaries), load.message_models, times=times)
+
+
+MIN_FIT_CALLS = 8  # fewer calls before the first own compaction: fit on every segment
 
 
 def _input_total(usage: dict[str, int]) -> int:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.core import tokens as tk
-from tui_agent.core.messages import Message, is_user_text, text_of, to_json, tool_results, tool_uses
+from tui_agent.core.messages import Message, is_user_text, to_json, tool_results, tool_uses
 from tui_agent.core.request_check import identical_head
 from tui_agent.core.compaction.recap import PATH_KEYS  # the inputs that name a touched path, defined once
 
@@ -91,9 +91,20 @@ def same_message(a: Message, b: Message) -> bool:
     return a is b or to_json(a) == to_json(b)
 
 
-def required_memory(recorded: "Recorded") -> list[tuple[list[str], list[str]]]:
-    """Per call: the user prompts (text-only, ≤ 2,000 chars, newest first within 80k chars) and the touched
-    file paths of earlier tool calls, which must appear somewhere in the request."""
+def prompt_blocks(message: Message) -> tuple[str, ...]:
+    """A user prompt as its text blocks (Claude Code 2.x sends `<ide_opened_file>…` and the typed words
+    as separate blocks; a request joins them with a newline, so the prompt is found when each block is)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return (content,) if content.strip() else ()
+    return tuple(b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text"
+                 and b.get("text", "").strip())
+
+
+def required_memory(recorded: "Recorded") -> list[tuple[list[tuple[str, ...]], list[str]]]:
+    """Per call: the user prompts (text-only, ≤ 2,000 chars, newest first within 80k chars; each as its
+    text blocks) and the touched file paths of earlier tool calls, which must appear somewhere in the
+    request."""
     history = recorded.history
     prompts_so_far: list[str] = []
     paths_so_far: list[str] = []
@@ -104,9 +115,9 @@ def required_memory(recorded: "Recorded") -> list[tuple[list[str], list[str]]]:
         for i in range(scanned, index):
             message = history[i]
             if is_user_text(message):
-                text = text_of(message)
-                if text.strip() and len(text) <= PROMPT_MAX_CHARS:
-                    prompts_so_far.append(text)
+                pieces = prompt_blocks(message)
+                if pieces and sum(map(len, pieces)) <= PROMPT_MAX_CHARS:
+                    prompts_so_far.append(pieces)
             for use in tool_uses(message):
                 tool_input = use.get("input")
                 if isinstance(tool_input, dict):
@@ -117,10 +128,11 @@ def required_memory(recorded: "Recorded") -> list[tuple[list[str], list[str]]]:
                             paths_so_far.append(value)
         scanned = index
         chosen, used = [], 0
-        for text in reversed(prompts_so_far):
-            if used + len(text) > PROMPTS_BUDGET:
+        for prompt in reversed(prompts_so_far):
+            size = sum(map(len, prompt))
+            if used + size > PROMPTS_BUDGET:
                 break
-            chosen.append(text)
-            used += len(text)
+            chosen.append(prompt)
+            used += size
         out.append((chosen, list(paths_so_far)))
     return out

@@ -42,6 +42,10 @@ def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
     lines += _rows(loss.left_request, describe) or ["  nothing"]
     lines.append(f"Masked (a placeholder is sent instead, {counted(len(loss.masked), 'message')}):")
     lines += _rows(loss.masked, describe) or ["  nothing"]
+    kept, used = loss.in_use
+    if used:
+        lines.append(f"In use: {kept * 100 // used} % kept ({kept} of the {counted(used, 'identifier')} the last "
+                     "replies used from earlier messages are still in the request)")
     if loss.at_risk:
         lines.append(f"At risk (identifiers no longer in the request, most recently used first, "
                      f"{counted(len(loss.at_risk), 'identifier')}):")

@@ -1,0 +1,75 @@
+"""Keep what the agent will name: the exchanges an event leaves in the request although they are old.
+
+Why: what a contiguous tail loses is long-range and the agent's own. On the shared sessions, of the
+identifiers the default failed to carry, 40 % were last seen in the agent's own Write inputs, most of them
+50–199 calls earlier: no head and no recent tail keeps those, and the agent goes on naming what it wrote
+(the functions, paths and keys of its own files). So at a drop the newest Write of each file (its
+exchange: the call and its result, never split) stays in place as an island, newest first, within a share
+of what the drop keeps; a file written again supersedes its older write. The choice is made once per event
+and is sticky until the next one (the cached prefix changes only at events), and whatever leaves keeps the
+recap's trace and the Context tool's recall like any dropped message.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+
+from tui_agent.core.compaction.facts import pinned_with
+from tui_agent.core.messages import Message, tool_uses
+
+KEEP_TOOLS = ("Write",)  # the agent's own writes: what it names most after it wrote them
+
+
+def written_path(message: Message, tools: Sequence[str]) -> list[str]:
+    """The files `message` writes with one of `tools` (a call without a path counts by its id)."""
+    out = []
+    for use in tool_uses(message):
+        if use.get("name") in tools:
+            tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
+            path = tool_input.get("file_path") or tool_input.get("notebook_path") or use.get("id", "")
+            out.append(str(path))
+    return out
+
+
+def choose_kept(history: Sequence[Message], lo: int, hi: int, size_of: Callable[[int], float], budget: float,
+                tools: Sequence[str] = KEEP_TOOLS, protected: frozenset[int] = frozenset(),
+                tools_of: Callable[[int], Sequence[str]] | None = None,
+                writers: Sequence[int] | None = None) -> frozenset[int]:
+    """The message indices in [lo, hi) to keep: the exchanges of the newest write of each file that no
+    later message in the history writes again, newest first, while their tokens fit `budget`.
+    `protected`: indices never kept here (they go out anyway, or must not go out); `tools_of(i)`: the
+    tool names message i calls, when the caller knows them already (an event at 10,000 messages reads
+    each message's own facts instead of its blocks); `writers`: the sorted indices of the only messages
+    that may write (`Facts.writers`), so the rest are never looked at."""
+    if budget <= 0 or hi <= lo:
+        return frozenset()
+    wanted = frozenset(tools)
+
+    def writes(i: int) -> list[str]:
+        if tools_of is not None and wanted.isdisjoint(tools_of(i)):
+            return []
+        return written_path(history[i], tools)
+
+    at = bisect_left(writers, hi) if writers is not None else 0
+    after = writers[at:] if writers is not None else range(hi, len(history))
+    inside = reversed(writers[bisect_left(writers, lo):at]) if writers is not None else range(hi - 1, lo - 1, -1)
+    seen: set[str] = set()
+    for i in after:  # files written again after the span: superseded
+        seen.update(writes(i))
+    kept: set[int] = set()
+    used = 0.0
+    for i in inside:
+        paths = [p for p in writes(i) if p not in seen]
+        if not paths:
+            continue
+        seen.update(paths)
+        partners = {k for k in pinned_with(history, i) if lo <= k < hi} - kept
+        if not partners or partners & protected:
+            continue
+        cost = sum(size_of(k) for k in partners)
+        if used + cost > budget:
+            continue  # a smaller, older one may still fit
+        kept |= partners
+        used += cost
+    return frozenset(kept)
