@@ -26,7 +26,8 @@ def written_path(message: Message, tools: Sequence[str]) -> list[str]:
     out = []
     for use in tool_uses(message):
         if use.get("name") in tools:
-            tool_input = use.get("input") if isinstance(use.get("input"), dict) else {}
+            found = use.get("input")
+            tool_input: dict = found if isinstance(found, dict) else {}
             path = tool_input.get("file_path") or tool_input.get("notebook_path") or use.get("id", "")
             out.append(str(path))
     return out

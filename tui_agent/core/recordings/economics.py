@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.memo import MessageMemo
@@ -26,6 +26,9 @@ from tui_agent.core.request_check import RequestCheck
 from tui_agent.core.recordings.replay_checks import SessionMemo, common_prefix, newest_intact, required_memory
 from tui_agent.core.recordings.recorded import Recorded
 from tui_agent.core.recordings.text_presence import TextPresence
+
+if TYPE_CHECKING:
+    from tui_agent.core.recordings.peers import Peer, PeerPlan
 
 STRATEGIES = ("none", "seed-v1", "v1", "v2")
 
@@ -73,7 +76,7 @@ STRATEGY_MODES = {"seed-v1": "seed", "v1": "v1", "v2": "v2"}  # the bench's name
 
 
 def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int,
-                  ruler: object | None = None) -> "CompactorProtocol | None":
+                  ruler: object | None = None) -> "CompactorProtocol | Peer | None":
     """By bench name, from the sessions' one factory (`none`, the append-only conversation, has none);
     the peers (`core.peers`) measure their thresholds on the session's ruler."""
     if name == "none":
@@ -91,7 +94,7 @@ class CallPrice:
     """One strategy's request for one recorded call, and what it costs (units of one uncached input token)."""
 
     messages: list[Message]
-    plan: "CompactPlan | None"  # the compactor's (None for the append-only conversation)
+    plan: "CompactPlan | PeerPlan | None"  # the compactor's or a peer's (None for the append-only conversation)
     tokens: float  # the request's size on the session's fitted ruler
     cached: float  # the part read from the cache (the prefix shared with this strategy's previous request)
     cost: float
@@ -104,7 +107,7 @@ class StrategyRun:
     time, so a face can show the running cost of each strategy at every call with the very same numbers.
     """
 
-    def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: "CompactorProtocol | None",
+    def __init__(self, name: str, recorded: Recorded, policy: CompactPolicy, compactor: "CompactorProtocol | Peer | None",
                  required: list[tuple[list[tuple[str, ...]], list[str]]] | None = None,
                  future: list[frozenset[str]] | None = None, price: CachePrice = CLASSIC, *,
                  entities: IdentifierIndex | None = None, check: RequestCheck | None = None,
@@ -128,7 +131,7 @@ class StrategyRun:
         """This run between two calls, as data (a replay keeps one every few calls: `core.replay`)."""
         import json
 
-        exported = self.compactor.export_state() if self.compactor is not None else None  # type: ignore[attr-defined]
+        exported = self.compactor.export_state() if self.compactor is not None else None  # type: ignore[attr-defined,union-attr]
         previous: tuple[Message, ...]
         if self.compactor is None:  # the append-only request is the history up to the call: kept as its length
             previous, upto = (), len(self._previous)
@@ -138,7 +141,7 @@ class StrategyRun:
         result = _copy_result(self.result, times=[])
         return RunState(self.k, None if exported is None else json.dumps(exported), result, previous, upto)
 
-    def resume(self, state: RunState, compactor: "CompactorProtocol | None") -> StrategyRun:
+    def resume(self, state: RunState, compactor: "CompactorProtocol | Peer | None") -> StrategyRun:
         """A run like this one (same session, checks and memos) that goes on from `state`, with `compactor`
         (a fresh one of the same strategy) restored from the state's export. Raises ValueError when the
         compactor refuses it."""
@@ -148,7 +151,7 @@ class StrategyRun:
                           entities=self._entities, check=self._check, texts=self._texts, sent=self._sent)
         if compactor is not None and state.compactor is not None:
             upto = self.recorded.calls[state.k - 1] if state.k else 0
-            warning = compactor.import_state(self.recorded.history[:upto], json.loads(state.compactor))  # type: ignore[attr-defined]
+            warning = compactor.import_state(self.recorded.history[:upto], json.loads(state.compactor))  # type: ignore[attr-defined,union-attr]
             if warning:
                 raise ValueError(warning)
         run.k, run.result = state.k, _copy_result(state.result)
@@ -267,7 +270,7 @@ def default_policy(context_window: int = DEFAULT_REPLAY_WINDOW) -> CompactPolicy
 
 
 def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
-                  *, check_memory: bool = True, factories: dict[str, Callable[[], "CompactorProtocol | None"]] | None = None,
+                  *, check_memory: bool = True, factories: dict[str, Callable[[], "CompactorProtocol | Peer | None"]] | None = None,
                   price: CachePrice = CLASSIC) -> dict[str, StrategyRun]:
     """A fresh `StrategyRun` per strategy, each at call 0; the compactors price their cuts at `price`
     (what a live session's compactor does at its model's prices)."""
@@ -287,7 +290,7 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
 
 
 def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
-           *, check_memory: bool = True, factories: dict[str, Callable[[], "CompactorProtocol | None"]] | None = None,
+           *, check_memory: bool = True, factories: dict[str, Callable[[], "CompactorProtocol | Peer | None"]] | None = None,
            price: CachePrice = CLASSIC) -> dict[str, StrategyResult]:
     """Run each strategy over the recorded calls; `check_memory` counts prompts/paths missing and the
     future-entity coverage (slower)."""

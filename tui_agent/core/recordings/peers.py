@@ -69,6 +69,10 @@ class Peer:
         self._sent = 0.0  # the size of the previous request
 
     # the replay's side of the protocol
+    def compact(self, history: Sequence[Message], call: int | None = None) -> PeerResult:
+        """The request this peer sends for `history` (each peer says how)."""
+        raise NotImplementedError
+
     def take_summary_call(self) -> tuple[float, float] | None:
         made, self._summary_call = self._summary_call, None
         return made
@@ -189,10 +193,11 @@ class OpencodePrune(Peer):
         if tokens > self.limit:
             self.summarise(history, tokens)
             return PeerResult(self.render(history, OPENCODE_ERASED), PeerPlan(PeerEvent()))
-        return PeerResult(request, event)
+        return PeerResult(request, event or PeerPlan(None))
 
     def _prune(self, history: Sequence[Message]) -> PeerPlan | None:
-        turns, protected, candidates, freed = 0, 0.0, [], 0.0
+        turns, protected, freed = 0, 0.0, 0.0
+        candidates: list[str] = []
         for i in range(len(history) - 1, self.start - 1, -1):
             message = history[i]
             if is_user_text(message):
@@ -200,7 +205,7 @@ class OpencodePrune(Peer):
             if turns < 2:
                 continue
             for result in tool_results(message):
-                rid = result.get("tool_use_id")
+                rid = str(result.get("tool_use_id"))
                 if rid in self.erased:
                     return self._apply(candidates, freed)  # opencode stops at what it pruned before
                 size = self._ratio * tk.block_tokens(result)
@@ -223,7 +228,7 @@ class ClearToolUses(Peer):
     def compact(self, history: Sequence[Message], call: int | None = None) -> PeerResult:
         if self.size(history) <= CLEAR_TRIGGER:
             return PeerResult(list(history), PeerPlan(None))
-        ids = [r.get("tool_use_id") for m in history for r in tool_results(m)]
+        ids = [str(r.get("tool_use_id")) for m in history for r in tool_results(m)]
         cleared = set(ids[:-CLEAR_KEEP]) if len(ids) > CLEAR_KEEP else set()
         grew = len(cleared) > len(self.erased)
         self.erased = cleared

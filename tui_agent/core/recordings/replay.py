@@ -215,7 +215,7 @@ class Replay:
         costs = {name: StrategyCost(name, p.tokens, p.cached, p.cost, runs[name].result.cost,
                                     runs[name].result.tokens) for name, p in prices.items()}
         ours = prices[OURS]
-        assert ours.plan is not None  # our strategy always compacts (only "none" sends the history as it is)
+        assert isinstance(ours.plan, CompactPlan)  # ours always compacts (only "none" sends the history as it is)
         index = recorded.calls[k]
         since = tuple(c for c in self.agent_compactions if c.call == k + 1)
         coverage = runs[OURS].result.coverage.value if runs[OURS].future is not None else None

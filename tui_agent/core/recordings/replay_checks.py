@@ -106,7 +106,7 @@ def required_memory(recorded: "Recorded") -> list[tuple[list[tuple[str, ...]], l
     text blocks) and the touched file paths of earlier tool calls, which must appear somewhere in the
     request."""
     history = recorded.history
-    prompts_so_far: list[str] = []
+    prompts_so_far: list[tuple[str, ...]] = []
     paths_so_far: list[str] = []
     seen_paths: set[str] = set()
     out = []
@@ -127,7 +127,8 @@ def required_memory(recorded: "Recorded") -> list[tuple[list[tuple[str, ...]], l
                             seen_paths.add(value)
                             paths_so_far.append(value)
         scanned = index
-        chosen, used = [], 0
+        chosen: list[tuple[str, ...]] = []
+        used = 0
         for prompt in reversed(prompts_so_far):
             size = sum(map(len, prompt))
             if used + size > PROMPTS_BUDGET:
