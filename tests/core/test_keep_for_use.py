@@ -3,6 +3,8 @@ call after the cache went cold clears old results (inputs kept) since the reques
 
 from __future__ import annotations
 
+from tests.core.helpers import split_turn
+
 from dataclasses import replace
 
 from tui_agent.core.cache_clock import went_cold
@@ -73,7 +75,7 @@ def test_the_kept_islands_survive_a_saved_state():
 
 def test_a_cold_cache_clears_old_results_and_keeps_every_message():
     policy = replace(POLICY, keep_head=0.0)
-    history = session(12)  # above the cold mark, under the high mark
+    history = split_turn(session(12), 3)  # above the cold mark, under the high mark; finished turns
     warm = Compactor(policy, baseline_tokens=1_000)
     assert policy.cold_mark_tokens < warm.compact(history).plan.estimated_tokens < policy.high_tokens
     cold = Compactor(policy, baseline_tokens=1_000)
