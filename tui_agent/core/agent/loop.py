@@ -129,11 +129,15 @@ class _Pending:
         return True
 
 
-async def _plan_call(config: LoopConfig, history: list[Message], call: int) -> AsyncIterator[Any]:
+async def _plan_call(config: LoopConfig, history: list[Message], call: int,
+                     answered_at: float | None = None) -> AsyncIterator[Any]:
     """The call's one plan (`plan_call`), with the summary tier's part done as the plan asks: started in
     the background, awaited (no background summaries), or a ready draft swapped in at a major event; then
     the plan is reported (trace, `CompactionReported`, an event's notice). Yields events, and the
-    `CallPlan` last."""
+    `CallPlan` last. A cache gone cold since the last answer (`answered_at`) is told to the compactor
+    first: the request is written again anyway, so an event costs nothing extra."""
+    if went_cold(answered_at, config.provider.model) and hasattr(config.compactor, "cache_expired"):
+        config.compactor.cache_expired()
     system = config.system()
     schemas = config.tools.schemas()
     compactor = config.compactor
@@ -202,16 +206,13 @@ async def run_turn(
                 trace.trace("query.turn_start", turn=turn_calls)
                 yield ev.ModelCallStarted(state.calls, turn_calls, config.provider.model)
             retrying = False
-            if went_cold(state.answered_at, config.provider.model) and hasattr(config.compactor, "cache_expired"):
-                config.compactor.cache_expired()  # the request is written again anyway: an event costs no extra
             planned = None
-            async for item in _plan_call(config, history, state.calls):
+            async for item in _plan_call(config, history, state.calls, state.answered_at):
                 if isinstance(item, CallPlan):
                     planned = item
                 else:
                     yield item
             assert planned is not None  # _plan_call ends with the plan
-            compactor = config.compactor
             plan, request = planned.plan, planned.request
             state.last_plan = plan
 
@@ -236,7 +237,7 @@ async def run_turn(
                 lowered = fit_output_reserve(config.provider, config.compactor, limit)
                 if lowered:
                     yield ev.Notice(lowered, "warning")
-                compactor.too_long(history, real, limit)
+                config.compactor.too_long(history, real, limit)
                 yield ev.Notice(
                     f"The model said the prompt is too long ({error}); compacting harder and retrying once.",
                     "warning",
@@ -266,7 +267,7 @@ async def run_turn(
             if unreadable:
                 yield ev.Notice(unreadable, "warning")
             if u is not None:
-                compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+                config.compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
                 state.answered_at = time.monotonic()
                 yield ev.Usage(state.calls, u.input_tokens, u.output_tokens,
                                u.cache_creation_input_tokens, u.cache_read_input_tokens)
