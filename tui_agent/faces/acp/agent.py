@@ -233,10 +233,14 @@ class TuiAgent:
             session.clear()
             text = "Cleared: a new conversation; the next request holds no messages."
         elif name == "compact":
+            before = state.next_request
             text = await session.compact_now(args.strip())
-            event = state.next_request.plan.plan.event if state.next_request is not None else None
-            if event is not None and "drop" in event.kinds:
-                for update in compaction_updates(event, "manual", round((time.monotonic() - started) * 1000)):
+            after = state.next_request
+            if text.startswith("Compacted now") and before is not None and after is not None:
+                for update in compaction_updates(
+                        f"compact-{session.next_call}-{len(session.history)}", text.split(". ")[0], "manual",
+                        before.plan.plan.estimated_tokens, after.plan.plan.estimated_tokens,
+                        round((time.monotonic() - started) * 1000)):
                     await self._send(session_id, update)
         elif name == "context":
             text = status_text(session.context_view())

@@ -74,19 +74,24 @@ def usage_update(ledger: BudgetLedger, figures: CallFigures | None = None) -> sc
                               cost=cost, field_meta=meta)
 
 
-def compaction_updates(event: CompactEvent, trigger: str, duration_ms: int = 0) -> list[Any]:
-    """A compaction event as the adapters report it: a synthetic tool call, started and completed at once,
-    whose `_meta.contextCompaction` carries the trigger and the tokens before and after."""
-    meta = {"contextCompaction": {"trigger": trigger, "preTokens": event.tokens_before,
-                                  "postTokens": event.tokens_after, "durationMs": duration_ms,
-                                  "kinds": list(event.kinds), "reason": event.reason}}
-    call_id = f"compaction-{event.call}"
-    title = f"Compacted context: {event.line()}"
+def compaction_updates(call_id: str, title: str, trigger: str, tokens_before: int, tokens_after: int,
+                       duration_ms: int = 0, extra: dict[str, Any] | None = None) -> list[Any]:
+    """A compaction as the adapters report it: a synthetic tool call, started and completed at once, whose
+    `_meta.contextCompaction` carries the trigger (auto, manual) and the tokens before and after."""
+    meta = {"contextCompaction": {"trigger": trigger, "preTokens": tokens_before, "postTokens": tokens_after,
+                                  "durationMs": duration_ms, **(extra or {})}}
     start = start_tool_call(call_id, title, kind="think", status="in_progress")
     start.field_meta = meta
     done = update_tool_call(call_id, status="completed", content=[tool_content(text_block(title))])
     done.field_meta = meta
     return [start, done]
+
+
+def event_updates(event: CompactEvent) -> list[Any]:
+    """An automatic compaction event of call `event.call` (planned on the way to the call)."""
+    return compaction_updates(f"compaction-{event.call}", f"Compacted context: {event.line()}", "auto",
+                              event.tokens_before, event.tokens_after,
+                              extra={"kinds": list(event.kinds), "reason": event.reason})
 
 
 def session_updates(event: ev.EngineEvent, ledger: BudgetLedger) -> list[Any]:
@@ -108,7 +113,7 @@ def session_updates(event: ev.EngineEvent, ledger: BudgetLedger) -> list[Any]:
             return [update_tool_call(event.tool_use_id, status="failed" if event.is_error else "completed",
                                      content=[tool_content(text_block(text))] if text else None)]
         case ev.CompactionReported(plan=plan) if plan.event is not None:
-            return compaction_updates(plan.event, "auto")
+            return event_updates(plan.event)
         case ev.Usage(purpose="call"):
             update = usage_update(ledger)
             return [update] if update is not None else []
