@@ -213,3 +213,40 @@ async def test_clear_and_compact_act_on_the_engine_and_report_the_next_request(t
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("hello")]), TIMEOUT)
         first_call = [u for u in client.updates[mark:] if u.session_update == "usage_update"][0]
         assert 0 <= first_call.used - after_clear.used < 40
+
+
+async def test_load_resumes_a_journaled_session_and_sends_the_request_the_old_process_would(tmp_path: Path) -> None:
+    """One process answers "one" and "two"; another answers "one", exits, and a third loads its session
+    and answers "two": the third's request for "two" is the first process's, message for message."""
+    root = workspace(tmp_path)
+
+    def replies() -> list[Any]:
+        return [tool_use("Read", {"file_path": str(root / "app.py")}, "toolu_r1"), text("read it"), text("two!")]
+
+    async def run(where: Path, server: FakeAnthropic, prompts: list[str], load: str | None = None) -> str:
+        client = RecordingClient()
+        async with await open_agent(client, where, model="claude-sonnet-4-5", server=server) as (conn, _p):
+            await conn.initialize(protocol_version=PROTOCOL_VERSION)
+            if load is None:
+                sid = (await conn.new_session(cwd=str(root), mcp_servers=[])).session_id
+            else:
+                await asyncio.wait_for(conn.load_session(cwd=str(root), session_id=load, mcp_servers=[]), TIMEOUT)
+                sid = load
+                assert "one" in [u.content.text for u in client.of("user_message_chunk")]
+            for prompt in prompts:
+                await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block(prompt)]), TIMEOUT)
+        return sid
+
+    straight = FakeAnthropic(replies())
+    with straight:
+        await run(tmp_path / "straight", straight, ["one", "two"])
+    first, second = FakeAnthropic(replies()[:2]), FakeAnthropic(replies()[2:])
+    with first:
+        sid = await run(tmp_path / "split", first, ["one"])
+    with second:
+        await run(tmp_path / "split", second, ["two"], load=sid)
+    assert straight.violations == first.violations == second.violations == []
+    resumed = second.message_requests[-1]["body"]
+    expected = straight.message_requests[-1]["body"]
+    assert resumed["messages"] == expected["messages"]
+    assert resumed["system"] == expected["system"]
