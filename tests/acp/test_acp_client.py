@@ -13,7 +13,12 @@ from typing import Any
 
 import pytest
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
-from acp.schema import AllowedOutcome, ClientCapabilities, DeniedOutcome, RequestPermissionResponse
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    RequestPermissionResponse,
+)
 
 from tests.e2e.conftest import cli_env, fake  # noqa: F401  (the fixture)
 from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
@@ -203,7 +208,7 @@ async def test_clear_and_compact_act_on_the_engine_and_report_the_next_request(t
         # what was reported is what the next request holds: its first call sends that plus the new prompt
         mark = len(client.updates)
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("hi")]), TIMEOUT)
-        next_call = [u for u in client.updates[mark:] if u.session_update == "usage_update"][0]
+        next_call = next(u for u in client.updates[mark:] if u.session_update == "usage_update")
         assert 0 <= next_call.used - after_compact.used < 40
         mark = len(client.updates)
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("/clear")]), TIMEOUT)
@@ -211,7 +216,7 @@ async def test_clear_and_compact_act_on_the_engine_and_report_the_next_request(t
         assert after_clear.used < after_compact.used
         mark = len(client.updates)
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("hello")]), TIMEOUT)
-        first_call = [u for u in client.updates[mark:] if u.session_update == "usage_update"][0]
+        first_call = next(u for u in client.updates[mark:] if u.session_update == "usage_update")
         assert 0 <= first_call.used - after_clear.used < 40
 
 

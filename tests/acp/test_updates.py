@@ -6,7 +6,11 @@ from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.messages import user_text
-from tui_agent.faces.acp.updates import compaction_updates, session_updates, usage_update
+from tui_agent.faces.acp.updates import (
+    compaction_updates,
+    session_updates,
+    usage_update,
+)
 
 
 def test_text_thinking_and_tools_map_to_their_update_kinds() -> None:

@@ -24,7 +24,12 @@ from tui_agent.core import events as ev
 from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
 from tui_agent.core.agent.session import Session
-from tui_agent.faces.acp.updates import compaction_updates, session_updates, tool_title, usage_update
+from tui_agent.faces.acp.updates import (
+    compaction_updates,
+    session_updates,
+    tool_title,
+    usage_update,
+)
 
 # Commands that make sense without a screen: (name, description, input hint or "").
 COMMANDS = (
