@@ -255,3 +255,26 @@ async def test_load_resumes_a_journaled_session_and_sends_the_request_the_old_pr
     expected = straight.message_requests[-1]["body"]
     assert resumed["messages"] == expected["messages"]
     assert resumed["system"] == expected["system"]
+
+
+async def test_mcp_servers_given_by_the_client_are_started_and_their_tools_offered(tmp_path: Path) -> None:
+    """`session/new` with a stdio MCP server (the published `mcp-server-time`): its tools are in the
+    model's request, and a call to one runs through our MCP code."""
+    from acp.schema import McpServerStdio
+
+    root = workspace(tmp_path)
+    server = FakeAnthropic([tool_use("mcp__time__get_current_time", {"timezone": "UTC"}, "toolu_t1"), text("ok")])
+    client = RecordingClient()
+    time_server = McpServerStdio(name="time", command=sys.executable,
+                                 args=["-m", "mcp_server_time", "--local-timezone", "UTC"], env=[])
+    with server:
+        async with await open_agent(client, tmp_path, model="claude-sonnet-4-5", server=server) as (conn, _p):
+            await conn.initialize(protocol_version=PROTOCOL_VERSION)
+            session = await asyncio.wait_for(conn.new_session(cwd=str(root), mcp_servers=[time_server]), TIMEOUT)
+            await asyncio.wait_for(conn.prompt(session_id=session.session_id,
+                                               prompt=[text_block("time?")]), TIMEOUT)
+    assert server.violations == []
+    offered = {tool["name"] for tool in server.message_requests[0]["body"]["tools"]}
+    assert "mcp__time__get_current_time" in offered
+    done = [u for u in client.of("tool_call_update") if u.tool_call_id == "toolu_t1"]
+    assert done and done[-1].status == "completed" and "UTC" in done[-1].content[0].content.text

@@ -11,6 +11,7 @@ after them is that next request's figures (from `NextRequestChanged`, the panel'
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,13 +76,13 @@ class TuiAgent:
         self.client_capabilities = client_capabilities
         capabilities = schema.AgentCapabilities(
             load_session=True, prompt_capabilities=schema.PromptCapabilities(embedded_context=True),
-            mcp_capabilities=schema.McpCapabilities(http=False, sse=False))
+            mcp_capabilities=schema.McpCapabilities(http=True, sse=False))
         return schema.InitializeResponse(protocol_version=PROTOCOL_VERSION, agent_capabilities=capabilities,
                                          agent_info=schema.Implementation(name="tui-agent", title="tui-agent",
                                                                           version=__version__))
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> schema.NewSessionResponse:
-        opened = await self._open(cwd, None)
+        opened = await self._open(cwd, None, mcp_servers=mcp_servers)
         return schema.NewSessionResponse(session_id=opened)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None,
@@ -94,22 +95,26 @@ class TuiAgent:
             load = read_journal(find_session(session_id))
         except (JournalError, OSError) as error:
             raise RequestError.invalid_params({"sessionId": session_id, "reason": str(error)}) from error
-        opened = await self._open(cwd, load, session_id)
+        opened = await self._open(cwd, load, session_id, mcp_servers=mcp_servers)
         await self._replay(opened)
         return schema.LoadSessionResponse()
 
-    async def _open(self, cwd: str, load: Any, wanted_id: str | None = None) -> str:
+    async def _open(self, cwd: str, load: Any, wanted_id: str | None = None, mcp_servers: Any = None) -> str:
         """Open a session through the door (journaled: new, or resumed from `load`), start its background
         work, advertise the commands and send the first usage update (what the next request holds)."""
+        from tui_agent.faces.acp.client_mcp import env_with_client_servers
         from tui_agent.faces.sessions import journal_hook
 
-        options = SessionOptions(workspace=Path(cwd), face="acp", model=self.model,
-                                 prepare=[journal_hook(load)], **({"env": self.env} if self.env else {}))
+        env, private = env_with_client_servers(mcp_servers or [], Path(cwd).resolve(), self.env or os.environ)
+        options = SessionOptions(workspace=Path(cwd), face="acp", model=self.model, prepare=[journal_hook(load)],
+                                 env=env)
         try:
             opened = open_session(options)
         except SessionRefused as error:
             raise RequestError.invalid_params({"reason": str(error)}) from error
         session = opened.session
+        if private is not None:
+            session.closers.append(lambda: _remove(private))
         state = AcpSession(session, notices=opened.notices)
         session.listeners.append(lambda event: self._heard(state, event))
         state.notices += await session.start_background()
@@ -225,6 +230,13 @@ class TuiAgent:
         if state is not None and state.turn is not None and not state.turn.done():
             state.turn.cancel()
 
+    async def aclose(self) -> None:
+        """The client hung up: stop running turns, then shut down what each session started (MCP servers)."""
+        for state in self.sessions.values():
+            if state.turn is not None and not state.turn.done():
+                state.turn.cancel()
+            await state.session.aclose()
+
     # -- slash commands ------------------------------------------------------------------------------
     async def _command(self, session_id: str, state: AcpSession, line: str) -> bool:
         """Run `/clear`, `/compact [focus]`, `/context` or an engine command; False: not a command (sent
@@ -265,6 +277,12 @@ class TuiAgent:
         return state
 
 
+async def _remove(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def advertised(session: Session) -> list[schema.AvailableCommand]:
     """The commands an editor lists after `/`: ours, then the engine's that need no screen."""
     ours = [schema.AvailableCommand(name=name, description=description,
@@ -301,5 +319,13 @@ def acp_command(argv: list[str]) -> int:
         "See docs/acp.md."))
     parser.add_argument("--model", default=None, help="model id, or `demo` for the offline demo model")
     args = parser.parse_args(argv)
-    asyncio.run(run_agent(TuiAgent(model=args.model)))
+    agent = TuiAgent(model=args.model)
+
+    async def serve() -> None:
+        try:
+            await run_agent(agent)
+        finally:
+            await agent.aclose()
+
+    asyncio.run(serve())
     return 0
