@@ -55,3 +55,20 @@ def test_a_compaction_is_a_synthetic_tool_lifecycle_with_context_compaction_meta
     meta = start.field_meta["contextCompaction"]
     assert meta == {"trigger": "manual", "preTokens": 9_000, "postTokens": 2_000, "durationMs": 35}
     assert done.field_meta == start.field_meta
+
+
+def test_an_automatic_compaction_event_is_reported_with_its_tokens_before_and_after() -> None:
+    from tests.core.test_budget import calls_until_drop, long_turn
+
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
+    _previous, dropping = calls_until_drop(compactor, long_turn(100))
+    event = dropping.plan.event
+    reported = ev.CompactionReported(7, dropping.plan, dropping.plan.history_len, 500, 500, dropping.messages)
+    start, done = session_updates(reported, BudgetLedger())
+    meta = start.field_meta["contextCompaction"]
+    assert (start.session_update, start.kind, done.status) == ("tool_call", "think", "completed")
+    assert meta["trigger"] == "auto" and "drop" in meta["kinds"]
+    assert (meta["preTokens"], meta["postTokens"]) == (event.tokens_before, event.tokens_after)
+    assert meta["postTokens"] < meta["preTokens"]
+    quiet = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000, enabled=True))
+    assert session_updates(ev.CompactionReported(1, quiet.compact(long_turn(1)).plan, 3, 1, 1), BudgetLedger()) == []
