@@ -278,3 +278,61 @@ async def test_mcp_servers_given_by_the_client_are_started_and_their_tools_offer
     assert "mcp__time__get_current_time" in offered
     done = [u for u in client.of("tool_call_update") if u.tool_call_id == "toolu_t1"]
     assert done and done[-1].status == "completed" and "UTC" in done[-1].content[0].content.text
+
+
+class TerminalClient(RecordingClient):
+    """An editor that offers its terminal: runs each command itself and records what it ran."""
+
+    def __init__(self) -> None:
+        super().__init__("allow_once")
+        self.ran: list[tuple[str, list[str], str | None]] = []
+        self.outputs: dict[str, tuple[str, int]] = {}
+        self.released: list[str] = []
+
+    async def create_terminal(self, command: str, session_id: str, args: list[str] | None = None,
+                              cwd: str | None = None, **kwargs: Any) -> Any:
+        from acp.schema import CreateTerminalResponse
+
+        self.ran.append((command, list(args or []), cwd))
+        proc = await asyncio.create_subprocess_exec(command, *(args or []), cwd=cwd,
+                                                    stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.STDOUT)
+        out, _ = await proc.communicate()
+        terminal_id = f"term-{len(self.ran)}"
+        self.outputs[terminal_id] = (out.decode(), proc.returncode or 0)
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        from acp.schema import WaitForTerminalExitResponse
+
+        return WaitForTerminalExitResponse(exit_code=self.outputs[terminal_id][1])
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        from acp.schema import TerminalExitStatus, TerminalOutputResponse
+
+        output, code = self.outputs[terminal_id]
+        return TerminalOutputResponse(output=output, truncated=False, exit_status=TerminalExitStatus(exit_code=code))
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> None:
+        self.released.append(terminal_id)
+
+
+async def test_bash_runs_in_the_clients_terminal_when_it_offers_one(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    server = FakeAnthropic([tool_use("Bash", {"command": "echo from-the-editor; exit 3"}, "toolu_b1"),
+                            text("seen")])
+    client = TerminalClient()
+    with server:
+        async with await open_agent(client, tmp_path, model="claude-sonnet-4-5", server=server) as (conn, _p):
+            await conn.initialize(protocol_version=PROTOCOL_VERSION,
+                                  client_capabilities=ClientCapabilities(terminal=True))
+            session = await conn.new_session(cwd=str(root), mcp_servers=[])
+            await asyncio.wait_for(conn.prompt(session_id=session.session_id, prompt=[text_block("run")]), TIMEOUT)
+    assert server.violations == []
+    assert client.ran == [("bash", ["-c", "echo from-the-editor; exit 3"], str(root))]
+    assert client.released == ["term-1"]
+    result = server.message_requests[-1]["body"]["messages"][-1]["content"][0]
+    assert result["type"] == "tool_result" and result.get("is_error") is True
+    assert "from-the-editor" in str(result["content"]) and "Exit code 3" in str(result["content"])
+    tools = [tool["name"] for tool in server.message_requests[0]["body"]["tools"]]
+    assert tools.count("Bash") == 1

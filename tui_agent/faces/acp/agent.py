@@ -120,6 +120,9 @@ class TuiAgent:
         state.notices += await session.start_background()
         session_id = wanted_id or session.session_id or f"acp-{session.trace_id}"
         self.sessions[session_id] = state
+        from tui_agent.faces.acp.client_terminal import use_client_terminal
+
+        use_client_terminal(session, self.conn, session_id, self.client_capabilities)
         session.announce_next("opened")
         await self._send(session_id, schema.AvailableCommandsUpdate(
             session_update="available_commands_update", available_commands=advertised(session)))
