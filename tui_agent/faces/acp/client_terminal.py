@@ -43,7 +43,7 @@ class ClientTerminalBash(BashTool):
         try:
             await asyncio.wait_for(self.conn.wait_for_terminal_exit(session_id=self.session_id,
                                                                     terminal_id=terminal), timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             timed_out = True
             await self.conn.kill_terminal(session_id=self.session_id, terminal_id=terminal)
         except asyncio.CancelledError:
