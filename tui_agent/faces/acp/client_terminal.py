@@ -8,6 +8,7 @@ text the model gets (output, then the exit code or the timeout) are the built-in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from tui_agent.core.tools.base import ToolContext, ToolError, ToolOutput
@@ -65,10 +66,8 @@ class ClientTerminalBash(BashTool):
         return ToolOutput(f"{output}\n\n{note}" if output else note, True)
 
     async def _release(self, terminal: str) -> None:
-        try:
+        with contextlib.suppress(Exception):  # a client that already let it go
             await self.conn.release_terminal(session_id=self.session_id, terminal_id=terminal)
-        except Exception:  # noqa: BLE001 - a client that already let it go
-            pass
 
 
 def use_client_terminal(session: Any, conn: Any, session_id: str, capabilities: Any) -> bool:
