@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tui_agent.core.journal.reader import JournalLoad
     from tui_agent.core.agent.session import Session
 
-SUBCOMMANDS = ("sessions", "export", "replay", "watch", "proxy")
+SUBCOMMANDS = ("sessions", "export", "replay", "watch", "proxy", "acp")
 
 
 def add_session_flags(parser: argparse.ArgumentParser) -> None:
@@ -162,6 +162,10 @@ def run_subcommand(argv: list[str]) -> int:
         from tui_agent.faces.proxy import proxy_command
 
         return proxy_command(rest)
+    if name == "acp":
+        from tui_agent.faces.acp.agent import acp_command
+
+        return acp_command(rest)
     return {"sessions": sessions_command, "export": export_command}[name](rest)
 
 

@@ -1,0 +1,74 @@
+"""The one pure mapping from engine events to ACP session updates, on its own."""
+
+from __future__ import annotations
+
+from tui_agent.core import events as ev
+from tui_agent.core.budget import BudgetLedger
+from tui_agent.core.compaction import Compactor, CompactPolicy
+from tui_agent.core.messages import user_text
+from tui_agent.faces.acp.updates import (
+    compaction_updates,
+    session_updates,
+    usage_update,
+)
+
+
+def test_text_thinking_and_tools_map_to_their_update_kinds() -> None:
+    ledger = BudgetLedger()
+    assert [u.session_update for u in session_updates(ev.TextDelta("hi"), ledger)] == ["agent_message_chunk"]
+    thought = session_updates(ev.AssistantMessage({"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "let me see", "signature": "s"}, {"type": "text", "text": "x"}]}, 1), ledger)
+    assert [(u.session_update, u.content.text) for u in thought] == [("agent_thought_chunk", "let me see")]
+    started = session_updates(ev.ToolStarted("toolu_1", "Read", {"file_path": "/w/app.py"}, "app.py"), ledger)[0]
+    assert (started.session_update, started.kind, started.title, started.status) == \
+        ("tool_call", "read", "Read app.py", "in_progress")
+    assert [loc.path for loc in started.locations] == ["/w/app.py"]
+    failed = session_updates(ev.ToolFinished("toolu_1", "Read", "no such file", True, 0.1, 12), ledger)[0]
+    assert (failed.session_update, failed.status, failed.content[0].content.text) == \
+        ("tool_call_update", "failed", "no such file")
+    bash = session_updates(ev.ToolStarted("toolu_2", "Bash", {"command": "ls"}, "ls"), ledger)[0]
+    assert bash.kind == "execute" and bash.locations == []
+    assert session_updates(ev.Notice("quiet", "info"), ledger) == []
+
+
+def test_usage_update_is_the_ledgers_meter_with_the_last_calls_cache_split() -> None:
+    ledger = BudgetLedger()
+    ledger.configure("claude-sonnet-4-5", 200_000, 8_000)
+    assert usage_update(ledger) is None  # no call yet: nothing to report
+    assert session_updates(ev.Usage(1, 100, 10, 50, 2_000), ledger) == []  # no figures yet: said nothing
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000, enabled=True))
+    result = compactor.compact([user_text("hello " * 500)])
+    ledger.feed(ev.CompactionReported(2, result.plan, 1, 500, 500, result.messages))
+    ledger.feed(ev.Usage(2, 400, 20, 600, 2_500))
+    update = session_updates(ev.Usage(2, 400, 20, 600, 2_500), ledger)[0]
+    assert (update.session_update, update.used, update.size) == ("usage_update", 3_500, 200_000)
+    assert update.used == ledger.current.shown_total and update.size == ledger.window
+    assert update.field_meta["tuiAgent"]["cachedReadTokens"] == 2_500
+    assert update.field_meta["tuiAgent"]["cachedWriteTokens"] == 600
+    assert update.cost is not None and update.cost.currency == "USD" and update.cost.amount == round(ledger.cost, 6)
+
+
+def test_a_compaction_is_a_synthetic_tool_lifecycle_with_context_compaction_meta() -> None:
+    start, done = compaction_updates("compact-1", "Compacted", "manual", 9_000, 2_000, 35)
+    assert (start.session_update, start.status, done.session_update, done.status) == \
+        ("tool_call", "in_progress", "tool_call_update", "completed")
+    meta = start.field_meta["contextCompaction"]
+    assert meta == {"trigger": "manual", "preTokens": 9_000, "postTokens": 2_000, "durationMs": 35}
+    assert done.field_meta == start.field_meta
+
+
+def test_an_automatic_compaction_event_is_reported_with_its_tokens_before_and_after() -> None:
+    from tests.core.test_budget import calls_until_drop, long_turn
+
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
+    _previous, dropping = calls_until_drop(compactor, long_turn(100))
+    event = dropping.plan.event
+    reported = ev.CompactionReported(7, dropping.plan, dropping.plan.history_len, 500, 500, dropping.messages)
+    start, done = session_updates(reported, BudgetLedger())
+    meta = start.field_meta["contextCompaction"]
+    assert (start.session_update, start.kind, done.status) == ("tool_call", "think", "completed")
+    assert meta["trigger"] == "auto" and "drop" in meta["kinds"]
+    assert (meta["preTokens"], meta["postTokens"]) == (event.tokens_before, event.tokens_after)
+    assert meta["postTokens"] < meta["preTokens"]
+    quiet = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000, enabled=True))
+    assert session_updates(ev.CompactionReported(1, quiet.compact(long_turn(1)).plan, 3, 1, 1), BudgetLedger()) == []

@@ -1,0 +1,334 @@
+"""The ACP agent: the SDK's `Agent` interface wired to `Session`s opened through the one door.
+
+Each `session/new` opens a journaled session (so `session/load` can resume it by its id), each
+`session/prompt` runs one turn as a task (so `session/cancel` can stop it; the loop repairs the history on
+the way out) and streams `updates.session_updates` of its events. A permission prompt goes to the client
+through `session/request_permission` and its answer is obeyed. Slash commands are advertised and run on
+the engine itself: `/clear` and `/compact` change what the next request holds, and the `usage_update` sent
+after them is that next request's figures (from `NextRequestChanged`, the panel's own source).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, schema
+from acp.helpers import update_agent_message_text
+
+from tui_agent import __version__
+from tui_agent.core import events as ev
+from tui_agent.core.access.gate import PermissionDecision
+from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
+from tui_agent.core.agent.session import Session
+from tui_agent.faces.acp.updates import (
+    compaction_updates,
+    session_updates,
+    tool_title,
+    usage_update,
+)
+
+# Commands that make sense without a screen: (name, description, input hint or "").
+COMMANDS = (
+    ("compact", "compact the context now, with a summary of what is dropped", "focus (optional)"),
+    ("context", "what the next request holds: tokens, window, compaction", ""),
+    ("clear", "start a new conversation (the history is replaced, the next request is empty)", ""),
+)
+PERMISSION_OPTIONS = (
+    ("allow_once", "Allow once", "allow_once", PermissionDecision.ALLOW_ONCE),
+    ("allow_session", "Allow for this session", "allow_always", PermissionDecision.ALLOW_SESSION),
+    ("deny", "Deny", "reject_once", PermissionDecision.DENY),
+)
+STOP_REASONS = {"completed": "end_turn", "max_turns": "max_turn_requests", "cancelled": "cancelled",
+                "denied": "end_turn", "error": "end_turn"}
+
+
+@dataclass
+class AcpSession:
+    """One ACP session: the engine's session, its running turn, and what the next request will hold."""
+
+    session: Session
+    turn: asyncio.Task | None = None
+    next_request: ev.NextRequestChanged | None = None
+    pending_usage: bool = False  # a call ended and its usage (if the provider reports one) is not in yet
+    notices: list[ev.Notice] = field(default_factory=list)
+
+
+class TuiAgent:
+    """The SDK's `Agent`: `tui-agent acp` serves one client over stdio."""
+
+    def __init__(self, model: str | None = None, env: dict[str, str] | None = None) -> None:
+        self.model = model
+        self.env = env
+        self.conn: Any = None
+        self.sessions: dict[str, AcpSession] = {}
+        self.client_capabilities: schema.ClientCapabilities | None = None
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
+                         **kwargs: Any) -> schema.InitializeResponse:
+        self.client_capabilities = client_capabilities
+        capabilities = schema.AgentCapabilities(
+            load_session=True, prompt_capabilities=schema.PromptCapabilities(embedded_context=True),
+            mcp_capabilities=schema.McpCapabilities(http=True, sse=False))
+        return schema.InitializeResponse(protocol_version=PROTOCOL_VERSION, agent_capabilities=capabilities,
+                                         agent_info=schema.Implementation(name="tui-agent", title="tui-agent",
+                                                                          version=__version__))
+
+    async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> schema.NewSessionResponse:
+        opened = await self._open(cwd, None, mcp_servers=mcp_servers)
+        return schema.NewSessionResponse(session_id=opened)
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None,
+                           **kwargs: Any) -> schema.LoadSessionResponse:
+        from tui_agent.core.journal import JournalError
+        from tui_agent.core.journal.reader import read_journal
+        from tui_agent.core.journal.store import find_session
+
+        try:
+            load = read_journal(find_session(session_id))
+        except (JournalError, OSError) as error:
+            raise RequestError.invalid_params({"sessionId": session_id, "reason": str(error)}) from error
+        opened = await self._open(cwd, load, session_id, mcp_servers=mcp_servers)
+        await self._replay(opened)
+        return schema.LoadSessionResponse()
+
+    async def _open(self, cwd: str, load: Any, wanted_id: str | None = None, mcp_servers: Any = None) -> str:
+        """Open a session through the door (journaled: new, or resumed from `load`), start its background
+        work, advertise the commands and send the first usage update (what the next request holds)."""
+        from tui_agent.faces.acp.client_mcp import env_with_client_servers
+        from tui_agent.faces.sessions import journal_hook
+
+        env, private = env_with_client_servers(mcp_servers or [], Path(cwd).resolve(), self.env or os.environ)
+        options = SessionOptions(workspace=Path(cwd), face="acp", model=self.model, prepare=[journal_hook(load)],
+                                 env=env)
+        try:
+            opened = open_session(options)
+        except SessionRefused as error:
+            raise RequestError.invalid_params({"reason": str(error)}) from error
+        session = opened.session
+        if private is not None:
+            session.closers.append(lambda: _remove(private))
+        state = AcpSession(session, notices=opened.notices)
+        session.listeners.append(lambda event: self._heard(state, event))
+        state.notices += await session.start_background()
+        session_id = wanted_id or session.session_id or f"acp-{session.trace_id}"
+        self.sessions[session_id] = state
+        from tui_agent.faces.acp.client_terminal import use_client_terminal
+
+        use_client_terminal(session, self.conn, session_id, self.client_capabilities)
+        session.announce_next("opened")
+        await self._send(session_id, schema.AvailableCommandsUpdate(
+            session_update="available_commands_update", available_commands=advertised(session)))
+        await self._send_next_usage(session_id, state)
+        return session_id
+
+    def _heard(self, state: AcpSession, event: Any) -> None:
+        if isinstance(event, ev.NextRequestChanged):
+            state.next_request = event
+
+    async def _replay(self, session_id: str) -> None:
+        """`session/load`: the client is sent the conversation so far (the user's prompts and the answers)."""
+        from acp.helpers import update_user_message_text
+
+        for message in self.sessions[session_id].session.history:
+            content = message.get("content")
+            texts = [content] if isinstance(content, str) else [
+                block.get("text", "") for block in content or [] if isinstance(block, dict) and block.get("type") == "text"]
+            for text in filter(None, texts):
+                update = (update_user_message_text(text) if message.get("role") == "user"
+                          else update_agent_message_text(text))
+                await self._send(session_id, update)
+
+    async def _send(self, session_id: str, update: Any) -> None:
+        await self.conn.session_update(session_id=session_id, update=update)
+
+    async def _send_next_usage(self, session_id: str, state: AcpSession) -> None:
+        """The meter between turns: the next request's figures, as the panel draws them."""
+        told = state.next_request
+        if told is None:
+            return
+        ledger = state.session.budget
+        figures = ledger.preview(told.plan.result, told.base.total)
+        update = usage_update(ledger, figures)
+        if update is not None:
+            await self._send(session_id, update)
+
+    # -- prompts -----------------------------------------------------------------------------------
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> schema.PromptResponse:
+        state = self._state(session_id)
+        if state.turn is not None and not state.turn.done():
+            raise RequestError.invalid_request({"reason": "a turn is already running in this session"})
+        text = prompt_text(prompt)
+        if text.lstrip().startswith("/"):
+            handled = await self._command(session_id, state, text.strip())
+            if handled:
+                return schema.PromptResponse(stop_reason="end_turn")
+        state.turn = asyncio.create_task(self._turn(session_id, state, text))
+        try:
+            reason = await state.turn
+        except asyncio.CancelledError:
+            if asyncio.current_task() is not None and asyncio.current_task().cancelling():  # type: ignore[union-attr]
+                raise
+            reason = "cancelled"
+        await self._send_next_usage(session_id, state)
+        return schema.PromptResponse(stop_reason=reason)  # type: ignore[arg-type]
+
+    async def _turn(self, session_id: str, state: AcpSession, text: str) -> str:
+        reason = "end_turn"
+        for notice in state.notices:
+            await self._send(session_id, update_agent_message_text(f"[{notice.level}] {notice.text}\n\n"))
+        state.notices = []
+        async for event in state.session.run_turn(text):
+            await self._before(session_id, state, event)
+            for update in session_updates(event, state.session.budget):
+                await self._send(session_id, update)
+            match event:
+                case ev.PermissionRequested():
+                    await self._ask(session_id, event)
+                case ev.AssistantMessage():
+                    state.pending_usage = True
+                case ev.Usage(purpose="call"):
+                    state.pending_usage = False
+                case ev.TurnEnded(reason=ended, error=error):
+                    if error:
+                        await self._send(session_id, update_agent_message_text(f"\n\n[error] {error}"))
+                    reason = STOP_REASONS.get(ended, "end_turn")
+        await self._before(session_id, state, None)
+        return reason
+
+    async def _before(self, session_id: str, state: AcpSession, event: Any) -> None:
+        """After a call whose provider reports no usage (the demo model), the ledger's estimate is the
+        meter: sent as soon as the next event shows no usage is coming."""
+        if state.pending_usage and not isinstance(event, ev.Usage):
+            state.pending_usage = False
+            update = usage_update(state.session.budget)
+            if update is not None:
+                await self._send(session_id, update)
+
+    async def _ask(self, session_id: str, event: ev.PermissionRequested) -> None:
+        """`session/request_permission`; the client's choice is the decision (cancelled: denied)."""
+        options = [schema.PermissionOption(option_id=option_id, name=name, kind=kind)  # type: ignore[arg-type]
+                   for option_id, name, kind, _ in PERMISSION_OPTIONS]
+        tool_call = schema.ToolCallUpdate(tool_call_id=event.id, title=tool_title(event.tool_name, event.summary),
+                                          status="pending", raw_input=event.input)
+        decision = PermissionDecision.DENY
+        try:
+            response = await self.conn.request_permission(options=options, session_id=session_id,
+                                                          tool_call=tool_call)
+            chosen = getattr(response.outcome, "option_id", None)
+            decision = next((d for option_id, _, _, d in PERMISSION_OPTIONS if option_id == chosen), decision)
+        finally:
+            if not event.decision.done():
+                event.decision.set_result(decision)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        state = self.sessions.get(session_id)
+        if state is not None and state.turn is not None and not state.turn.done():
+            state.turn.cancel()
+
+    async def aclose(self) -> None:
+        """The client hung up: stop running turns, then shut down what each session started (MCP servers)."""
+        for state in self.sessions.values():
+            if state.turn is not None and not state.turn.done():
+                state.turn.cancel()
+            await state.session.aclose()
+
+    # -- slash commands ------------------------------------------------------------------------------
+    async def _command(self, session_id: str, state: AcpSession, line: str) -> bool:
+        """Run `/clear`, `/compact [focus]`, `/context` or an engine command; False: not a command (sent
+        to the model as typed)."""
+        from tui_agent.core.agent.context_report import status_text
+
+        session = state.session
+        name, _, args = line.lstrip("/").partition(" ")
+        started = time.monotonic()
+        if name == "clear":
+            session.clear()
+            text = "Cleared: a new conversation; the next request holds no messages."
+        elif name == "compact":
+            before = state.next_request
+            text = await session.compact_now(args.strip())
+            after = state.next_request
+            if text.startswith("Compacted now") and before is not None and after is not None:
+                for update in compaction_updates(
+                        f"compact-{session.next_call}-{len(session.history)}", text.split(". ")[0], "manual",
+                        before.plan.plan.estimated_tokens, after.plan.plan.estimated_tokens,
+                        round((time.monotonic() - started) * 1000)):
+                    await self._send(session_id, update)
+        elif name == "context":
+            text = status_text(session.context_view())
+        else:
+            result = await session.commands.run(session, line)
+            if result is None or result.prompt is not None:
+                return False
+            text = result.text
+        await self._send(session_id, update_agent_message_text(text))
+        await self._send_next_usage(session_id, state)
+        return True
+
+    def _state(self, session_id: str) -> AcpSession:
+        state = self.sessions.get(session_id)
+        if state is None:
+            raise RequestError.invalid_params({"sessionId": session_id, "reason": "no such session"})
+        return state
+
+
+async def _remove(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def advertised(session: Session) -> list[schema.AvailableCommand]:
+    """The commands an editor lists after `/`: ours, then the engine's that need no screen."""
+    ours = [schema.AvailableCommand(name=name, description=description,
+                                    input=schema.AvailableCommandInput(schema.UnstructuredCommandInput(hint=hint))
+                                    if hint else None) for name, description, hint in COMMANDS]
+    taken = {name for name, _, _ in COMMANDS}
+    engine = [schema.AvailableCommand(name=command.name, description=command.description)
+              for command in session.commands.all() if command.name not in taken]
+    return ours + engine
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The prompt's text: text blocks as they are, an embedded resource as its text, a link by its URI."""
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource" and hasattr(block.resource, "text"):
+            parts.append(f"<file uri={block.resource.uri!r}>\n{block.resource.text}\n</file>")
+        elif kind == "resource_link":
+            parts.append(block.uri)
+    return "\n".join(parts)
+
+
+def acp_command(argv: list[str]) -> int:
+    """`tui-agent acp [--model M]`: serve one ACP client over stdin/stdout until it hangs up."""
+    import argparse
+
+    from acp import run_agent
+
+    parser = argparse.ArgumentParser(prog="tui-agent acp", description=(
+        "Run tui-agent as an Agent Client Protocol agent over stdio (for Zed, Toad, Neovim, …). "
+        "See docs/acp.md."))
+    parser.add_argument("--model", default=None, help="model id, or `demo` for the offline demo model")
+    args = parser.parse_args(argv)
+    agent = TuiAgent(model=args.model)
+
+    async def serve() -> None:
+        try:
+            await run_agent(agent)  # type: ignore[arg-type]  (the SDK answers method-not-found for what we leave out)
+        finally:
+            await agent.aclose()
+
+    asyncio.run(serve())
+    return 0

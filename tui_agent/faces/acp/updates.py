@@ -1,0 +1,127 @@
+"""Engine events → ACP session updates: one pure function, so what an editor sees is tested on its own.
+
+The figures come from the session's `BudgetLedger` (the panel's meter), never from a count of our own:
+a `usage_update`'s `used`/`size` are the panel's shown total and window for the same call, so an editor's
+meter and the TUI's cannot disagree. A compaction event becomes the synthetic tool lifecycle the Claude and
+Codex adapters send (`_meta.contextCompaction`: trigger, tokens before and after, duration), since stable
+ACP has no compaction update yet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp import schema
+from acp.helpers import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_tool_call,
+)
+
+from tui_agent.core import events as ev
+from tui_agent.core.budget import BudgetLedger, CallFigures
+from tui_agent.core.compaction.plan import CompactEvent
+
+# The ACP tool kind of each built-in tool (an editor picks its icon from it); MCP tools are "other".
+TOOL_KINDS: dict[str, str] = {
+    "Read": "read", "Write": "edit", "Edit": "edit", "MultiEdit": "edit", "Bash": "execute",
+    "Grep": "search", "Glob": "search", "LS": "search", "WebFetch": "fetch", "WebSearch": "fetch",
+    "Context": "think", "TodoWrite": "think",
+}
+PATH_KEYS = ("file_path", "path", "notebook_path")
+
+
+def tool_title(name: str, summary: str) -> str:
+    """The TUI card's one line: `Read src/app.py` (the tool's own key input), or the bare name."""
+    return f"{name} {summary}" if summary else name
+
+
+def tool_locations(tool_input: dict[str, Any]) -> list[schema.ToolCallLocation]:
+    """The file a tool call is about, so the editor can follow along (an absolute path when given one)."""
+    for key in PATH_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return [schema.ToolCallLocation(path=value)]
+    return []
+
+
+def result_text(content: str | list[dict[str, Any]]) -> str:
+    """A tool result's text (an image result says so instead of sending its bytes)."""
+    if isinstance(content, str):
+        return content
+    parts = [block.get("text", "") if block.get("type") == "text" else f"[{block.get('type', 'block')}]"
+             for block in content]
+    return "\n".join(parts)
+
+
+def usage_update(ledger: BudgetLedger, figures: CallFigures | None = None) -> schema.UsageUpdate | None:
+    """The RFD's `usage_update` from the ledger: used/size are the panel's meter (its shown total and
+    window); cost only when every call had a price; cache read/write of the last call in `_meta`."""
+    figures = figures if figures is not None else ledger.current
+    if figures is None:
+        return None
+    cost = schema.Cost(amount=round(ledger.cost, 6), currency="USD") if ledger.cost_known else None
+    usage = ledger.usage
+    meta = {"tuiAgent": {
+        "exact": figures.exact_total is not None, "call": figures.call,
+        "cachedReadTokens": usage.cache_read_input_tokens if usage else figures.cached,
+        "cachedWriteTokens": usage.cache_creation_input_tokens if usage else figures.new,
+        "compactsAt": figures.high, "dropped": figures.dropped}}
+    return schema.UsageUpdate(session_update="usage_update", used=figures.shown_total, size=figures.window,
+                              cost=cost, field_meta=meta)
+
+
+def compaction_updates(call_id: str, title: str, trigger: str, tokens_before: int, tokens_after: int,
+                       duration_ms: int = 0, extra: dict[str, Any] | None = None) -> list[Any]:
+    """A compaction as the adapters report it: a synthetic tool call, started and completed at once, whose
+    `_meta.contextCompaction` carries the trigger (auto, manual) and the tokens before and after."""
+    meta = {"contextCompaction": {"trigger": trigger, "preTokens": tokens_before, "postTokens": tokens_after,
+                                  "durationMs": duration_ms, **(extra or {})}}
+    start = start_tool_call(call_id, title, kind="think", status="in_progress")
+    start.field_meta = meta
+    done = update_tool_call(call_id, status="completed", content=[tool_content(text_block(title))])
+    done.field_meta = meta
+    return [start, done]
+
+
+def event_updates(event: CompactEvent) -> list[Any]:
+    """An automatic compaction event of call `event.call` (planned on the way to the call)."""
+    return compaction_updates(f"compaction-{event.call}", f"Compacted context: {event.line()}", "auto",
+                              event.tokens_before, event.tokens_after,
+                              extra={"kinds": list(event.kinds), "reason": event.reason})
+
+
+def session_updates(event: ev.EngineEvent, ledger: BudgetLedger) -> list[Any]:
+    """The ACP session updates one engine event makes (often none). `ledger` has already seen `event`
+    (the session feeds it before any face), so a `Usage` reads this call's figures."""
+    match event:
+        case ev.TextDelta(text=text) if text:
+            return [update_agent_message_text(text)]
+        case ev.AssistantMessage(message=message):
+            return [update_agent_thought_text(block["thinking"]) for block in _blocks(message)
+                    if block.get("type") == "thinking" and block.get("thinking")]
+        case ev.ToolStarted():
+            return [start_tool_call(event.tool_use_id, tool_title(event.name, event.summary),
+                                    kind=TOOL_KINDS.get(event.name, "other"),  # type: ignore[arg-type]
+                                    status="in_progress", locations=tool_locations(event.input),
+                                    raw_input=event.input)]
+        case ev.ToolFinished():
+            text = result_text(event.content)
+            return [update_tool_call(event.tool_use_id, status="failed" if event.is_error else "completed",
+                                     content=[tool_content(text_block(text))] if text else None)]
+        case ev.CompactionReported(plan=plan) if plan.event is not None:
+            return event_updates(plan.event)
+        case ev.Usage(purpose="call"):
+            update = usage_update(ledger)
+            return [update] if update is not None else []
+        case ev.Notice(text=text, level=level) if level != "info":
+            return [update_agent_message_text(f"\n\n[{level}] {text}\n\n")]
+    return []
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
