@@ -64,7 +64,7 @@ async def test_write_allow_once_session_and_deny(tmp_path) -> None:
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         body = await turn(pilot, "write the todo", "y")
-        assert "Create notes/todo.md (1 lines" in body and "- one" in body and str(tmp_path) not in body
+        assert "Create notes/todo.md (1 line," in body and "- one" in body and str(tmp_path) not in body
         assert (repo / "notes/todo.md").read_text() == "- one\n"
         body = await turn(pilot, "again", "a")  # once means once: asked again
         assert "Overwrite notes/todo.md" in body and "-- one" in body and "+- two" in body  # a diff
