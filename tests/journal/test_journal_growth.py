@@ -202,7 +202,7 @@ def test_a_message_with_no_content_is_repaired_on_resume_with_a_notice(tmp_path:
     assert len(session.history) == 3  # the indices the compaction state names stay where they were
 
 
-@pytest.mark.slow
+@pytest.mark.bench
 async def test_a_3000_prompt_journal_is_about_the_size_of_its_messages(tmp_path: Path) -> None:
     """The issue's session: 3,000 prompts. Its state records were 88 % of 188 MB; now they are a small part
     of a file the size of the messages, and the session resumes to the same request."""
