@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tui_agent.core.recordings.transcripts import TranscriptLoad, TranscriptReader
+from tui_agent.core.recordings.foreign_log import ForeignLogReader
 
 NO_REPLY = "[this call's reply is not in the rollout]"
 NO_INPUT = "[not in the rollout]"
@@ -129,12 +129,12 @@ def _usage(numbers: Any) -> dict[str, int] | None:
             "output_tokens": count("output_tokens"), "reasoning_output_tokens": count("reasoning_output_tokens")}
 
 
-class RolloutReader:
+class RolloutReader(ForeignLogReader):
     """A rollout's lines folded into a history as they come; the `TranscriptReader` interface (`feed`,
     `load`, `skipped_lines`), plus `context_window` (the model's, as Codex logged it) and `finish`."""
 
     def __init__(self, *, keep_thinking: bool = True, keep_meta: bool = True) -> None:
-        self.inner = TranscriptReader(keep_thinking=keep_thinking, keep_meta=keep_meta)
+        super().__init__(keep_thinking=keep_thinking, keep_meta=keep_meta)
         self.context_window: int | None = None
         self.model = ""
         self.calls = 0
@@ -146,33 +146,11 @@ class RolloutReader:
         self._records_seen = False  # a `token_usage_record` was seen: token_count no longer makes calls
         self._compacted = False  # a `compacted` record since the last call (its context_compacted is the same)
         self._last_input = 0
-        self._skipped_own = 0
-
-    @property
-    def skipped_lines(self) -> int:
-        return self.inner.skipped_lines + self._skipped_own
-
-    @property
-    def repairs_restarted(self) -> int:
-        return self.inner.repairs_restarted
 
     def feed(self, lines: Any) -> RolloutReader:
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except (ValueError, RecursionError):
-                self._skipped_own += 1
-                continue
-            if not isinstance(record, dict):
-                self._skipped_own += 1
-                continue
+        for record in self._objects(lines):
             self._take(record)
         return self
-
-    def load(self) -> TranscriptLoad:
-        return self.inner.load()
 
     def finish(self) -> RolloutReader:
         """The end of the log: a reply whose usage never came is folded without it (not a call)."""

@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Any
 
 from tui_agent.core.recordings.codex_rollout import item_blocks
-from tui_agent.core.recordings.transcripts import TranscriptLoad, TranscriptReader
+from tui_agent.core.recordings.foreign_log import ForeignLogReader
 
 RECORD_TYPE = "tui-agent-proxy"  # the first line of a recording (proxy/recorder.py writes it)
 NO_REPLY = "[the answer was not recorded]"
@@ -105,42 +105,23 @@ def call_usage(api: str, usage: Any) -> dict[str, int] | None:
             "output_tokens": count(usage.get("output_tokens", usage.get("completion_tokens")))}
 
 
-class ProxyReader:
+class ProxyReader(ForeignLogReader):
     """A recording's lines folded into a history; the `TranscriptReader` interface (`feed`, `load`)."""
 
     context_window: int | None = None
 
     def __init__(self, *, keep_thinking: bool = True, keep_meta: bool = True) -> None:
-        self.inner = TranscriptReader(keep_thinking=keep_thinking, keep_meta=keep_meta)
+        super().__init__(keep_thinking=keep_thinking, keep_meta=keep_meta)
         self.chain: list[str] = []  # the current conversation's messages, as compared
         self.side_calls = 0
         self._last_role: str | None = None
         self._last_input = 0
-        self._skipped_own = 0
-
-    @property
-    def skipped_lines(self) -> int:
-        return self.inner.skipped_lines + self._skipped_own
-
-    @property
-    def repairs_restarted(self) -> int:
-        return self.inner.repairs_restarted
 
     def feed(self, lines: Any) -> ProxyReader:
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except (ValueError, RecursionError):
-                self._skipped_own += 1
-                continue
-            if isinstance(record, dict) and record.get("type") == "exchange" and record.get("call"):
+        for record in self._objects(lines):
+            if record.get("type") == "exchange" and record.get("call"):
                 self._exchange(record)
         return self
-
-    def load(self) -> TranscriptLoad:
-        return self.inner.load()
 
     def finish(self) -> ProxyReader:
         return self
