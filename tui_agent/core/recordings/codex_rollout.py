@@ -141,7 +141,6 @@ class RolloutReader(ForeignLogReader):
         self._reply: list[dict[str, Any]] = []  # the blocks of the reply waiting for its usage
         self._reply_time: str | None = None
         self._after: list[dict[str, Any]] = []  # user-side records logged after that reply
-        self._last_role: str | None = None  # the role of the last record folded
         self._last_total: Any = None  # the last `total_token_usage` seen (a repeat is not a call)
         self._records_seen = False  # a `token_usage_record` was seen: token_count no longer makes calls
         self._compacted = False  # a `compacted` record since the last call (its context_compacted is the same)
@@ -274,8 +273,3 @@ class RolloutReader(ForeignLogReader):
         if summary:
             record["isCompactSummary"] = True
         self._emit(record)
-
-    def _emit(self, record: dict[str, Any]) -> None:
-        if record["type"] in ("user", "assistant"):
-            self._last_role = record["type"]
-        self.inner.feed([json.dumps(record, ensure_ascii=False)])

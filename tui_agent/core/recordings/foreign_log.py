@@ -16,6 +16,7 @@ class ForeignLogReader:
     def __init__(self, *, keep_thinking: bool = True, keep_meta: bool = True) -> None:
         self.inner = TranscriptReader(keep_thinking=keep_thinking, keep_meta=keep_meta)
         self._skipped_own = 0
+        self._last_role: str | None = None  # the role of the last record folded
 
     @property
     def skipped_lines(self) -> int:
@@ -42,3 +43,9 @@ class ForeignLogReader:
                 self._skipped_own += 1
                 continue
             yield record
+
+    def _emit(self, record: dict[str, Any]) -> None:
+        """One Claude Code record into the inner reader (its role remembered: replies are merged by it)."""
+        if record["type"] in ("user", "assistant"):
+            self._last_role = record["type"]
+        self.inner.feed([json.dumps(record, ensure_ascii=False)])

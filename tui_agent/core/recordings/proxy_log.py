@@ -114,7 +114,6 @@ class ProxyReader(ForeignLogReader):
         super().__init__(keep_thinking=keep_thinking, keep_meta=keep_meta)
         self.chain: list[str] = []  # the current conversation's messages, as compared
         self.side_calls = 0
-        self._last_role: str | None = None
         self._last_input = 0
 
     def feed(self, lines: Any) -> ProxyReader:
@@ -178,11 +177,6 @@ class ProxyReader(ForeignLogReader):
         if summary:
             record["isCompactSummary"] = True
         self._emit(record)
-
-    def _emit(self, record: dict[str, Any]) -> None:
-        if record["type"] in ("user", "assistant"):
-            self._last_role = record["type"]
-        self.inner.feed([json.dumps(record, ensure_ascii=False)])
 
 
 def _iso(stamp: Any) -> str | None:
