@@ -224,18 +224,6 @@ def _flags_to_env(args: argparse.Namespace) -> None:
         os.environ["MAX_THINKING_TOKENS"] = str(tokens)
 
 
-def _import_sdk_in_background(provider: str | None) -> None:
-    """Start importing the `anthropic` SDK (1.5–2.3 s) in a thread when this run will call Claude: an
-    Anthropic key and no other provider asked for (`--provider anthropic` even without one: the error
-    needs no SDK, and nothing is lost). Decided from the environment alone, before anything else of
-    the engine is imported, so the thread starts as early as it can."""
-    wanted = (provider or "").strip().lower()
-    if wanted in ("anthropic", "claude") or (not wanted and (os.environ.get("ANTHROPIC_API_KEY") or "").strip()):
-        from tui_agent.core.providers.background_import import import_in_background
-
-        import_in_background()
-
-
 def main(argv: list[str] | None = None) -> int:
     """Every face starts here: a crash in any of them ends with one line and a private log file
     (`tui_agent.faces.crash`), never a traceback of the conversation on the terminal."""
@@ -270,7 +258,9 @@ def _main(argv: list[str]) -> int:
 
     prompt = headless_prompt(args.prompt, sys.stdin, os.environ)
     if prompt is not None and not args.print_outbound:
-        _import_sdk_in_background(args.provider)  # -p: the SDK loads while the rest of start-up runs
+        from tui_agent.core.providers.background_import import import_if_claude
+
+        import_if_claude(args.provider, os.environ)  # -p: the SDK loads while the rest of start-up runs
     if prompt == "-":
         prompt = _read_stdin_prompt()
         if not prompt.strip() and not args.print_outbound:

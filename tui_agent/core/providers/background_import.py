@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from typing import Mapping
 
 SDK_MODULE = "anthropic"
 
@@ -68,3 +69,13 @@ async def import_finished(module: str = SDK_MODULE) -> None:
         import asyncio
 
         await asyncio.to_thread(thread.join)
+
+
+def import_if_claude(provider: str | None, environ: Mapping[str, str]) -> None:
+    """Start importing the `anthropic` SDK (1.5–2.3 s) in a thread when this run will call Claude: an
+    Anthropic key and no other provider asked for (`--provider anthropic` even without one: the error
+    needs no SDK, and nothing is lost). Decided from the environment alone, before anything else of
+    the engine is imported, so the thread starts as early as it can."""
+    wanted = (provider or "").strip().lower()
+    if wanted in ("anthropic", "claude") or (not wanted and (environ.get("ANTHROPIC_API_KEY") or "").strip()):
+        import_in_background()
