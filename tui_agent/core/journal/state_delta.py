@@ -31,7 +31,7 @@ def checksum(state: Any) -> str:
 
 def diff(old: Any, new: Any) -> dict[str, Any] | None:
     """A patch that turns `old` into `new` (None when they are equal)."""
-    if old == new and type(old) is type(new):
+    if old == new and _same(old, new):
         return None
     if isinstance(old, dict) and isinstance(new, dict):
         changed = {}
@@ -46,6 +46,17 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
         if kept:
             return {"[": [start, kept, new[kept:]]}
     return {"=": new}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON: Python's == takes True for 1 and 1.0 for 1, which JSON tells apart."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    return bool(a == b)
 
 
 def _overlap(old: list[Any], new: list[Any]) -> tuple[int, int]:
@@ -63,7 +74,7 @@ def _overlap(old: list[Any], new: list[Any]) -> tuple[int, int]:
 def _common_head(old: list[Any], start: int, new: list[Any]) -> int:
     length = 0
     limit = min(len(old) - start, len(new))
-    while length < limit and old[start + length] == new[length]:
+    while length < limit and old[start + length] == new[length] and _same(old[start + length], new[length]):
         length += 1
     return length
 
