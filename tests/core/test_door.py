@@ -56,8 +56,10 @@ def test_history_then_prepare_hooks_then_the_trace_name_in_that_order(tmp_path, 
 def test_providers_come_from_one_table(tmp_path):
     from tui_agent.core.providers.config import PROVIDERS, provider_from_env
 
-    assert set(PROVIDERS) == {"anthropic", "openai"}
+    assert set(PROVIDERS) == {"anthropic", "openai", "bedrock", "vertex", "foundry"}  # the clouds are rows too
     env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     assert provider_from_env(env).name == PROVIDERS["openai"].name
     env = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
     assert provider_from_env(env).name == PROVIDERS["anthropic"].name  # the first key in the table wins
+    env = {**env, "CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "us-east-1"}
+    assert provider_from_env(env).name == PROVIDERS["bedrock"].name  # a CLAUDE_CODE_USE_* switch wins over keys

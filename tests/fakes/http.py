@@ -31,6 +31,7 @@ class Reply:
     delay: float = 0.0
     drop_after: int | None = None
     stall_after: int | None = None  # after that many chunks: set `server.stalled`, wait for `server.release`
+    content_type: str = "text/event-stream"  # of a streamed body (Bedrock streams AWS event-stream frames)
 
 
 class FakeServer:
@@ -76,7 +77,7 @@ class FakeServer:
                     self.wfile.write(data)
                     return
                 self.send_response(reply.status)
-                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-type", reply.content_type)
                 self.send_header("transfer-encoding", "chunked")
                 self.send_header("request-id", "req_fake")
                 for key, value in reply.headers.items():

@@ -51,7 +51,7 @@ def test_openai_from_env_and_flag():
     local = provider_from_env({"OPENAI_BASE_URL": "http://localhost:8080/v1"}, model=None, provider="openai")
     assert local is not None and local.api_key
     assert provider_from_env({}, model=None, provider="openai") is None
-    with pytest.raises(ValueError, match="anthropic or openai"):
+    with pytest.raises(ValueError, match="anthropic, openai, bedrock, vertex, foundry"):
         provider_from_env({}, model=None, provider="gemini")
 
 

@@ -32,6 +32,9 @@ ENV_HELP = """environment:
   ANTHROPIC_BASE_URL      any Anthropic-compatible endpoint
   ANTHROPIC_MODEL         default Claude model
   OPENAI_API_KEY          use an OpenAI-compatible endpoint (with OPENAI_BASE_URL, OPENAI_MODEL)
+  CLAUDE_CODE_USE_BEDROCK=1  Claude on Amazon Bedrock (AWS_REGION + AWS credentials), as Claude Code reads it
+  CLAUDE_CODE_USE_VERTEX=1   Claude on Vertex AI (CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID)
+  CLAUDE_CODE_USE_FOUNDRY=1  Claude on Microsoft Foundry (ANTHROPIC_FOUNDRY_RESOURCE, ANTHROPIC_FOUNDRY_API_KEY)
   CONTEXT_WINDOW_TOKENS   override the model's context window
   COMPACT                 compaction strategy: v2 (default), v1, seed, or 0/off (same as --compact)
   COMPACT_HIGH_WATER      compact when a request would exceed this (fraction of the window, or tokens)
@@ -136,8 +139,9 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
     parser.add_argument("--model", default=default,
                         help=f"model id, or 'demo' for the offline demo model (default: {d.model} with "
                         f"ANTHROPIC_API_KEY, {d.openai_model} with OPENAI_API_KEY, else demo)")
-    parser.add_argument("--provider", choices=["anthropic", "openai", "demo"], default=default,
-                        help="force a provider")
+    parser.add_argument("--provider", choices=["anthropic", "openai", "bedrock", "vertex", "foundry", "demo"],
+                        default=default, help="force a provider (bedrock/vertex/foundry: Claude on that cloud, "
+                        "configured as Claude Code's CLAUDE_CODE_USE_* variables are)")
     parser.add_argument("--max-turns", type=int, default=default, metavar="N",
                         help=f"stop after N model calls in one request (default {d.max_turns})")
     parser.add_argument("--context-window", type=int, default=default, metavar="TOKENS",

@@ -77,7 +77,9 @@ def model_for(args: argparse.Namespace, load: "JournalLoad | None") -> tuple[str
     if load.provider == "demo" or load.model == "demo":
         return "demo", None
     # the same endpoint too: with both keys set, a DeepSeek session must not resume on Claude
-    return (load.model or None), (load.provider if load.provider in ("anthropic", "openai") else None)
+    from tui_agent.core.providers.config import PROVIDER_NAMES  # cheap: imports no SDK
+
+    return (load.model or None), (load.provider if load.provider in PROVIDER_NAMES else None)
 
 
 def workspace_for(args: argparse.Namespace, load: "JournalLoad | None", default: Path) -> Path:

@@ -78,12 +78,17 @@ def open_session(options: SessionOptions) -> OpenedSession:
     queued on `session.background_start`: the TUI runs it after its first frame, other faces await
     `session.start_background()` before the first turn.
     """
-    session, notices = build_session(
-        options.workspace, model=options.model, provider=options.provider, headless=options.headless,
-        allow_write=options.allow_write, max_turns=options.max_turns, env=options.env,
-        demo_delay=options.demo_delay, context_window=options.context_window,
-        max_output_tokens=options.max_output_tokens, compact=options.compact,
-        trust_project_mcp=options.trust_project_mcp)
+    from tui_agent.core.providers.cloud import CloudConfigError
+
+    try:
+        session, notices = build_session(
+            options.workspace, model=options.model, provider=options.provider, headless=options.headless,
+            allow_write=options.allow_write, max_turns=options.max_turns, env=options.env,
+            demo_delay=options.demo_delay, context_window=options.context_window,
+            max_output_tokens=options.max_output_tokens, compact=options.compact,
+            trust_project_mcp=options.trust_project_mcp)
+    except CloudConfigError as error:  # CLAUDE_CODE_USE_BEDROCK=1 without AWS_REGION, ...: one line, nothing run
+        raise SessionRefused(str(error)) from None
     problem = session_budget_error(session)
     if problem:
         raise SessionRefused(problem)

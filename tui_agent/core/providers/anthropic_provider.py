@@ -41,6 +41,7 @@ from tui_agent.core.providers.anthropic_transport import (
     redirect_error,
     sendable,
 )
+from tui_agent.core.providers.cloud import CloudSettings, make_cloud_client, platform_model_id
 from tui_agent.core.providers.base import (
     ModelRequest,
     PromptTooLongError,
@@ -75,6 +76,13 @@ class AnthropicProvider(SdkProvider):
     key_variable: str = "ANTHROPIC_API_KEY"
     cache_ttl: str = "5m"  # "1h": every breakpoint asks for the 1-hour cache (writes cost 2x instead of 1.25x)
     thinking_budget: int = 0  # > 0: extended thinking with this many tokens (MAX_THINKING_TOKENS)
+    cloud: CloudSettings | None = None  # Bedrock / Vertex / Foundry (core/providers/cloud.py); None: the API
+
+    def wire_model(self, model: str) -> str:
+        """The model id as the endpoint expects it (a cloud platform's own form; the engine keeps ours)."""
+        if self.cloud is None:
+            return model
+        return platform_model_id(self.cloud.platform, model, self.cloud.region)
 
     # -- request building -------------------------------------------------------------------
     def outbound_body(self, request: ModelRequest) -> dict[str, Any]:
@@ -95,7 +103,7 @@ class AnthropicProvider(SdkProvider):
         message (written now, read next call). Nothing about earlier calls is remembered here.
         """
         params: dict[str, Any] = {
-            "model": request.model or self.model,
+            "model": self.wire_model(request.model or self.model),
             "max_tokens": request.max_tokens or self.max_output_tokens,
             "messages": [dict(m) for m in request.messages],
         }
@@ -129,13 +137,17 @@ class AnthropicProvider(SdkProvider):
     # -- streaming --------------------------------------------------------------------------
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         params = self.build_params(request)
-        async for item in with_retries(lambda: self._attempt(params), self.retry, "Anthropic API"):
+        where = "Anthropic API" if self.cloud is None else self.cloud.label
+        async for item in with_retries(lambda: self._attempt(params), self.retry, where):
             yield item
 
     def _sdk(self) -> Any:
         """The SDK client, created (and the SDK imported, or its background import joined) on first use."""
         if self._client is None:
-            self._client = make_client(self.api_key, self.base_url, self.timeout)
+            if self.cloud is not None:
+                self._client = make_cloud_client(self.cloud, self.timeout)
+            else:
+                self._client = make_client(self.api_key, self.base_url, self.timeout)
         return self._client
 
     def preload(self) -> None:
@@ -217,6 +229,10 @@ class AnthropicProvider(SdkProvider):
         if status is not None and 300 <= status < 400:
             return redirect_error(status, headers, self.base_url)
         if status in (401, 403) or kind in ("authentication_error", "permission_error"):
+            if self.cloud is not None:
+                verb = "rejected the credentials" if status == 401 else "refused access"
+                return ProviderError(f"{self.cloud.label} {verb} ({status}: {message}). "
+                                     f"Check {self.cloud.credentials_hint}.")
             verb = "rejected the API key" if status == 401 else "refused access"
             return ProviderError(
                 f"Anthropic {verb} ({status}: {message}). Set {self.key_variable} to a valid key."
@@ -234,7 +250,9 @@ class AnthropicProvider(SdkProvider):
 
     # -- exact counting ---------------------------------------------------------------------
     async def count_tokens(self, request: ModelRequest) -> int | None:
-        """Exact input tokens via `messages.count_tokens`; None where the endpoint is not offered."""
+        """Exact input tokens via `messages.count_tokens`; None where the endpoint is not offered (Bedrock)."""
+        if self.cloud is not None and self.cloud.platform == "bedrock":
+            return None  # the SDK's Bedrock client refuses token counting before sending anything
         params = self.build_params_for_count(request)
         if self._client is None:
             await import_finished()
@@ -258,7 +276,8 @@ class AnthropicProvider(SdkProvider):
 
     def build_params_for_count(self, request: ModelRequest) -> dict[str, Any]:
         """Like `build_params` without caching or `max_tokens`."""
-        params: dict[str, Any] = {"model": request.model or self.model, "messages": list(request.sent_messages)}
+        params: dict[str, Any] = {"model": self.wire_model(request.model or self.model),
+                                  "messages": list(request.sent_messages)}
         if request.system:
             params["system"] = [{"type": "text", "text": request.system}]
         if request.tools:

@@ -56,7 +56,7 @@ def redirect_error(status: int, headers: Mapping[str, str] | None, base_url: str
 def not_a_stream_error(content_type: str, base_url: str | None) -> ProviderError | None:
     """The one-line error for a 200 that is not `text/event-stream` (None when it is one)."""
     kind = (content_type or "").split(";")[0].strip().lower()
-    if kind == "text/event-stream":
+    if kind in ("text/event-stream", "application/vnd.amazon.eventstream"):  # Bedrock frames its events
         return None
     from tui_agent.core.providers.base import ProviderError
 

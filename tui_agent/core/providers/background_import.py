@@ -77,5 +77,8 @@ def import_if_claude(provider: str | None, environ: Mapping[str, str]) -> None:
     needs no SDK, and nothing is lost). Decided from the environment alone, before anything else of
     the engine is imported, so the thread starts as early as it can."""
     wanted = (provider or "").strip().lower()
-    if wanted in ("anthropic", "claude") or (not wanted and (environ.get("ANTHROPIC_API_KEY") or "").strip()):
+    cloud = any((environ.get(f"CLAUDE_CODE_USE_{name}") or "").strip().lower() in ("1", "true", "yes", "on")
+                for name in ("BEDROCK", "VERTEX", "FOUNDRY"))  # Claude on a cloud: the same SDK
+    if wanted in ("anthropic", "claude", "bedrock", "vertex", "foundry") or (
+            not wanted and (cloud or (environ.get("ANTHROPIC_API_KEY") or "").strip())):
         import_in_background()

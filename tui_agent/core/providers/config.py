@@ -16,6 +16,11 @@ nothing (None: the caller falls back to the demo model and shows `missing_key_no
 | MODEL_MAX_RETRIES | retries for 429/529/5xx/connection errors (default 4) |
 | ENABLE_PROMPT_CACHING_1H | 1: the 1-hour prompt cache (Claude Code's name; `--cache-1h`) |
 | MAX_THINKING_TOKENS | extended thinking with this budget per call (Claude Code's name; `--thinking-tokens`) |
+| CLAUDE_CODE_USE_BEDROCK | 1: Claude on Amazon Bedrock (AWS_REGION, AWS credentials; `--provider bedrock`) |
+| CLAUDE_CODE_USE_VERTEX | 1: Claude on Vertex AI (CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID; `--provider vertex`) |
+| CLAUDE_CODE_USE_FOUNDRY | 1: Claude on Microsoft Foundry (ANTHROPIC_FOUNDRY_RESOURCE, ..._API_KEY) |
+
+A `CLAUDE_CODE_USE_*` switch wins over the keys, as in Claude Code (core/providers/cloud.py).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from tui_agent.core.providers.base import Provider
+from tui_agent.core.providers.cloud import PLATFORMS, chosen_platform, cloud_settings
 from tui_agent.core.providers.models import (
     DEFAULT_ANTHROPIC_MODEL,
     DEFAULT_OPENAI_BASE_URL,
@@ -69,6 +75,7 @@ class ProviderEntry:
     build: Callable[[], Callable[..., Provider]]
     keyless_local: bool = False  # `--provider NAME` with a base URL and no key: a local server (any key)
     options: Callable[[Mapping[str, str]], dict[str, object]] = lambda env: {}  # the provider's own settings
+    key_required: bool = True  # False: a cloud platform, whose credentials its SDK client finds itself
 
 
 # In order of precedence when no --provider says otherwise: the first whose key is set is used.
@@ -77,6 +84,10 @@ PROVIDERS: dict[str, ProviderEntry] = {
                                DEFAULT_ANTHROPIC_MODEL, None, _anthropic, options=lambda env: _anthropic_options(env)),
     "openai": ProviderEntry("openai", "OPENAI_API_KEY", "OPENAI_MODEL", "OPENAI_BASE_URL", DEFAULT_OPENAI_MODEL,
                             DEFAULT_OPENAI_BASE_URL, _openai, keyless_local=True),
+    **{name: ProviderEntry(name, "", "ANTHROPIC_MODEL", platform.base_url_var, DEFAULT_ANTHROPIC_MODEL, None,
+                           _anthropic, key_required=False,
+                           options=lambda env, name=name: _cloud_options(env, name))  # type: ignore[misc]
+       for name, platform in PLATFORMS.items()},
 }
 PROVIDER_NAMES = tuple(PROVIDERS)
 
@@ -90,7 +101,7 @@ def normalize_provider(provider: str | None) -> str | None:
     if name in _DEMO:
         return "demo"
     if name not in PROVIDER_NAMES:
-        raise ValueError(f"Unknown provider {provider!r}: choose anthropic or openai.")
+        raise ValueError(f"Unknown provider {provider!r}: choose one of {', '.join(PROVIDER_NAMES)}.")
     return name
 
 
@@ -99,7 +110,10 @@ def chosen_provider(env: Mapping[str, str], provider: str | None = None) -> str 
     name = normalize_provider(provider)
     if name is not None:
         return name
-    return next((name for name, entry in PROVIDERS.items() if _get(env, entry.key_var)), None)
+    platform = chosen_platform(env)  # CLAUDE_CODE_USE_BEDROCK=1 & co. win over keys, as in Claude Code
+    if platform is not None:
+        return platform
+    return next((name for name, entry in PROVIDERS.items() if entry.key_var and _get(env, entry.key_var)), None)
 
 
 def _truthy(value: str) -> bool:
@@ -110,6 +124,14 @@ def _anthropic_options(env: Mapping[str, str]) -> dict[str, object]:
     """Claude's own settings, named as Claude Code names them: the 1-hour cache and the thinking budget."""
     return {"cache_ttl": "1h" if _truthy(_get(env, "ENABLE_PROMPT_CACHING_1H")) else "5m",
             "thinking_budget": _thinking_budget(env)}
+
+
+def _cloud_options(env: Mapping[str, str], platform: str) -> dict[str, object]:
+    """A cloud platform is Claude with its own client: Claude's options, the platform's settings (or a
+    `CloudConfigError` naming what is missing) and the credentials to name when they are refused."""
+    settings = cloud_settings(env, platform)
+    return {**_anthropic_options(env), "cloud": settings, "key_variable": settings.credentials_hint,
+            "name": platform}
 
 
 def _thinking_budget(env: Mapping[str, str]) -> int:
@@ -143,9 +165,9 @@ def provider_from_env(
     if name is None or name == "demo":
         return None
     entry = PROVIDERS[name]
-    key = _get(env, entry.key_var)
+    key = _get(env, entry.key_var) if entry.key_var else ""
     base_url = _get(env, entry.base_url_var) or entry.default_base_url
-    if not key:
+    if not key and entry.key_required:
         # `--provider openai` pointed at a local server works without a key; the hosted default does not.
         if entry.keyless_local and normalize_provider(provider) == name and _get(env, entry.base_url_var):
             key = LOCAL_PLACEHOLDER_KEY

@@ -78,8 +78,11 @@ _DATE_SUFFIX = re.compile(r"-\d{8}$")
 
 
 def model_info(model: str) -> ModelInfo:
-    """Known limits for `model`; dated ids (`claude-haiku-4-5-20251001`) map to their alias."""
-    name = model.strip().lower()
+    """Known limits for `model`; dated ids (`claude-haiku-4-5-20251001`) map to their alias, and a cloud
+    platform's ids (`us.anthropic.claude-…-v1:0`, `claude-…@date`) to the plain one."""
+    from tui_agent.core.providers.cloud import canonical_model
+
+    name = canonical_model(model.strip().lower())
     if name in KNOWN_MODELS:
         return KNOWN_MODELS[name]
     undated = _DATE_SUFFIX.sub("", name)

@@ -1,0 +1,235 @@
+"""Claude on Amazon Bedrock, Google Vertex AI and Microsoft Foundry, chosen as Claude Code chooses them.
+
+A user who runs Claude Code on a cloud already has `CLAUDE_CODE_USE_BEDROCK=1` (or `_VERTEX`, `_FOUNDRY`) and
+that platform's region/project variables set; the same environment picks the same platform here. The calls
+go through the `anthropic` SDK's own platform clients (SigV4 signing, Google OAuth tokens, Azure keys, AWS
+event-stream decoding): nothing of those protocols is written here. What is ours:
+
+- which platform, from the environment, and a one-line error naming the variable that is missing
+  (`CloudConfigError`), before anything runs;
+- the model id each platform expects (`platform_model_id`), while the engine keeps the plain Claude id for
+  limits and prices (`canonical_model` maps a cloud id back);
+- the gateway switches (`CLAUDE_CODE_SKIP_BEDROCK_AUTH` / `_VERTEX_AUTH`): an LLM gateway in front of the
+  platform adds its own credentials, so the request goes unsigned.
+
+Nothing here imports the SDK until a client is made (`make_cloud_client`), on the first call.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+class CloudConfigError(ValueError):
+    """A cloud platform was asked for but its settings are incomplete: one line naming what to set."""
+
+
+@dataclass(frozen=True)
+class Platform:
+    """One cloud platform: the variable that selects it and how it is named to the user."""
+
+    name: str
+    flag_var: str  # Claude Code's switch
+    label: str
+    skip_auth_var: str | None  # Claude Code's switch for an LLM gateway that adds its own credentials
+    base_url_var: str  # the SDK's own override (a gateway, or a loopback endpoint in tests)
+    credentials_hint: str  # named when the platform refuses the credentials
+    pip_extra: str  # `pip install 'tui-agent[EXTRA]'` brings what the SDK's client needs
+
+
+PLATFORMS: dict[str, Platform] = {
+    "bedrock": Platform("bedrock", "CLAUDE_CODE_USE_BEDROCK", "Amazon Bedrock", "CLAUDE_CODE_SKIP_BEDROCK_AUTH",
+                        "ANTHROPIC_BEDROCK_BASE_URL",
+                        "AWS credentials (AWS_PROFILE, AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY, or "
+                        "AWS_BEARER_TOKEN_BEDROCK)", "bedrock"),
+    "vertex": Platform("vertex", "CLAUDE_CODE_USE_VERTEX", "Google Vertex AI", "CLAUDE_CODE_SKIP_VERTEX_AUTH",
+                       "ANTHROPIC_VERTEX_BASE_URL",
+                       "Google credentials (GOOGLE_APPLICATION_CREDENTIALS, or `gcloud auth application-default "
+                       "login`)", "vertex"),
+    "foundry": Platform("foundry", "CLAUDE_CODE_USE_FOUNDRY", "Microsoft Foundry", None,
+                        "ANTHROPIC_FOUNDRY_BASE_URL", "ANTHROPIC_FOUNDRY_API_KEY", "anthropic"),
+}
+
+
+def _get(env: Mapping[str, str], key: str) -> str:
+    return (env.get(key) or "").strip()
+
+
+def _truthy(value: str) -> bool:
+    return value.lower() in ("1", "true", "yes", "on")
+
+
+def chosen_platform(env: Mapping[str, str]) -> str | None:
+    """The platform a `CLAUDE_CODE_USE_*` switch selects (Bedrock, then Vertex, then Foundry), or None."""
+    return next((name for name, p in PLATFORMS.items() if _truthy(_get(env, p.flag_var))), None)
+
+
+@dataclass(frozen=True)
+class CloudSettings:
+    """Everything the platform's client needs, read once from the environment."""
+
+    platform: str
+    region: str | None = None
+    project_id: str | None = None
+    base_url: str | None = None
+    resource: str | None = None  # Foundry's resource name (its endpoint is derived from it)
+    skip_auth: bool = False
+    api_key: str | None = field(default=None, repr=False)  # Foundry's key, Bedrock's bearer token: never shown
+
+    @property
+    def label(self) -> str:
+        return PLATFORMS[self.platform].label
+
+    @property
+    def credentials_hint(self) -> str:
+        return PLATFORMS[self.platform].credentials_hint
+
+
+def cloud_settings(env: Mapping[str, str], platform: str) -> CloudSettings:
+    """The settings for `platform`, or `CloudConfigError` naming the variable to set."""
+    spec = PLATFORMS[platform]
+    base_url = _get(env, spec.base_url_var) or None
+    skip = bool(spec.skip_auth_var) and _truthy(_get(env, spec.skip_auth_var or ""))
+    if platform == "bedrock":
+        region = _get(env, "AWS_REGION") or _get(env, "AWS_DEFAULT_REGION")
+        if not region:
+            raise CloudConfigError(f"{spec.flag_var} is set but AWS_REGION is not: set AWS_REGION (e.g. "
+                                   "us-east-1) to the region that serves your Claude models.")
+        return CloudSettings(platform, region=region, base_url=base_url, skip_auth=skip,
+                             api_key=_get(env, "AWS_BEARER_TOKEN_BEDROCK") or None)
+    if platform == "vertex":
+        region = _get(env, "CLOUD_ML_REGION")
+        project = _get(env, "ANTHROPIC_VERTEX_PROJECT_ID")
+        missing = [name for name, value in (("CLOUD_ML_REGION", region), ("ANTHROPIC_VERTEX_PROJECT_ID", project))
+                   if not value]
+        if missing:
+            raise CloudConfigError(f"{spec.flag_var} is set but {' and '.join(missing)} "
+                                   f"{'is' if len(missing) == 1 else 'are'} not: set "
+                                   f"{'them' if len(missing) > 1 else 'it'} (e.g. CLOUD_ML_REGION=us-east5, "
+                                   "ANTHROPIC_VERTEX_PROJECT_ID=your-gcp-project).")
+        return CloudSettings(platform, region=region, project_id=project, base_url=base_url, skip_auth=skip)
+    resource = _get(env, "ANTHROPIC_FOUNDRY_RESOURCE") or None
+    if not (resource or base_url):
+        raise CloudConfigError(f"{spec.flag_var} is set but neither ANTHROPIC_FOUNDRY_RESOURCE nor "
+                               "ANTHROPIC_FOUNDRY_BASE_URL is: set one to your Foundry resource.")
+    key = _get(env, "ANTHROPIC_FOUNDRY_API_KEY")
+    if not key:
+        raise CloudConfigError(f"{spec.flag_var} is set but ANTHROPIC_FOUNDRY_API_KEY is not: set it to your "
+                               "Foundry resource's key.")
+    return CloudSettings(platform, base_url=base_url, resource=resource, api_key=key)
+
+
+# -- model ids ------------------------------------------------------------------------------------------
+_DATED = re.compile(r"^(?P<base>claude-[a-z0-9-]+?)-(?P<date>\d{8})$")
+_BEDROCK_ID = re.compile(r"^(?:(?:us|eu|apac|jp|au|global|us-gov)\.)?anthropic\.(?P<id>[a-z0-9.-]+?)"
+                         r"(?:-v\d+(?::\d+)?)?$")
+
+
+def _bedrock_geo(region: str | None) -> str:
+    """The cross-region inference profile a region belongs to (Bedrock's `us.`, `eu.`, `apac.`, ... prefix)."""
+    region = (region or "").lower()
+    if region.startswith("us-gov"):
+        return "us-gov"
+    if region.startswith(("us-", "ca-", "sa-", "mx-")):
+        return "us"
+    if region.startswith("eu-"):
+        return "eu"
+    if region == "ap-northeast-1":
+        return "jp"
+    if region in ("ap-southeast-2", "ap-southeast-4"):
+        return "au"
+    if region.startswith("ap-"):
+        return "apac"
+    return "global"
+
+
+def platform_model_id(platform: str | None, model: str, region: str | None = None) -> str:
+    """The id `platform` expects for the Claude model `model`; an id already in the platform's form (a
+    Bedrock profile or ARN, a Vertex `@` version) is sent as given.
+
+    Bedrock: `{geo}.anthropic.{model}-v1:0` (the cross-region profile of the region); Vertex: a dated id
+    becomes `base@date`; Foundry takes the plain id.
+    """
+    if platform == "bedrock":
+        if model.startswith("arn:") or "anthropic." in model:
+            return model
+        return f"{_bedrock_geo(region)}.anthropic.{model}-v1:0"
+    if platform == "vertex":
+        if "@" in model:
+            return model
+        dated = _DATED.match(model)
+        return f"{dated['base']}@{dated['date']}" if dated else model
+    return model
+
+
+def canonical_model(model: str) -> str:
+    """The plain Claude id of a platform's model id (for limits and prices): `us.anthropic.claude-x-20250101
+    -v1:0` → `claude-x-20250101`, `claude-x@20250101` → `claude-x-20250101`; anything else unchanged."""
+    name = model.strip()
+    if name.startswith("arn:"):
+        name = name.rsplit("/", 1)[-1]
+    bedrock = _BEDROCK_ID.match(name)
+    if bedrock:
+        return bedrock["id"]
+    if name.startswith("claude-") and "@" in name:
+        base, _, version = name.partition("@")
+        return f"{base}-{version}" if version.isdigit() else base
+    return model
+
+
+# -- the SDK's clients ------------------------------------------------------------------------------------
+def make_cloud_client(settings: CloudSettings, timeout: float) -> Any:
+    """The SDK's async client for the platform: our retries (none of its own), redirects not followed."""
+    from tui_agent.core.providers.background_import import wait_for_import
+
+    wait_for_import()
+    import anthropic
+
+    http_client = anthropic.DefaultAsyncHttpxClient(follow_redirects=False)
+    common: dict[str, Any] = {"max_retries": 0, "timeout": timeout, "http_client": http_client}
+    if settings.base_url:
+        common["base_url"] = settings.base_url
+    try:
+        if settings.platform == "bedrock":
+            return _bedrock_client(anthropic, settings, common)
+        if settings.platform == "vertex":
+            return _vertex_client(anthropic, settings, common)
+        return anthropic.AsyncAnthropicFoundry(api_key=settings.api_key, resource=settings.resource, **common)
+    except ImportError as error:  # botocore / google-auth: the platform's extra is not installed
+        from tui_agent.core.providers.base import ProviderError
+
+        extra = PLATFORMS[settings.platform].pip_extra
+        raise ProviderError(f"{settings.label} needs a package that is not installed ({error.name}): "
+                            f"pip install 'tui-agent[{extra}]'.") from error
+
+
+def _bedrock_client(anthropic: Any, settings: CloudSettings, common: dict[str, Any]) -> Any:
+    if settings.skip_auth:
+        class _GatewayBedrock(anthropic.AsyncAnthropicBedrock):  # type: ignore[misc, name-defined]
+            """A gateway in front of Bedrock signs for us: send the request as it is."""
+
+            async def _prepare_request(self, request: Any) -> None:
+                return None
+
+        return _GatewayBedrock(aws_region=settings.region, api_key="gateway", **common)
+    _needs("botocore")
+    if settings.api_key:
+        return anthropic.AsyncAnthropicBedrock(aws_region=settings.region, api_key=settings.api_key, **common)
+    return anthropic.AsyncAnthropicBedrock(aws_region=settings.region, **common)
+
+
+def _vertex_client(anthropic: Any, settings: CloudSettings, common: dict[str, Any]) -> Any:
+    if settings.skip_auth:
+        return anthropic.AsyncAnthropicVertex(region=settings.region, project_id=settings.project_id,
+                                              access_token="gateway", **common)
+    _needs("google.auth")
+    return anthropic.AsyncAnthropicVertex(region=settings.region, project_id=settings.project_id, **common)
+
+
+def _needs(module: str) -> None:
+    """Fail at client creation, with the extra to install, rather than at the first call's signing."""
+    import importlib
+
+    importlib.import_module(module)
