@@ -331,7 +331,7 @@ class FakeAnthropic(FakeServer):
             self.usages.append(usage)
         return stream_reply(item, usage=usage)
 
-    def _cache_usage(self, body: dict[str, Any], total: int) -> dict[str, int]:
+    def _cache_usage(self, body: dict[str, Any], total: int) -> dict[str, Any]:
         """Simulated prompt caching, as the API documents it.
 
         Each breakpoint writes the prefix ending there; a later request reads the longest written prefix
@@ -357,10 +357,13 @@ class FakeAnthropic(FakeServer):
                         break
             written = max(sizes[marks[-1]] - read, 0) if marks else 0
             self.cache.update(keys[i] for i in marks)
+        hour = '"ttl": "1h"' in json.dumps(body)  # the API splits the writes by the breakpoints' TTL
         return {
             "input_tokens": max(total - read - written, 1),
             "cache_creation_input_tokens": written,
             "cache_read_input_tokens": read,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0 if hour else written,
+                               "ephemeral_1h_input_tokens": written if hour else 0},
         }
 
 

@@ -67,3 +67,53 @@ def test_the_flag_reaches_the_wire_body(tmp_path):
     assert out.returncode == 0, out.stderr
     body = json.loads(out.stdout)
     assert _marks(body) and all(m.get("ttl") == "1h" for m in _marks(body))
+
+
+async def test_hour_writes_are_read_from_the_usage_and_priced_twice_the_input(fake_anthropic):
+    """The API splits the writes by TTL (`usage.cache_creation`); an hour's write costs 2x the input, so the
+    dollar line must not price it as a 5-minute write (1.25x)."""
+    from tui_agent.core.providers.base import StreamDone, UsageInfo
+    from tui_agent.core.providers.models import cost_usd
+
+    fake_anthropic.replies = [text("ok")]
+    provider = AnthropicProvider(api_key="test-key", base_url=fake_anthropic.base_url, model="claude-sonnet-4-5",
+                                 retry=FAST_RETRY, cache_ttl="1h")
+    items = await collect(provider.stream(ModelRequest(model="claude-sonnet-4-5", system="s " * 600, tools=[], max_tokens=64,
+                                                       messages=[user_text("a")])))
+    await provider.aclose()
+    usage = next(i for i in items if isinstance(i, StreamDone)).usage
+    assert usage.cache_creation_input_tokens > 0 and usage.cache_write_1h == usage.cache_creation_input_tokens
+    five = UsageInfo(0, 0, 1_000_000, 0)
+    hour = UsageInfo(0, 0, 1_000_000, 0, cache_write_1h=1_000_000)
+    assert cost_usd("claude-sonnet-4-5", five) == 3.0 * 1.25 and cost_usd("claude-sonnet-4-5", hour) == 3.0 * 2
+
+
+def test_a_session_on_the_hour_cache_prices_and_journals_its_writes(tmp_path):
+    """-p on the 1-hour cache against the fake: the journal keeps the hour writes and the dollar figure
+    prices them at 2x; a resume reads them back."""
+    from tests.fakes.fake_anthropic import FakeAnthropic
+    from tests.e2e.conftest import cli_env
+    from tui_agent.core.journal.reader import read_journal
+    from tui_agent.core.providers.base import UsageInfo
+    from tui_agent.core.providers.models import cost_usd
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with FakeAnthropic([text("Done.")]) as fake:
+        env = cli_env(tmp_path, fake, ENABLE_PROMPT_CACHING_1H="1", ANTHROPIC_MODEL="claude-sonnet-4-5",
+                      TUI_AGENT_DATA_DIR=str(tmp_path / "data"))
+        done = subprocess.run([sys.executable, "-m", "tui_agent", "-p", "hello"], cwd=workspace, env=env,
+                              capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stderr
+        assert fake.violations == []
+    journal = next((tmp_path / "data").rglob("*.jsonl"))
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    usage = next(r for r in records if r.get("type") == "usage")
+    assert usage["cache_write_1h"] == usage["cache_creation_input_tokens"] > 0
+    info = UsageInfo(usage["input_tokens"], usage["output_tokens"], usage["cache_creation_input_tokens"],
+                     usage["cache_read_input_tokens"], usage["cache_write_1h"])
+    assert usage["cost_usd"] == cost_usd("claude-sonnet-4-5", info)
+    assert usage["cost_usd"] > cost_usd("claude-sonnet-4-5", UsageInfo(*[info.input_tokens, info.output_tokens,
+                                                                          info.cache_creation_input_tokens, 0]))
+    load = read_journal(journal)
+    assert load.usage[-1].cache_write_1h == usage["cache_write_1h"]

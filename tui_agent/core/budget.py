@@ -185,8 +185,7 @@ class BudgetLedger:
             self.major_events = [swapped.get(id(entry), entry) for entry in self.major_events]
 
     def _on_usage(self, usage: ev.Usage) -> None:
-        cost = cost_usd(self.model, UsageInfo(usage.input_tokens, usage.output_tokens,
-                                              usage.cache_creation_input_tokens, usage.cache_read_input_tokens))
+        cost = cost_usd(self.model, UsageInfo.of(usage))
         if cost is None:
             self.unpriced_calls += 1
         else:

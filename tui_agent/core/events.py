@@ -118,6 +118,7 @@ class Usage:
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
     purpose: Literal["call", "summary"] = "call"  # a summary call's usage counts in cost, not as a call
+    cache_write_1h: int = 0  # of the cache writes, those at the 1-hour TTL (priced 2x, not 1.25x)
 
     @property
     def context_tokens(self) -> int:

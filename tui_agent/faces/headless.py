@@ -78,8 +78,7 @@ def _earlier_cost(model: str, usages: list[ev.Usage]) -> float | None:
     from tui_agent.core.providers.base import UsageInfo
     from tui_agent.core.providers.models import cost_usd
 
-    costs = [cost_usd(model, UsageInfo(u.input_tokens, u.output_tokens, u.cache_creation_input_tokens,
-                                       u.cache_read_input_tokens)) for u in usages]
+    costs = [cost_usd(model, UsageInfo.of(u)) for u in usages]
     return sum(c for c in costs if c is not None) if costs and None not in costs else None
 
 

@@ -16,7 +16,9 @@ The provider's `StreamDone.stop_reason` is all this reads, so it holds whichever
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import AsyncIterator
+from typing import AsyncIterator, Literal
+
+from tui_agent.core import events as ev
 
 from tui_agent.core.messages import blocks, clean_message
 from tui_agent.core.providers.base import (
@@ -95,11 +97,18 @@ def _output_tokens(usage: UsageInfo | None) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+def usage_event(call: int, usage: UsageInfo, purpose: Literal["call", "summary"] = "call") -> ev.Usage:
+    """The engine event for a call's (checked) usage: every count the API reported, the hour's writes too."""
+    return ev.Usage(call, usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens,
+                    usage.cache_read_input_tokens, purpose, usage.cache_write_1h)
+
+
 def checked_usage(usage: UsageInfo) -> tuple[UsageInfo | None, str | None]:
     """`usage` with whole-number fields, or (None, why) when a field is not a number: the answer it came
     with is already in history and shown, so a usage the engine cannot read costs a warning, not the turn."""
     fields = {}
-    for name in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+    for name in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                 "cache_write_1h"):
         value = getattr(usage, name, 0)
         if value is None:
             value = 0

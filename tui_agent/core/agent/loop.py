@@ -17,7 +17,7 @@ from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.too_long import fit_output_reserve, too_long_numbers
-from tui_agent.core.agent.answer_stream import checked_usage, stream_answer
+from tui_agent.core.agent.answer_stream import checked_usage, stream_answer, usage_event
 from tui_agent.core.cache_clock import went_cold
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
 from tui_agent.core.compaction.protocol import CompactorProtocol
@@ -269,8 +269,7 @@ async def run_turn(
             if u is not None:
                 config.compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
                 state.answered_at = time.monotonic()
-                yield ev.Usage(state.calls, u.input_tokens, u.output_tokens,
-                               u.cache_creation_input_tokens, u.cache_read_input_tokens)
+                yield usage_event(state.calls, u)
             if not uses:
                 pending.clear()
                 if denied_in_turn:
@@ -326,8 +325,7 @@ async def summarise(compactor: CompactorProtocol, config: LoopConfig, system: st
     outcome = await run_summary(config.provider, system, schemas, summary_messages(before, dropped, focus))
     if outcome.usage is not None:
         u = outcome.usage
-        yield ev.Usage(call, u.input_tokens, u.output_tokens, u.cache_creation_input_tokens,
-                       u.cache_read_input_tokens, purpose="summary")
+        yield usage_event(call, u, "summary")
     yield ev.SummaryWritten(call, outcome.text, outcome.error, dropped)
     if outcome.error:
         trace.trace("compact.summary", call=call, ok="false", error=outcome.error)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
+from tui_agent.core.agent.answer_stream import usage_event
 from tui_agent.core.compaction.summary import run_summary, summary_messages
 from tui_agent.core.formats import plural
 
@@ -86,8 +87,7 @@ class BackgroundSummaries:
         outcome = await run_summary(provider, system, tools, messages)
         if outcome.usage is not None:
             u = outcome.usage
-            self.emit(ev.Usage(draft.call, u.input_tokens, u.output_tokens, u.cache_creation_input_tokens,
-                               u.cache_read_input_tokens, purpose="summary"))
+            self.emit(usage_event(draft.call, u, "summary"))
         if draft.state != "writing":  # the user wrote it meanwhile, or it went stale
             return
         draft.text, draft.error = outcome.text or "", outcome.error

@@ -138,7 +138,8 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         purpose: Literal["call", "summary"] = "summary" if record.get("purpose") == "summary" else "call"
         usage = ev.Usage(as_int(record["call"]), as_int(record["input_tokens"]), as_int(record["output_tokens"]),
                          as_int(record.get("cache_creation_input_tokens", 0)),
-                         as_int(record.get("cache_read_input_tokens", 0)), purpose)
+                         as_int(record.get("cache_read_input_tokens", 0)), purpose,
+                         as_int(record.get("cache_write_1h", 0)))
         calibration = as_float(record.get("calibration", load.calibration))
         cost = opt_float(record.get("cost_usd"))
         load.usage.append(usage)

@@ -170,7 +170,7 @@ class Journal:
                              cache_read_input_tokens=event.cache_read_input_tokens,
                              cost_usd=_cost(self.session.model, event),
                              calibration=self.session.calibration, calls=self.session.state.calls,
-                             **_purpose(event))
+                             **_purpose(event), **_hour_writes(event))
             case ev.PermissionAnswered():
                 self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
             case ev.ModelSwitched():
@@ -245,8 +245,12 @@ def _cost(model: str, usage: ev.Usage) -> float | None:
     from tui_agent.core.providers.base import UsageInfo
     from tui_agent.core.providers.models import cost_usd
 
-    return cost_usd(model, UsageInfo(usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens,
-                                     usage.cache_read_input_tokens))
+    return cost_usd(model, UsageInfo.of(usage))
+
+
+def _hour_writes(usage: ev.Usage) -> dict[str, Any]:
+    """The 1-hour cache writes, only when there are some (older journals and 5-minute sessions: no key)."""
+    return {"cache_write_1h": usage.cache_write_1h} if usage.cache_write_1h else {}
 
 
 def _header(session: "Session", parent: str | None, source: str | None) -> rec.Header:

@@ -40,7 +40,15 @@ def usage_from(usage: Mapping[str, Any] | Any | None) -> UsageInfo:
         output_tokens=count(usage.get("output_tokens")),
         cache_creation_input_tokens=count(usage.get("cache_creation_input_tokens")),
         cache_read_input_tokens=count(usage.get("cache_read_input_tokens")),
+        cache_write_1h=_hour_writes(usage.get("cache_creation")),
     )
+
+
+def _hour_writes(split: Any) -> int:
+    """The 1-hour share of the cache writes (`usage.cache_creation.ephemeral_1h_input_tokens`), 0 if absent."""
+    if split is not None and not isinstance(split, Mapping):
+        split = as_dict(split)
+    return count(split.get("ephemeral_1h_input_tokens")) if isinstance(split, Mapping) else 0
 
 
 def as_dict(value: Any) -> dict[str, Any]:

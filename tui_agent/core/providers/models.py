@@ -136,9 +136,11 @@ def cost_usd(model: str, usage: UsageInfo) -> float | None:
     if info.input_price is None or info.output_price is None:
         return None
     per = 1 / 1_000_000
+    hour = min(usage.cache_write_1h, usage.cache_creation_input_tokens)  # 1-hour writes cost 2x the input
     return (
         usage.input_tokens * info.input_price * per
         + usage.output_tokens * info.output_price * per
-        + usage.cache_creation_input_tokens * (info.cache_write_price() or 0) * per
+        + (usage.cache_creation_input_tokens - hour) * (info.cache_write_price() or 0) * per
+        + hour * info.input_price * 2 * per
         + usage.cache_read_input_tokens * (info.cache_read_price() or 0) * per
     )
