@@ -19,7 +19,6 @@ from dataclasses import replace
 from typing import AsyncIterator, Literal
 
 from tui_agent.core import events as ev
-
 from tui_agent.core.messages import blocks, clean_message
 from tui_agent.core.providers.base import (
     ModelRequest,
