@@ -1,0 +1,94 @@
+"""Compaction over ACP with the SDK's client side: the RFD's updates for a client that declares them, and
+the meter after `/compact`'s background summary (the next request grew: the client is told at once)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import PROTOCOL_VERSION, text_block
+
+from tests.acp.test_acp_client import TIMEOUT, RecordingClient, open_agent, workspace
+from tests.e2e.conftest import cli_env  # noqa: F401
+from tests.fakes.fake_anthropic import FakeAnthropic, text
+from tests.waiting import wait_until
+from tui_agent.core.compaction.summary import is_summary_request
+
+pytestmark = pytest.mark.asyncio
+SUMMARY = "## Retained context\n\n" + "The user asked about the sample project and its files; we read them. " * 30
+
+
+class RawClient(RecordingClient):
+    """The editor, plus every raw `session/update` it received: the SDK's client side cannot parse an
+    update its schema does not know yet (`compaction_update`), so the test reads the wire."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.raw: list[dict[str, Any]] = []
+
+    def observe(self, event: Any) -> None:
+        message = event.message
+        if event.direction == "incoming" and message.get("method") == "session/update":
+            self.raw.append(message["params"]["update"])
+
+    def raw_of(self, kind: str) -> list[dict[str, Any]]:
+        return [update for update in self.raw if update.get("sessionUpdate") == kind]
+
+
+def gated_model(release: threading.Event) -> Any:
+    """The fake Claude: long answers (something to drop), and a summary that waits for `release`."""
+
+    def respond(body: dict[str, Any]) -> Any:
+        if is_summary_request(body["messages"]):
+            release.wait(TIMEOUT)
+            return text(SUMMARY)
+        return text("Here is a long answer about the project. " * 60)
+
+    return respond
+
+
+async def test_compact_sends_the_rfds_updates_and_the_meter_follows_the_summary_into_the_next_request(
+        tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    release = threading.Event()
+    server = FakeAnthropic(model=gated_model(release))
+    client = RawClient()
+    with server:
+        async with await open_agent(client, tmp_path, model="claude-sonnet-4-5", server=server,
+                                    observers=[client.observe]) as (conn, _p):
+            # the SDK's ClientCapabilities cannot carry the RFD's capability yet: initialize on the wire
+            capabilities = {"fs": {"readTextFile": False, "writeTextFile": False}, "session": {"compaction": {}}}
+            await asyncio.wait_for(conn._conn.send_request("initialize", {
+                "protocolVersion": PROTOCOL_VERSION, "clientCapabilities": capabilities}), TIMEOUT)
+            sid = (await conn.new_session(cwd=str(root), mcp_servers=[])).session_id
+            for prompt in ("what is in this repo?", "tell me more", "and more", "what did we do?"):
+                await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block(prompt)]), TIMEOUT)
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("/compact")]), TIMEOUT)
+            assert "Compacted now" in client.answer_text()
+            (update,) = client.raw_of("compaction_update")
+            assert update["status"] == "completed" and "summary" not in update
+            facts = update["_meta"]["contextCompaction"]
+            assert facts["version"] == 1 and facts["trigger"] == "manual"
+            assert facts["postTokens"] < facts["preTokens"] and "durationMs" in facts
+            assert not [u for u in client.raw_of("tool_call") if "contextCompaction" in (u.get("_meta") or {})]
+            after_compact = client.raw_of("usage_update")[-1]["used"]
+            mark = len(client.raw)
+            release.set()  # the background summary is written now, between the client's requests
+            await wait_until(lambda: [u for u in client.raw[mark:] if u["sessionUpdate"] == "usage_update"],
+                             what="a usage update once the summary joined the next request", timeout=TIMEOUT)
+            patch = [u for u in client.raw[mark:] if u["sessionUpdate"] == "compaction_update"]
+            assert patch and patch[0]["compactionId"] == update["compactionId"]
+            assert patch[0]["summary"] == [{"type": "text", "text": SUMMARY.strip()}]
+            told = [u for u in client.raw[mark:] if u["sessionUpdate"] == "usage_update"][-1]["used"]
+            assert told > after_compact  # the summary is in the next request, and the meter says so
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("hi")]), TIMEOUT)
+    assert server.violations == []
+    sent = server.message_requests[-1]["body"]["messages"]
+    assert any("The user asked about the sample project" in str(message["content"]) for message in sent)
+    first_call = server.usages[-1]
+    real = first_call["input_tokens"] + first_call["cache_creation_input_tokens"] + first_call["cache_read_input_tokens"]
+    # the meter between turns is the next request (an estimate calibrated on the API's counts) plus "hi"
+    assert abs(real - told) <= 0.05 * real, (real, told, after_compact)
