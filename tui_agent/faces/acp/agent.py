@@ -128,9 +128,11 @@ class TuiAgent:
         session.listeners.append(lambda event: self._heard(session_id, state, event))
         state.notices += await session.start_background()
         self.sessions[session_id] = state
+        from tui_agent.faces.acp.client_fs import use_client_files
         from tui_agent.faces.acp.client_terminal import use_client_terminal
 
         use_client_terminal(session, self.conn, session_id, self.client_capabilities)
+        use_client_files(session, self.conn, session_id, self.client_capabilities)
         session.announce_next("opened")
         await self._send(session_id, schema.AvailableCommandsUpdate(
             session_update="available_commands_update", available_commands=advertised(session)))
