@@ -92,3 +92,41 @@ async def test_compact_sends_the_rfds_updates_and_the_meter_follows_the_summary_
     real = first_call["input_tokens"] + first_call["cache_creation_input_tokens"] + first_call["cache_read_input_tokens"]
     # the meter between turns is the next request (an estimate calibrated on the API's counts) plus "hi"
     assert abs(real - told) <= 0.05 * real, (real, told, after_compact)
+
+
+class ClientEnd:
+    """The client's end of the connection, in process: records updates; while the usage update that ends
+    a request is on its way, `meanwhile` runs once (what a background summary landing then does)."""
+
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+        self.meanwhile: Any = None
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(update)
+        if update.session_update == "usage_update" and self.meanwhile is not None:
+            change, self.meanwhile = self.meanwhile, None
+            change()
+        await asyncio.sleep(0)
+
+
+async def test_a_change_while_the_last_usage_update_is_on_its_way_is_sent_after_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_agent.faces.acp.agent import TuiAgent
+
+    for key, value in cli_env(tmp_path, TUI_AGENT_DATA_DIR=str(tmp_path / "data")).items():
+        monkeypatch.setenv(key, value)
+    root = workspace(tmp_path)
+    agent, client = TuiAgent(model="demo"), ClientEnd()
+    agent.on_connect(client)
+    await agent.initialize(protocol_version=PROTOCOL_VERSION)
+    sid = (await agent.new_session(cwd=str(root))).session_id
+    await agent.prompt(sid, [text_block("what is in this repo?")])
+    full = client.updates[-1].used
+    session = agent.sessions[sid].session
+    client.meanwhile = session.clear  # the next request changes while /context's update is being sent
+    await agent.prompt(sid, [text_block("/context")])
+    await wait_until(lambda: not agent.tasks, what="the updates sent after the request")
+    usages = [u.used for u in client.updates if u.session_update == "usage_update"]
+    assert usages[-2] == full and usages[-1] < full  # the meter ends on the next request: the cleared one
+    await agent.aclose()

@@ -56,6 +56,7 @@ class AcpSession:
     # A request of the client is being answered: it sends the next request's usage when it is done. Between
     # requests, a change of the next request (a summary written in the background) is sent on its own.
     busy: bool = True
+    told: ev.NextRequestChanged | None = None  # the next request whose figures the client was sent last
 
 
 class TuiAgent:
@@ -137,7 +138,7 @@ class TuiAgent:
         await self._send(session_id, schema.AvailableCommandsUpdate(
             session_update="available_commands_update", available_commands=advertised(session)))
         await self._send_next_usage(session_id, state)
-        state.busy = False
+        self._idle(session_id, state)
         return session_id
 
     def _heard(self, session_id: str, state: AcpSession, event: Any) -> None:
@@ -149,6 +150,13 @@ class TuiAgent:
         elif isinstance(event, ev.SummaryWritten):
             for update in state.compactions.summary_updates(event.call, event.summary):
                 self._later(self._send(session_id, update))
+
+    def _idle(self, session_id: str, state: AcpSession) -> None:
+        """The client's request is answered. A change that came while its last update was on its way is
+        sent now: the client's meter always ends on the next request."""
+        state.busy = False
+        if state.next_request is not state.told:
+            self._later(self._send_next_usage(session_id, state))
 
     def _later(self, coroutine: Any) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -176,7 +184,7 @@ class TuiAgent:
 
     async def _send_next_usage(self, session_id: str, state: AcpSession) -> None:
         """The meter between turns: the next request's figures, as the panel draws them."""
-        told = state.next_request
+        told = state.told = state.next_request
         if told is None:
             return
         ledger = state.session.budget
@@ -194,7 +202,7 @@ class TuiAgent:
         try:
             return await self._answer(session_id, state, prompt_text(prompt))
         finally:
-            state.busy = False
+            self._idle(session_id, state)
 
     async def _answer(self, session_id: str, state: AcpSession, text: str) -> schema.PromptResponse:
         if text.lstrip().startswith("/"):
