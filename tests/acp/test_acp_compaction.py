@@ -130,3 +130,27 @@ async def test_a_change_while_the_last_usage_update_is_on_its_way_is_sent_after_
     usages = [u.used for u in client.updates if u.session_update == "usage_update"]
     assert usages[-2] == full and usages[-1] < full  # the meter ends on the next request: the cleared one
     await agent.aclose()
+
+
+async def test_an_automatic_compaction_is_the_adapters_tool_call_with_trigger_automatic(tmp_path: Path) -> None:
+    """The demo model (a 24k window) over a workspace whose files fill it: the engine compacts on the way
+    to a call, and the client sees the adapters' shape (no RFD capability declared)."""
+    root = workspace(tmp_path)
+    names = [f"module_{n}.py" for n in range(12)]
+    for name in names:
+        (root / name).write_text(f"# {name}\n" + "VALUE = 'a line of generated source code, long enough to count'\n" * 300)
+    client = RawClient()
+    async with await open_agent(client, tmp_path, observers=[client.observe]) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        sid = (await conn.new_session(cwd=str(root), mcp_servers=[])).session_id
+        for name in names:
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block(f"read {name}")]), TIMEOUT)
+    automatic = [u for u in client.raw_of("tool_call") if "contextCompaction" in (u.get("_meta") or {})]
+    assert automatic and client.raw_of("compaction_update") == []
+    for update in automatic:
+        facts, ours = update["_meta"]["contextCompaction"], update["_meta"]["tuiAgent"]
+        assert (update["kind"], update["title"], update["status"]) == ("think", "Compact conversation", "in_progress")
+        assert facts["version"] == 1 and facts["trigger"] == "automatic" and "durationMs" not in facts
+        assert facts["postTokens"] <= facts["preTokens"] and ours["kinds"] and ours["call"] >= 1
+    done = {u["toolCallId"]: u["status"] for u in client.raw_of("tool_call_update")}
+    assert all(done[u["toolCallId"]] == "completed" for u in automatic)
