@@ -132,19 +132,27 @@ async def test_a_change_while_the_last_usage_update_is_on_its_way_is_sent_after_
     await agent.aclose()
 
 
-async def test_an_automatic_compaction_is_the_adapters_tool_call_with_trigger_automatic(tmp_path: Path) -> None:
+async def fill_the_demos_window(client: RawClient, tmp_path: Path, rfd: bool) -> None:
     """The demo model (a 24k window) over a workspace whose files fill it: the engine compacts on the way
-    to a call, and the client sees the adapters' shape (no RFD capability declared)."""
+    to a call (cuts, masks, then drops with a summary)."""
     root = workspace(tmp_path)
     names = [f"module_{n}.py" for n in range(12)]
     for name in names:
         (root / name).write_text(f"# {name}\n" + "VALUE = 'a line of generated source code, long enough to count'\n" * 300)
-    client = RawClient()
     async with await open_agent(client, tmp_path, observers=[client.observe]) as (conn, _process):
-        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        if rfd:
+            await asyncio.wait_for(conn._conn.send_request("initialize", {
+                "protocolVersion": PROTOCOL_VERSION, "clientCapabilities": {"session": {"compaction": {}}}}), TIMEOUT)
+        else:
+            await conn.initialize(protocol_version=PROTOCOL_VERSION)
         sid = (await conn.new_session(cwd=str(root), mcp_servers=[])).session_id
         for name in names:
             await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block(f"read {name}")]), TIMEOUT)
+
+
+async def test_an_automatic_compaction_is_the_adapters_tool_call_with_trigger_automatic(tmp_path: Path) -> None:
+    client = RawClient()
+    await fill_the_demos_window(client, tmp_path, rfd=False)
     automatic = [u for u in client.raw_of("tool_call") if "contextCompaction" in (u.get("_meta") or {})]
     assert automatic and client.raw_of("compaction_update") == []
     for update in automatic:
@@ -154,3 +162,18 @@ async def test_an_automatic_compaction_is_the_adapters_tool_call_with_trigger_au
         assert facts["postTokens"] <= facts["preTokens"] and ours["kinds"] and ours["call"] >= 1
     done = {u["toolCallId"]: u["status"] for u in client.raw_of("tool_call_update")}
     assert all(done[u["toolCallId"]] == "completed" for u in automatic)
+
+
+async def test_an_automatic_drop_reaches_an_rfd_client_as_a_compaction_patched_with_its_summary(
+        tmp_path: Path) -> None:
+    client = RawClient()
+    await fill_the_demos_window(client, tmp_path, rfd=True)
+    assert not [u for u in client.raw_of("tool_call") if "contextCompaction" in (u.get("_meta") or {})]
+    updates = client.raw_of("compaction_update")
+    firsts = {u["compactionId"]: u for u in reversed(updates)}  # the first update of each id
+    assert firsts and all(u["_meta"]["contextCompaction"]["trigger"] == "automatic" for u in firsts.values())
+    assert all(u["status"] == "completed" for u in updates)
+    drops = [i for i, u in firsts.items() if "drop" in u["_meta"]["tuiAgent"]["kinds"]]
+    summaries = {u["compactionId"]: u["summary"] for u in updates if "summary" in u}
+    assert drops and set(summaries) <= set(firsts) and set(drops) & set(summaries)
+    assert all(summary[0]["type"] == "text" and summary[0]["text"] for summary in summaries.values())
