@@ -94,3 +94,27 @@ async def test_without_the_clients_file_system_the_tools_use_the_disk(tmp_path: 
     results = tool_results(server)
     assert "return 42" in str(results["toolu_r"]["content"]) and not results["toolu_e"].get("is_error")
     assert client.reads == client.writes == [] and app.read_text() == "def main():\n    return 7\n"
+
+
+async def test_a_buffer_is_numbered_as_read_numbers_the_same_file_on_disk(tmp_path: Path) -> None:
+    """CRLF, a BOM, a long file: the editor's text and the disk's read the same to the model."""
+    from types import SimpleNamespace
+
+    from tui_agent.core.tools.base import ToolContext
+    from tui_agent.core.tools.read import ReadTool
+    from tui_agent.faces.acp.client_fs import ClientFiles, ClientRead
+
+    path = tmp_path / "crlf.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + b"".join(b"line %d\r\n" % n for n in range(2500)))
+
+    class Editor:
+        async def read_text_file(self, path: str, session_id: str, **kwargs: Any) -> Any:
+            return SimpleNamespace(content=Path(path).read_bytes().decode("utf-8"))
+
+    for tool_input in ({"file_path": str(path)}, {"file_path": str(path), "offset": 2400, "limit": 50}):
+        disk = await ReadTool().call(tool_input, ToolContext(workspace=tmp_path))
+        ctx = ToolContext(workspace=tmp_path)
+        editor = await ClientRead(ClientFiles(Editor(), "s")).call(tool_input, ctx)
+        same = editor.content == disk.content  # (not compared in the assert: a diff of 2,500 lines is slow)
+        assert same and "\r" not in str(editor.content), str(editor.content)[:300]
+        assert ctx.read_files[str(path)] == path.stat().st_mtime  # Edit's read-first rule is satisfied

@@ -82,7 +82,7 @@ class ClientRead(ReadTool):
         offset = max(int(tool_input.get("offset") or 1), 1)
         limit = int(tool_input.get("limit") or DEFAULT_LIMIT)
         shown = display_path(path, ctx.workspace)
-        content = (numbered_text(io.StringIO(text.removeprefix("\ufeff")), shown, offset, limit)
+        content = (numbered_text(io.StringIO(text.removeprefix("\ufeff"), newline=None), shown, offset, limit)
                    if text else f"(The file {shown} exists but is empty.)")
         mtime = _disk_mtime(path)  # Edit's read-first rule compares the disk's time, as for a disk Read
         if mtime is not None:
