@@ -70,10 +70,10 @@ def agent_args(model: str | None) -> list[str]:
 
 
 async def open_agent(client: RecordingClient, tmp_path: Path, model: str | None = "demo",
-                     server: FakeAnthropic | None = None):
+                     server: FakeAnthropic | None = None, **connection: Any):
     tmp_path.mkdir(parents=True, exist_ok=True)
     return spawn_agent_process(client, sys.executable, *agent_args(model), env=agent_env(tmp_path, server),
-                               cwd=str(tmp_path))
+                               cwd=str(tmp_path), **connection)
 
 
 def workspace(tmp_path: Path) -> Path:

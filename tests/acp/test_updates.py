@@ -6,11 +6,13 @@ from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.messages import user_text
-from tui_agent.faces.acp.updates import (
-    compaction_updates,
-    session_updates,
-    usage_update,
+from tui_agent.faces.acp.compaction import (
+    CompactionReport,
+    CompactionReporter,
+    declares_compaction,
+    tool_lifecycle,
 )
+from tui_agent.faces.acp.updates import session_updates, usage_update
 
 
 def test_text_thinking_and_tools_map_to_their_update_kinds() -> None:
@@ -48,13 +50,40 @@ def test_usage_update_is_the_ledgers_meter_with_the_last_calls_cache_split() -> 
     assert update.cost is not None and update.cost.currency == "USD" and update.cost.amount == round(ledger.cost, 6)
 
 
-def test_a_compaction_is_a_synthetic_tool_lifecycle_with_context_compaction_meta() -> None:
-    start, done = compaction_updates("compact-1", "Compacted", "manual", 9_000, 2_000, 35)
-    assert (start.session_update, start.status, done.session_update, done.status) == \
-        ("tool_call", "in_progress", "tool_call_update", "completed")
-    meta = start.field_meta["contextCompaction"]
-    assert meta == {"trigger": "manual", "preTokens": 9_000, "postTokens": 2_000, "durationMs": 35}
+def test_a_compaction_is_the_adapters_tool_lifecycle_with_their_context_compaction_keys() -> None:
+    """claude-agent-acp #991 and codex-acp #396: kind think, title "Compact conversation",
+    `_meta.contextCompaction` = {version 1, trigger manual|automatic, preTokens, postTokens, durationMs?};
+    our own figures only under `_meta.tuiAgent`."""
+    report = CompactionReport("compaction-1", "manual", 9_000, 2_000, "dropped 3 old messages", 35, {"focus": ""})
+    start, done = tool_lifecycle(report)
+    assert (start.session_update, start.kind, start.title, start.status) == \
+        ("tool_call", "think", "Compact conversation", "in_progress")
+    assert (done.session_update, done.status, done.title) == ("tool_call_update", "completed", "Compact conversation")
+    assert start.field_meta["contextCompaction"] == {"version": 1, "trigger": "manual", "preTokens": 9_000,
+                                                     "postTokens": 2_000, "durationMs": 35}
+    assert start.field_meta["tuiAgent"] == {"line": "dropped 3 old messages", "focus": ""}
     assert done.field_meta == start.field_meta
+
+
+def test_a_client_that_declares_the_rfds_capability_gets_compaction_updates_patched_with_the_summary() -> None:
+    assert declares_compaction({"method": "initialize", "params": {
+        "clientCapabilities": {"session": {"compaction": {}}}}}) is True
+    for params in ({}, {"clientCapabilities": {}}, {"clientCapabilities": {"session": None}},
+                   {"clientCapabilities": {"session": {"compaction": None}}}):
+        assert declares_compaction({"method": "initialize", "params": params}) is False
+    assert declares_compaction({"method": "session/new", "params": {}}) is None
+    reporter = CompactionReporter(rfd=True)
+    report = CompactionReport(reporter.next_id(), "manual", 9_000, 2_000, "dropped", 35)
+    (update,) = reporter.updates(report, call=4)
+    assert (update["sessionUpdate"], update["compactionId"], update["status"]) == \
+        ("compaction_update", "compaction-1", "completed")
+    assert "summary" not in update and update["_meta"]["contextCompaction"]["preTokens"] == 9_000
+    (patch,) = reporter.summary_updates(4, "## Retained\nthe user wants X")
+    assert patch["compactionId"] == "compaction-1" and patch["status"] == "completed"
+    assert patch["summary"] == [{"type": "text", "text": "## Retained\nthe user wants X"}]
+    assert reporter.summary_updates(5, "another call's") == [] and reporter.summary_updates(4, None) == []
+    assert reporter.next_id() == "compaction-2"  # never reused, even when the call numbers restart
+    assert CompactionReporter().summary_updates(4, "x") == []  # the adapters keep the summary internal
 
 
 def test_an_automatic_compaction_event_is_reported_with_its_tokens_before_and_after() -> None:
@@ -67,7 +96,8 @@ def test_an_automatic_compaction_event_is_reported_with_its_tokens_before_and_af
     start, done = session_updates(reported, BudgetLedger())
     meta = start.field_meta["contextCompaction"]
     assert (start.session_update, start.kind, done.status) == ("tool_call", "think", "completed")
-    assert meta["trigger"] == "auto" and "drop" in meta["kinds"]
+    assert meta["trigger"] == "automatic" and "durationMs" not in meta  # not timed apart: said so by omission
+    assert "drop" in start.field_meta["tuiAgent"]["kinds"] and start.field_meta["tuiAgent"]["call"] == event.call
     assert (meta["preTokens"], meta["postTokens"]) == (event.tokens_before, event.tokens_after)
     assert meta["postTokens"] < meta["preTokens"]
     quiet = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000, enabled=True))

@@ -35,7 +35,7 @@ DESCRIPTION = """Performs exact string replacements in files.
 
 
 @dataclass
-class _Plan:
+class EditPlan:
     """What an edit would do: the bytes before and after, and where the first change lands."""
 
     path: Path
@@ -83,7 +83,7 @@ class EditTool(Tool):
     def permission_preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
         """The unified diff of the edit, or why it would fail (so the user is not asked blind)."""
         try:
-            plan = _plan(tool_input, ctx, check_read=False)
+            plan = plan_edit(tool_input, ctx, check_read=False)
         except ToolError as error:
             raw = tool_input.get("file_path")
             old, new = tool_input.get("old_string"), tool_input.get("new_string")
@@ -104,7 +104,7 @@ class EditTool(Tool):
 
 
 def _edit(tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    plan = _plan(tool_input, ctx, check_read=True)
+    plan = plan_edit(tool_input, ctx, check_read=True)
     if plan.created:
         ensure_parent(plan.path, plan.shown)
     try:
@@ -114,6 +114,11 @@ def _edit(tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     except OSError as error:
         raise ToolError(f"Cannot write {plan.shown}: {error.strerror or error}") from None
     record_mtime(ctx, plan.path)
+    return edit_result(plan, tool_input)
+
+
+def edit_result(plan: EditPlan, tool_input: dict[str, Any]) -> ToolOutput:
+    """What the model reads after the edit is written (wherever it was written)."""
     if plan.created:
         return ToolOutput(f"File created successfully at: {plan.shown}")
     if tool_input.get("replace_all"):
@@ -124,8 +129,9 @@ def _edit(tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(head + "\n" + _snippet(plan))
 
 
-def _plan(tool_input: dict[str, Any], ctx: ToolContext, check_read: bool) -> _Plan:
-    """Check the edit in Claude Code's order and compute the new text, without writing anything."""
+def plan_edit(tool_input: dict[str, Any], ctx: ToolContext, check_read: bool, current: bytes | None = None) -> EditPlan:
+    """Check the edit in Claude Code's order and compute the new text, without writing anything.
+    `current`: the file's text as the editor holds it (its unsaved buffer), instead of the disk's."""
     raw = str(tool_input.get("file_path", ""))
     old = tool_input.get("old_string")
     new = tool_input.get("new_string")
@@ -141,7 +147,7 @@ def _plan(tool_input: dict[str, Any], ctx: ToolContext, check_read: bool) -> _Pl
         info = path.stat()
     except FileNotFoundError:
         if old == "":
-            return _Plan(path, shown, "", new, 1, 0, new.count("\n") + 1, b"", created=True)
+            return EditPlan(path, shown, "", new, 1, 0, new.count("\n") + 1, b"", created=True)
         raise ToolError(
             f"File does not exist: {shown}. Check the path, or create the file with the Write tool."
         ) from None
@@ -171,7 +177,7 @@ def _plan(tool_input: dict[str, Any], ctx: ToolContext, check_read: bool) -> _Pl
             "replace the whole file."
         )
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if current is None else current
     except OSError as error:
         raise ToolError(f"Cannot read {shown}: {error.strerror or error}") from None
     if b"\x00" in data[:8192]:
@@ -183,7 +189,7 @@ def _plan(tool_input: dict[str, Any], ctx: ToolContext, check_read: bool) -> _Pl
         raise ToolError(f"{shown} is not valid UTF-8 text; Edit only changes UTF-8 text files.") from None
     new_text, count, first_line = _replace_keeping_endings(text, old, new, replace_all, shown)
     new_lines = new.count("\n") + 1
-    return _Plan(path, shown, text, new_text, count, first_line, new_lines, prefix)
+    return EditPlan(path, shown, text, new_text, count, first_line, new_lines, prefix)
 
 
 def _replace_keeping_endings(text: str, old: str, new: str, replace_all: bool, shown: str) -> tuple[str, int, int]:
@@ -228,7 +234,7 @@ def _clip(text: str, limit: int = 500) -> str:
     return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
 
 
-def _snippet(plan: _Plan) -> str:
+def _snippet(plan: EditPlan) -> str:
     """Numbered lines around the first change, so the model sees the result without a re-Read."""
     lines = plan.new_text.replace("\r\n", "\n").split("\n")
     if len(lines) > 1 and lines[-1] == "":

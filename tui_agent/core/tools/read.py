@@ -127,7 +127,12 @@ def _text(path: Path, shown: str, offset: int, limit: int, size: int) -> str:
                 f"{shown} looks like a binary file (it contains NUL bytes); Read only shows text files."
             )
     with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
-        part = _stream(handle, offset, limit)
+        return numbered_text(handle, shown, offset, limit)
+
+
+def numbered_text(handle: TextIO, shown: str, offset: int, limit: int) -> str:
+    """What Read shows of a text (a file on disk, or an editor's buffer): numbered lines, or why none."""
+    part = _stream(handle, offset, limit)
     if not part.lines:
         if part.total == 0:
             return f"(The file {shown} exists but is empty.)"

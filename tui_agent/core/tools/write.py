@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +140,23 @@ def _existing_text(path: Path) -> str | None:
         return None
 
 
-def _write(raw: str, content: str, ctx: ToolContext) -> ToolOutput:
+@dataclass(frozen=True)
+class WriteTarget:
+    """A write that passed every check: where, as shown to the model, the bytes, and whether it existed."""
+
+    path: Path
+    shown: str
+    data: bytes
+    existed: bool
+
+    def result(self) -> ToolOutput:
+        if self.existed:
+            return ToolOutput(f"File at {self.shown} has been updated successfully.")
+        return ToolOutput(f"File created successfully at: {self.shown}")
+
+
+def write_target(raw: str, content: str, ctx: ToolContext) -> WriteTarget:
+    """Write's refusals (too large, `.git/`, not a file), then its missing folders; raises ToolError."""
     data = content.encode("utf-8", errors="replace")
     if len(data) > MAX_WRITE_BYTES:
         raise ToolError(
@@ -153,6 +170,12 @@ def _write(raw: str, content: str, ctx: ToolContext) -> ToolOutput:
     if existed and not path.is_file():
         raise ToolError(f"{shown} is not a regular file; Write only writes files.")
     ensure_parent(path, shown)
+    return WriteTarget(path, shown, data, existed)
+
+
+def _write(raw: str, content: str, ctx: ToolContext) -> ToolOutput:
+    target = write_target(raw, content, ctx)
+    path, shown, data = target.path, target.shown, target.data
     try:
         write_atomic(path, data)
     except PermissionError:
@@ -160,6 +183,4 @@ def _write(raw: str, content: str, ctx: ToolContext) -> ToolOutput:
     except OSError as error:
         raise ToolError(f"Cannot write {shown}: {error.strerror or error}") from None
     record_mtime(ctx, path)
-    if existed:
-        return ToolOutput(f"File at {shown} has been updated successfully.")
-    return ToolOutput(f"File created successfully at: {shown}")
+    return target.result()

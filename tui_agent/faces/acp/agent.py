@@ -25,12 +25,8 @@ from tui_agent.core import events as ev
 from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
 from tui_agent.core.agent.session import Session
-from tui_agent.faces.acp.updates import (
-    compaction_updates,
-    session_updates,
-    tool_title,
-    usage_update,
-)
+from tui_agent.faces.acp.compaction import CompactionReport, CompactionReporter, declares_compaction, send_json_update
+from tui_agent.faces.acp.updates import session_updates, tool_title, usage_update
 
 # Commands that make sense without a screen: (name, description, input hint or "").
 COMMANDS = (
@@ -56,6 +52,11 @@ class AcpSession:
     next_request: ev.NextRequestChanged | None = None
     pending_usage: bool = False  # a call ended and its usage (if the provider reports one) is not in yet
     notices: list[ev.Notice] = field(default_factory=list)
+    compactions: CompactionReporter = field(default_factory=CompactionReporter)
+    # A request of the client is being answered: it sends the next request's usage when it is done. Between
+    # requests, a change of the next request (a summary written in the background) is sent on its own.
+    busy: bool = True
+    told: ev.NextRequestChanged | None = None  # the next request whose figures the client was sent last
 
 
 class TuiAgent:
@@ -67,6 +68,14 @@ class TuiAgent:
         self.conn: Any = None
         self.sessions: dict[str, AcpSession] = {}
         self.client_capabilities: schema.ClientCapabilities | None = None
+        self.compaction_rfd = False  # the client declared the Session Compaction RFD's capability
+        self.tasks: set[asyncio.Task] = set()  # updates sent between the client's requests
+
+    def observe(self, event: Any) -> None:
+        """The SDK's stream observer: the raw `initialize` says what the SDK's schema cannot parse yet."""
+        declared = declares_compaction(event.message) if event.direction == "incoming" else None
+        if declared is not None:
+            self.compaction_rfd = declared
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -115,23 +124,44 @@ class TuiAgent:
         session = opened.session
         if private is not None:
             session.closers.append(lambda: _remove(private))
-        state = AcpSession(session, notices=opened.notices)
-        session.listeners.append(lambda event: self._heard(state, event))
-        state.notices += await session.start_background()
         session_id = wanted_id or session.session_id or f"acp-{session.trace_id}"
+        state = AcpSession(session, notices=opened.notices, compactions=CompactionReporter(self.compaction_rfd))
+        session.listeners.append(lambda event: self._heard(session_id, state, event))
+        state.notices += await session.start_background()
         self.sessions[session_id] = state
+        from tui_agent.faces.acp.client_fs import use_client_files
         from tui_agent.faces.acp.client_terminal import use_client_terminal
 
         use_client_terminal(session, self.conn, session_id, self.client_capabilities)
+        use_client_files(session, self.conn, session_id, self.client_capabilities)
         session.announce_next("opened")
         await self._send(session_id, schema.AvailableCommandsUpdate(
             session_update="available_commands_update", available_commands=advertised(session)))
         await self._send_next_usage(session_id, state)
+        self._idle(session_id, state)
         return session_id
 
-    def _heard(self, state: AcpSession, event: Any) -> None:
+    def _heard(self, session_id: str, state: AcpSession, event: Any) -> None:
+        """Every engine event, in order, as it happens (turns and background work alike)."""
         if isinstance(event, ev.NextRequestChanged):
             state.next_request = event
+            if not state.busy:  # e.g. the summary /compact started joined the next request
+                self._later(self._send_next_usage(session_id, state))
+        elif isinstance(event, ev.SummaryWritten):
+            for update in state.compactions.summary_updates(event.call, event.summary):
+                self._later(self._send(session_id, update))
+
+    def _idle(self, session_id: str, state: AcpSession) -> None:
+        """The client's request is answered. A change that came while its last update was on its way is
+        sent now: the client's meter always ends on the next request."""
+        state.busy = False
+        if state.next_request is not state.told:
+            self._later(self._send_next_usage(session_id, state))
+
+    def _later(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     async def _replay(self, session_id: str) -> None:
         """`session/load`: the client is sent the conversation so far (the user's prompts and the answers)."""
@@ -147,11 +177,14 @@ class TuiAgent:
                 await self._send(session_id, update)
 
     async def _send(self, session_id: str, update: Any) -> None:
-        await self.conn.session_update(session_id=session_id, update=update)
+        if isinstance(update, dict):  # an update the SDK has no model for yet (compaction.py)
+            await send_json_update(self.conn, session_id, update)
+        else:
+            await self.conn.session_update(session_id=session_id, update=update)
 
     async def _send_next_usage(self, session_id: str, state: AcpSession) -> None:
         """The meter between turns: the next request's figures, as the panel draws them."""
-        told = state.next_request
+        told = state.told = state.next_request
         if told is None:
             return
         ledger = state.session.budget
@@ -165,7 +198,13 @@ class TuiAgent:
         state = self._state(session_id)
         if state.turn is not None and not state.turn.done():
             raise RequestError.invalid_request({"reason": "a turn is already running in this session"})
-        text = prompt_text(prompt)
+        state.busy = True
+        try:
+            return await self._answer(session_id, state, prompt_text(prompt))
+        finally:
+            self._idle(session_id, state)
+
+    async def _answer(self, session_id: str, state: AcpSession, text: str) -> schema.PromptResponse:
         if text.lstrip().startswith("/"):
             handled = await self._command(session_id, state, text.strip())
             if handled:
@@ -187,7 +226,7 @@ class TuiAgent:
         state.notices = []
         async for event in state.session.run_turn(text):
             await self._before(session_id, state, event)
-            for update in session_updates(event, state.session.budget):
+            for update in session_updates(event, state.session.budget, state.compactions):
                 await self._send(session_id, update)
             match event:
                 case ev.PermissionRequested():
@@ -253,14 +292,15 @@ class TuiAgent:
             session.clear()
             text = "Cleared: a new conversation; the next request holds no messages."
         elif name == "compact":
-            before = state.next_request
+            before, call = state.next_request, session.next_call
             text = await session.compact_now(args.strip())
             after = state.next_request
             if text.startswith("Compacted now") and before is not None and after is not None:
-                for update in compaction_updates(
-                        f"compact-{session.next_call}-{len(session.history)}", text.split(". ")[0], "manual",
-                        before.plan.plan.estimated_tokens, after.plan.plan.estimated_tokens,
-                        round((time.monotonic() - started) * 1000)):
+                report = CompactionReport(
+                    state.compactions.next_id(), "manual", before.plan.plan.estimated_tokens,
+                    after.plan.plan.estimated_tokens, text.split(". ")[0], round((time.monotonic() - started) * 1000),
+                    {"focus": args.strip(), "call": call})
+                for update in state.compactions.updates(report, call):  # before any await: the summary's key
                     await self._send(session_id, update)
         elif name == "context":
             text = status_text(session.context_view())
@@ -326,7 +366,8 @@ def acp_command(argv: list[str]) -> int:
 
     async def serve() -> None:
         try:
-            await run_agent(agent)  # type: ignore[arg-type]  (the SDK answers method-not-found for what we leave out)
+            # the SDK answers method-not-found for what we leave out
+            await run_agent(agent, observers=[agent.observe])  # type: ignore[arg-type]
         finally:
             await agent.aclose()
 

@@ -2,9 +2,8 @@
 
 The figures come from the session's `BudgetLedger` (the panel's meter), never from a count of our own:
 a `usage_update`'s `used`/`size` are the panel's shown total and window for the same call, so an editor's
-meter and the TUI's cannot disagree. A compaction event becomes the synthetic tool lifecycle the Claude and
-Codex adapters send (`_meta.contextCompaction`: trigger, tokens before and after, duration), since stable
-ACP has no compaction update yet.
+meter and the TUI's cannot disagree. A compaction event becomes what `compaction.py` says the client
+understands: the adapters' synthetic tool call, or the Session Compaction RFD's update.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from acp.helpers import (
 
 from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger, CallFigures
-from tui_agent.core.compaction.plan import CompactEvent
+from tui_agent.faces.acp.compaction import CompactionReporter
 
 # The ACP tool kind of each built-in tool (an editor picks its icon from it); MCP tools are "other".
 TOOL_KINDS: dict[str, str] = {
@@ -74,29 +73,11 @@ def usage_update(ledger: BudgetLedger, figures: CallFigures | None = None) -> sc
                               cost=cost, field_meta=meta)
 
 
-def compaction_updates(call_id: str, title: str, trigger: str, tokens_before: int, tokens_after: int,
-                       duration_ms: int = 0, extra: dict[str, Any] | None = None) -> list[Any]:
-    """A compaction as the adapters report it: a synthetic tool call, started and completed at once, whose
-    `_meta.contextCompaction` carries the trigger (auto, manual) and the tokens before and after."""
-    meta = {"contextCompaction": {"trigger": trigger, "preTokens": tokens_before, "postTokens": tokens_after,
-                                  "durationMs": duration_ms, **(extra or {})}}
-    start = start_tool_call(call_id, title, kind="think", status="in_progress")
-    start.field_meta = meta
-    done = update_tool_call(call_id, status="completed", content=[tool_content(text_block(title))])
-    done.field_meta = meta
-    return [start, done]
-
-
-def event_updates(event: CompactEvent) -> list[Any]:
-    """An automatic compaction event of call `event.call` (planned on the way to the call)."""
-    return compaction_updates(f"compaction-{event.call}", f"Compacted context: {event.line()}", "auto",
-                              event.tokens_before, event.tokens_after,
-                              extra={"kinds": list(event.kinds), "reason": event.reason})
-
-
-def session_updates(event: ev.EngineEvent, ledger: BudgetLedger) -> list[Any]:
+def session_updates(event: ev.EngineEvent, ledger: BudgetLedger,
+                    compactions: CompactionReporter | None = None) -> list[Any]:
     """The ACP session updates one engine event makes (often none). `ledger` has already seen `event`
-    (the session feeds it before any face), so a `Usage` reads this call's figures."""
+    (the session feeds it before any face), so a `Usage` reads this call's figures. `compactions` is the
+    session's reporter (ids, the shape the client declared); a fresh one when none is given."""
     match event:
         case ev.TextDelta(text=text) if text:
             return [update_agent_message_text(text)]
@@ -113,7 +94,7 @@ def session_updates(event: ev.EngineEvent, ledger: BudgetLedger) -> list[Any]:
             return [update_tool_call(event.tool_use_id, status="failed" if event.is_error else "completed",
                                      content=[tool_content(text_block(text))] if text else None)]
         case ev.CompactionReported(plan=plan) if plan.event is not None:
-            return event_updates(plan.event)
+            return (compactions or CompactionReporter()).event_updates(plan.event)
         case ev.Usage(purpose="call"):
             update = usage_update(ledger)
             return [update] if update is not None else []

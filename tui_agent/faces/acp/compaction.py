@@ -1,0 +1,119 @@
+"""Compaction as an ACP client is told about it: the adapters' synthetic tool call, or the RFD's updates.
+
+Two shapes exist, and which one a client gets depends on what it declared:
+- the Claude and Codex adapters (claude-agent-acp #991, codex-acp #396) report a compaction as a tool
+  call of kind `think` titled "Compact conversation" whose `_meta.contextCompaction` is
+  `{version: 1, trigger: "manual" | "automatic", preTokens, postTokens, durationMs?, error?}`: every client
+  can show that (a tool card), and clients that know the key draw it as a compaction;
+- the "Session Compaction" RFD (ACP's unstable `compaction_update`, schema 1.7) for a client that declares
+  `clientCapabilities.session.compaction`: one ID-addressed entity, completed at once (the engine drops on
+  the spot) and patched with the summary when the background summary is written. Sending the tool call
+  as well would show the same compaction twice, so such a client gets the RFD's update only.
+Our own figures (the kinds of change, the reason, the one-line account) ride under `_meta.tuiAgent`.
+
+The SDK we use (agent-client-protocol 0.12, the newest on PyPI) predates the RFD: it neither parses the
+capability nor accepts the update in its `session_update`, so the capability is read from the raw
+`initialize` message (a stream observer, the SDK's public hook) and the update is sent as JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from acp.helpers import start_tool_call, text_block, tool_content, update_tool_call
+
+from tui_agent.core.compaction.plan import CompactEvent
+
+TITLE = "Compact conversation"  # the adapters' title: clients match on the meta key, people read this
+META_VERSION = 1
+Trigger = Literal["manual", "automatic"]
+
+
+@dataclass(frozen=True)
+class CompactionReport:
+    """One compaction as a client is told: its id, trigger, tokens before and after, and our account."""
+
+    compaction_id: str
+    trigger: Trigger
+    pre_tokens: int
+    post_tokens: int
+    line: str  # the engine's one-line account ("dropped 14 old messages, … · 121k → 47k tok")
+    duration_ms: int | None = None  # None: not timed apart (an automatic event is planned in the call)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def meta(self) -> dict[str, Any]:
+        facts: dict[str, Any] = {"version": META_VERSION, "trigger": self.trigger, "preTokens": self.pre_tokens,
+                                 "postTokens": self.post_tokens}
+        if self.duration_ms is not None:
+            facts["durationMs"] = self.duration_ms
+        return {"contextCompaction": facts, "tuiAgent": {"line": self.line, **self.extra}}
+
+
+def event_report(compaction_id: str, event: CompactEvent, trigger: Trigger = "automatic",
+                 duration_ms: int | None = None) -> CompactionReport:
+    return CompactionReport(compaction_id, trigger, event.tokens_before, event.tokens_after, event.line(),
+                            duration_ms, {"kinds": list(event.kinds), "reason": event.reason, "call": event.call})
+
+
+def tool_lifecycle(report: CompactionReport) -> list[Any]:
+    """The adapters' shape: a `think` tool call, started and completed at once, the account as its text."""
+    meta = report.meta()
+    start = start_tool_call(report.compaction_id, TITLE, kind="think", status="in_progress")
+    start.field_meta = meta
+    done = update_tool_call(report.compaction_id, title=TITLE, status="completed",
+                            content=[tool_content(text_block(report.line))])
+    done.field_meta = meta
+    return [start, done]
+
+
+def rfd_update(report: CompactionReport, summary: str | None = None) -> dict[str, Any]:
+    """The RFD's `compaction_update` (JSON): completed, with the summary when there is one."""
+    update: dict[str, Any] = {"sessionUpdate": "compaction_update", "compactionId": report.compaction_id,
+                              "status": "completed", "_meta": report.meta()}
+    if summary:
+        update["summary"] = [{"type": "text", "text": summary}]
+    return update
+
+
+def declares_compaction(message: dict[str, Any]) -> bool | None:
+    """From a raw incoming JSON-RPC message: None unless it is `initialize`, else whether the client
+    declared `clientCapabilities.session.compaction` (an object; omitted or null: not declared)."""
+    if message.get("method") != "initialize":
+        return None
+    params = message.get("params") or {}
+    session = ((params.get("clientCapabilities") or {}) if isinstance(params, dict) else {}).get("session")
+    return isinstance(session, dict) and isinstance(session.get("compaction"), dict)
+
+
+async def send_json_update(conn: Any, session_id: str, update: dict[str, Any]) -> None:
+    """A `session/update` the SDK has no model for, sent on the SDK's own connection."""
+    await conn._conn.send_notification("session/update", {"sessionId": session_id, "update": update})
+
+
+class CompactionReporter:
+    """One ACP session's compactions: fresh ids (never reused, even after /clear restarts the call
+    numbers), the shape the client declared, and the summary patch when a summary is written."""
+
+    def __init__(self, rfd: bool = False) -> None:
+        self.rfd = rfd
+        self.count = 0
+        self.by_call: dict[int, CompactionReport] = {}  # the newest report per call, for its summary
+
+    def next_id(self) -> str:
+        self.count += 1
+        return f"compaction-{self.count}"
+
+    def updates(self, report: CompactionReport, call: int) -> list[Any]:
+        self.by_call[call] = report
+        return [rfd_update(report)] if self.rfd else tool_lifecycle(report)
+
+    def event_updates(self, event: CompactEvent) -> list[Any]:
+        return self.updates(event_report(self.next_id(), event), event.call)
+
+    def summary_updates(self, call: int, summary: str | None) -> list[Any]:
+        """The summary joins its compaction (the RFD's patch); the adapters' shape keeps it internal."""
+        report = self.by_call.get(call)
+        if not self.rfd or report is None or not summary:
+            return []
+        return [rfd_update(report, summary)]
