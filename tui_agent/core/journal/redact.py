@@ -107,7 +107,8 @@ def redact_record(value: Any, secrets: Secrets = Secrets()) -> Any:
     if isinstance(value, str):
         return redact_text(value, secrets)
     if isinstance(value, dict):
-        return {key: redact_record(inner, secrets) for key, inner in value.items()}
+        return {redact_text(key, secrets) if isinstance(key, str) else key: redact_record(inner, secrets)
+                for key, inner in value.items()}
     if isinstance(value, list):
         return [redact_record(inner, secrets) for inner in value]
     return value
