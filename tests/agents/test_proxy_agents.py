@@ -71,3 +71,28 @@ def test_codex_completes_a_turn_through_the_proxy_and_the_fake_gets_its_exact_re
     assert replay.calls == from_rollout.calls == len(given)
     assert [replay.step(k).real_tokens for k in range(replay.calls)] == [u["input_tokens"] for u in given]
     assert any(c.kind == "boundary" for c in replay.agent_compactions)  # Codex's compaction, seen in the requests
+
+
+def test_claude_codes_side_calls_through_the_proxy_leave_the_step_timeline_whole(tmp_path):
+    """With its nonessential traffic allowed, Claude Code also asks for a session title (before its first
+    real call): a side call, listed as one, and the replay is still one step per Read and the answer."""
+    from tui_agent.core.recordings.codex_logs import read_log
+
+    files = workspace(tmp_path / "work")
+    fake = ClaudeCodeFake(files)
+    with fake:
+        proxy = ProxyProcess(fake.origin, tmp_path / "rec")
+        try:
+            env = claude_env(tmp_path / "home", tmp_path / "work", proxy.base)
+            env.pop("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")
+            done = run_claude_turn(npm_agent("claude-code"), env, tmp_path / "work")
+        finally:
+            proxy.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    calls = [e for e in proxy.exchanges() if e["call"]]
+    main = [e["call"] for e in calls if any(t.get("name") == "Read" for t in e["request"].get("tools") or [])]
+    reader = read_log(proxy.recording()).reader
+    assert len(main) == 4 and reader.step_calls == sorted(main)
+    assert sorted([s.call for s in reader.side] + main) == sorted(e["call"] for e in calls)
+    assert reader.side  # the title request (at least)
+    assert open_replay(proxy.recording(), ("none", "v2")).agent_compactions == []

@@ -4,8 +4,9 @@ Why a reader of its own: a recording holds every request whole, so nothing is re
 find is the conversation they share. The requests of one conversation extend each other (each one is the last
 one plus the reply and what followed it); the messages a request adds are folded into the union history, and
 the call's reply (from the recorded answer) follows them with the usage the API returned. A request that does
-not extend the conversation is either a side call (no tools: a title, a quota check; not a step) or the
-agent's compaction (tools, a shorter history): a boundary, then the request's messages as the new segment.
+not extend the conversation is either a side call (a title, a quota check, a subagent: `side_calls.py`; not a
+step) or the agent's compaction (its tools, a shorter history): a boundary, then the request's messages as the
+new segment.
 
 Requests are read in the API they speak (Anthropic Messages, OpenAI Responses, Chat Completions) and folded
 as Messages API records by the one `TranscriptReader`, as `codex_rollout` does for Codex's own logs.
@@ -19,6 +20,7 @@ from typing import Any
 
 from tui_agent.core.recordings.codex_rollout import item_blocks
 from tui_agent.core.recordings.foreign_log import ForeignLogReader
+from tui_agent.core.recordings.side_calls import SideCall, Signature, always_side, signature
 
 RECORD_TYPE = "tui-agent-proxy"  # the first line of a recording (proxy/recorder.py writes it)
 NO_REPLY = "[the answer was not recorded]"
@@ -106,15 +108,25 @@ def call_usage(api: str, usage: Any) -> dict[str, int] | None:
 
 
 class ProxyReader(ForeignLogReader):
-    """A recording's lines folded into a history; the `TranscriptReader` interface (`feed`, `load`)."""
+    """A recording's lines folded into a history; the `TranscriptReader` interface (`feed`, `load`).
+
+    Which requests are steps and which are side calls is `side_calls.py`'s rule; `step_calls` maps each step
+    to the proxy's call number (the face reads that call's exact request from the recording)."""
 
     context_window: int | None = None
 
     def __init__(self, *, keep_thinking: bool = True, keep_meta: bool = True) -> None:
         super().__init__(keep_thinking=keep_thinking, keep_meta=keep_meta)
         self.chain: list[str] = []  # the current conversation's messages, as compared
-        self.side_calls = 0
+        self.main: Signature | None = None  # the conversation's tools and system prompt
+        self.side: list[SideCall] = []
+        self.step_calls: list[int] = []  # the proxy's call number of each step
+        self._waiting: tuple[dict[str, Any], list[tuple[str, dict]], list[str]] | None = None
         self._last_input = 0
+
+    @property
+    def side_calls(self) -> int:
+        return len(self.side)
 
     def feed(self, lines: Any) -> ProxyReader:
         for record in self._objects(lines):
@@ -123,6 +135,11 @@ class ProxyReader(ForeignLogReader):
         return self
 
     def finish(self) -> ProxyReader:
+        """The recording is complete: a request still waiting began the conversation (an agent without tools)."""
+        if self._waiting is not None:
+            record, pairs, keys = self._waiting
+            self._waiting = None
+            self._step(record, pairs, keys, extends=False)
         return self
 
     def _exchange(self, record: dict[str, Any]) -> None:
@@ -131,14 +148,39 @@ class ProxyReader(ForeignLogReader):
         usage = call_usage(str(api), record.get("usage"))
         if not messages or not usage or not isinstance(record.get("status"), int) or record["status"] >= 400:
             return
+        if why := always_side(body):
+            return self._side(record, why, usage)
         # compared block by block, in any order: an agent may merge the messages of a round into one and
         # put its texts before its tool calls (Claude Code does); it extends when it dropped nothing
         pairs = [(m["role"], block) for m in messages for block in m["content"]]
         keys = [json.dumps(pair, sort_keys=True) for pair in pairs]
+        if self._waiting is not None:
+            waiting, self._waiting = self._waiting, None
+            if _extends(waiting[2], keys):
+                self._step(*waiting, extends=False)
+            else:
+                self._side(waiting[0], "no tools", call_usage(str(waiting[0].get("api")), waiting[0].get("usage")))
+        has_tools = bool((body or {}).get("tools"))
+        if self.chain and _extends(self.chain, keys):
+            return self._step(record, pairs, keys, extends=True)
+        if not self.chain and not has_tools:
+            self._waiting = (record, pairs, keys)
+            return None
+        if self.chain and not (has_tools and self.main is not None and signature(body).shares(self.main)):
+            return self._side(record, "no tools" if not has_tools else "other tools and system prompt", usage)
+        return self._step(record, pairs, keys, extends=False)
+
+    def _side(self, record: dict[str, Any], why: str, usage: dict[str, int] | None) -> None:
+        body: dict[str, Any] = record["request"] if isinstance(record.get("request"), dict) else {}
+        self.side.append(SideCall(int(record["call"]), record.get("model") or body.get("model"), why, usage or {}))
+
+    def _step(self, record: dict[str, Any], pairs: list[tuple[str, dict]], keys: list[str], *, extends: bool) -> None:
+        """Fold the request's new messages (all of them after a compaction) and the call's reply."""
+        body: dict[str, Any] = record["request"] if isinstance(record.get("request"), dict) else {}
+        usage = call_usage(str(record.get("api")), record.get("usage")) or {}
         stamp = record.get("time")
-        unseen = Counter(self.chain)
-        extends = bool(self.chain) and not (unseen - Counter(keys))
         if extends:
+            unseen = Counter(self.chain)
             new = []
             for key, pair in zip(keys, pairs):
                 if unseen[key]:
@@ -147,9 +189,6 @@ class ProxyReader(ForeignLogReader):
                     new.append(pair)
             while new and new[0][0] == "assistant" and self._last_role == "assistant":
                 new = new[1:]  # the reply as the agent sent it back: folded already, from the answer
-        elif self.chain and not (body or {}).get("tools"):
-            self.side_calls += 1
-            return
         else:
             if self.chain:
                 self._boundary(stamp)
@@ -158,11 +197,14 @@ class ProxyReader(ForeignLogReader):
         for n, (role, block) in enumerate(new):
             self._fold(role, [block], stamp, summary=compacted and n == 0)
         self.chain = keys
+        if body.get("tools") or self.main is None:
+            self.main = signature(body)
+        self.step_calls.append(int(record["call"]))
         self._last_input = usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"]
         if self._last_role == "assistant":
             self._fold("user", [{"type": "text", "text": "[continue]"}], stamp)
         reply = [b for b in record.get("reply") or [] if isinstance(b, dict)] or [{"type": "text", "text": NO_REPLY}]
-        message = {"role": "assistant", "content": reply, "model": record.get("model") or (body or {}).get("model"),
+        message = {"role": "assistant", "content": reply, "model": record.get("model") or body.get("model"),
                    "id": f"proxy-call-{record['call']}", "usage": usage}
         self._emit({"type": "assistant", "message": message, "requestId": "", "timestamp": _iso(stamp)})
 
@@ -177,6 +219,11 @@ class ProxyReader(ForeignLogReader):
         if summary:
             record["isCompactSummary"] = True
         self._emit(record)
+
+
+def _extends(chain: list[str], keys: list[str]) -> bool:
+    """Whether a request of `keys` holds every block of the one of `chain` (in any order)."""
+    return not (Counter(chain) - Counter(keys))
 
 
 def _iso(stamp: Any) -> str | None:
