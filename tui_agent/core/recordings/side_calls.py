@@ -15,15 +15,20 @@ context to a stranger's. The rule, from what every request shows (no guess from 
   the conversation (it extends it) or was a side call (it does not); at the end of a finished recording a
   waiting one is the conversation's start (an agent without tools).
 
-Side calls are kept (call number, model, why, usage) for the face to list; they are never steps.
+Side calls are kept (call number, model, why, usage) for the face to list; they are never steps. The rule
+lives in one `CallSorter`: the reader that folds a recording into a history and the face's index of requests
+both ask it, so they can never disagree on which call a step is.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
+
+from tui_agent.core.recordings.proxy_requests import call_usage, request_messages
 
 TINY_ANSWER = 16  # max_tokens at or under this: a check, not a turn (Claude Code's quota check asks for 1)
 
@@ -88,3 +93,79 @@ def _without_cache_marks(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_cache_marks(v) for v in value]
     return value
+
+
+@dataclass
+class Step:
+    """A request that is a step of the conversation: its record, its blocks and whether it extends the last."""
+
+    record: dict[str, Any]
+    pairs: list[tuple[str, dict[str, Any]]]  # (role, block) of every message block, in order
+    keys: list[str]  # the same, as compared
+    extends: bool
+
+
+@dataclass
+class CallSorter:
+    """Exchange records in, the steps they make out (in call order; a tool-less first request waits for the
+    next one); side calls are kept in `side`, and `step_calls` numbers each step by its proxy call."""
+
+    chain: list[str] = field(default_factory=list)  # the conversation's last request, as compared
+    main: Signature | None = None  # the conversation's tools and system prompt
+    side: list[SideCall] = field(default_factory=list)
+    step_calls: list[int] = field(default_factory=list)
+    waiting: Step | None = None
+
+    def add(self, record: dict[str, Any]) -> list[Step]:
+        api, body = str(record.get("api")), record.get("request")
+        messages = request_messages(api, body)
+        usage = call_usage(api, record.get("usage"))
+        if not messages or not usage or not isinstance(record.get("status"), int) or record["status"] >= 400:
+            return []
+        if why := always_side(body):
+            self._side(record, why)
+            return []
+        # compared block by block, in any order: an agent may merge the messages of a round into one and
+        # put its texts before its tool calls (Claude Code does); it extends when it dropped nothing
+        pairs = [(m["role"], block) for m in messages for block in m["content"]]
+        keys = [json.dumps(pair, sort_keys=True) for pair in pairs]
+        out: list[Step] = []
+        if self.waiting is not None:
+            waiting, self.waiting = self.waiting, None
+            if extends(waiting.keys, keys):
+                out.append(self._taken(waiting))
+            else:
+                self._side(waiting.record, "no tools")
+        has_tools = bool(body.get("tools")) if isinstance(body, dict) else False
+        if self.chain and extends(self.chain, keys):
+            return out + [self._taken(Step(record, pairs, keys, True))]
+        if not self.chain and not has_tools:
+            self.waiting = Step(record, pairs, keys, False)
+            return out
+        if self.chain and not (has_tools and self.main is not None and signature(body).shares(self.main)):
+            self._side(record, "no tools" if not has_tools else "other tools and system prompt")
+            return out
+        return out + [self._taken(Step(record, pairs, keys, False))]
+
+    def finish(self) -> list[Step]:
+        """The recording is complete: a request still waiting began the conversation (an agent without tools)."""
+        waiting, self.waiting = self.waiting, None
+        return [self._taken(waiting)] if waiting is not None else []
+
+    def _taken(self, step: Step) -> Step:
+        body = step.record.get("request")
+        if isinstance(body, dict) and (body.get("tools") or self.main is None):
+            self.main = signature(body)
+        self.chain = step.keys
+        self.step_calls.append(int(step.record["call"]))
+        return step
+
+    def _side(self, record: dict[str, Any], why: str) -> None:
+        body: dict[str, Any] = record["request"] if isinstance(record.get("request"), dict) else {}
+        usage = call_usage(str(record.get("api")), record.get("usage")) or {}
+        self.side.append(SideCall(int(record["call"]), record.get("model") or body.get("model"), why, usage))
+
+
+def extends(chain: list[str], keys: list[str]) -> bool:
+    """Whether a request of `keys` holds every block of the one of `chain` (in any order)."""
+    return not (Counter(chain) - Counter(keys))
