@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.agents.claude_run import ClaudeCodeFake, run_claude_turn, workspace
 from tests.agents.codex_run import fake_for_codex, run_codex_turn
 from tests.agents.proxy_run import ProxyProcess
@@ -96,3 +98,33 @@ def test_claude_codes_side_calls_through_the_proxy_leave_the_step_timeline_whole
     assert sorted([s.call for s in reader.side] + main) == sorted(e["call"] for e in calls)
     assert reader.side  # the title request (at least)
     assert open_replay(proxy.recording(), ("none", "v2")).agent_compactions == []
+
+
+@pytest.mark.slow
+def test_opencode_completes_a_turn_through_the_proxy_and_its_title_request_is_a_side_call(tmp_path):
+    """opencode (npm `opencode-ai`, offline) through the proxy in front of the Messages fake: the fake gets
+    the requests the proxy recorded; its title request (small model, no tools) is a side call, and the
+    replay is one step per read and the answer."""
+    from tests.agents.opencode_run import OpencodeFake, run_opencode_turn
+    from tui_agent.core.recordings.codex_logs import read_log
+
+    fake = OpencodeFake()
+    with fake:
+        proxy = ProxyProcess(fake.origin, tmp_path / "rec")
+        try:
+            done = run_opencode_turn(npm_agent("opencode"), tmp_path, proxy.base)
+        finally:
+            lines = proxy.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "I read 3 files." in done.stdout
+    assert fake.violations == []
+    exchanges = proxy.exchanges()
+    assert _bodies(e["request"] for e in exchanges) == _bodies(r["body"] for r in fake.requests)
+    assert len(lines) == len(exchanges) == len(fake.requests)
+    main = [e["call"] for e in exchanges if any(t.get("name") == "read" for t in e["request"].get("tools") or [])]
+    reader = read_log(proxy.recording()).reader
+    assert len(main) == 4 and reader.step_calls == sorted(main)
+    assert [s.why for s in reader.side] == ["no tools"]  # the title, asked before the first real call
+    replay = open_replay(proxy.recording(), ("none", "v2"))
+    assert replay.agent_compactions == [] and [replay.step(k).real_tokens for k in range(4)] == [
+        e["usage"]["input_tokens"] for e in sorted(exchanges, key=lambda e: e["call"]) if e["call"] in main]

@@ -80,3 +80,14 @@ def test_auth_values_read_every_scheme_and_the_basic_pair():
                                                                      PASSWORD}
     assert auth_values({"authorization": "Basic not-base64!"}) == ["Basic not-base64!", "not-base64!"]
     assert auth_values({"Content-Type": "application/json"}) == []
+
+
+def test_basic_and_bearer_in_prose_are_kept_and_their_tokens_are_not():
+    from tui_agent.core.journal.redact import redact_text
+
+    prose = ('"quick" for basic exploration, "medium" for more; Bearer Authentication and BASIC authentication '
+             "are explained below")
+    assert redact_text(prose) == prose  # opencode's own system prompt says "basic exploration"
+    for token in (BASIC, "eyJhbGciOiJIUzI1NiJ9.e30.abc", "abcdefgh1234", "tok_live-abcdefgh"):
+        for scheme in ("Bearer", "bearer", "BEARER", "Basic", "basic"):
+            assert token not in redact_text(f"Authorization: {scheme} {token}"), (scheme, token)
