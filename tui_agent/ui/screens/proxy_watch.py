@@ -9,6 +9,7 @@ calls) and, on `r`, the whole request as JSON. The request is read from the reco
 from __future__ import annotations
 
 import json
+import threading
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from tui_agent.core.recordings.proxy_index import RequestIndex, describe
+from tui_agent.core.recordings.proxy_index import RequestIndex, RequestView, describe
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.screens.watch import WatchScreen
 from tui_agent.ui.widgets.request_card import RequestCard
@@ -29,23 +30,34 @@ class ProxyWatchScreen(WatchScreen):
 
     def on_mount(self) -> None:  # (WatchScreen's own on_mount runs too: Textual calls each class's handler)
         self.requests = RequestIndex(self.path)
+        self._reading = threading.Lock()  # one reader of the index at a time (workers may overlap)
         self.query_one("#replay-left").mount(RequestCard(id="request-card"))
 
     def show_call(self, k: int) -> None:
         super().show_call(k)
-        if self.replay is None or not self.is_mounted:
-            return
-        self.requests.refresh()
-        record = self.requests.request(self.current)
+        if self.replay is not None and self.is_mounted:
+            # reading a long recording's new lines is not the UI thread's work: a thread, then the card
+            self.run_worker(lambda at=self.current: self._read_request(at), thread=True, group="request-card")
+
+    def _read_request(self, k: int) -> None:
+        record = self._record(k)
+        view = describe(record) if record else None
+        self.app.call_from_thread(self._show_request, k, view, list(self.requests.side))
+
+    def _record(self, k: int) -> dict | None:
+        with self._reading:
+            self.requests.refresh()
+            return self.requests.request(k)
+
+    def _show_request(self, k: int, view: RequestView | None, side: list) -> None:
         card = self.query("#request-card")
-        if card:
-            card.first(RequestCard).show(describe(record) if record else None, self.requests.side, self.current)
+        if card and k == self.current:  # (a later call shown meanwhile draws its own)
+            card.first(RequestCard).show(view, side, k)
 
     def action_request(self) -> None:
         if self.replay is None:
             return
-        self.requests.refresh()
-        record = self.requests.request(self.current)
+        record = self._record(self.current)
         if record is not None:
             self.app.push_screen(WholeRequest(self.current, record))
 
