@@ -73,6 +73,11 @@ def test_codex_completes_a_turn_through_the_proxy_and_the_fake_gets_its_exact_re
     assert replay.calls == from_rollout.calls == len(given)
     assert [replay.step(k).real_tokens for k in range(replay.calls)] == [u["input_tokens"] for u in given]
     assert any(c.kind == "boundary" for c in replay.agent_compactions)  # Codex's compaction, seen in the requests
+    from tui_agent.core.recordings.call_figures import FiguresRun
+
+    run = FiguresRun()
+    costs = [run.figures(replay, replay.step(k)).recorded_cost_usd for k in range(replay.calls)]
+    assert all(cost is not None and cost > 0 for cost in costs)  # gpt-5-codex has a price now
 
 
 def test_claude_codes_side_calls_through_the_proxy_leave_the_step_timeline_whole(tmp_path):
