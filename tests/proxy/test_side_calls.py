@@ -3,7 +3,9 @@ leave the conversation's timeline (one step per conversation call, no made-up co
 
 `tests/data/proxy-claude-code.jsonl.xz` is what the real Claude Code CLI (2.1.197, `-p`, nonessential traffic
 allowed) sent through `tui-agent proxy` to the Messages fake (`tests/agents/claude_run.py`): a session title
-first (no tools, a JSON answer), then three Reads and the answer."""
+first (no tools, a JSON answer), then three Reads and the answer. `proxy-opencode.jsonl.xz` is the same turn by
+the real opencode (`opencode-ai` 1.18.33, `tests/agents/opencode_run.py`): its title request (its small model,
+no tools, a plain answer) comes first too, then three reads and the answer."""
 
 from __future__ import annotations
 
@@ -16,12 +18,13 @@ from tui_agent.core.recordings.codex_logs import read_log
 from tui_agent.core.recordings.replay import open_replay
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "proxy-claude-code.jsonl.xz"
+OPENCODE = REAL.with_name("proxy-opencode.jsonl.xz")
 MAIN_TOOLS = [{"name": "Read", "input_schema": {"type": "object"}}, {"name": "Bash", "input_schema": {"type": "object"}}]
 
 
-def _real(tmp_path: Path) -> Path:
-    path = tmp_path / "proxy-claude-code.jsonl"
-    path.write_bytes(lzma.decompress(REAL.read_bytes()))
+def _real(tmp_path: Path, stored: Path = REAL) -> Path:
+    path = tmp_path / stored.name.removesuffix(".xz")
+    path.write_bytes(lzma.decompress(stored.read_bytes()))
     return path
 
 
@@ -36,6 +39,19 @@ def test_claude_codes_title_request_is_a_side_call_not_the_conversations_start(t
     assert replay.calls == 4 and replay.agent_compactions == []  # was: 5 calls and a compaction at call 2
     assert [replay.step(k).real_tokens for k in range(4)] == [
         e["usage"]["input_tokens"] for e in exchanges if e["call"] in main]
+
+
+def test_opencodes_title_request_waits_and_is_then_a_side_call(tmp_path):
+    path = _real(tmp_path, OPENCODE)
+    exchanges = [json.loads(line) for line in path.read_text().splitlines()][1:]
+    title = exchanges[0]["request"]
+    assert not title.get("tools") and "haiku" in title["model"]  # a plain request: only what follows tells
+    main = [e["call"] for e in exchanges if any(t.get("name") == "read" for t in e["request"].get("tools") or [])]
+    reader = read_log(path).reader
+    assert reader.step_calls == main == [2, 3, 4, 5]
+    assert [(s.call, s.why) for s in reader.side] == [(1, "no tools")]
+    replay = open_replay(path, ("none", "v2"))
+    assert replay.calls == 4 and replay.agent_compactions == []
 
 
 def _exchange(call: int, messages: list[dict], *, tools: list[dict] | None = None, system: str = "main prompt",
