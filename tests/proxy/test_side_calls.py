@@ -120,3 +120,18 @@ def test_an_agent_without_tools_is_a_conversation_once_its_next_call_extends_the
     single = _write(tmp_path / "single.jsonl", [_exchange(1, one)])
     assert read_log(single).reader.step_calls == [1]  # the finished recording: the waiting call was the start
     assert open_replay(single, ("none", "v2")).calls == 1
+
+
+def test_the_json_lines_say_which_calls_are_steps_and_which_are_side_calls(tmp_path, capsys):
+    from tui_agent.faces.proxy import json_printer
+
+    kinds = {}
+    for stored in (REAL, OPENCODE):
+        emit = json_printer()
+        for line in _real(tmp_path, stored).read_text().splitlines()[1:]:
+            emit(json.loads(line))
+        kinds[stored.name] = [(j["call"], j["kind"], j["side_reason"]) for j in map(json.loads,
+                                                                                 capsys.readouterr().out.splitlines())]
+    steps = [(n, "step", None) for n in (2, 3, 4, 5)]
+    assert kinds[REAL.name] == [(1, "side", "structured answer")] + steps  # a title asks for JSON: known at once
+    assert kinds[OPENCODE.name] == [(1, "waiting", None)] + steps  # a plain title: the next call decides
