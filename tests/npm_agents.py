@@ -14,7 +14,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-PACKAGES = {"codex": ("@openai/codex", "codex"), "claude-code": ("@anthropic-ai/claude-code", "claude")}
+PACKAGES = {"codex": ("@openai/codex", "codex"), "claude-code": ("@anthropic-ai/claude-code", "claude"),
+            "opencode": ("opencode-ai", "opencode")}
 
 
 def cache_dir() -> Path:

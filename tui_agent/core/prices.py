@@ -50,14 +50,15 @@ PRICE_MODELS = (CLASSIC, NEWER, CHEAPEST, ONE_HOUR_CACHE)  # the economics table
 
 def for_model(model: str | None, one_hour: bool = False) -> CachePrice:
     """The cache prices of `model`, from its list prices in `providers.models` (the one model table):
-    its read multiplier (0.1 unless its page says otherwise), the 5-minute or 1-hour write and expiry."""
+    its read multiplier (0.1 unless its page says otherwise), the 5-minute or 1-hour write and expiry (a
+    write costs 1.25 on Anthropic's models, 1.0 on OpenAI's, which charge nothing for caching)."""
     from tui_agent.core.providers.models import model_info
 
     info = model_info(model or "")
     read = CLASSIC.read
     if info.input_price and info.cache_read_price() is not None:
         read = round(info.cache_read_price() / info.input_price, 6)  # type: ignore[operator]
-    return CachePrice(read=read, write=WRITE_1H if one_hour else WRITE_5M,
+    return CachePrice(read=read, write=WRITE_1H if one_hour else info.cache_write,
                       ttl_seconds=ONE_HOUR if one_hour else FIVE_MINUTES)
 
 

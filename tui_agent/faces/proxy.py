@@ -143,17 +143,28 @@ class ProxyThread:
 
 
 def json_printer():  # noqa: ANN201 - a callable of a record
+    """One JSON line per completed call. `kind` says what the replay makes of it (the same `CallSorter`):
+    "step", "side" (with `side_reason`), or "waiting" — a first request without tools, which the next
+    request decides (the title some agents ask for before their first real call); null for a failed call."""
+    from tui_agent.core.recordings.side_calls import CallSorter
+
     lock = threading.Lock()
+    sorter = CallSorter()
 
     def emit(record: dict) -> None:
         if not record.get("call"):
             return  # count_tokens and model lists: exchanges, not calls
         request = record.get("request") if isinstance(record.get("request"), dict) else {}
         messages = request.get("messages", request.get("input"))
+        sorter.add(record)
+        side = sorter.side[-1].why if sorter.side and sorter.side[-1].call == record["call"] else None
+        kind = "side" if side else "step" if sorter.step_calls[-1:] == [record["call"]] else (
+            "waiting" if sorter.waiting is not None and sorter.waiting.record is record else None)
         line = {"call": record["call"], "api": record["api"], "model": record.get("model"),
                 "messages": len(messages) if isinstance(messages, list) else None, "usage": record.get("usage"),
                 "status": record.get("status"), "ms": record.get("ms"), "ttfb_ms": record.get("ttfb_ms"),
-                "stop_reason": record.get("stop_reason"), "outcome": record.get("outcome")}
+                "stop_reason": record.get("stop_reason"), "outcome": record.get("outcome"), "kind": kind,
+                "side_reason": side}
         with lock:
             try:
                 sys.stdout.write(json.dumps(line) + "\n")

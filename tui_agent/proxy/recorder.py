@@ -25,7 +25,7 @@ from typing import Any, Callable
 from tui_agent.core.journal.redact import Secrets, redact_record, secret_values
 
 RECORD_TYPE = "tui-agent-proxy"  # the first line's type: how a reader knows a recording
-AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization", "x-goog-api-key")
+AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization", "x-goog-api-key", "cookie")
 
 
 @dataclass
@@ -50,27 +50,46 @@ class Exchange:
     time: float = field(default_factory=time.time)
 
     def record(self, env_secrets: list[str]) -> dict[str, Any]:
+        """The line to write, redacted whole (every string, keys too: the usage and model an upstream
+        returned are as untrusted as the body)."""
         hidden = Secrets.of(sorted(set(env_secrets) | {k for k in self.keys if len(k) >= 8}, key=len, reverse=True))
         body = self.request
-        return {"type": "exchange", "call": self.call, "api": self.api, "method": self.method, "path": self.path,
-                "time": self.time, "status": self.status, "ms": round(self.ms, 2),
-                "ttfb_ms": None if self.ttfb_ms is None else round(self.ttfb_ms, 2), "model": self.model or (
-                    body.get("model") if isinstance(body, dict) else None),
-                "usage": self.usage, "stop_reason": self.stop_reason, "error": redact_record(self.error, hidden),
-                "outcome": self.outcome, "reply": redact_record(self.reply, hidden),
-                "request": redact_record(body, hidden)}
+        return redact_record({
+            "type": "exchange", "call": self.call, "api": self.api, "method": self.method, "path": self.path,
+            "time": self.time, "status": self.status, "ms": round(self.ms, 2),
+            "ttfb_ms": None if self.ttfb_ms is None else round(self.ttfb_ms, 2), "model": self.model or (
+                body.get("model") if isinstance(body, dict) else None),
+            "usage": self.usage, "stop_reason": self.stop_reason, "error": self.error, "outcome": self.outcome,
+            "reply": self.reply, "request": body}, hidden)
 
 
 def auth_values(headers: Any) -> list[str]:
-    """The secrets a request's headers carry (a bearer token without its scheme word too)."""
+    """The secrets a request's headers carry: each value whole, the token without its scheme word (`Bearer`,
+    `bearer`, `Basic`...), and for Basic also what its base64 says (`user:password`, and the password)."""
     out = []
-    for name in AUTH_HEADERS:
-        value = headers.get(name)
-        if value:
-            out.append(value)
-            if " " in value:
-                out.append(value.split(" ", 1)[1].strip())
+    for name, raw in headers.items():  # (every one of a repeated header, its name in any case)
+        value = str(raw).strip()
+        if name.lower() not in AUTH_HEADERS or not value:
+            continue
+        out.append(value)
+        scheme, _, token = value.partition(" ")
+        token = token.strip()
+        if token:
+            out.append(token)
+            if scheme.lower() == "basic":
+                out += _basic_secrets(token)
     return out
+
+
+def _basic_secrets(token: str) -> list[str]:
+    import base64
+    import binascii
+
+    try:
+        pair = base64.b64decode(token, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return []
+    return [pair, pair.partition(":")[2]] if ":" in pair else [pair]
 
 
 def new_recording(folder: Path) -> Path:

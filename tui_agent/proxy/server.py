@@ -61,7 +61,7 @@ class Forwarder:
             return _error_body(413, "request too large for the proxy")
         body = await request.read()
         exchange = Exchange(call=0, api=target.api, method=request.method, path=request.path, request=_json(body),
-                            keys=auth_values(headers))
+                            keys=auth_values(request.headers))
         if target.api in MODEL_CALLS:
             exchange.call = self.recorder.next_call()
         try:

@@ -37,6 +37,12 @@ class WatchApp(AgentApp):
         self.workspace_label = path.name
 
     def get_default_screen(self) -> Screen:
+        from tui_agent.core.recordings.codex_logs import log_kind
+
+        if log_kind(self.path) == "proxy":  # a proxy recording: the exact request of each call too
+            from tui_agent.ui.screens.proxy_watch import ProxyWatchScreen
+
+            return ProxyWatchScreen(self.source, self.path, self.policy, self.session)
         return WatchScreen(self.source, self.path, self.policy, self.session)
 
 

@@ -10,7 +10,8 @@ redacted before it is written. What is promised, exactly (README "Security model
   which is what a truncated tool output leaves);
 - by shape, wherever they come from: Anthropic/OpenAI keys (`sk-…` with a digit in 20+ characters),
   AWS access key ids (`AKIA` + 16), GitHub tokens (`ghp_…`, `gho_…`, `ghs_…`, `ghu_…`, `ghr_…`,
-  `github_pat_…`), the token after `Bearer`/`Basic` (an `Authorization:` header), and PEM private key
+  `github_pat_…`), the token after `Bearer`/`Basic` (an `Authorization:` header; a token has a digit, a
+  symbol or an inner capital, so "basic exploration" in prose is left alone), and PEM private key
   blocks (a cut block from its BEGIN line on);
 - by assignment: `NAME=value` / `NAME: value` where NAME is an upper-case secret-looking name (env output,
   `.env` files), for values of 8+ characters with a letter.
@@ -81,9 +82,16 @@ def redact_text(text: str, secrets: Secrets = Secrets()) -> str:
         text = _extend(text, tail, right=False)
     for shape in _SHAPES:
         text = shape.sub(REDACTED, text)
-    for pattern in _AFTER:
-        text = pattern.sub(lambda match: match.group(1) + REDACTED, text)
+    text = _AFTER[0].sub(lambda match: match.group(1) + REDACTED if _credential(match.group(0)[len(match.group(1)):])
+                         else match.group(0), text)
+    text = _AFTER[1].sub(lambda match: match.group(1) + REDACTED, text)
     return text
+
+
+def _credential(token: str) -> bool:
+    """Whether the word after `Bearer`/`Basic` looks like a credential, not prose ("basic exploration",
+    "Bearer Authentication"): a digit, a symbol of the token alphabet, or a capital after its first letter."""
+    return any(c.isdigit() or c in "._~+/=-" for c in token) or any(c.isupper() for c in token[1:])
 
 
 def _extend(text: str, piece: str, right: bool) -> str:
@@ -107,7 +115,8 @@ def redact_record(value: Any, secrets: Secrets = Secrets()) -> Any:
     if isinstance(value, str):
         return redact_text(value, secrets)
     if isinstance(value, dict):
-        return {key: redact_record(inner, secrets) for key, inner in value.items()}
+        return {redact_text(key, secrets) if isinstance(key, str) else key: redact_record(inner, secrets)
+                for key, inner in value.items()}
     if isinstance(value, list):
         return [redact_record(inner, secrets) for inner in value]
     return value

@@ -33,9 +33,10 @@ class ModelInfo:
     output_price: float | None = None
     cache_read: float | None = None  # when it differs from the usual 10% of the input price
     long_context_above: int | None = None  # a request over this many tokens is charged more (1M beta)
+    cache_write: float = 1.25  # a cache write in input prices (OpenAI caches for free: 1.0)
 
     def cache_write_price(self) -> float | None:
-        return None if self.input_price is None else self.input_price * 1.25
+        return None if self.input_price is None else self.input_price * self.cache_write
 
     def cache_read_price(self) -> float | None:
         if self.cache_read is not None:
@@ -67,6 +68,23 @@ KNOWN_MODELS: dict[str, ModelInfo] = {
     "claude-opus-4-1": ModelInfo(_K200, 32_000, 15.0, 75.0),
     "claude-opus-4": ModelInfo(_K200, 32_000, 15.0, 75.0),
     "claude-sonnet-4": ModelInfo(_K200, 64_000, 3.0, 15.0, long_context_above=_K200),
+    # OpenAI models as the Codex CLI calls them (openai.com/api/pricing; cached input is 10% of input, and
+    # OpenAI charges nothing extra to write its cache). The 400K windows hold 128K of output.
+    "gpt-5.5": ModelInfo(_M, 128_000, 5.0, 30.0, cache_write=1.0),
+    "gpt-5.4": ModelInfo(_M, 128_000, 2.5, 15.0, cache_write=1.0),
+    "gpt-5.4-mini": ModelInfo(400_000, 128_000, 0.75, 4.5, cache_write=1.0),
+    "gpt-5.3-codex": ModelInfo(400_000, 128_000, 1.75, 14.0, cache_write=1.0),
+    "gpt-5.2-codex": ModelInfo(400_000, 128_000, 1.75, 14.0, cache_write=1.0),
+    "gpt-5.2": ModelInfo(400_000, 128_000, 1.75, 14.0, cache_write=1.0),
+    "gpt-5.1-codex-mini": ModelInfo(400_000, 128_000, 0.25, 2.0, cache_write=1.0),
+    "gpt-5.1-codex-max": ModelInfo(400_000, 128_000, 1.25, 10.0, cache_write=1.0),
+    "gpt-5.1-codex": ModelInfo(400_000, 128_000, 1.25, 10.0, cache_write=1.0),
+    "gpt-5.1": ModelInfo(400_000, 128_000, 1.25, 10.0, cache_write=1.0),
+    "gpt-5-codex": ModelInfo(400_000, 128_000, 1.25, 10.0, cache_write=1.0),
+    "gpt-5-mini": ModelInfo(400_000, 128_000, 0.25, 2.0, cache_write=1.0),
+    "gpt-5-nano": ModelInfo(400_000, 128_000, 0.05, 0.40, cache_write=1.0),
+    "gpt-5": ModelInfo(400_000, 128_000, 1.25, 10.0, cache_write=1.0),
+    "codex-mini-latest": ModelInfo(200_000, 100_000, 1.5, 6.0, cache_read=0.375, cache_write=1.0),
     # OpenAI-compatible defaults (the seed's DeepSeek endpoint).
     "deepseek-chat": ModelInfo(128_000, 8_192),
     "deepseek-reasoner": ModelInfo(128_000, 32_000),

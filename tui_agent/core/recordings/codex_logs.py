@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tui_agent.core.recordings.codex_rollout import RolloutReader
+from tui_agent.core.recordings.codex_rollout import RolloutReader, is_legacy_record
 from tui_agent.core.recordings.proxy_log import RECORD_TYPE, ProxyReader
 from tui_agent.core.recordings.transcripts import MAX_TRANSCRIPT_BYTES, TranscriptLoad, TranscriptReader
 
@@ -28,7 +28,10 @@ HEAD_BYTES = 256 * 1024  # a session_meta line carries the base instructions: te
 
 
 def is_rollout_record(record: Any) -> bool:
-    return isinstance(record, dict) and record.get("type") in ROLLOUT_TYPES and isinstance(record.get("payload"), dict)
+    """A line of a Codex rollout: `{"timestamp", "type", "payload"}`, or an early unwrapped one."""
+    if not isinstance(record, dict):
+        return False
+    return record.get("type") in ROLLOUT_TYPES and isinstance(record.get("payload"), dict) or is_legacy_record(record)
 
 
 class LogReader:
@@ -166,7 +169,7 @@ def rollout_cwd(path: Path) -> str | None:
             record = json.loads(line)
         except (ValueError, RecursionError):
             continue
-        if is_rollout_record(record) and record["type"] == "session_meta":
+        if is_rollout_record(record) and record.get("type") == "session_meta":
             cwd = record["payload"].get("cwd")
             return cwd if isinstance(cwd, str) else None
     return None

@@ -124,9 +124,37 @@ def _usage(numbers: Any) -> dict[str, int] | None:
         value = numbers.get(key)
         return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
     total, cached, written = count("input_tokens"), count("cached_input_tokens"), count("cache_write_input_tokens")
+    details = numbers.get("input_tokens_details")  # (the Responses API's own name, in some versions)
+    if not cached and isinstance(details, dict) and isinstance(details.get("cached_tokens"), int):
+        cached = max(details["cached_tokens"], 0)
     return {"input_tokens": max(total - cached - written, 0), "cache_read_input_tokens": min(cached, total),
             "cache_creation_input_tokens": min(written, max(total - cached, 0)),
             "output_tokens": count("output_tokens"), "reasoning_output_tokens": count("reasoning_output_tokens")}
+
+
+def _difference(total: dict[str, Any], before: Any) -> dict[str, int]:
+    """One call's usage from two session totals (a rollout that logs no `last_token_usage`)."""
+    before = before if isinstance(before, dict) else {}
+    return {k: v - (before.get(k) if isinstance(before.get(k), int) else 0) for k, v in total.items()
+            if isinstance(v, int) and not isinstance(v, bool)}
+
+
+# The first rollouts (codex-rs 0.1-0.2x) wrote the session's line and the response items unwrapped:
+# `{"id", "timestamp", "instructions", "git"}`, then `{"type": "message", ...}`, `{"record_type": "state"}`.
+LEGACY_ITEM_TYPES = frozenset({"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+                               "custom_tool_call_output", "local_shell_call", "local_shell_call_output",
+                               "web_search_call", "compaction", "compaction_summary"})
+
+
+def is_legacy_meta(record: dict[str, Any]) -> bool:
+    return ("type" not in record and "payload" not in record and isinstance(record.get("id"), str)
+            and "timestamp" in record and ("instructions" in record or "git" in record))
+
+
+def is_legacy_record(record: dict[str, Any]) -> bool:
+    """A line of an early, unwrapped rollout (its session line, or a bare response item)."""
+    return is_legacy_meta(record) or (record.get("type") in LEGACY_ITEM_TYPES and "payload" not in record
+                                      and ("role" in record or "call_id" in record or "summary" in record))
 
 
 class RolloutReader(ForeignLogReader):
@@ -160,12 +188,18 @@ class RolloutReader(ForeignLogReader):
     def _take(self, record: dict[str, Any]) -> None:
         kind, payload, stamp = record.get("type"), record.get("payload"), record.get("timestamp")
         if not isinstance(payload, dict):
+            if is_legacy_meta(record):  # the first rollouts: the session's line and the items, unwrapped
+                self._take({"type": "session_meta", "payload": record, "timestamp": stamp})
+            elif kind in LEGACY_ITEM_TYPES:
+                self._item(record, stamp)
             return
         if kind == "session_meta":
             instructions = payload.get("base_instructions") or payload.get("instructions")
             text = instructions.get("text") if isinstance(instructions, dict) else instructions
             if isinstance(text, str) and text.strip() and self._last_role is None:
                 self._fold("user", [{"type": "text", "text": text}], stamp)
+            if isinstance(payload.get("model"), str) and not self.model:  # (a rollout without turn_context)
+                self.model = payload["model"]
         elif kind == "turn_context":
             if isinstance(payload.get("model"), str):
                 self.model = payload["model"]
@@ -199,16 +233,23 @@ class RolloutReader(ForeignLogReader):
         kind = event.get("type")
         if kind == "token_count":
             info = event.get("info")
-            if not isinstance(info, dict):
+            if self._records_seen:
+                return  # calls come from the usage records
+            if not isinstance(info, dict):  # the early form: one call's usage at the top of the event
+                if isinstance(event.get("input_tokens"), int):
+                    self._call(_usage(event), stamp)
                 return
             window = info.get("model_context_window")
             if isinstance(window, int) and window > 0:
                 self.context_window = window
             total = info.get("total_token_usage")
-            if total == self._last_total or self._records_seen:
-                return  # the same count again (a turn's end), or calls come from the usage records
+            if total == self._last_total:
+                return  # the same count again (a turn's end)
+            last = info.get("last_token_usage")
+            if not isinstance(last, dict) and isinstance(total, dict):  # only the session's total: the change
+                last = _difference(total, self._last_total)
             self._last_total = total
-            self._call(_usage(info.get("last_token_usage")), stamp)
+            self._call(_usage(last), stamp)
         elif kind == "task_started" and isinstance(event.get("model_context_window"), int):
             self.context_window = event["model_context_window"]
         elif kind == "context_compacted" and not self._compacted:
