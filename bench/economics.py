@@ -97,6 +97,9 @@ FRONTIER = {
     "keep share 0.5": {"keep_for_use_share": 0.5},
     "cold event drops too": {"cold_clears_only": False, "cold_target": 0.25},
     "clear any result at events": {"mask_any_result": True, "mask_all_at_event": True, "mask_min_chars": 300},
+    "recurring 0.1": {"keep_recurring_share": 0.1},
+    "budget 130k + recurring 0.1": {"budget_tokens": 130_000, "keep_recurring_share": 0.1},
+    "budget 140k + recurring 0.1": {"budget_tokens": 140_000, "keep_recurring_share": 0.1},
 }
 
 
