@@ -74,7 +74,7 @@ def test_the_kept_islands_survive_a_saved_state():
 
 
 def test_a_cold_cache_clears_old_results_and_keeps_every_message():
-    policy = replace(POLICY, keep_head=0.0)
+    policy = replace(POLICY, keep_head=0.0, cold_clears_only=True)  # the variant that drops nothing
     history = split_turn(session(12), 3)  # above the cold mark, under the high mark; finished turns
     warm = Compactor(policy, baseline_tokens=1_000)
     assert policy.cold_mark_tokens < warm.compact(history).plan.estimated_tokens < policy.high_tokens
@@ -85,6 +85,21 @@ def test_a_cold_cache_clears_old_results_and_keeps_every_message():
     assert result.plan.event is not None and "mask" in result.plan.event.kinds
     assert "drop" not in result.plan.event.kinds and len(result.messages) == len(history)
     assert result.plan.estimated_tokens < warm.compact(history).plan.estimated_tokens
+    assert not protocol_errors(result.messages)
+
+
+def test_by_default_a_cold_cache_drops_down_to_the_cold_target_and_a_warm_one_does_not():
+    policy = replace(POLICY, keep_head=0.0)
+    history = split_turn(session(12), 3)  # above the cold mark, under the high mark; finished turns
+    warm = Compactor(policy, baseline_tokens=1_000).compact(history)
+    assert policy.cold_mark_tokens < warm.plan.estimated_tokens < policy.high_tokens and warm.plan.event is None
+    cold = Compactor(policy, baseline_tokens=1_000)
+    cold.compact(history[:-2])
+    cold.cache_expired()
+    result = cold.compact(history)
+    assert result.plan.event is not None and "drop" in result.plan.event.kinds
+    assert result.plan.estimated_tokens <= policy.cold_target_tokens < policy.cold_mark_tokens
+    assert "w0" in _sent_ids(result.messages)  # the agent's own write stays, as at any drop
     assert not protocol_errors(result.messages)
 
 
