@@ -83,20 +83,29 @@ def time_growth(calls: int = 60) -> str:
     return "\n".join(lines)
 
 
-# Our policy's settings the frontier compares (named rules, none tuned to a session): the default, each of
-# compaction 4's moves taken back, the old marks' trade (budgets), and the clear-the-result variants.
+# Our policy's settings the frontier compares (named rules, none tuned to a session): the default, the default
+# before this round, each of compaction 4's moves taken back, the old marks' trade (budgets), the
+# clear-the-result variants and keep-what-recurs.
 FRONTIER = {
     "default": {},
+    "before (head 20 %, cold clears)": {"keep_head": 0.20, "cold_clears_only": True, "cold_target": 0.0},
+    "head 20 %": {"keep_head": 0.20},
+    "cold event clears only": {"cold_clears_only": True, "cold_target": 0.0},
+    "cold target 0.0": {"cold_target": 0.0},
+    "cold target 0.35": {"cold_target": 0.35},
     "no keep-for-use": {"keep_for_use": False},
     "no cold-cache event": {"cold_event": False},
     "neither (compaction 3)": {"keep_for_use": False, "cold_event": False},
     "budget 120k": {"budget_tokens": 120_000},
     "budget 140k": {"budget_tokens": 140_000},
+    "budget 150k": {"budget_tokens": 150_000},
     "budget 200k": {"budget_tokens": 200_000},
     "budget 260k": {"budget_tokens": 260_000},
     "keep share 0.5": {"keep_for_use_share": 0.5},
-    "cold event drops too": {"cold_clears_only": False, "cold_target": 0.25},
     "clear any result at events": {"mask_any_result": True, "mask_all_at_event": True, "mask_min_chars": 300},
+    "recurring 0.1": {"keep_recurring_share": 0.1},
+    "budget 130k + recurring 0.1": {"budget_tokens": 130_000, "keep_recurring_share": 0.1},
+    "budget 140k + recurring 0.1": {"budget_tokens": 140_000, "keep_recurring_share": 0.1},
 }
 
 

@@ -74,7 +74,7 @@ def test_the_kept_islands_survive_a_saved_state():
 
 
 def test_a_cold_cache_clears_old_results_and_keeps_every_message():
-    policy = replace(POLICY, keep_head=0.0)
+    policy = replace(POLICY, keep_head=0.0, cold_clears_only=True)  # the variant that drops nothing
     history = split_turn(session(12), 3)  # above the cold mark, under the high mark; finished turns
     warm = Compactor(policy, baseline_tokens=1_000)
     assert policy.cold_mark_tokens < warm.compact(history).plan.estimated_tokens < policy.high_tokens
@@ -85,6 +85,21 @@ def test_a_cold_cache_clears_old_results_and_keeps_every_message():
     assert result.plan.event is not None and "mask" in result.plan.event.kinds
     assert "drop" not in result.plan.event.kinds and len(result.messages) == len(history)
     assert result.plan.estimated_tokens < warm.compact(history).plan.estimated_tokens
+    assert not protocol_errors(result.messages)
+
+
+def test_by_default_a_cold_cache_drops_down_to_the_cold_target_and_a_warm_one_does_not():
+    policy = replace(POLICY, keep_head=0.0)
+    history = split_turn(session(12), 3)  # above the cold mark, under the high mark; finished turns
+    warm = Compactor(policy, baseline_tokens=1_000).compact(history)
+    assert policy.cold_mark_tokens < warm.plan.estimated_tokens < policy.high_tokens and warm.plan.event is None
+    cold = Compactor(policy, baseline_tokens=1_000)
+    cold.compact(history[:-2])
+    cold.cache_expired()
+    result = cold.compact(history)
+    assert result.plan.event is not None and "drop" in result.plan.event.kinds
+    assert result.plan.estimated_tokens <= policy.cold_target_tokens < policy.cold_mark_tokens
+    assert "w0" in _sent_ids(result.messages)  # the agent's own write stays, as at any drop
     assert not protocol_errors(result.messages)
 
 
@@ -106,3 +121,42 @@ def test_each_event_says_how_much_of_what_is_in_use_it_kept():
     lost = Compactor(replace(POLICY, keep_for_use=False), baseline_tokens=1_000).compact(history).plan.event.loss.in_use
     assert kept[1] == lost[1] >= 3  # parse_config, src/core_module.py, line_3, line_39 came from earlier messages
     assert kept[0] > lost[0]  # the kept write still holds parse_config and its path
+
+
+def test_recurring_identifiers_keep_the_exchange_that_holds_them_and_not_one_the_tail_covers():
+    from tui_agent.core.compaction.keep_for_use import choose_recurring
+    from tui_agent.core.recordings.coverage import entities, held_text
+
+    history = [user_text("go"),
+               _call("a", "Bash", command="cat config/loader_spec.txt"), _result("a", "parse_config_v2 here"),
+               _call("b", "Bash", command="ls"), _result("b", "tail_only_name"),
+               _call("c", "Bash", command="echo parse_config_v2"), _result("c", "parse_config_v2"),
+               _call("d", "Bash", command="echo tail_only_name"), _result("d", "tail_only_name")]
+
+    def entities_of(i: int) -> frozenset[str]:
+        return frozenset(entities(held_text(history[i])))
+
+    def choose(budget: float, tail_from: int = 7) -> frozenset[int]:
+        return choose_recurring(history, 1, tail_from, lambda i: 20.0 if i in (5, 6) else 10.0, budget,
+                                entities_of, frozenset())
+
+    # a's name recurs (and a is smaller than c, which then adds nothing); b's recurs but the tail holds it
+    assert choose(1_000) == {1, 2}
+    assert choose(1_000, tail_from=9) == {1, 2, 3, 4}  # with no tail, b's recurring name is worth keeping
+    assert choose(10) == frozenset()  # an exchange never splits to fit
+    assert choose(0) == frozenset()
+
+
+def test_an_event_with_recurring_share_keeps_an_old_exchange_the_session_keeps_naming():
+    history = session(40)
+    history[25:25] = [_call("n0", "Bash", command="cat src/shared_names.py"),  # past the head, before the tail
+                      _result("n0", "def shared_helper_fn(): pass")]
+    for message in history[28:60:6]:  # the session keeps naming it, in results a drop takes anyway
+        block = message["content"][0]
+        if block.get("type") == "tool_result":
+            block["content"] += " shared_helper_fn src/shared_names.py"
+    plain = Compactor(POLICY, baseline_tokens=1_000).compact(history)
+    recurring = Compactor(replace(POLICY, keep_recurring_share=0.2), baseline_tokens=1_000).compact(history)
+    assert "drop" in plain.plan.event.kinds and "drop" in recurring.plan.event.kinds
+    assert "n0" not in _sent_ids(plain.messages) and "n0" in _sent_ids(recurring.messages)
+    assert not protocol_errors(recurring.messages)

@@ -12,6 +12,7 @@ recap's trace and the Context tool's recall like any dropped message.
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
@@ -74,3 +75,63 @@ def choose_kept(history: Sequence[Message], lo: int, hi: int, size_of: Callable[
         kept |= partners
         used += cost
     return frozenset(kept)
+
+
+
+def recurrence(history: Sequence[Message], entities_of: Callable[[int], frozenset[str]]) -> dict[str, int]:
+    """In how many messages of the history each identifier occurs."""
+    counts: dict[str, int] = {}
+    for i in range(len(history)):
+        for name in entities_of(i):
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def choose_recurring(history: Sequence[Message], lo: int, tail_from: int, size_of: Callable[[int], float],
+                     budget: float, entities_of: Callable[[int], frozenset[str]], kept: frozenset[int],
+                     protected: frozenset[int] = frozenset()) -> frozenset[int]:
+    """More exchanges of [lo, tail_from) to keep beside `kept` (`CompactPolicy.keep_recurring_share`):
+    those holding the most identifiers that recur in the session and that neither the tail from
+    `tail_from` nor what is kept already holds, per token, while they fit `budget`.
+
+    Why: an identifier the session keeps coming back to is one the agent will name again, and one the tail
+    holds is covered already; so each identifier weighs its recurrence (messages it occurs in, less one)
+    once, and an exchange is worth the new ones it brings. Greedy by worth per token, lazily (a worth only
+    falls as more is kept, so an exchange whose worth, computed again, still leads the heap is the best)."""
+    if budget <= 0 or tail_from <= lo:
+        return frozenset()
+    counts = recurrence(history, entities_of)
+    covered: set[str] = set()
+    for i in [*range(tail_from, len(history)), *kept]:
+        covered |= entities_of(i)
+
+    def worth(unit: frozenset[int]) -> float:
+        names = set().union(*(entities_of(k) for k in unit)) - covered
+        return float(sum(counts.get(name, 1) - 1 for name in names))
+
+    heap: list[tuple[float, int, frozenset[int], float]] = []
+    for i in range(lo, tail_from):
+        if history[i].get("role") != "assistant" or i in kept:
+            continue
+        unit = frozenset(k for k in pinned_with(history, i) if lo <= k < tail_from)
+        size = sum(size_of(k) for k in unit)
+        if unit and not unit & (protected | kept) and size <= budget and (value := worth(unit)) > 0:
+            heapq.heappush(heap, (-value / max(size, 1.0), i, unit, size))
+    chosen: set[int] = set()
+    used = 0.0
+    while heap:
+        _, i, unit, size = heapq.heappop(heap)
+        if used + size > budget or unit & chosen:
+            continue
+        value = worth(unit) / max(size, 1.0)
+        if heap and value < -heap[0][0]:
+            if value > 0:
+                heapq.heappush(heap, (-value, i, unit, size))  # fell behind: weighed again later
+            continue
+        if value <= 0:
+            break
+        chosen |= unit
+        used += size
+        for k in unit:
+            covered |= entities_of(k)
+    return frozenset(chosen)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from tui_agent.core.compaction import tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import WRITERS, Facts
-from tui_agent.core.compaction.keep_for_use import choose_kept
+from tui_agent.core.compaction.keep_for_use import choose_kept, choose_recurring
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.plan import CompactEvent, EventKind
 from tui_agent.core.compaction.policy import CompactPolicy
@@ -132,10 +132,21 @@ def _kept_for_use(w: Work, history: Sequence[Message], policy: CompactPolicy, ne
             return w.tokens.size(layout.units[layout.pos[i]])
         return w.tokens.size_of(layout.estimate(w.state, history, w.facts, i))
 
-    return choose_kept(history, w.state.drop_from, newest, size_of, policy.keep_for_use_share * target,
-                       policy.keep_for_use_tools, protected=w.state.pins | w.state.skip,
+    protected = w.state.pins | w.state.skip
+    kept = choose_kept(history, w.state.drop_from, newest, size_of, policy.keep_for_use_share * target,
+                       policy.keep_for_use_tools, protected=protected,
                        tools_of=lambda i: w.facts.messages[i].tools,
                        writers=w.facts.writers if WRITERS.issuperset(policy.keep_for_use_tools) else None)
+    share = policy.keep_recurring_share
+    if share <= 0:
+        return kept
+    tail_room = target * (1 - policy.keep_for_use_share - share) - w.tokens.baseline
+    tail_from, seen = newest, 0.0
+    while tail_from > w.state.drop_from and seen + size_of(tail_from - 1) <= tail_room:
+        tail_from -= 1
+        seen += size_of(tail_from)
+    return kept | choose_recurring(history, w.state.drop_from, tail_from, size_of, share * target,
+                                   lambda i: w.facts.entities_of(history, i), kept, protected)
 
 
 def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tuple[list[EventKind], int]:
