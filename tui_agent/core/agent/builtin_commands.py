@@ -68,6 +68,8 @@ def register_builtin_commands(session: "Session") -> None:
     session.commands.register(Command("skills", "List the available skills", _skills))
     session.commands.register(Command("compact", "Compact now: drop older turns with a summary in their place",
                                       _compact, "[focus]"))
+    session.commands.register(Command("undo-compaction", "Take the last compaction event back (what it costs is said)",
+                                      _undo_compaction))
     session.commands.register(Command("summary", "Show the summary draft, or replace its text before it is sent",
                                       _summary, "[edit TEXT]"))
     session.commands.register(Command("init", "Ask the model to write an AGENTS.md for this project", _init))
@@ -168,6 +170,14 @@ def describe_permissions(session: "Session") -> str:
 
 async def _compact(session: "Session", args: str) -> CommandResult:
     return CommandResult(await session.compact_now(args))
+
+
+def _undo_compaction(session: "Session", args: str) -> CommandResult:
+    """`/undo-compaction`: the state before the last event returns and holds (`compaction_control`)."""
+    from tui_agent.core.agent.compaction_control import undo_compaction
+
+    said = undo_compaction(session)
+    return CommandResult(said, level="info" if said.startswith("Took back") else "warning")
 
 
 def _budget(session: "Session", args: str) -> CommandResult:

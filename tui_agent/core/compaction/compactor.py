@@ -34,8 +34,15 @@ from tui_agent.core.messages import Message
 
 FORCED_SHARE = 0.5  # /compact under the mark: the request gives up (at least) this share of itself
 TOO_LONG_SHARE = 0.5  # after "prompt is too long" the next event aims at most at this share of the window
-__all__ = ["Compactor", "Rerunnable", "newest_round_start"]
+__all__ = ["Compactor", "Rerunnable", "UndoRefused", "newest_round_start"]
 
+
+UNDO_HOLD_SHARE = 0.1  # an undone event holds until the request grows this share of the budget past it
+UNDO_UNBOUNDED = 1 << 62
+
+
+class UndoRefused(ValueError):
+    """An event cannot be taken back (the request before it would not fit the window); says why."""
 
 COLD_MASK_MIN_CHARS = 300  # a cold cache's event clears results this long (their placeholder is ~150)
 
@@ -62,6 +69,7 @@ class Compactor:
         self.last_event: CompactEvent | None = None
         self._before_event: list[Message] | None = None
         self._last_cached = 0
+        self._undo_to: tuple[CompactState, CompactEvent | None, CompactEvent] | None = None  # `undo_event`
 
     # -- what the state holds, by name ----------------------------------------------------------
     @property
@@ -139,9 +147,48 @@ class Compactor:
     # -- the call -------------------------------------------------------------------------------
     def compact(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
         """Plan and keep the request for call `call` with `history` as it is now; never mutates `history`."""
+        state, last_event = self.state, self.last_event
         work, result = self._plan(history, call, self._work())
         self._keep(work, result)
+        event = result.plan.event
+        if event is not None and event.major:  # what `undo_event` takes back to
+            self._undo_to = (state, last_event, event)
         return result
+
+    @property
+    def undoable(self) -> CompactEvent | None:
+        """The last event, while `undo_event` can still take it back (not after /clear or a resume)."""
+        return self._undo_to[2] if self._undo_to is not None else None
+
+    def undo_event(self, history: Sequence[Message], hold_share: float = UNDO_HOLD_SHARE) -> CompactEvent | None:
+        """Take the last event back: the decisions before it return (the user's pins, excludes and expands
+        made since stay), and hold — no event by the marks until the request grows `hold_share` of the
+        budget past its size now, or /compact. The hold is in the state, so the journal keeps it and a
+        resumed session holds the same. None: nothing to undo. Raises UndoRefused (nothing changed) when the
+        request before the event, with what came since, would not fit the window: it would be cut again."""
+        if self._undo_to is None:
+            return None
+        before, last_event, event = self._undo_to
+        now, kept = self.state, (self.state, self.facts, self.layout, self.last_event, self._before_event)
+        changed = (before.pins, before.excludes, before.expanded) != (now.pins, now.excludes, now.expanded)
+        restored = before.evolve(pending=(), dirty=before.dirty or changed, pins=now.pins, excludes=now.excludes,
+                                 expanded=now.expanded, learned_window=now.learned_window,
+                                 summary_failures=now.summary_failures, hold_until=UNDO_UNBOUNDED)
+        tokens = copy.deepcopy(self.tokens)
+        self.facts = Facts(self.tool_rerunnable)
+        self.facts.sync(history)
+        self.layout = Layout()
+        self.layout.rebuild(restored, history, self.facts, self.tokens, self.policy)
+        self.state, self.last_event, self._before_event = restored, last_event, None
+        plan = self.preview(history, now.calls + 1).plan
+        if plan.event is not None and plan.event.major:  # over the window: it would be fitted at once
+            self.state, self.facts, self.layout, self.last_event, self._before_event = kept
+            self.tokens = tokens
+            raise UndoRefused(f"the request before it with what came since is ≈{fmt_tokens(plan.event.tokens_before)} "
+                              f"tok, over the {budget_words(self.policy)}: it would be compacted again at once")
+        self._undo_to = None
+        self.state = self.state.evolve(hold_until=plan.estimated_tokens + int(self.policy.room * hold_share))
+        return event
 
     def preview(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
         """What `compact(history, call)` would send: the same steps on the same state, nothing kept."""
@@ -195,7 +242,11 @@ class Compactor:
         high = self.policy.high_tokens
         over = w.tokens.estimate() - tiers.transient(w.state, w.view(history, self.policy, newest, call))
         cold = cold and over > self.policy.cold_mark_tokens and not forced
-        if over > high or forced or cold:
+        hold = w.state.hold_until
+        held = hold is not None and over <= hold and not forced  # an undone event holds (`undo_event`)
+        if hold is not None and not held:
+            w.state = w.state.evolve(hold_until=None)
+        if not held and (over > high or forced or cold):
             if asked:
                 reason, why = "you asked to compact now", "you asked"
             elif forced:
