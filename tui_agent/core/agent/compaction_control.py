@@ -62,7 +62,7 @@ class UndoCost:
     hold_until: int
 
     def words(self) -> str:
-        price = f"≈{fmt_usd(self.dollars)}" if self.dollars is not None else f"≈{fmt_tokens(round(self.write_units))} input-token units"
+        price = f"≈{fmt_usd(self.dollars)}" if self.dollars is not None else f"≈{fmt_tokens(round(self.write_units))} uncached-token equivalents"
         trend = "grows" if self.after > self.before else "goes"
         return (f"the next request {trend} ≈{fmt_tokens(self.before)} → ≈{fmt_tokens(self.after)} tok, written to the "
                 f"cache again in full ({price} once); no event until it passes ≈{fmt_tokens(self.hold_until)} "

@@ -220,7 +220,7 @@ class BudgetPanel(SteeringActions, Vertical):
     # -- acting on a row (outbound only: act, undo and steer are `SteeringActions`') ---------------
     def on_history_rows_acted(self, event: HistoryRows.Acted) -> None:
         event.stop()
-        self.undo() if event.action == "undo" else self.act(event.index, event.action)
+        self.undo_newest() if event.action == "undo" else self.act(event.index, event.action)
 
     def on_history_rows_steering_changed(self, event: HistoryRows.SteeringChanged) -> None:
         self._render_title()
