@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from tui_agent.core.compaction import steps, tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
-from tui_agent.core.compaction.events_of import budget_words, make_event
+from tui_agent.core.compaction.events_of import budget_words, make_event, quiet_reason
 from tui_agent.core.compaction.facts import Facts, Rerunnable, newest_round_start
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.steps import Work
@@ -246,25 +246,10 @@ class Compactor:
         held = hold is not None and over <= hold and not forced  # an undone event holds (`undo_event`)
         if hold is not None and not held:
             w.state = w.state.evolve(hold_until=None)
-        if not held and (over > high or forced or cold):
-            if asked:
-                reason, why = "you asked to compact now", "you asked"
-            elif forced:
-                reason = why = "the API said the prompt is too long"
-            elif cold and over <= high:
-                reason = why = "the cache went cold (the request is written again anyway)"
-            else:
-                mark = f"over the {fmt_tokens(high)} high-water mark"
-                reason, why = (f"your pins, excludes or expands put it {mark}" if relayout else mark,
-                               f"over the {fmt_tokens(high)} mark")
-            target = self.policy.low_tokens
-            if cold and over <= high:  # a cold cache's event keeps more: it was not over the mark
-                target = self.policy.cold_target_tokens
-            if forced:  # asked for now: even a small request gives up its older half
-                target = min(target, int(w.tokens.estimate() * FORCED_SHARE))
-            policy = self.policy
-            if cold and over <= high and policy.cold_clears_only:  # clear old results, keep every input
-                policy = replace(policy, drop=False, mask_any_result=True, mask_min_chars=COLD_MASK_MIN_CHARS)
+        tried = not held and (over > high or forced or cold)
+        if tried:
+            reason, why, target, policy = self._event_terms(asked, forced, cold and over <= high, relayout,
+                                                            w.tokens.estimate())
             event_kinds, changed = steps.event(w, history, policy, newest, call, target, why, asked)
             kinds += event_kinds
             first_change = min(first_change, changed)
@@ -283,7 +268,35 @@ class Compactor:
                                reason or "already read", before, w.tokens.estimate(), sent_before, w.touched)
             if event.major:
                 w.last_event = event
-        return w, self._result(w, history, call, event, first_change)
+        result = self._result(w, history, call, event, first_change)
+        if (event is None or not event.major) and w.tokens.estimate() > high:  # the meter's "passed the mark"
+            why = quiet_reason(hold if held else None, tried, over > high,
+                               tiers.still_over(w.view(history, self.policy, newest, call)))
+            result = CompactResult(result.messages, replace(result.plan, quiet_reason=why))
+        return w, result
+
+    def _event_terms(self, asked: bool, forced: bool, cold: bool, relayout: bool,
+                     estimate: int) -> tuple[str, str, int, CompactPolicy]:
+        """An event's reason (for the chat), its short why, the size it aims at and the policy it runs with:
+        `cold` is a cold cache's event under the mark (it keeps more, and clears results only)."""
+        high, target, policy = self.policy.high_tokens, self.policy.low_tokens, self.policy
+        if asked:
+            reason, why = "you asked to compact now", "you asked"
+        elif forced:
+            reason = why = "the API said the prompt is too long"
+        elif cold:
+            reason = why = "the cache went cold (the request is written again anyway)"
+        else:
+            mark = f"over the {fmt_tokens(high)} high-water mark"
+            reason, why = (f"your pins, excludes or expands put it {mark}" if relayout else mark,
+                           f"over the {fmt_tokens(high)} mark")
+        if cold:  # a cold cache's event keeps more: it was not over the mark
+            target = self.policy.cold_target_tokens
+            if policy.cold_clears_only:  # clear old results, keep every input
+                policy = replace(policy, drop=False, mask_any_result=True, mask_min_chars=COLD_MASK_MIN_CHARS)
+        if forced:  # asked for now: even a small request gives up its older half
+            target = min(target, int(estimate * FORCED_SHARE))
+        return reason, why, target, policy
 
     def _result(self, w: Work, history: Sequence[Message], call: int, event: CompactEvent | None,
                 first_change: int, mode: str = "v2") -> CompactResult:
