@@ -70,6 +70,8 @@ def register_builtin_commands(session: "Session") -> None:
                                       _compact, "[focus]"))
     session.commands.register(Command("undo-compaction", "Take the last compaction event back (what it costs is said)",
                                       _undo_compaction))
+    session.commands.register(Command("approve", "Toggle approve-before-compacting: ask before each compaction event",
+                                      _approve))
     session.commands.register(Command("summary", "Show the summary draft, or replace its text before it is sent",
                                       _summary, "[edit TEXT]"))
     session.commands.register(Command("init", "Ask the model to write an AGENTS.md for this project", _init))
@@ -178,6 +180,18 @@ def _undo_compaction(session: "Session", args: str) -> CommandResult:
 
     said = undo_compaction(session)
     return CommandResult(said, level="info" if said.startswith("Took back") else "warning")
+
+
+def _approve(session: "Session", args: str) -> CommandResult:
+    """`/approve`: toggle asking before each compaction event (only a face with a user can be asked)."""
+    session.approve_compaction = not session.approve_compaction
+    if not session.approve_compaction:
+        return CommandResult("Approve before compacting: off. Events run when they are due.")
+    if session.ask_approval is None:
+        return CommandResult("Approve before compacting: on, but nobody can be asked here: events run when they "
+                             "are due.", level="warning")
+    return CommandResult("Approve before compacting: on. When an event is due, the panel shows the request as it "
+                         "would be: approve, edit (pin / exclude) or postpone it.")
 
 
 def _budget(session: "Session", args: str) -> CommandResult:

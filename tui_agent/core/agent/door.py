@@ -53,6 +53,7 @@ class SessionOptions:
     written_by: Mapping[int, str] = field(default_factory=dict)  # history index → the model that wrote it
     prepare: Sequence[Prepare] = ()  # run in order once the history is in (the journal hook)
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    approve_compaction: bool | None = None  # ask before each compaction event (None: COMPACT_APPROVE decides)
 
 
 @dataclass
@@ -84,6 +85,10 @@ def open_session(options: SessionOptions) -> OpenedSession:
         demo_delay=options.demo_delay, context_window=options.context_window,
         max_output_tokens=options.max_output_tokens, compact=options.compact,
         trust_project_mcp=options.trust_project_mcp)
+    from tui_agent.core.agent.approval import env_approve
+
+    wanted = options.approve_compaction
+    session.approve_compaction = env_approve(dict(options.env)) if wanted is None else wanted
     problem = session_budget_error(session)
     if problem:
         raise SessionRefused(problem)

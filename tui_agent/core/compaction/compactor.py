@@ -126,6 +126,12 @@ class Compactor:
         """`/compact`: run an event at the next call even under the high-water mark."""
         self.state = self.state.evolve(pending=self.state.pending + (kind,))
 
+    def postpone(self, on: bool = True) -> None:
+        """The user postponed the event the next call would make (approve-before-compacting): that call is
+        sent without one by the marks (a request over the window is still fitted); the next asks again."""
+        pending = tuple(kind for kind in self.state.pending if kind != "postpone")
+        self.state = self.state.evolve(pending=pending + ("postpone",) * on)
+
     def cache_expired(self) -> None:
         """The prompt cache went cold (idle past its time to live): the next request is written again in
         full whatever it holds, so an event there costs no extra write. The next call compacts when the
@@ -224,7 +230,7 @@ class Compactor:
         asked = any(kind in pending for kind in ("drop", "summary"))  # /compact
         forced = asked or "reactive" in pending  # or "prompt is too long"
         cold = "cold" in pending and self.policy.cold_event  # the cache went cold: an event writes nothing extra
-        kinds: list[EventKind] = [k for k in dict.fromkeys(pending) if k not in ("drop", "summary", "cold")]  # type: ignore[misc]
+        kinds: list[EventKind] = [k for k in dict.fromkeys(pending) if k not in ("drop", "summary", "cold", "postpone")]  # type: ignore[misc]
         old_n, w.state = w.state.history_len, w.state.evolve(pending=(), history_len=n)
         for i in range(old_n, n):  # new messages join the request
             w.layout.append(w.state, history, w.facts, w.tokens, i)
@@ -243,7 +249,8 @@ class Compactor:
         over = w.tokens.estimate() - tiers.transient(w.state, w.view(history, self.policy, newest, call))
         cold = cold and over > self.policy.cold_mark_tokens and not forced
         hold = w.state.hold_until
-        held = hold is not None and over <= hold and not forced  # an undone event holds (`undo_event`)
+        postponed = "postpone" in pending and not forced  # the user postponed this call's event (`postpone`)
+        held = (hold is not None and over <= hold or postponed) and not forced  # an undone event holds
         if hold is not None and not held:
             w.state = w.state.evolve(hold_until=None)
         tried = not held and (over > high or forced or cold)
@@ -270,7 +277,7 @@ class Compactor:
                 w.last_event = event
         result = self._result(w, history, call, event, first_change)
         if (event is None or not event.major) and w.tokens.estimate() > high:  # the meter's "passed the mark"
-            why = quiet_reason(hold if held else None, tried, over > high,
+            why = quiet_reason(hold if held and not postponed else None, tried, over > high, postponed,
                                tiers.still_over(w.view(history, self.policy, newest, call)))
             result = CompactResult(result.messages, replace(result.plan, quiet_reason=why))
         return w, result

@@ -58,9 +58,11 @@ def budget_words(policy: CompactPolicy) -> str:
             f"{fmt_tokens(policy.context_window - policy.effective_window)} output reserve)")
 
 
-def quiet_reason(hold: int | None, tried: bool, over: bool, still_over: str) -> str:
+def quiet_reason(hold: int | None, tried: bool, over: bool, postponed: bool, still_over: str) -> str:
     """Why a request above the high mark made no event, in words the meter's warning ends with (the "did not
     fire" users report of other agents: here it is always said why)."""
+    if postponed:
+        return "you postponed this call's event (the next call asks again)"
     if hold is not None:
         return f"an undone event holds until the request passes ≈{fmt_tokens(hold)} (or /compact)"
     if tried:
