@@ -44,7 +44,7 @@ async def test_a_due_event_waits_and_postpone_sends_the_call_whole_then_approve_
         seen = reported(session)
         await pilot.press(*"what does the handler do?", "enter")
         bar = await wait_until(lambda: bar_of(app), what="the approval bar")
-        assert "Compaction due at call #" in str(bar.query_one("#approval-text").render())
+        assert "compaction due at call #" in str(bar.query_one("#approval-text").render())
         assert session.running, "the turn waits for the answer"
         asked_call = session.state.calls
         await pilot.click("#approval-postpone")

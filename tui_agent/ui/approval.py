@@ -20,10 +20,10 @@ if TYPE_CHECKING:
 
 
 def question(preview: "CallPlan") -> str:
-    """"Compaction due at call #12 (over the 7.7k mark: masked 1 old result · 9.9k → 9.5k tok)."""
+    """"compaction due at call #12 (over the 7.7k mark: masked 1 old result · 9.9k → 9.5k tok)."""
     event = preview.plan.event
     what = event.line().split(" · ", 1)[-1] if event is not None else "an event"
-    return f"Compaction due at call #{preview.call}: {what}. The panel shows the request as it would be."
+    return f"compaction due at call #{preview.call}: {what}. The rows above show the request as it would be."
 
 
 class ApprovalActions:

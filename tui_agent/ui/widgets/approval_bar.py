@@ -13,7 +13,7 @@ from typing import Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Static
@@ -21,13 +21,14 @@ from textual.widgets import Button, Static
 Answer = Literal["approve", "postpone"]
 
 
-class ApprovalBar(Horizontal, can_focus=False):
+class ApprovalBar(Vertical, can_focus=False):
     """"Compaction due at call #12: …" with Approve · Edit · Postpone; `answer` resolves with the choice."""
 
     DEFAULT_CSS = """
     ApprovalBar { height: auto; padding: 0 1; background: $warning 12%; border-top: hkey $warning; }
     ApprovalBar > #approval-text { width: 1fr; height: auto; }
-    ApprovalBar > Button { min-width: 10; height: 1; border: none; margin: 0 0 0 1; }
+    ApprovalBar > Horizontal { height: 1; width: 1fr; }
+    ApprovalBar Button { min-width: 12; height: 1; border: none; margin: 0 1 0 0; }
     """
     BINDINGS = [Binding("a", "decide('approve')", "Approve"), Binding("e", "edit", "Edit"),
                 Binding("p", "decide('postpone')", "Postpone")]
@@ -41,10 +42,11 @@ class ApprovalBar(Horizontal, can_focus=False):
         self.answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
 
     def compose(self) -> ComposeResult:
-        yield Static(Content.assemble(("⏸ ", "bold $text-warning"), self.question), id="approval-text")
-        yield Button("a Approve", id="approval-approve", variant="primary", compact=True)
-        yield Button("e Edit", id="approval-edit", compact=True)
-        yield Button("p Postpone", id="approval-postpone", compact=True)
+        yield Static(Content.assemble(("‖ waiting: ", "bold $text-warning"), self.question), id="approval-text")
+        with Horizontal():
+            yield Button("a Approve", id="approval-approve", variant="primary", compact=True)
+            yield Button("e Edit (pin/exclude)", id="approval-edit", compact=True)
+            yield Button("p Postpone (send whole)", id="approval-postpone", compact=True)
 
     def on_mount(self) -> None:
         self.focus_approve()
