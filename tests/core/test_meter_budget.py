@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tests.core.test_call_plan import play, small_session
+from tests.core.test_undo_compaction import medium_session
 from tui_agent.core.agent.compaction_control import undo_compaction
 from tui_agent.core.budget import BudgetLedger
 from tui_agent.core.compaction import CompactPolicy
@@ -48,8 +49,8 @@ def test_a_learned_window_says_so() -> None:
 
 
 async def test_over_the_mark_with_no_event_the_warning_says_why(tmp_path: Path) -> None:
-    session = small_session(tmp_path)
-    await play(session, range(6))
+    session = medium_session(tmp_path)
+    await play(session, range(2))
     assert figures(session).mark_warning == ""  # under the mark after the event
     undo_compaction(session)
     shown = figures(session)

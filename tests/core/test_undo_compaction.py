@@ -4,6 +4,7 @@ last event, holds them (no event by the marks until the request grows a tenth of
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from tests.core.test_call_plan import play, replies, small_session
@@ -22,11 +23,23 @@ def majors(seen: list) -> list[ev.CompactionReported]:
     return [e for e in seen if isinstance(e, ev.CompactionReported) and e.plan.event and e.plan.event.major]
 
 
-async def evented(tmp_path: Path) -> Session:
-    """Six turns of big reads in a 12k window: the last call (12) is an event that masked an old result."""
+MEDIUM = "".join(f"line {n}: " + "z" * 90 + "\n" for n in range(170))  # ≈4.4k tokens: two fit the 11k budget
+
+
+def medium_session(tmp_path: Path) -> Session:
+    """The 12k-window session of test_call_plan, reading a file half its size, results never cut on read:
+    the second read is over the 7.2k mark and an event masks the first; taking it back still fits."""
     session = small_session(tmp_path)
-    await play(session, range(6))
-    assert session.compactor.undoable is not None and session.compactor.undoable.call == 12
+    (tmp_path / "big.txt").write_text(MEDIUM)
+    session.compactor.policy = replace(session.compactor.policy, cut_on_read=False)
+    return session
+
+
+async def evented(tmp_path: Path) -> Session:
+    """Two turns of reads: call 4 is an event that masked the first read's result."""
+    session = medium_session(tmp_path)
+    await play(session, range(2))
+    assert session.compactor.undoable is not None and session.compactor.undoable.call == 4
     return session
 
 
@@ -34,7 +47,7 @@ async def test_undo_brings_the_state_before_back_and_holds_it(tmp_path: Path) ->
     session = await evented(tmp_path)
     masked_before = set(session.plan_call().plan.masks)
     said = undo_compaction(session)
-    assert said.startswith("Took back the compaction event of call #12"), said
+    assert said.startswith("Took back the compaction event of call #4"), said
     assert "written to the cache again in full" in said and "$" in said and "/compact" in said
     after = session.plan_call()
     assert protocol_errors(after.request.messages) == []
@@ -65,7 +78,7 @@ async def test_an_undo_that_would_not_fit_the_window_is_refused_and_changes_noth
     session = await evented(tmp_path)
     undo_compaction(session)
     session.provider.replies = replies(9)
-    await run(session, "question 9")  # the hold ended: call 14 compacted again
+    await run(session, "question 9")  # another read: past the hold, compacted again
     body = session.provider.outbound_body(session.next_request())
     said = undo_compaction(session)
     assert said.startswith("The last compaction event cannot be taken back:") and "over the" in said, said
@@ -73,15 +86,16 @@ async def test_an_undo_that_would_not_fit_the_window_is_refused_and_changes_noth
 
 
 async def test_undo_is_journaled_and_the_resumed_twin_sends_the_same(tmp_path: Path) -> None:
-    session = small_session(tmp_path)
+    session = medium_session(tmp_path)
     start_journal(session)
-    await play(session, range(6))
+    await play(session, range(2))
     undo_compaction(session)
     shown = session.provider.outbound_body(session.next_request())
     journal_of(session).close()
     assert '"action":"undo-event"' in journal_of(session).path.read_text()  # the undo itself is on record
     fresh = session_on(tmp_path, LocalClaude(context_window=12_000, max_output_tokens=1_000))
     fresh.compact_policy = CompactPolicy()
+    fresh.compactor.policy = replace(fresh.compactor.policy, cut_on_read=False)
     resume_journaled(fresh, read_journal(journal_of(session).path))
     assert fresh.provider.outbound_body(fresh.next_request()) == shown
     assert fresh.compactor.state.hold_until == session.compactor.state.hold_until
@@ -96,3 +110,17 @@ def test_the_price_of_an_undo_is_the_restored_request_written_again() -> None:
     assert cost.write_units == 125_000  # 1.25 × 100k at the 5-minute write price
     assert cost.dollars is not None and abs(cost.dollars - 0.375) < 1e-9  # $3 / M input
     assert "grows ≈20.0k → ≈100k tok" in cost.words() and "$0.3750" in cost.words()
+
+
+async def test_an_asked_compact_is_taken_back_with_its_summary(tmp_path: Path) -> None:
+    session = small_session(tmp_path)
+    await play(session, range(2))
+    whole = session.next_request().messages
+    session.provider.replies = [[{"type": "text", "text": "The user asked two questions."}]]
+    assert (await session.compact_now()).startswith("Compacted now")
+    assert session.plan_call().plan.ledger is not None
+    said = undo_compaction(session)
+    assert said.startswith("Took back the compaction event"), said
+    assert session.summary_draft() is None, "the summary of what is sent again is dropped"
+    assert session.plan_call().plan.ledger is None
+    assert session.next_request().messages == whole  # the messages before /compact (cache marks aside)

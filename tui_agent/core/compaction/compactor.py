@@ -253,6 +253,10 @@ class Compactor:
         held = (hold is not None and over <= hold or postponed) and not forced  # an undone event holds
         if hold is not None and not held:
             w.state = w.state.evolve(hold_until=None)
+        # an undo holds: no mask or drop, but long results already read are cut, as an event's first step
+        if held and not postponed and over > high and (changed := steps.cut_held(w, history, self.policy, newest, call)) is not None:
+            kinds.append("cut")
+            first_change = min(first_change, changed)
         tried = not held and (over > high or forced or cold)
         if tried:
             reason, why, target, policy = self._event_terms(asked, forced, cold and over <= high, relayout,
