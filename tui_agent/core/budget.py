@@ -51,6 +51,9 @@ class CallFigures:
     history_tokens: int = 0
     dropped: int = 0
     calibrated: bool = False  # the estimate is scaled by what the API reported for earlier calls
+    budget: int = 0  # the working budget the marks are shares of (0: none, e.g. v1 or compaction off)
+    budget_source: str = ""  # where it came from (default for this model, flag, env, /budget, learned, window)
+    quiet: str = ""  # over the high mark and no event: why (the plan's `quiet_reason`)
 
     @property
     def shown_total(self) -> int:
@@ -64,6 +67,20 @@ class CallFigures:
     def cache_units(self) -> float:
         """The request's price in units of one new input token, when the model has no known price."""
         return self.new + self.cached * CACHE_READ_UNITS
+
+    @property
+    def budget_line(self) -> str:
+        """"budget 168k (default for this model) · window 1M": the budget and the window, apart."""
+        if not self.budget:
+            return ""
+        return f"budget {fmt_tokens(self.budget)} ({self.budget_source}) · window {fmt_tokens(self.window)}"
+
+    @property
+    def mark_warning(self) -> str:
+        """"⚠ passed the 7.7k mark (≈9.9k) · no event: <why>", or "" (under the mark, or an event happened)."""
+        if not self.quiet or not self.high or self.shown_total <= self.high:
+            return ""
+        return f"⚠ passed the {fmt_tokens(self.high)} mark (≈{fmt_tokens(self.shown_total)}) · no event: {self.quiet}"
 
     @property
     def water_marks(self) -> str:
@@ -230,7 +247,8 @@ class BudgetLedger:
         return CallFigures(label, call, self.window, self.reserve, base, plan.message_tokens_after, total, cached,
                            new, cached_count, plan.high_tokens, plan.low_tokens, price,
                            history_tokens=history_tokens or plan.message_tokens_before, dropped=plan.dropped_count,
-                           calibrated=bool(self.exact_calls) and abs(scale - 1.0) > 1e-6)
+                           calibrated=bool(self.exact_calls) and abs(scale - 1.0) > 1e-6,
+                           budget=plan.budget_room, budget_source=plan.budget_source, quiet=plan.quiet_reason)
 
     # -- reading --------------------------------------------------------------------------------
     @property

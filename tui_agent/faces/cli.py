@@ -54,7 +54,7 @@ exit codes:
 
 # The session flags `serve` passes on to the app it starts for each browser tab.
 SERVE_PASSTHROUGH = ("model", "provider", "max_turns", "context_window", "max_output_tokens", "transcript",
-                     "compact", "compact_high", "compact_low", "budget")
+                     "compact", "compact_high", "compact_low", "budget", "approve_compaction")
 
 
 SUBCOMMAND_HELP = (
@@ -163,6 +163,9 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
     parser.add_argument("--budget", default=default, metavar="TOKENS",
                         help="the working budget in tokens (e.g. 150000 or 150k) that the compaction marks are "
                         "shares of; default: chosen from the model's cache prices (same as COMPACT_BUDGET)")
+    parser.add_argument("--approve-compaction", action="store_true", default=default,
+                        help="ask before each compaction event: approve, edit (pin/exclude) or postpone it "
+                        "(same as COMPACT_APPROVE=1; /approve toggles; -p and ACP never wait)")
     parser.add_argument("--compact-summary", action="store_true", default=default,
                         help="let the model summarise what compaction drops (one extra call per event)")
     parser.add_argument("--cache-1h", action="store_true", default=default,
@@ -362,7 +365,8 @@ def _run_tui(args: argparse.Namespace, workspace: Path, model, provider, compact
             demo_delay=0.01, context_window=args.context_window, max_output_tokens=args.max_output_tokens,
             compact=compact, history=transcript[0] if transcript else (),
             history_notice=transcript[1] if transcript else None, written_by=transcript[2] if transcript else {},
-            prepare=(journal_hook(resume.load, source, view=transcript is not None),)))
+            prepare=(journal_hook(resume.load, source, view=transcript is not None),),
+            approve_compaction=getattr(args, "approve_compaction", None) or None))
     except SessionRefused as refused:
         print(f"error: {refused}", file=sys.stderr)
         return exit_codes.USAGE

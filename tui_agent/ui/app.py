@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
     from tui_agent.core.access.trust import Answer, TrustQuestion
     from tui_agent.ui.terminal_guard import TerminalGuard
+    from tui_agent.core.agent.call import CallPlan
+    from tui_agent.ui.widgets.approval_bar import Answer as ApprovalAnswer
 
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 
@@ -83,6 +85,7 @@ class AgentApp(App[int]):
             self.theme = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
         self.startup_notices = notices
         session.ask_trust = self.ask_trust  # project MCP servers / allow rules ask through the modal
+        session.ask_approval = self.ask_approval  # approve-before-compacting asks on the panel (when on)
 
     def format_title(self, title: str, sub_title: str) -> Content:
         """Textual dims the sub-title (4.3:1 in agent-light); the muted foreground keeps AA (4.5:1)."""
@@ -149,6 +152,13 @@ class AgentApp(App[int]):
 
         answer = await self.push_screen_wait(TrustScreen(question))
         return answer or "later"
+
+    async def ask_approval(self, preview: "CallPlan") -> "ApprovalAnswer":
+        """A compaction event is due and the approve mode is on: the panel shows it and its bar asks."""
+        screen = self.screen_stack[0] if self.screen_stack else None
+        if not isinstance(screen, MainScreen):
+            return "approve"
+        return await screen.panel.ask_approval(preview)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -23,6 +23,7 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/context", "Focus the budget panel on the first row not sent as it is; count the next call exactly"),
     ("/continue", "Go on with a turn that stopped at the per-turn limit of model calls (--max-turns)"),
     ("/undo-steer", "Undo the last pin, exclude or expand made by hand (u in the panel's steering mode)"),
+    ("/undo-compaction", "Take the last compaction event back, said with what it costs (u in the steering mode)"),
     ("/theme NAME", "Switch theme (no name lists them)"),
     ("/model NAME", "Switch the model for the next calls"),
     ("/exit", "Quit tui-agent"),
@@ -32,7 +33,7 @@ UI_COMMANDS: list[tuple[str, str]] = [
 ]
 KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history (or choose a /command) · "
              "Tab complete /command or /theme name · Esc close the hints or cancel the turn · F2 budget panel, "
-             "steering mode (in it: Enter open a row, p pin, x exclude, e expand, u undo, c exact count, Esc back "
+             "steering mode (in it: Enter open a row, p pin, x exclude, e expand, u undo the last of these or the last compaction event, c exact count, Esc back "
              "to the prompt; any other letter goes to the prompt) · Ctrl+P palette · "
              "Ctrl+C twice quit")
 HELP_COLUMN = 18
@@ -81,6 +82,8 @@ async def run_command(screen: "CommandHost", line: str) -> None:
         screen.continue_turn()
     elif name == "/undo-steer":
         screen.panel.undo()  # the chat says what it did (`Steered`)
+    elif name == "/undo-compaction":
+        screen.panel.undo_event()  # the chat and the panel say what it costs
     elif name == "/theme":
         if not args:
             names = ", ".join(sorted(app.available_themes))

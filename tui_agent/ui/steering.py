@@ -5,6 +5,8 @@ them made by keys typed as a question, with nothing in the chat to say so: the n
 tokens unseen. So each one is announced with its effect on the next call ("pinned #3: the next request
 grows ≈2.1k → 14.5k tok"), kept in a log, and `u` in the steering mode (or `/undo-steer`) undoes the
 newest. The log holds only what the user did by hand in this run; the engine's own decisions are not in it.
+`u` takes back whichever is newer, the last change by hand or the last compaction event (issue 30:
+`/undo-compaction` for the event alone); the chat and the panel say what the undo costs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from textual.content import Content
 from textual.message import Message
 
+from tui_agent.core.agent.compaction_control import undo_compaction, undoable_event
 from tui_agent.ui.budget_model import fmt_k
 
 if TYPE_CHECKING:
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
 PAST = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
 UNDONE = {"pin": "unpinned", "exclude": "included again", "expand": "no longer expanded"}
 STEERING_TITLE = "STEERING"
-STEERING_KEYS = "p pin · x exclude · e expand · u undo · Esc leaves"
+STEERING_KEYS = "p pin · x exclude · e expand · u undo last · Esc leaves"
 
 
 @dataclass(frozen=True)
@@ -33,9 +36,10 @@ class Steer:
     index: int
     action: str  # "pin", "exclude" or "expand"
     on: bool
+    after_call: int = 0  # the session's call count when it was made (an event of a later call is newer)
 
     def reverse(self) -> "Steer":
-        return Steer(self.index, self.action, not self.on)
+        return Steer(self.index, self.action, not self.on, self.after_call)
 
 
 class SteeringLog:
@@ -84,7 +88,7 @@ def announcement(steer: Steer, before: int | None, after: int | None, kind: str,
 WAY_BACK = "; u in the steering mode or /undo-steer undoes it"
 
 
-NOTHING_TO_UNDO = "Nothing to undo: no pin, exclude or expand was made by hand in this session."
+NOTHING_TO_UNDO = "Nothing to undo: no pin, exclude or expand was made by hand, and no compaction event to take back."
 
 
 @dataclass
@@ -111,17 +115,33 @@ class SteeringActions:
         view = self.rows.view
         plan = view.plan if view is not None else None
         done = {"pin": plan.pins, "exclude": plan.excluded, "expand": plan.expanded}[action] if plan else ()
-        return self.steer(Steer(index, action, index not in done))
+        return self.steer(Steer(index, action, index not in done, self.session.state.calls))
+
+    def undo_newest(self) -> str:
+        """`u` in the steering mode: take back the newer of the last change by hand and the last
+        compaction event (an event at a call after the change was made is the newer)."""
+        last = self.steering.done[-1] if self.steering.done else None
+        event = undoable_event(self.session)
+        if event is not None and (last is None or event.call > last.after_call):
+            return self.undo_event()
+        return self.undo()
 
     def undo(self) -> str:
-        """`u` in the steering mode, `/undo-steer`: take back the newest change made by hand."""
+        """`/undo-steer`: take back the newest change made by hand."""
         last = self.steering.done[-1] if self.steering.done else None
         return self.steer(last.reverse(), undo=True) if last is not None else self._said(NOTHING_TO_UNDO)
+
+    def undo_event(self) -> str:
+        """`/undo-compaction` (or `u` when the event is the newer): the state before the last event returns;
+        the chat and the panel's reason line say what it costs."""
+        note = undo_compaction(self.session)
+        self._render_reason(None, lead=note)
+        return self._said(note)
 
     def steer(self, steer: Steer, undo: bool = False) -> str:
         """Make one change, and say in the chat what it does to the next call (the panel redraws as the
         engine tells the new next call: `_heard`)."""
-        if self.session.running:
+        if self.session.running and not getattr(self, "approving", False):  # the bar's Edit pauses the turn
             note = "A turn is running: pin, exclude, expand and undo apply once it ends."
             self.query_one("#budget-reason").update(Content.styled(note, "$text-warning"))
             return note

@@ -16,6 +16,7 @@ from typing import Mapping
 from tui_agent.web.server import DEFAULT_MAX_TABS, AgentServer, is_loopback, url_host
 
 FLAG_NAMES = {
+    "approve_compaction": "--approve-compaction",
     "model": "--model",
     "provider": "--provider",
     "max_turns": "--max-turns",
@@ -32,7 +33,7 @@ def app_command(workspace: Path, session_flags: Mapping[str, object], python: st
     """The shell command textual-serve runs for each browser tab."""
     argv = [python, "-m", "tui_agent", "-C", str(workspace)]
     for name, value in session_flags.items():
-        argv += [FLAG_NAMES[name], str(value)]
+        argv += [FLAG_NAMES[name]] if value is True else [FLAG_NAMES[name], str(value)]  # a switch: no value
     return shlex.join(argv)
 
 

@@ -68,6 +68,10 @@ def register_builtin_commands(session: "Session") -> None:
     session.commands.register(Command("skills", "List the available skills", _skills))
     session.commands.register(Command("compact", "Compact now: drop older turns with a summary in their place",
                                       _compact, "[focus]"))
+    session.commands.register(Command("undo-compaction", "Take the last compaction event back (what it costs is said)",
+                                      _undo_compaction))
+    session.commands.register(Command("approve", "Toggle approve-before-compacting: ask before each compaction event",
+                                      _approve))
     session.commands.register(Command("summary", "Show the summary draft, or replace its text before it is sent",
                                       _summary, "[edit TEXT]"))
     session.commands.register(Command("init", "Ask the model to write an AGENTS.md for this project", _init))
@@ -168,6 +172,26 @@ def describe_permissions(session: "Session") -> str:
 
 async def _compact(session: "Session", args: str) -> CommandResult:
     return CommandResult(await session.compact_now(args))
+
+
+def _undo_compaction(session: "Session", args: str) -> CommandResult:
+    """`/undo-compaction`: the state before the last event returns and holds (`compaction_control`)."""
+    from tui_agent.core.agent.compaction_control import undo_compaction
+
+    said = undo_compaction(session)
+    return CommandResult(said, level="info" if said.startswith("Took back") else "warning")
+
+
+def _approve(session: "Session", args: str) -> CommandResult:
+    """`/approve`: toggle asking before each compaction event (only a face with a user can be asked)."""
+    session.approve_compaction = not session.approve_compaction
+    if not session.approve_compaction:
+        return CommandResult("Approve before compacting: off. Events run when they are due.")
+    if session.ask_approval is None:
+        return CommandResult("Approve before compacting: on, but nobody can be asked here: events run when they "
+                             "are due.", level="warning")
+    return CommandResult("Approve before compacting: on. When an event is due, the panel shows the request as it "
+                         "would be: approve, edit (pin / exclude) or postpone it.")
 
 
 def _budget(session: "Session", args: str) -> CommandResult:

@@ -53,6 +53,7 @@ class SessionOptions:
     written_by: Mapping[int, str] = field(default_factory=dict)  # history index → the model that wrote it
     prepare: Sequence[Prepare] = ()  # run in order once the history is in (the journal hook)
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    approve_compaction: bool | None = None  # ask before each compaction event (None: COMPACT_APPROVE decides)
 
 
 @dataclass
@@ -89,6 +90,10 @@ def open_session(options: SessionOptions) -> OpenedSession:
             trust_project_mcp=options.trust_project_mcp)
     except CloudConfigError as error:  # CLAUDE_CODE_USE_BEDROCK=1 without AWS_REGION, ...: one line, nothing run
         raise SessionRefused(str(error)) from None
+    from tui_agent.core.agent.approval import env_approve
+
+    wanted = options.approve_compaction
+    session.approve_compaction = env_approve(dict(options.env)) if wanted is None else wanted
     problem = session_budget_error(session)
     if problem:
         raise SessionRefused(problem)

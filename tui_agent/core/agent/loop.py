@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Callable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
+from tui_agent.core.agent.approval import Approver, ask_before_event
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.too_long import fit_output_reserve, too_long_numbers
 from tui_agent.core.agent.answer_stream import checked_usage, stream_answer, usage_event
@@ -73,6 +74,7 @@ class LoopConfig:
     # The summary tier in the background (`core/agent/summary_draft.py`): the call never waits for a summary.
     # None: the summary is written inline before the call (the engine driven without a session).
     summaries: "BackgroundSummaries | None" = None
+    approve: "Approver | None" = None  # approve-before-compacting (`approval.py`): a face with a user asks
 
     def system(self) -> str:
         return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
@@ -141,6 +143,9 @@ async def _plan_call(config: LoopConfig, history: list[Message], call: int,
     system = config.system()
     schemas = config.tools.schemas()
     compactor = config.compactor
+    if config.approve is not None and (said := await ask_before_event(config.approve, compactor, config.provider,
+                                                                      system, schemas, history, call)):
+        yield ev.Notice(said, "info")
     planned = plan_call(compactor, config.provider, system, schemas, history, call, keep=True)
     if planned.plan.summary_requested and config.summaries is not None:
         config.summaries.start(compactor, config.provider, system, schemas, planned)

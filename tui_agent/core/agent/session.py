@@ -32,6 +32,7 @@ from tui_agent.core.tokens import text_tokens, tools_tokens
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
+    from tui_agent.core.agent.approval import Approver
     from tui_agent.core.agent.builtin_commands import SkillCommandState
     from tui_agent.core.mcp.install import McpState
     from tui_agent.core.providers.base import ModelRequest
@@ -78,6 +79,9 @@ class Session:
     # The session's figures (context, cache, cost), fed by its own events before any listener: every face
     # (panel, meter, -p's budget line, an ACP or proxy face) reads this one ledger.
     budget: BudgetLedger = field(default_factory=BudgetLedger)
+    # Approve before compacting (`approval.py`): asked through what only a face with a user sets (the TUI).
+    approve_compaction: bool = False
+    ask_approval: "Approver | None" = None
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).resolve()
@@ -117,6 +121,7 @@ class Session:
             answer_denials=self.permissions.mode == "headless",
             headless=self.permissions.mode == "headless",
             summaries=self.summaries,
+            approve=self.ask_approval if self.approve_compaction and self.permissions.mode != "headless" else None,
         )
 
     @property

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from tui_agent.core.compaction import steps, tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
-from tui_agent.core.compaction.events_of import budget_words, make_event
+from tui_agent.core.compaction.events_of import budget_words, make_event, quiet_reason
 from tui_agent.core.compaction.facts import Facts, Rerunnable, newest_round_start
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.steps import Work
@@ -34,8 +34,15 @@ from tui_agent.core.messages import Message
 
 FORCED_SHARE = 0.5  # /compact under the mark: the request gives up (at least) this share of itself
 TOO_LONG_SHARE = 0.5  # after "prompt is too long" the next event aims at most at this share of the window
-__all__ = ["Compactor", "Rerunnable", "newest_round_start"]
+__all__ = ["Compactor", "Rerunnable", "UndoRefused", "newest_round_start"]
 
+
+UNDO_HOLD_SHARE = 0.1  # an undone event holds until the request grows this share of the budget past it
+UNDO_UNBOUNDED = 1 << 62
+
+
+class UndoRefused(ValueError):
+    """An event cannot be taken back (the request before it would not fit the window); says why."""
 
 COLD_MASK_MIN_CHARS = 300  # a cold cache's event clears results this long (their placeholder is ~150)
 
@@ -62,6 +69,7 @@ class Compactor:
         self.last_event: CompactEvent | None = None
         self._before_event: list[Message] | None = None
         self._last_cached = 0
+        self._undo_to: tuple[CompactState, CompactEvent | None, CompactEvent] | None = None  # `undo_event`
 
     # -- what the state holds, by name ----------------------------------------------------------
     @property
@@ -118,6 +126,12 @@ class Compactor:
         """`/compact`: run an event at the next call even under the high-water mark."""
         self.state = self.state.evolve(pending=self.state.pending + (kind,))
 
+    def postpone(self, on: bool = True) -> None:
+        """The user postponed the event the next call would make (approve-before-compacting): that call is
+        sent without one by the marks (a request over the window is still fitted); the next asks again."""
+        pending = tuple(kind for kind in self.state.pending if kind != "postpone")
+        self.state = self.state.evolve(pending=pending + ("postpone",) * on)
+
     def cache_expired(self) -> None:
         """The prompt cache went cold (idle past its time to live): the next request is written again in
         full whatever it holds, so an event there costs no extra write. The next call compacts when the
@@ -139,9 +153,48 @@ class Compactor:
     # -- the call -------------------------------------------------------------------------------
     def compact(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
         """Plan and keep the request for call `call` with `history` as it is now; never mutates `history`."""
+        state, last_event = self.state, self.last_event
         work, result = self._plan(history, call, self._work())
         self._keep(work, result)
+        event = result.plan.event
+        if event is not None and event.major:  # what `undo_event` takes back to
+            self._undo_to = (state, last_event, event)
         return result
+
+    @property
+    def undoable(self) -> CompactEvent | None:
+        """The last event, while `undo_event` can still take it back (not after /clear or a resume)."""
+        return self._undo_to[2] if self._undo_to is not None else None
+
+    def undo_event(self, history: Sequence[Message], hold_share: float = UNDO_HOLD_SHARE) -> CompactEvent | None:
+        """Take the last event back: the decisions before it return (the user's pins, excludes and expands
+        made since stay), and hold — no event by the marks until the request grows `hold_share` of the
+        budget past its size now, or /compact. The hold is in the state, so the journal keeps it and a
+        resumed session holds the same. None: nothing to undo. Raises UndoRefused (nothing changed) when the
+        request before the event, with what came since, would not fit the window: it would be cut again."""
+        if self._undo_to is None:
+            return None
+        before, last_event, event = self._undo_to
+        now, kept = self.state, (self.state, self.facts, self.layout, self.last_event, self._before_event)
+        changed = (before.pins, before.excludes, before.expanded) != (now.pins, now.excludes, now.expanded)
+        restored = before.evolve(pending=(), dirty=before.dirty or changed, pins=now.pins, excludes=now.excludes,
+                                 expanded=now.expanded, learned_window=now.learned_window,
+                                 summary_failures=now.summary_failures, hold_until=UNDO_UNBOUNDED)
+        tokens = copy.deepcopy(self.tokens)
+        self.facts = Facts(self.tool_rerunnable)
+        self.facts.sync(history)
+        self.layout = Layout()
+        self.layout.rebuild(restored, history, self.facts, self.tokens, self.policy)
+        self.state, self.last_event, self._before_event = restored, last_event, None
+        plan = self.preview(history, now.calls + 1).plan
+        if plan.event is not None and plan.event.major:  # over the window: it would be fitted at once
+            self.state, self.facts, self.layout, self.last_event, self._before_event = kept
+            self.tokens = tokens
+            raise UndoRefused(f"the request before it with what came since is ≈{fmt_tokens(plan.event.tokens_before)} "
+                              f"tok, over the {budget_words(self.policy)}: it would be compacted again at once")
+        self._undo_to = None
+        self.state = self.state.evolve(hold_until=plan.estimated_tokens + int(self.policy.room * hold_share))
+        return event
 
     def preview(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
         """What `compact(history, call)` would send: the same steps on the same state, nothing kept."""
@@ -177,7 +230,7 @@ class Compactor:
         asked = any(kind in pending for kind in ("drop", "summary"))  # /compact
         forced = asked or "reactive" in pending  # or "prompt is too long"
         cold = "cold" in pending and self.policy.cold_event  # the cache went cold: an event writes nothing extra
-        kinds: list[EventKind] = [k for k in dict.fromkeys(pending) if k not in ("drop", "summary", "cold")]  # type: ignore[misc]
+        kinds: list[EventKind] = [k for k in dict.fromkeys(pending) if k not in ("drop", "summary", "cold", "postpone")]  # type: ignore[misc]
         old_n, w.state = w.state.history_len, w.state.evolve(pending=(), history_len=n)
         for i in range(old_n, n):  # new messages join the request
             w.layout.append(w.state, history, w.facts, w.tokens, i)
@@ -195,25 +248,19 @@ class Compactor:
         high = self.policy.high_tokens
         over = w.tokens.estimate() - tiers.transient(w.state, w.view(history, self.policy, newest, call))
         cold = cold and over > self.policy.cold_mark_tokens and not forced
-        if over > high or forced or cold:
-            if asked:
-                reason, why = "you asked to compact now", "you asked"
-            elif forced:
-                reason = why = "the API said the prompt is too long"
-            elif cold and over <= high:
-                reason = why = "the cache went cold (the request is written again anyway)"
-            else:
-                mark = f"over the {fmt_tokens(high)} high-water mark"
-                reason, why = (f"your pins, excludes or expands put it {mark}" if relayout else mark,
-                               f"over the {fmt_tokens(high)} mark")
-            target = self.policy.low_tokens
-            if cold and over <= high:  # a cold cache's event keeps more: it was not over the mark
-                target = self.policy.cold_target_tokens
-            if forced:  # asked for now: even a small request gives up its older half
-                target = min(target, int(w.tokens.estimate() * FORCED_SHARE))
-            policy = self.policy
-            if cold and over <= high and policy.cold_clears_only:  # clear old results, keep every input
-                policy = replace(policy, drop=False, mask_any_result=True, mask_min_chars=COLD_MASK_MIN_CHARS)
+        hold = w.state.hold_until
+        postponed = "postpone" in pending and not forced  # the user postponed this call's event (`postpone`)
+        held = (hold is not None and over <= hold or postponed) and not forced  # an undone event holds
+        if hold is not None and not held:
+            w.state = w.state.evolve(hold_until=None)
+        # an undo holds: no mask or drop, but long results already read are cut, as an event's first step
+        if held and not postponed and over > high and (changed := steps.cut_held(w, history, self.policy, newest, call)) is not None:
+            kinds.append("cut")
+            first_change = min(first_change, changed)
+        tried = not held and (over > high or forced or cold)
+        if tried:
+            reason, why, target, policy = self._event_terms(asked, forced, cold and over <= high, relayout,
+                                                            w.tokens.estimate())
             event_kinds, changed = steps.event(w, history, policy, newest, call, target, why, asked)
             kinds += event_kinds
             first_change = min(first_change, changed)
@@ -232,7 +279,35 @@ class Compactor:
                                reason or "already read", before, w.tokens.estimate(), sent_before, w.touched)
             if event.major:
                 w.last_event = event
-        return w, self._result(w, history, call, event, first_change)
+        result = self._result(w, history, call, event, first_change)
+        if (event is None or not event.major) and w.tokens.estimate() > high:  # the meter's "passed the mark"
+            why = quiet_reason(hold if held and not postponed else None, tried, over > high, postponed,
+                               tiers.still_over(w.view(history, self.policy, newest, call)))
+            result = CompactResult(result.messages, replace(result.plan, quiet_reason=why))
+        return w, result
+
+    def _event_terms(self, asked: bool, forced: bool, cold: bool, relayout: bool,
+                     estimate: int) -> tuple[str, str, int, CompactPolicy]:
+        """An event's reason (for the chat), its short why, the size it aims at and the policy it runs with:
+        `cold` is a cold cache's event under the mark (it keeps more, and clears results only)."""
+        high, target, policy = self.policy.high_tokens, self.policy.low_tokens, self.policy
+        if asked:
+            reason, why = "you asked to compact now", "you asked"
+        elif forced:
+            reason = why = "the API said the prompt is too long"
+        elif cold:
+            reason = why = "the cache went cold (the request is written again anyway)"
+        else:
+            mark = f"over the {fmt_tokens(high)} high-water mark"
+            reason, why = (f"your pins, excludes or expands put it {mark}" if relayout else mark,
+                           f"over the {fmt_tokens(high)} mark")
+        if cold:  # a cold cache's event keeps more: it was not over the mark
+            target = self.policy.cold_target_tokens
+            if policy.cold_clears_only:  # clear old results, keep every input
+                policy = replace(policy, drop=False, mask_any_result=True, mask_min_chars=COLD_MASK_MIN_CHARS)
+        if forced:  # asked for now: even a small request gives up its older half
+            target = min(target, int(estimate * FORCED_SHARE))
+        return reason, why, target, policy
 
     def _result(self, w: Work, history: Sequence[Message], call: int, event: CompactEvent | None,
                 first_change: int, mode: str = "v2") -> CompactResult:

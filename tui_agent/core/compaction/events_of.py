@@ -56,3 +56,18 @@ def budget_words(policy: CompactPolicy) -> str:
     """What "the window" means here: the room left for the request once the output is reserved."""
     return (f"{fmt_tokens(policy.effective_window)} budget ({fmt_tokens(policy.context_window)} window − "
             f"{fmt_tokens(policy.context_window - policy.effective_window)} output reserve)")
+
+
+def quiet_reason(hold: int | None, tried: bool, over: bool, postponed: bool, still_over: str) -> str:
+    """Why a request above the high mark made no event, in words the meter's warning ends with (the "did not
+    fire" users report of other agents: here it is always said why)."""
+    if postponed:
+        return "you postponed this call's event (the next call asks again)"
+    if hold is not None:
+        return f"an undone event holds until the request passes ≈{fmt_tokens(hold)} (or /compact)"
+    if tried:
+        alone = still_over.removeprefix("; ")
+        return f"nothing older could leave ({alone})" if alone else "nothing older could leave"
+    if not over:
+        return "the part over it is the newest results, cut once the model has read them"
+    return "no compaction this call"

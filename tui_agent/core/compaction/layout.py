@@ -184,5 +184,15 @@ class Layout:
             over_budget=est > policy.effective_window, event=event, last_event=last_event,
             cached_messages=first_change, dropped_reason=state.dropped_reason, drop_reasons=state.drop_reasons,
             summary_requested=bool(event and "drop" in event.kinds and (summary_enabled or "summary" in event.kinds)),
+            budget_room=policy.room, budget_source=budget_source(policy, state),
         )
         return CompactResult(list(self.out), plan)
+
+
+def budget_source(policy: CompactPolicy, state: CompactState) -> str:
+    """Where the working budget came from, for the meter: the policy's words, and "learned" when the window
+    that bounds it is the one a "prompt is too long" answer revealed."""
+    bound = policy.budget_bound
+    if bound == "the window" and state.learned_window is not None:
+        return "the window, learned from a too-long answer"
+    return bound

@@ -151,6 +151,9 @@ class CompactPlan:
     dropped_reason: str = ""  # the newest drop's reason (v1/seed: the only one)
     drop_reasons: tuple[tuple[int, int, str], ...] = ()  # (from, until, why) of each drop, oldest first
     summary_requested: bool = False
+    budget_room: int = 0  # the working budget the marks are shares of (0: a strategy with no budget)
+    budget_source: str = ""  # where it came from: "default for this model", "flag", "env", "learned", "the window"
+    quiet_reason: str = ""  # over the high mark with no event: why (an undo holds, nothing could leave…)
 
     # -- per message --------------------------------------------------------------------------
     @cached_property

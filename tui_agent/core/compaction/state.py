@@ -56,6 +56,7 @@ class CompactState:
     learned_window: int | None = None  # the real window a "prompt is too long" revealed
     tokens: Mapping[str, Any] = field(default_factory=dict)  # the estimator's export (filled on export)
     replaced: bool = False  # saved over a history since replaced (/clear): forgotten at the next call
+    hold_until: int | None = None  # an undone event holds: no event by the marks until the request passes this
 
     def evolve(self, **changes: Any) -> CompactState:
         """This state with `changes`: `dataclasses.replace` without its field-by-field `__init__` (a call
@@ -94,8 +95,8 @@ class CompactState:
 
     # -- JSON ---------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        """JSON-safe data: what the journal stores, as it is."""
-        return {
+        """JSON-safe data: what the journal stores, as it is (`hold_until` only while an undone event holds)."""
+        data: dict[str, Any] = {
             "version": VERSION, "calls": self.calls, "history_len": self.history_len, "first": self.first,
             "blocks": [d.to_json() for i in sorted(self.blocks) for d in self.blocks[i]],
             "drop_from": self.drop_from, "drop_until": self.drop_until, "kept_in_drop": sorted(self.kept_in_drop),
@@ -108,6 +109,9 @@ class CompactState:
             "pending": list(self.pending), "dirty": self.dirty, "reactive_target": self.reactive_target,
             "learned_window": self.learned_window,
         }
+        if self.hold_until is not None:
+            data["hold_until"] = self.hold_until
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], history: Sequence[Message], facts: Facts) -> CompactState:
@@ -147,6 +151,7 @@ class CompactState:
             versions={int(i): int(v) for i, v in data.get("variant", [])},
             pending=tuple(str(kind) for kind in data.get("pending", [])), dirty=bool(data.get("dirty", False)),
             reactive_target=None if data.get("reactive_target") is None else int(data["reactive_target"]),
+            hold_until=None if data.get("hold_until") is None else int(data["hold_until"]),
             **common,  # type: ignore[arg-type]
         )
 

@@ -98,6 +98,8 @@ class BudgetMeter(Widget):
             ("▒", "$budget-reserve"), f" out {fmt_k(meter.reserve)}", "\n",
             ("│", "bold $budget-threshold"), f" {meter.water_marks}",
             (" (high → low water)" if "→" in meter.water_marks else "", MUTED),
+            *(("\n", (meter.budget_line, MUTED)) if meter.budget_line else ()),
+            *(("\n", (meter.mark_warning, "$text-warning")) if meter.mark_warning else ()),
         )
         lines = [headline]
         if self.exact is not None:

@@ -29,6 +29,7 @@ from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter, exact_note
 from tui_agent.ui.widgets.events_list import EventsList, no_events_text
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows, number_cells
+from tui_agent.ui.approval import ApprovalActions
 from tui_agent.ui.steering import STEERING_KEYS, STEERING_TITLE, SteeringActions, SteeringLog
 from tui_agent.ui.widgets.panel_legend import legend
 from tui_agent.ui.widgets.spark_line import spark_line
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
 
 
-class BudgetPanel(SteeringActions, Vertical):
+class BudgetPanel(ApprovalActions, SteeringActions, Vertical):
     """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend."""
 
     READ_ONLY = False  # replay: nothing is sent, so no pin / exclude / expand is offered
@@ -220,10 +221,11 @@ class BudgetPanel(SteeringActions, Vertical):
     # -- acting on a row (outbound only: act, undo and steer are `SteeringActions`') ---------------
     def on_history_rows_acted(self, event: HistoryRows.Acted) -> None:
         event.stop()
-        self.undo() if event.action == "undo" else self.act(event.index, event.action)
+        self.undo_newest() if event.action == "undo" else self.act(event.index, event.action)
 
     def on_history_rows_steering_changed(self, event: HistoryRows.SteeringChanged) -> None:
         self._render_title()
+        self.back_to_the_bar()  # a decision is awaited: leaving the steering mode returns to the approval bar
 
     def focus_first_difference(self) -> int | None:
         """`/context`: the first row the request does not send as it is in the history."""
