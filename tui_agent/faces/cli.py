@@ -32,9 +32,8 @@ ENV_HELP = """environment:
   ANTHROPIC_BASE_URL      any Anthropic-compatible endpoint
   ANTHROPIC_MODEL         default Claude model
   OPENAI_API_KEY          use an OpenAI-compatible endpoint (with OPENAI_BASE_URL, OPENAI_MODEL)
-  CLAUDE_CODE_USE_BEDROCK=1  Claude on Amazon Bedrock (AWS_REGION + AWS credentials), as Claude Code reads it
-  CLAUDE_CODE_USE_VERTEX=1   Claude on Vertex AI (CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID)
-  CLAUDE_CODE_USE_FOUNDRY=1  Claude on Microsoft Foundry (ANTHROPIC_FOUNDRY_RESOURCE, ANTHROPIC_FOUNDRY_API_KEY)
+  CLAUDE_CODE_USE_BEDROCK=1 (or _VERTEX, _FOUNDRY)  Claude on that cloud, set up as for Claude Code (AWS_REGION,
+                          CLOUD_ML_REGION + ANTHROPIC_VERTEX_PROJECT_ID, ...: docs/claude-sdk.md#clouds)
   CONTEXT_WINDOW_TOKENS   override the model's context window
   COMPACT                 compaction strategy: v2 (default), v1, seed, or 0/off (same as --compact)
   COMPACT_HIGH_WATER      compact when a request would exceed this (fraction of the window, or tokens)

@@ -33,7 +33,8 @@ UI_COMMANDS: list[tuple[str, str]] = [
 ]
 KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history (or choose a /command) · "
              "Tab complete /command or /theme name · Esc close the hints or cancel the turn · F2 budget panel, "
-             "steering mode (in it: Enter open a row, p pin, x exclude, e expand, u undo the last of these or the last compaction event, c exact count, Esc back "
+             "steering mode (in it: Enter open a row, p pin, x exclude, e expand, u undo the last of these or "
+             "the last compaction event, c exact count, Esc back "
              "to the prompt; any other letter goes to the prompt) · Ctrl+P palette · "
              "Ctrl+C twice quit")
 HELP_COLUMN = 18
@@ -70,7 +71,9 @@ async def run_command(screen: "CommandHost", line: str) -> None:
     name, _, args = line.strip().partition(" ")
     name, args = name.lower(), args.strip()
     if name == "/help":
-        width = max(chat.scrollable_content_region.width - 4, 40)  # less the notice's padding and icon
+        # less the notice's padding and icon, and the scrollbar the long notice itself will bring
+        bar = 0 if chat.scrollbars_enabled[0] else chat.styles.scrollbar_size_vertical
+        width = max(chat.scrollable_content_region.width - 4 - bar, 40)
         await chat.add_notice(help_text(command_list(screen), width))
     elif name == "/clear":
         await screen.clear_conversation()
