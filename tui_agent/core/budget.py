@@ -115,6 +115,7 @@ class BudgetLedger:
     last_plan: CompactPlan | None = None  # the last call's plan and request (what an event is diffed against)
     last_messages: Sequence[Message] = ()
     context_uses: list[ContextUse] = field(default_factory=list)  # every Context tool use, in order
+    earlier_events: list[tuple[int, str]] = field(default_factory=list)  # a resumed session's: (call, words)
     _context_started: dict[str, str] = field(default_factory=dict, repr=False)  # tool_use id → summary
 
     # -- feeding --------------------------------------------------------------------------------
@@ -142,6 +143,23 @@ class BudgetLedger:
 
     def configure(self, model: str, window: int, reserve: int) -> None:
         self.model, self.window, self.reserve = model, window, reserve
+
+    def resumed(self, usages: Sequence[ev.Usage], calls: Sequence[tuple[int, int, str | None]]) -> None:
+        """A resumed session's journaled calls, (call, estimated tokens, its event in words or None): their
+        sizes, their usage priced again (the API's counts, the last call's cache split, the cost) and their
+        compaction events counted with their words (the journal keeps no request to diff them against).
+        Without them the meter said "calls: none yet" after a resume."""
+        for call, tokens, _ in calls:
+            self.calls[call] = tokens
+        for usage in usages:
+            self.feed(usage)
+        self.earlier_events = [(call, words) for call, _, words in calls if words]
+        self.event_calls.update(call for call, _ in self.earlier_events)
+
+    @property
+    def event_count(self) -> int:
+        """Every compaction event of the session: before a resume (journaled) and since."""
+        return len(self.earlier_events) + len(self.major_events)
 
     def feed_earlier(self, event: ev.CompactionReported) -> None:
         """A call before the one a face is about to show (a replay feeds every step up to it, in order):
