@@ -255,8 +255,8 @@ class BudgetLedger:
         new_messages = round(new_raw * scale)
         if self.calls and (call is None or call > min(self.calls)):  # a previous request put the base in cache
             new = new_messages
-        else:
-            new = min(round(base * scale) + new_messages, total)
+        else:  # a cold first call reads nothing from the cache: all of it is new (it read "cached ≈4" once)
+            new = total
         new = min(new, total)
         cached = total - new
         price = input_cost(self.model, read=cached, write=new)  # what is new is written to the cache
