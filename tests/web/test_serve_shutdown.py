@@ -63,3 +63,33 @@ async def test_closing_tabs_and_stopping_the_server_leave_no_noise(tmp_path, mod
                 served.stop()
     printed = "".join(served.stderr) + "".join(line for line in served.stdout if not line.startswith("tui-agent serving"))
     assert not [word for word in NOISE if word in printed], printed
+
+
+async def test_a_tab_closed_while_the_model_streams_leaves_no_noise(tmp_path) -> None:
+    """The real SDK's stream is open (the fake stalls mid-reply) when the tab closes and the server stops."""
+    from dataclasses import replace
+
+    from tests.fakes.fake_anthropic import stream_reply
+
+    stalled = lambda body: replace(stream_reply(text("A long answer that never ends.")), stall_after=2)  # noqa: E731
+    with FakeAnthropic(model=stalled) as fake:
+        served = Served(make_repo(tmp_path), tmp_path / "config", "--model", "claude-sonnet-4-5-20250929",
+                        env={"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.base_url})
+        try:
+            served.wait_until_serving()
+            async with aiohttp.ClientSession() as client:
+                tab = await open_tab(served, client)
+                await ask(tab, "what does the handler do?", False)
+                assert await asyncio.to_thread(fake.stalled.wait, 60), "the model never started its reply"
+                await tab.close()
+                last = await open_tab(served, client)
+                await ask(last, "and the models?", False)
+                code = await asyncio.to_thread(served.stop)
+                await last.close()
+            assert code == 0
+        finally:
+            fake.release.set()
+            if served.process.poll() is None:
+                served.stop()
+    printed = "".join(served.stderr) + "".join(line for line in served.stdout if not line.startswith("tui-agent serving"))
+    assert not [word for word in NOISE if word in printed], printed
