@@ -97,7 +97,8 @@ def test_unpriced_model_gives_cache_units_and_no_session_cost():
     ledger.feed(ev.Usage(1, input_tokens=900, output_tokens=10))
     figures = ledger.current
     assert figures.price_usd is None and not ledger.cost_known
-    assert figures.cache_units == figures.new + figures.cached * 0.1
+    # priced as the API bills it (the reported usage: 900 uncached), in the unit every face says
+    assert figures.cache_units == 900 and figures.cost.text() == "≈900 new-token equivalents"
     assert "new-token equivalents" in ledger.price_text(figures) and "$" not in ledger.context_line()
 
 
@@ -246,3 +247,16 @@ async def test_a_routine_cut_is_an_event_in_the_ledger_as_in_the_journal(tmp_pat
     assert reported and all(set(event.kinds) == {"cut"} for event in reported), reported
     line = next(x for x in err.getvalue().splitlines() if x.startswith("[budget] "))
     assert f"· {len(reported)} compaction event" in line, line
+
+
+def test_a_cold_first_call_reads_nothing_from_the_cache_whatever_its_plan_says():
+    from dataclasses import replace
+
+    compactor = Compactor(CompactPolicy(context_window=100_000, max_output_tokens=8_000, enabled=True))
+    result = compactor.compact(long_turn(1, size=400))
+    plan = replace(result.plan, cached_messages=2, estimated_tokens=result.plan.estimated_tokens + 37)
+    ledger = BudgetLedger()
+    ledger.configure(PRICED, 100_000, 8_000)
+    ledger.feed(ev.CompactionReported(1, plan, len(result.messages), 1000, 0, result.messages))
+    figures = ledger.current
+    assert figures is not None and figures.cached == 0 and figures.new == figures.total

@@ -13,7 +13,7 @@ from tests.shared import TRANSCRIPTS
 from tests.replay.test_replay_core import compacting_log
 from tui_agent.core.recordings.replay import open_replay
 from tui_agent.ui.replay_app import ReplayApp
-from tui_agent.ui.budget_model import fmt_k
+from tui_agent.ui.budget_model import fmt_k, fmt_usd
 from tui_agent.ui.screens.replay import HINT, ReplayScreen
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.history_rows import HistoryRows
@@ -37,6 +37,12 @@ def card_text(app: ReplayApp) -> str:
 def cost_row(app: ReplayApp, label: str) -> str:
     """The strategy's row of the cost table (the last line that starts with its label)."""
     return [line for line in card_text(app).splitlines() if line.startswith(label + " ")][-1]
+
+
+def amount(replay, units: float) -> str:
+    """A cost as the card's table writes it: dollars at the recorded model's price, else units."""
+    usd = replay.cost_usd(units)
+    return fmt_usd(usd) if usd is not None else fmt_k(round(units))
 
 
 async def jump(pilot, text: str) -> None:
@@ -94,8 +100,8 @@ async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs(
         assert len(panel_rows.index.rows) == last.history_len
         assert prompt.disabled  # closed again after the jump
         row = cost_row(app, "ours").split()
-        assert row[1:3] == [fmt_k(round(last.costs["v2"].cost)), fmt_k(round(last.costs["v2"].total_cost))]
-        assert cost_row(app, "append-only").split()[2] == fmt_k(round(last.costs["none"].total_cost))
+        assert row[1:3] == [amount(replay, last.costs["v2"].cost), amount(replay, last.costs["v2"].total_cost)]
+        assert cost_row(app, "append-only").split()[2] == amount(replay, last.costs["none"].total_cost)
         assert set(panel_rows.index.rows[i].index for i in range(last.history_len)) == set(range(last.history_len))
 
         await pilot.press("n")  # past the end: stays on the last call

@@ -33,13 +33,15 @@ class Served:
     """`tui-agent serve … --port P -C WORKSPACE` in its own process group, so stopping it can check that
     no tab's app process outlives the server."""
 
-    def __init__(self, workspace: Path, config_dir: Path, *extra: str) -> None:
+    def __init__(self, workspace: Path, config_dir: Path, *extra: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}/"
         self.url = self.base  # until serving: then the printed URL, token included
         self.token = ""
+        given = env
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TEXTUAL_DRIVER"}
         env["TUI_AGENT_CONFIG_DIR"] = str(config_dir)
+        env.update(given or {})  # e.g. a fake API's URL and key
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tui_agent", "serve", "--port", str(self.port), "-C", str(workspace), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)

@@ -21,13 +21,11 @@ from tui_agent.core.formats import fmt_tokens, fmt_usd
 from tui_agent.core.messages import Message
 from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.providers.models import cost_usd, model_info
+from tui_agent.core.prices import InputCost, input_cost
 from tui_agent.core.events import BaseBreakdown  # noqa: F401  (named here by the faces)
 from tui_agent.core.request_diff import EventEntry, RequestChange, first_difference, ledger_tokens, request_diff  # noqa: F401
 from tui_agent.core.tokens import message_tokens, tokens_for_chars
 from tui_agent.core.formats import plural
-
-
-CACHE_READ_UNITS = 0.1  # a cached token costs a tenth of a new one (Anthropic list prices; OpenAI similar)
 
 
 @dataclass(frozen=True)
@@ -46,7 +44,7 @@ class CallFigures:
     cached_messages: int  # leading outbound messages in the cached prefix
     high: int
     low: int
-    price_usd: float | None  # input price of this request at list price (None: the model has no price)
+    cost: InputCost  # this request's input price (`prices.input_cost`: the one figure every face shows)
     exact_total: int | None = None  # the API's count, once the call reported usage
     history_tokens: int = 0
     dropped: int = 0
@@ -64,9 +62,14 @@ class CallFigures:
         return self.shown_total * 100 // self.window if self.window else 0
 
     @property
+    def price_usd(self) -> float | None:
+        """The input price at list price (None: the model has no known price)."""
+        return self.cost.usd
+
+    @property
     def cache_units(self) -> float:
-        """The request's price in units of one new input token, when the model has no known price."""
-        return self.new + self.cached * CACHE_READ_UNITS
+        """The input price in units of one uncached input token (what is said when no price is known)."""
+        return self.cost.units
 
     @property
     def budget_line(self) -> str:
@@ -129,6 +132,7 @@ class BudgetLedger:
     last_plan: CompactPlan | None = None  # the last call's plan and request (what an event is diffed against)
     last_messages: Sequence[Message] = ()
     context_uses: list[ContextUse] = field(default_factory=list)  # every Context tool use, in order
+    earlier_events: list[tuple[int, str]] = field(default_factory=list)  # a resumed session's: (call, words)
     _context_started: dict[str, str] = field(default_factory=dict, repr=False)  # tool_use id → summary
 
     # -- feeding --------------------------------------------------------------------------------
@@ -156,6 +160,23 @@ class BudgetLedger:
 
     def configure(self, model: str, window: int, reserve: int) -> None:
         self.model, self.window, self.reserve = model, window, reserve
+
+    def resumed(self, usages: Sequence[ev.Usage], calls: Sequence[tuple[int, int, str | None]]) -> None:
+        """A resumed session's journaled calls, (call, estimated tokens, its event in words or None): their
+        sizes, their usage priced again (the API's counts, the last call's cache split, the cost) and their
+        compaction events counted with their words (the journal keeps no request to diff them against).
+        Without them the meter said "calls: none yet" after a resume."""
+        for call, tokens, _ in calls:
+            self.calls[call] = tokens
+        for usage in usages:
+            self.feed(usage)
+        self.earlier_events = [(call, words) for call, _, words in calls if words]
+        self.event_calls.update(call for call, _ in self.earlier_events)
+
+    @property
+    def event_count(self) -> int:
+        """Every compaction event of the session: before a resume (journaled) and since."""
+        return len(self.earlier_events) + len(self.major_events)
 
     def feed_earlier(self, event: ev.CompactionReported) -> None:
         """A call before the one a face is about to show (a replay feeds every step up to it, in order):
@@ -220,7 +241,18 @@ class BudgetLedger:
 
             cached = usage.cache_read_input_tokens
             self.current = replace(current, exact_total=usage.context_tokens, cached=cached,
-                                   new=usage.context_tokens - cached)
+                                   new=usage.context_tokens - cached, cost=input_cost(
+                                       self.model, read=cached, write=usage.cache_creation_input_tokens,
+                                       uncached=usage.input_tokens))  # the bill as reported
+
+    def priced_as(self, cost: InputCost, cached: float) -> None:
+        """A replayed call is priced by its strategy run, the figure its card shows: `cost`, with `cached`
+        tokens read from the cache (the prefix shared with the strategy's previous request; 0 on a cold
+        first call), not the ledger's own split of a request it did not make."""
+        current = self.current
+        if current is not None:
+            read = min(max(round(cached), 0), current.total)
+            self.current = replace(current, cached=read, new=current.total - read, cost=cost)
 
     def preview(self, result: CompactResult, base: int, history_tokens: int = 0) -> CallFigures:
         """Between turns: the next call's plan (`Session.plan_call()`) becomes the current figures."""
@@ -239,11 +271,11 @@ class BudgetLedger:
         new_messages = round(new_raw * scale)
         if self.calls and (call is None or call > min(self.calls)):  # a previous request put the base in cache
             new = new_messages
-        else:
-            new = min(round(base * scale) + new_messages, total)
+        else:  # a cold first call reads nothing from the cache: all of it is new (it read "cached ≈4" once)
+            new = total
         new = min(new, total)
         cached = total - new
-        price = cost_usd(self.model, UsageInfo(0, 0, new, cached))
+        price = input_cost(self.model, read=cached, write=new)  # what is new is written to the cache
         return CallFigures(label, call, self.window, self.reserve, base, plan.message_tokens_after, total, cached,
                            new, cached_count, plan.high_tokens, plan.low_tokens, price,
                            history_tokens=history_tokens or plan.message_tokens_before, dropped=plan.dropped_count,
@@ -287,9 +319,8 @@ class BudgetLedger:
     def price_text(self, figures: CallFigures) -> str:
         """"≈$0.0123" at list price, or the cache-weighted size when the model has no known price."""
         if figures.price_usd is not None:
-            return f"≈{fmt_usd(figures.price_usd)} input"
-        return (f"≈{fmt_tokens(round(figures.cache_units))} new-token equivalents "
-                f"(a cached token counts {CACHE_READ_UNITS:g})")
+            return f"{figures.cost.text()} input"
+        return f"{figures.cost.text()} ({figures.cost.note()})"
 
     def summary_line(self, earlier_usd: float | None = None) -> str:
         """Headless prints this at the end of a run: the same figures the panel shows. The ledger has seen

@@ -74,3 +74,39 @@ def per_token(model: str | None) -> float | None:
 
     price = model_info(model or "").input_price
     return None if price is None else price / 1_000_000
+
+
+@dataclass(frozen=True)
+class InputCost:
+    """One request's input price: in units of one uncached input token of its model (what every face can
+    say), and in USD when the model's list price is known. The one figure the meter, the replay card and
+    the watch card show for a call, so that two faces of one call never disagree on it or its unit."""
+
+    units: float
+    usd: float | None
+    read: float = CLASSIC.read  # the multipliers the units were weighed with
+    write: float = WRITE_5M
+
+    def note(self) -> str:
+        """What one unit weighs: "an uncached input token counts 1, a cache read 0.1, a cache write 1.25"."""
+        return UNIT_NOTE.format(read=self.read, write=self.write)
+
+    def text(self) -> str:
+        """"≈$0.0123" at list price, or "≈15.2k new-token equivalents" when the model has no known price."""
+        from tui_agent.core.formats import fmt_tokens, fmt_usd
+
+        return f"≈{fmt_usd(self.usd)}" if self.usd is not None else f"≈{fmt_tokens(round(self.units))} {UNIT_NAME}"
+
+
+UNIT_NAME = "new-token equivalents"
+UNIT_NOTE = "a cache read counts {read:g}, a write {write:g}"
+
+
+def input_cost(model: str | None, *, read: float, write: float, uncached: float = 0.0,
+               price: CachePrice | None = None) -> InputCost:
+    """The input price of a request that reads `read` tokens from the cache, writes `write` to it and
+    sends `uncached` without caching, at `model`'s cache prices (`for_model`, or `price` when given)."""
+    price = price or for_model(model)
+    units = uncached + price.read * read + price.write * write
+    unit = per_token(model)
+    return InputCost(units, units * unit if unit is not None else None, price.read, price.write)

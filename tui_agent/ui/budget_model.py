@@ -9,7 +9,6 @@ tests can drive it directly.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,10 +163,6 @@ class OutboundView:
         if plan.protected_indices is not None:  # v1/seed: exactly the protected rounds' results
             return frozenset(plan.protected_indices)
         return frozenset(range(plan.protected_from, plan.history_len))
-
-    @property
-    def sent_count(self) -> int:
-        return bisect_left(self.plan.outbound_indices, self.history_len)  # ascending: O(log n), not O(n)
 
     def state(self, index: int) -> RowState:
         if index >= self.history_len:

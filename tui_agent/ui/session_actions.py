@@ -89,7 +89,7 @@ async def show_restored(screen: "CommandHost", notices) -> None:
     for notice in notices:
         await chat.add_notice(notice.text, notice.level)
     panel.sync_history()
-    panel.replay_usage(session.usage_history)
+    panel.replay_usage(session.usage_history, session.resumed_calls)
     screen.update_title()
 
 

@@ -15,6 +15,8 @@ from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.widgets.tool_card import ToolCard
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.widgets.markdown import MarkdownStream
 
     from tui_agent.ui.widgets.assistant_reply import AssistantReply
@@ -33,9 +35,11 @@ def limit_message(calls: int) -> str:
 
 
 class TurnRenderer:
-    def __init__(self, chat: "ChatPane", panel: "BudgetPanel", show_durations: bool = True) -> None:
+    def __init__(self, chat: "ChatPane", panel: "BudgetPanel", show_durations: bool = True,
+                 on_cost: "Callable[[], None] | None" = None) -> None:
         self.chat = chat
         self.panel = panel
+        self.on_cost = on_cost  # the title's price, redrawn with the panel's (a posted message came a call late)
         self.show_durations = show_durations
         self.reply: AssistantReply | None = None
         self.stream: MarkdownStream | None = None
@@ -63,6 +67,8 @@ class TurnRenderer:
                 self.panel.sync_history()
             case ev.Usage():
                 self.panel.on_usage(event)
+                if self.on_cost is not None:
+                    self.on_cost()
             case ev.ToolStarted(tool_use_id=tool_id, name=name, summary=summary):
                 await self.close()
                 shown = summary or _short_input(event.input)

@@ -59,6 +59,7 @@ class Session:
     system_prompt_builder: Callable[["Session"], str] | None = None
     history: list[Message] = field(default_factory=list)
     usage_history: list[ev.Usage] = field(default_factory=list)
+    resumed_calls: list[tuple[int, int, str | None]] = field(default_factory=list)  # journaled: call, tokens, event
     commands: CommandRegistry = field(default_factory=CommandRegistry)
     # Slow start-up work (MCP servers, SDK imports) that must not block the TUI's first frame: the TUI
     # runs these in a worker after mounting, headless awaits them before the first turn. Each returns

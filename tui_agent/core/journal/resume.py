@@ -109,6 +109,7 @@ def restore(session: "Session", load: JournalLoad) -> Restored:
     result.fork = len(kept) < len(history)
     session.history.extend(kept + repairs)
     session.usage_history.extend(load.usage)
+    session.resumed_calls = [(call.call, call.estimated_tokens, call.event) for call in load.calls]
     session.state.calls = load.calls_made  # (the calibration is part of the compactor's state)
     warning = import_compaction_state(session, load.compaction_state, load.compaction_mode)
     if warning:

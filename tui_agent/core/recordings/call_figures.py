@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui_agent.core.recordings.forgot import Forgotten, forgotten
-from tui_agent.core.prices import for_model
 from tui_agent.core.providers.models import model_info
-from tui_agent.core.recordings.replay import OURS, Replay, ReplayStep
+from tui_agent.core.prices import CLASSIC, InputCost, for_model
+from tui_agent.core.recordings.replay import OURS, Replay, ReplayStep, step_cost
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,11 @@ class CallFigures:
     ours_total_usd: float | None
     agent_compactions: tuple[AgentCompactionFigures, ...]
     forgot: tuple[Forgotten, ...] = ()  # per recorded summary before this call: what it no longer names
+
+    @property
+    def ours_cost(self) -> InputCost:
+        """Our request's price at this call, as the budget meter says it (`replay.step_cost`)."""
+        return InputCost(self.ours_cost_units, self.ours_cost_usd, CLASSIC.read, CLASSIC.write)
 
     @property
     def agent_compaction(self) -> bool:
@@ -102,7 +107,8 @@ class FiguresRun:
         else:
             self.recorded_total += cost
         ours = step.costs.get(OURS)
-        ours_units = ours.cost if ours is not None else 0.0
+        ours_units = step_cost(replay, step).units  # the figure the meter shows for this call too
+        ours_unit = replay.unit_price_usd()  # ours at the price the meter and the replay card use
         compactions = tuple(AgentCompactionFigures(c.kind, c.index, (pre_tokens or {}).get(c.index)
                                                    if c.kind == "boundary" else None, c.text)
                             for c in step.agent_compactions)
@@ -113,5 +119,5 @@ class FiguresRun:
             step.number, model, uncached, read, write, step.real_tokens,
             read / step.real_tokens if step.real_tokens else 0.0, gap, price.expired(gap),
             cost, self.recorded_total if self.priced else None, step.ours_tokens, ours_units,
-            ours_units * unit if unit is not None else None,
-            ours.total_cost * unit if unit is not None and ours is not None else None, compactions, forgot)
+            ours_units * ours_unit if ours_unit is not None else None,
+            ours.total_cost * ours_unit if ours_unit is not None and ours is not None else None, compactions, forgot)

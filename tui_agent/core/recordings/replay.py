@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from tui_agent.core.compaction import CompactPlan, CompactPolicy
 from tui_agent.core.recordings.economics import RunState, StrategyRun, default_policy, make_strategy, strategy_runs
@@ -27,6 +27,7 @@ from tui_agent.core.events import CompactionReported
 from tui_agent.core.messages import Message, text_of
 from tui_agent.core.providers.models import model_info
 from tui_agent.core.formats import plural
+from tui_agent.core.prices import CLASSIC, InputCost
 
 # The strategies a replay runs side by side: the append-only conversation, the seed article's v1, ours.
 REPLAY_STRATEGIES = ("none", "seed-v1", "v2")
@@ -259,6 +260,22 @@ class Replay:
     def cost_usd(self, units: float) -> float | None:
         price = self.unit_price_usd()
         return units * price if price is not None else None
+
+
+def strategy_cost(replay: "Replay | UnitPriced", units: float) -> InputCost:
+    """A strategy's price at one call as every face says it (the replay card, the watch card, the meter):
+    units of one uncached input token on the replay's cache prices, and USD at the recorded model's price."""
+    return InputCost(units, replay.cost_usd(units), CLASSIC.read, CLASSIC.write)
+
+
+def step_cost(replay: "Replay | UnitPriced", step: ReplayStep) -> InputCost:
+    """Our request's price at `step`: the one figure the cards and the budget meter show for that call."""
+    ours = step.costs.get(OURS)
+    return strategy_cost(replay, ours.cost if ours is not None else 0.0)
+
+
+class UnitPriced(Protocol):
+    def cost_usd(self, units: float) -> float | None: ...
 
 
 def reported_on(model: TokenModel, step: ReplayStep) -> CompactionReported:

@@ -263,7 +263,7 @@ class MainScreen(Screen):
         from tui_agent.ui.screens.permission import PermissionScreen  # not needed for the first frame
         from tui_agent.ui.turn import TurnRenderer
 
-        renderer = TurnRenderer(chat, self.panel, self.show_durations)
+        renderer = TurnRenderer(chat, self.panel, self.show_durations, on_cost=self.update_title)
         reason = "error"
         try:
             # aclosing: Esc cancels this worker while it awaits its own work (a render, the modal); closing

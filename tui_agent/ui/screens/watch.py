@@ -272,6 +272,7 @@ class WatchScreen(ReplayScreen):
             self.replay = None
             return
         self.replay = self.view
+        self.panel.ledger.model = self.view.model or self.panel.ledger.model  # the log's model prices the panel
         self.session.history = self.view.history  # the panel's rows come from the recorded history
         self.query_one("#watch-waiting").display = False
         now = time.monotonic()

@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui_agent.core.budget import CACHE_READ_UNITS, BaseBreakdown, CallFigures, fmt_usd
+from tui_agent.core.budget import BaseBreakdown, CallFigures
 from tui_agent.core.cache_clock import cache_outlook, outlook_line
 from tui_agent.core.prices import CachePrice
 from tui_agent.core.sanitize import strip_controls
@@ -117,12 +117,12 @@ class BudgetMeter(Widget):
     @staticmethod
     def _price_line(meter: CallFigures) -> Content:
         who = "this call" if meter.call is not None else "next call"
-        if meter.price_usd is not None:
-            return Content.assemble((f"{who} ", MUTED), (f"≈{fmt_usd(meter.price_usd)}", "bold $text-success"),
+        cost = meter.cost  # the same figure the replay and watch cards show for the call (`prices.InputCost`)
+        if cost.usd is not None:
+            return Content.assemble((f"{who} ", MUTED), (cost.text(), "bold $text-success"),
                                     (" input, list price", MUTED))
-        units = meter.cache_units  # no price known: the input weighed as the API bills it, new tokens = 1
-        return Content.assemble((f"{who} ", MUTED), (f"≈{fmt_k(round(units))} new-token equivalents", "bold"),
-                                (f" (a cached token counts {CACHE_READ_UNITS:g}; no $ price known)", MUTED))
+        return Content.assemble((f"{who} ", MUTED), (cost.text(), "bold"),
+                                (f" (no list price known; {cost.note()})", MUTED))
 
     def _base_line(self, meter: CallFigures | None) -> Content:
         base = self.base

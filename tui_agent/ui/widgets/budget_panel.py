@@ -11,7 +11,7 @@ exclude or expand a row (outbound only). Updates are incremental (`budget_model`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from textual import work
 from textual.app import ComposeResult
@@ -200,11 +200,14 @@ class BudgetPanel(ApprovalActions, SteeringActions, Vertical):
         """A Context tool use: the meter says what the uses cost (the ledger heard it as a listener)."""
         self.meter.tool_line = self.ledger.context_tool_line()
 
-    def replay_usage(self, usages: list[ev.Usage]) -> None:
-        """A resumed session's recorded usage: priced again into the ledger (not heard live)."""
-        for usage in usages:
-            self.ledger.feed(usage)
+    def replay_usage(self, usages: list[ev.Usage], calls: Sequence[tuple[int, int, str | None]] = ()) -> None:
+        """A resumed session's journaled calls and events into the ledger (not heard live), then the next
+        call told again: its cached split counts on the calls before it (told before them, it read 0)."""
+        self.ledger.resumed(usages, calls)
         self.meter.usage = self.ledger.usage
+        if (usages or calls) and self.session.history:
+            self.session.announce_next("resumed calls")
+        self._render_events()
         self._render_title()
         self._render_spark()
         self.post_message(self.CostChanged())
@@ -307,7 +310,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, Vertical):
 
     def _update_sizes(self) -> None:
         view = self.rows.view
-        sent = view.sent_count if view is not None else 0
+        sent = view.plan.sent_count if view is not None else 0  # the request's messages (ledger, placeholder too)
         self.meter.history = (self.index.total_tokens, len(self.index.rows), sent)
 
     def _render_columns(self) -> None:
@@ -367,7 +370,8 @@ class BudgetPanel(ApprovalActions, SteeringActions, Vertical):
         if pending is not None and self.ledger.current_plan is not None:
             entry = EventEntry(pending, self.ledger.current_plan, self.ledger.current_messages,
                                self.ledger.last_plan, self.ledger.last_messages)
-        self.events.show(self.ledger.major_events, pending, entry, no_events_text(self.ledger))
+        self.events.show(self.ledger.major_events, pending, entry, no_events_text(self.ledger),
+                         self.ledger.earlier_events)
 
     def on_events_list_opened(self, event: EventsList.Opened) -> None:
         self.open_event(event.entry)

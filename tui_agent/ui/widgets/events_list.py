@@ -58,15 +58,22 @@ class EventsList(OnPurpose, OptionList, can_focus=False):
         self.cap = 5  # lines at most; the panel sets it from its height (more room, more events)
 
     def show(self, entries: Sequence[EventEntry], pending: CompactEvent | None = None,
-             pending_entry: EventEntry | None = None, empty: str = NONE_YET) -> None:
-        """Redraw only when the events changed (a call without an event costs nothing here)."""
+             pending_entry: EventEntry | None = None, empty: str = NONE_YET,
+             earlier: Sequence[tuple[int, str]] = ()) -> None:
+        """Redraw only when the events changed (a call without an event costs nothing here). `earlier`: a
+        resumed session's journaled events, (call, words), listed first (the journal keeps their words, not
+        the requests an event view reads)."""
         tail = list(entries[-SHOW_EVENTS:])
-        key = (len(entries), id(tail[-1]) if tail else None, pending.line() if pending else None, empty)
+        before = list(earlier[-(SHOW_EVENTS - len(tail)):]) if len(tail) < SHOW_EVENTS else []
+        key = (len(entries), id(tail[-1]) if tail else None, pending.line() if pending else None, empty, len(earlier))
         if key == self._shown:
             return
         self._shown = key
         options: list[Option] = []
         self.entries = []
+        for _, words in before:
+            options.append(Option(Content.assemble(Content(words), (" (before the resume)", MUTED)), disabled=True))
+            self.entries.append(None)
         for entry in tail:
             options.append(Option(Content(entry.line)))
             self.entries.append(entry)

@@ -13,32 +13,36 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui_agent.core.messages import blocks
-from tui_agent.core.recordings.replay import LABELS, OURS
+from tui_agent.core.prices import UNIT_NAME
+from tui_agent.core.recordings.replay import LABELS, OURS, strategy_cost
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import counted, fmt_k, fmt_usd, preview
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
+    from tui_agent.core.prices import InputCost
     from tui_agent.core.recordings.replay import Replay, ReplayStep
 
 
 def cost_lines(replay: "Replay", step: "ReplayStep") -> list[Content]:
-    """The running cost of each strategy: this call, so far, in dollars when the model's price is known,
-    and as a share of the append-only conversation's (units: one uncached input token)."""
+    """The running cost of each strategy: this call and so far, in dollars when the model's price is known
+    (else in new-token equivalents), and as a share of the append-only conversation's. A call's figure is
+    `replay.strategy_cost`'s, the one the budget meter beside the card shows for our request."""
     base = step.costs.get("none")
     priced = replay.unit_price_usd() is not None
-    head = f"{'cost':<12} {'this call':>9} {'so far':>8}" + (f" {'so far $':>9}" if priced else "") + f" {'÷append':>8}"
-    lines = [Content.styled(head, f"bold {MUTED}")]
+    lines = [Content.styled(f"{'cost':<12} {'this call':>9} {'so far':>9} {'÷append':>8}", f"bold {MUTED}")]
     for name, cost in step.costs.items():
-        usd = replay.cost_usd(cost.total_cost)
+        now, total = strategy_cost(replay, cost.cost), strategy_cost(replay, cost.total_cost)
         ratio = f"{cost.total_cost / base.total_cost:.3f}×" if base is not None and base.total_cost else "–"
-        row = f"{LABELS.get(name, name):<12} {fmt_k(round(cost.cost)):>9} {fmt_k(round(cost.total_cost)):>8}"
-        if priced:
-            row += f" {fmt_usd(usd or 0.0):>9}"
-        row += f" {ratio:>8}"
+        row = f"{LABELS.get(name, name):<12} {_amount(now):>9} {_amount(total):>9} {ratio:>8}"
         lines.append(Content.styled(row, "bold $text-success" if name == OURS else ""))
-    lines.append(Content.styled("(in uncached input tokens: a cache read costs 0.1, a write 1.25)", MUTED))
+    note = strategy_cost(replay, 0.0).note()
+    lines.append(Content.styled(f"(input at list price: {note})" if priced else f"(in {UNIT_NAME}: {note})", MUTED))
     return lines
+
+
+def _amount(cost: "InputCost") -> str:
+    return fmt_usd(cost.usd) if cost.usd is not None else fmt_k(round(cost.units))
 
 
 def reply_preview(replay: "Replay", step: "ReplayStep") -> str:

@@ -31,7 +31,7 @@ def spark_line(ledger: BudgetLedger, width: int) -> Content:
     ticks = "".join("╵" if k in ledger.event_calls else " " for k in keys)
     parts: list = [(label, MUTED), (line, "$budget-messages"), (peak, MUTED)]
     if "╵" in ticks:
-        count, left = len(ledger.major_events), width - 2 - len(label) - len(ticks)
+        count, left = ledger.event_count, width - 2 - len(label) - len(ticks)
         words = [f" {counted(count, 'compaction event')}", f" {counted(count, 'event')}", f" {count}"]
         parts += ["\n", (" " * len(label), MUTED), (ticks, "bold $budget-truncated"),
                   (next((w for w in words if len(w) <= left), ""), MUTED)]

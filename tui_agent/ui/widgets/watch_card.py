@@ -38,7 +38,9 @@ def watch_content(figures: CallFigures, after: CoverageAfter | None = None, note
                          "$text-warning" if figures.cache_expired else MUTED)),
         Content.assemble(("dollars   ", MUTED), f"recorded {_usd(figures.recorded_cost_usd)} this call, "
                          f"{_usd(figures.recorded_total_usd)} so far",
-                         (f" · ours {_usd(figures.ours_cost_usd)}, {_usd(figures.ours_total_usd)} so far", "$text-success")),
+                         (f" · ours {figures.ours_cost.text()} this call", "$text-success"),
+                         (f", {_usd(figures.ours_total_usd)} so far" if figures.ours_total_usd is not None else "",
+                          "$text-success")),
     ]
     for c in figures.agent_compactions:
         if c.kind == "boundary":
