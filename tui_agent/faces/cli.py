@@ -149,7 +149,8 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
                         "would send and continue from it")
     parser.add_argument("--compact", default=default, metavar="MODE",
                         help="compaction strategy: v2 (default: tiered, cache-aware), v1 (first landing), "
-                        "seed (the seed article), off")
+                        "seed (the seed article), off, server-clear / server-compact (the API's own context "
+                        "editing / compaction)")
     parser.add_argument("--compact-high", default=default, metavar="MARK",
                         help="compact when a request would exceed MARK: a fraction of the window less the "
                         f"output reserve (0 < MARK <= 1), or whole tokens (>= 1000); default {d.high}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, AsyncIterator
 
 from tui_agent.core.messages import Block, Message
@@ -47,6 +48,7 @@ from tui_agent.core.providers.base import (
     ProviderError,
     ProviderEvent,
     StreamDone,
+    StreamNotice,
     StreamText,
     with_notice,
 )
@@ -59,6 +61,7 @@ from tui_agent.core.providers.retry import (
     with_retries,
 )
 from tui_agent.core.providers.sdk import SdkProvider
+from tui_agent.core.providers.server_report import betas_for, report_from
 
 EPHEMERAL = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4
@@ -75,6 +78,7 @@ class AnthropicProvider(SdkProvider):
     key_variable: str = "ANTHROPIC_API_KEY"
     cache_ttl: str = "5m"  # "1h": every breakpoint asks for the 1-hour cache (writes cost 2x instead of 1.25x)
     thinking_budget: int = 0  # > 0: extended thinking with this many tokens (MAX_THINKING_TOKENS)
+    diagnose: bool = False  # send the cache-diagnosis beta (turned off for the session by a 400)
 
     # -- request building -------------------------------------------------------------------
     def outbound_body(self, request: ModelRequest) -> dict[str, Any]:
@@ -124,10 +128,22 @@ class AnthropicProvider(SdkProvider):
         params["messages"] = with_notice(params["messages"], request.notice)
         if self.thinking_budget > 0:
             params["thinking"] = thinking_config(self.thinking_budget, params["max_tokens"])
+        if request.context_management:
+            params["context_management"] = request.context_management
+        if self.diagnose:  # null on the first call: opted in, nothing to compare yet
+            params["diagnostics"] = {"previous_message_id": request.previous_message_id or None}
         return params
 
     # -- streaming --------------------------------------------------------------------------
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        params = self.build_params(request)
+        try:
+            async for item in with_retries(lambda: self._attempt(params), self.retry, "Anthropic API"):
+                yield item
+            return
+        except _DiagnosisRefused:
+            self.diagnose = False  # the endpoint does not take the beta: the rest of the session goes without
+        yield StreamNotice("The API refused the cache-diagnosis beta (400); sending without it from now on.", "info")
         params = self.build_params(request)
         async for item in with_retries(lambda: self._attempt(params), self.retry, "Anthropic API"):
             yield item
@@ -154,8 +170,12 @@ class AnthropicProvider(SdkProvider):
             async for item in self._streamed(client, params, shown):
                 yield item
         except anthropic.APIStatusError as error:
-            raise self._status_error(error, shown) from error
-        except (asyncio.CancelledError, GeneratorExit, ProviderError):
+            failure = self._status_error(error, shown)
+            if "diagnostics" in params and getattr(error, "status_code", None) == 400 and not shown \
+                    and not isinstance(failure, PromptTooLongError):
+                raise _DiagnosisRefused() from error
+            raise failure from error
+        except (asyncio.CancelledError, GeneratorExit, ProviderError, _DiagnosisRefused):
             raise
         except Exception as error:  # noqa: BLE001 - transport errors, malformed events, ...
             if isinstance(error, _Dropped) or is_transport(error):
@@ -174,11 +194,14 @@ class AnthropicProvider(SdkProvider):
 
     async def _streamed(self, client: Any, params: dict[str, Any], shown: list[str]) -> AsyncIterator[ProviderEvent]:
         """The SDK's stream: text as it comes, then the SDK's accumulated message as history keeps it."""
+        betas = betas_for(params.get("context_management"), "diagnostics" in params)
+        # The beta client when a beta is asked for (context management, diagnosis), else the plain one.
+        open_stream = partial(client.beta.messages.stream, betas=betas) if betas else client.messages.stream
         try:
-            manager = client.messages.stream(**params)
+            manager = open_stream(**params)
             stream = await manager.__aenter__()
         except UnicodeEncodeError:  # a lone surrogate: nothing was sent yet
-            manager = client.messages.stream(**sendable(params))
+            manager = open_stream(**sendable(params))
             stream = await manager.__aenter__()
         # `__aexit__` closes the HTTP response on any exit, including cancellation (Esc).
         try:
@@ -207,7 +230,7 @@ class AnthropicProvider(SdkProvider):
         except Exception as error:  # noqa: BLE001 - never lose an answer already shown to a shape
             raise ProviderError(f"The Anthropic reply could not be read ({one_line(error, 120)}).",
                                 partial_text="".join(shown)) from error
-        yield StreamDone(message, getattr(final, "stop_reason", None), usage)
+        yield StreamDone(message, getattr(final, "stop_reason", None), usage, report_from(final))
 
     def _status_error(self, error: Any, shown: list[str]) -> Exception:
         status = getattr(error, "status_code", None)
@@ -264,6 +287,10 @@ class AnthropicProvider(SdkProvider):
         if request.tools:
             params["tools"] = list(request.tools)
         return params
+
+
+class _DiagnosisRefused(Exception):
+    """A 400 for a request carrying the cache-diagnosis beta: sent again without it."""
 
 
 class _Dropped(Exception):

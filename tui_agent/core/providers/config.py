@@ -33,6 +33,7 @@ from tui_agent.core.providers.models import (
     resolve_limits,
 )
 from tui_agent.core.providers.retry import RetryPolicy
+from tui_agent.core.providers.server_report import diagnosis_wanted
 
 _ALIASES = {"claude": "anthropic", "deepseek": "openai", "openai-compatible": "openai"}
 _DEMO = ("demo", "mock", "scripted")
@@ -109,7 +110,7 @@ def _truthy(value: str) -> bool:
 def _anthropic_options(env: Mapping[str, str]) -> dict[str, object]:
     """Claude's own settings, named as Claude Code names them: the 1-hour cache and the thinking budget."""
     return {"cache_ttl": "1h" if _truthy(_get(env, "ENABLE_PROMPT_CACHING_1H")) else "5m",
-            "thinking_budget": _thinking_budget(env)}
+            "thinking_budget": _thinking_budget(env), "diagnose": diagnosis_wanted(env)}
 
 
 def _thinking_budget(env: Mapping[str, str]) -> int:

@@ -1,0 +1,49 @@
+"""Why the cache missed, from our side: the clock, our own compaction, the server's edit (no API reason)."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+from tui_agent.core import events as ev
+from tui_agent.core.agent.server_watch import CacheTrack, after_answer
+from tui_agent.core.providers.base import StreamDone, UsageInfo
+from tui_agent.core.providers.server_report import report_from
+
+PROVIDER = SimpleNamespace(model="claude-sonnet-4-5", cache_ttl="5m")
+DONE = StreamDone({"role": "assistant", "content": []}, "end_turn")
+
+
+def _miss(plan, track, answered_at, read=1_000):
+    told = after_answer(DONE, UsageInfo(10, 5, 200, read), plan, track, answered_at, PROVIDER, 4, 7)
+    return [e for e in told if isinstance(e, ev.CacheMissed)]
+
+
+def test_no_miss_when_the_whole_prefix_is_read():
+    track = CacheTrack(cached=1_000)
+    assert _miss(None, track, time.monotonic()) == [] and track.cached == 1_200
+
+
+def test_ours_alone_names_the_clock_then_our_compaction():
+    cold = _miss(None, CacheTrack(cached=9_000), time.monotonic() - 400)[0]
+    assert (cold.reason, cold.source, cold.missed) == ("ttl_expired", "ours", 8_000)
+    assert "time to live ran out" in cold.line() and cold.extra_cost_usd is not None and cold.extra_cost_usd > 0
+    plan = SimpleNamespace(event=object(), cached_messages=12)
+    ours = _miss(plan, CacheTrack(cached=9_000), time.monotonic())[0]
+    assert ours.reason == "our_compaction" and "rewrote from message 12" in ours.line()
+    server = _miss(None, CacheTrack(cached=9_000, edited=True), time.monotonic())[0]
+    assert server.reason == "server_edit"
+
+
+def test_the_report_reads_the_sdk_shapes():
+    final = {"id": "msg_1", "content": [{"type": "compaction", "content": "sum"}, {"type": "text", "text": "x"}],
+             "context_management": {"applied_edits": [
+                 {"type": "clear_tool_uses_20250919", "cleared_tool_uses": 3, "cleared_input_tokens": 9000}]},
+             "usage": {"iterations": [{"type": "compaction", "input_tokens": 150_000, "output_tokens": 2_000}]},
+             "diagnostics": {"cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 40}}}
+    report = report_from(final)
+    assert report.message_id == "msg_1" and report.compacted and report.compaction_summary == "sum"
+    assert report.edits[0].cleared == 3 and report.edits[0].tokens == 9000
+    assert report.compaction_usage is not None and report.compaction_usage.input_tokens == 150_000
+    assert report.cache_miss is not None and (report.cache_miss.kind, report.cache_miss.missed_tokens) == ("tools_changed", 40)
+    assert report_from({"id": None, "content": "odd", "diagnostics": "x"}).acted is False

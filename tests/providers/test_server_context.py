@@ -1,0 +1,92 @@
+"""The API's own context management through the SDK (`--compact server-clear` / `server-compact`) and the
+cache-diagnosis beta, against the fake that validates `context_management`, `diagnostics` and the beta
+headers and answers as the API documents (applied edits, a compaction block, `cache_miss_reason`)."""
+
+from __future__ import annotations
+
+from tests.fakes.fake_anthropic import reader_model
+from tests.fakes.fake_context import BETA_COMPACT, BETA_CONTEXT, BETA_DIAGNOSIS, SUMMARY, FakeContextAnthropic
+from tests.providers.conftest import ended, notices, run
+from tests.providers.test_compaction_real_sdk import make_files, session_on
+from tui_agent.core import events as ev
+from tui_agent.core.compaction import CompactPolicy
+from tui_agent.core.messages import protocol_errors
+
+
+def _policy(high: int) -> CompactPolicy:
+    return CompactPolicy(high_water=float(high), low_water=float(high // 2))
+
+
+async def test_server_clear_sends_the_edit_with_its_beta_and_shows_what_was_cleared(tmp_path):
+    names = make_files(tmp_path, 8, 6_000)
+    fake = FakeContextAnthropic(model=reader_model(names))
+    with fake:
+        session = session_on(fake, tmp_path, 100_000, 20, compact_mode="server-clear", compact_policy=_policy(4_000))
+        events = await run(session, "Read the modules.")
+        await session.aclose()
+    assert ended(events).reason == "completed" and fake.violations == []
+    body = fake.message_requests[-1]["body"]
+    edit = body["context_management"]["edits"][0]
+    assert edit["type"] == "clear_tool_uses_20250919" and edit["exclude_tools"] == ["Context"]
+    assert edit["trigger"] == {"type": "input_tokens", "value": 4_000}
+    assert all(BETA_CONTEXT in betas for betas in fake.betas)
+    edited = [e for e in events if isinstance(e, ev.ServerEdited)]
+    assert edited and edited[-1].edits[0].cleared >= 1 and edited[-1].edits[0].tokens >= 5_000
+    assert "server cleared" in edited[-1].line()
+    # our compaction stayed out of the way: every request sends the history whole
+    reported = [e for e in events if isinstance(e, ev.CompactionReported)]
+    assert all(not e.plan.changed for e in reported)
+
+
+async def test_server_compact_keeps_the_compaction_block_and_sends_it_back(tmp_path):
+    names = make_files(tmp_path, 30, 9_000)
+    fake = FakeContextAnthropic(model=reader_model(names))
+    with fake:
+        session = session_on(fake, tmp_path, 200_000, 40, compact_mode="server-compact")
+        session.compactor.trigger_tokens = 50_000
+        events = await run(session, "Read the modules.")
+        await session.aclose()
+    assert ended(events).reason == "completed" and fake.violations == []
+    assert fake.compactions >= 1 and all(BETA_COMPACT in b for b in fake.betas)
+    edited = [e for e in events if isinstance(e, ev.ServerEdited) and e.compacted]
+    first = edited[0]
+    assert first.summary == SUMMARY and first.compaction_usage is not None
+    assert first.compaction_usage.input_tokens > 50_000  # its own usage iteration, not the call's
+    block = session.history[first.history_index]["content"][0]
+    assert block == {"type": "compaction", "content": SUMMARY, "encrypted_content": "opaque-1"}
+    later = fake.message_requests[-1]["body"]["messages"][first.history_index]["content"][0]
+    assert {k: v for k, v in later.items() if k != "cache_control"} == block  # sent back as it came
+    assert protocol_errors(session.history) == []
+
+
+async def test_a_cache_miss_says_why_from_the_api_and_ours(tmp_path):
+    names = make_files(tmp_path, 3, 3_000)
+    fake = FakeContextAnthropic(model=reader_model(names))
+    env_session = session_on(fake, tmp_path, 100_000, 10)
+    env_session.provider.diagnose = True
+    with fake:
+        events = await run(env_session, "Read the modules.")
+        # the system prompt changes between turns: the API names it, and what it cost
+        env_session.system_prompt_builder = lambda s: "a different system prompt"
+        events += await run(env_session, "And again.")
+        await env_session.aclose()
+    assert fake.violations == []
+    assert all(BETA_DIAGNOSIS in b for b in fake.betas)
+    sent = [r["body"]["diagnostics"]["previous_message_id"] for r in fake.message_requests]
+    assert sent[0] is None and sent[1:] == [f"msg_fake_{i:03d}" for i in range(1, len(sent))]
+    missed = [e for e in events if isinstance(e, ev.CacheMissed)]
+    assert len(missed) == 1 and missed[0].source == "api" and missed[0].reason == "system_changed"
+    assert missed[0].missed > 0 and "system prompt changed" in missed[0].line()
+
+
+async def test_an_endpoint_without_the_beta_is_asked_once_then_never_again(tmp_path):
+    names = make_files(tmp_path, 2, 1_000)
+    fake = FakeContextAnthropic(model=reader_model(names), refuse_diagnosis=True)
+    session = session_on(fake, tmp_path, 100_000, 10)
+    session.provider.diagnose = True
+    with fake:
+        events = await run(session, "Read the modules.")
+        await session.aclose()
+    assert ended(events).reason == "completed" and fake.violations == []
+    assert sum("cache-diagnosis" in n for n in notices(events)) == 1
+    assert [BETA_DIAGNOSIS in b for b in fake.betas] == [True] + [False] * (len(fake.betas) - 1)
