@@ -63,6 +63,9 @@ class TurnRenderer:
                 self.panel.sync_history()
             case ev.Usage():
                 self.panel.on_usage(event)
+            case ev.ServerEdited() | ev.CacheMissed():
+                self.panel.on_server(event)
+                await self.chat.add_notice(event.line(), "info")
             case ev.ToolStarted(tool_use_id=tool_id, name=name, summary=summary):
                 await self.close()
                 shown = summary or _short_input(event.input)

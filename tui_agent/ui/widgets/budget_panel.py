@@ -195,6 +195,13 @@ class BudgetPanel(SteeringActions, Vertical):
         self.post_message(self.CostChanged())
         self.post_message(self.Changed())
 
+    def on_server(self, event: ev.ServerEdited | ev.CacheMissed) -> None:
+        """What the server did, or why the cache missed: a line in the events list (the ledger has it)."""
+        if event not in self.ledger.server_events:  # not heard as a listener (a test drives us)
+            self.ledger.feed(event)
+        self.meter.miss = self.ledger.last_miss
+        self._render_events()
+
     def on_tool_finished(self, event: ev.ToolFinished) -> None:
         """A Context tool use: the meter says what the uses cost (the ledger heard it as a listener)."""
         self.meter.tool_line = self.ledger.context_tool_line()
@@ -365,7 +372,7 @@ class BudgetPanel(SteeringActions, Vertical):
         if pending is not None and self.ledger.current_plan is not None:
             entry = EventEntry(pending, self.ledger.current_plan, self.ledger.current_messages,
                                self.ledger.last_plan, self.ledger.last_messages)
-        self.events.show(self.ledger.major_events, pending, entry, no_events_text(self.ledger))
+        self.events.show(self.ledger.timeline(), pending, entry, no_events_text(self.ledger))
 
     def on_events_list_opened(self, event: EventsList.Opened) -> None:
         self.open_event(event.entry)
