@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
+from tui_agent.core.journal.server_record import SERVER, server_event
 from tui_agent.core.journal.safe_read import (
     as_float,
     as_int,
@@ -62,6 +63,9 @@ class JournalLoad:
     last_activity: str = ""
     warnings: list[str] = field(default_factory=list)
     states: StateChain = field(default_factory=StateChain, repr=False)  # the state records, whole and changes
+    server_events: list[ev.ServerEdited | ev.CacheMissed] = field(default_factory=list)  # `server` records
+    last_message_id: str = ""  # the last answer's id and what it left cached (the cache diagnosis goes on)
+    cached: int = 0
 
     @property
     def session_id(self) -> str:
@@ -144,6 +148,8 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         load.usage.append(usage)
         load.calibration = calibration
         load.calls_made = max(load.calls_made, as_int(record.get("calls", usage.call)))
+        if isinstance(record.get("message_id"), str):
+            load.last_message_id, load.cached = record["message_id"], as_int(record.get("cached", 0))
         for call in reversed(load.calls) if purpose == "call" else ():  # a summary's usage is no call's
             if call.call == usage.call:
                 call.usage, call.cost_usd = usage, cost
@@ -154,6 +160,8 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         else:
             load.states.whole(record["state"], record.get("check"))
         load.compaction_mode = record.get("mode")
+    elif kind == SERVER:
+        load.server_events.append(server_event(record))
     elif kind == rec.PERMISSION:
         load.permissions.append({"id": str(record["id"]), "tool": str(record["tool"]),
                                  "decision": str(record["decision"])})
