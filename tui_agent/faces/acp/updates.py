@@ -94,6 +94,37 @@ def event_updates(event: CompactEvent) -> list[Any]:
                               extra={"kinds": list(event.kinds), "reason": event.reason})
 
 
+def server_updates(event: ev.ServerEdited, ledger: BudgetLedger) -> list[Any]:
+    """The server's own context management as the same synthetic compaction tool call, marked as the
+    server's (`_meta.contextCompaction.by = "server"`). Tokens after: the call's real prompt (the ledger has
+    its usage); before: that plus what the edits cleared, or, for a compaction, what the compaction's own
+    call read (the context it closed)."""
+    after = ledger.usage.context_tokens if ledger.usage is not None and ledger.usage.call == event.call else 0
+    before = after + sum(edit.tokens for edit in event.edits)
+    if event.compacted and event.compaction_usage is not None:
+        before = max(before, event.compaction_usage.input_tokens + event.compaction_usage.cache_read_input_tokens)
+    extra: dict[str, Any] = {"by": "server", "edits": [{"type": e.kind, "cleared": e.cleared, "clearedTokens": e.tokens}
+                                                      for e in event.edits], "compacted": event.compacted}
+    if event.compaction_usage is not None:
+        extra["compactionUsage"] = {"inputTokens": event.compaction_usage.input_tokens,
+                                    "outputTokens": event.compaction_usage.output_tokens}
+    return compaction_updates(f"server-context-{event.call}", f"Server managed context: {event.line()}", "auto",
+                              before, after, extra=extra)
+
+
+def miss_updates(event: ev.CacheMissed, ledger: BudgetLedger) -> list[Any]:
+    """A cache miss is about what the call cost, so it rides on the call's `usage_update` (`_meta.tuiAgent
+    .cacheMiss`: why, from whom, the tokens written again and their extra cost); no update without figures."""
+    update = usage_update(ledger)
+    if update is None:
+        return []
+    miss = {"reason": event.reason, "source": event.source, "why": event.why(), "missedTokens": event.missed,
+            "extraCostUsd": event.extra_cost_usd, "fromMessage": event.from_message}
+    update.field_meta = {**(update.field_meta or {}),
+                         "tuiAgent": {**(update.field_meta or {}).get("tuiAgent", {}), "cacheMiss": miss}}
+    return [update]
+
+
 def session_updates(event: ev.EngineEvent, ledger: BudgetLedger) -> list[Any]:
     """The ACP session updates one engine event makes (often none). `ledger` has already seen `event`
     (the session feeds it before any face), so a `Usage` reads this call's figures."""
@@ -117,6 +148,10 @@ def session_updates(event: ev.EngineEvent, ledger: BudgetLedger) -> list[Any]:
         case ev.Usage(purpose="call"):
             update = usage_update(ledger)
             return [update] if update is not None else []
+        case ev.ServerEdited():
+            return server_updates(event, ledger)
+        case ev.CacheMissed():
+            return miss_updates(event, ledger)
         case ev.Notice(text=text, level=level) if level != "info":
             return [update_agent_message_text(f"\n\n[{level}] {text}\n\n")]
     return []
