@@ -11,6 +11,7 @@ from tui_agent.core import events as ev
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.writer import journal_of, start_journal
+from tui_agent.core.recordings.replay import open_replay
 from tui_agent.core.providers.base import ModelRequest, ProviderEvent, StreamDone, UsageInfo
 from tui_agent.core.providers.server_report import AppliedEdit, CacheMissReason, CompactionUsage, ServerReport
 
@@ -51,6 +52,8 @@ async def test_server_events_and_the_last_message_id_survive_a_resume(tmp_path: 
     load = read_journal(path)
     assert load.server_events == told and load.warnings == []
     assert (load.last_message_id, load.cached) == ("msg_b", 4_000)
+    server = [c for c in open_replay(path).agent_compactions if c.kind == "server"]  # `replay` shows it too
+    assert [(c.index, c.call, c.text) for c in server] == [(3, 2, told[0].line())]
     fresh_provider = ServerClaude()
     fresh = session_on(tmp_path, fresh_provider)
     resume_journaled(fresh, load, environ)
