@@ -121,6 +121,12 @@ class FakeContextAnthropic(FakeAnthropic):
                                f"Unexpected value(s) `{BETA_DIAGNOSIS}` for the `anthropic-beta` header.")
         stripped = json.dumps(body).encode()
         reply = super().handle(path, headers, body, stripped)
+        if path.split("?")[0].endswith("count_tokens") and field is not None and reply.json_body:
+            original = reply.json_body["input_tokens"]  # counted after the edits the server would apply
+            freed = sum(edit["cleared_input_tokens"] for edit in applied_edits({**body, "context_management": field},
+                                                                                 original))
+            return Reply(json_body={"input_tokens": original - freed,
+                                    "context_management": {"original_input_tokens": original}})
         if not reply.chunks or path.split("?")[0] != "/v1/messages":
             return reply
         return self._extend(reply, {**body, "context_management": field}, diagnostics, len(stripped) // 4)

@@ -90,3 +90,22 @@ async def test_an_endpoint_without_the_beta_is_asked_once_then_never_again(tmp_p
     assert ended(events).reason == "completed" and fake.violations == []
     assert sum("cache-diagnosis" in n for n in notices(events)) == 1
     assert [BETA_DIAGNOSIS in b for b in fake.betas] == [True] + [False] * (len(fake.betas) - 1)
+
+
+async def test_context_under_our_strategy_asks_what_server_clear_would_have_cleared(tmp_path):
+    from tui_agent.core.agent.server_compare import server_clear_count, server_clear_line
+
+    names = make_files(tmp_path, 8, 6_000)
+    fake = FakeContextAnthropic(model=reader_model(names))
+    with fake:
+        session = session_on(fake, tmp_path, 100_000, 20, compact_policy=_policy(4_000))
+        await run(session, "Read the modules.")
+        counted = await server_clear_count(session)
+        line = await server_clear_line(session, 9_000)
+        await session.aclose()
+    assert fake.violations == []
+    asked = [r for r in fake.requests if r["path"].endswith("count_tokens")][-1]
+    assert asked["body"]["context_management"]["edits"][0]["type"] == "clear_tool_uses_20250919"
+    assert len(asked["body"]["messages"]) == len(session.history)  # the whole history, as server-clear sends it
+    assert counted is not None and counted.cleared >= 5_000 and counted.after < counted.whole
+    assert line == counted.line(9_000) and "server-clear would send" in line and "ours 9,000" in line

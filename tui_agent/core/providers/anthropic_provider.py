@@ -257,15 +257,27 @@ class AnthropicProvider(SdkProvider):
 
     # -- exact counting ---------------------------------------------------------------------
     async def count_tokens(self, request: ModelRequest) -> int | None:
-        """Exact input tokens via `messages.count_tokens`; None where the endpoint is not offered."""
+        """Exact input tokens via `messages.count_tokens`; None where the endpoint is not offered. A request
+        with `context_management` is counted after the edits the server would apply (see `count_edited`)."""
+        counted = await self.count_edited(request)
+        return None if counted is None else counted[0]
+
+    async def count_edited(self, request: ModelRequest) -> tuple[int, int] | None:
+        """(input tokens after the request's `context_management` edits, before them): the counting endpoint
+        says what the server's context editing would clear. Without edits both are the plain count."""
         params = self.build_params_for_count(request)
         if self._client is None:
             await import_finished()
         client = self._sdk()
         import anthropic
 
+        betas = betas_for(request.context_management, False)
         try:
-            result = await client.messages.count_tokens(**params)
+            if betas:
+                result = await client.beta.messages.count_tokens(
+                    **params, context_management=request.context_management, betas=betas)
+            else:
+                result = await client.messages.count_tokens(**params)
         except anthropic.NotFoundError:
             return None  # an Anthropic-compatible server without the counting endpoint
         except anthropic.APIStatusError as error:
@@ -277,7 +289,9 @@ class AnthropicProvider(SdkProvider):
             raise
         except Exception as error:  # noqa: BLE001 - a transport error, a body that is not JSON
             raise ProviderError(f"Token count failed: {one_line(error, 120)}") from error
-        return usage_from({"input_tokens": getattr(result, "input_tokens", 0)}).input_tokens
+        after = usage_from({"input_tokens": getattr(result, "input_tokens", 0)}).input_tokens
+        original = getattr(getattr(result, "context_management", None), "original_input_tokens", None)
+        return after, original if isinstance(original, int) and original >= after else after
 
     def build_params_for_count(self, request: ModelRequest) -> dict[str, Any]:
         """Like `build_params` without caching or `max_tokens`."""

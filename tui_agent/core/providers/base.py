@@ -143,5 +143,9 @@ class Provider(ABC):
         """Exact input tokens for `request` where the API can count them; None otherwise."""
         return None
 
+    async def count_edited(self, request: ModelRequest) -> tuple[int, int] | None:
+        """(tokens after the server's `context_management` edits, before them) where the API can say; None."""
+        return None
+
     async def aclose(self) -> None:
         return None

@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from tui_agent.core.agent.server_compare import server_clear_line
 from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger, CallFigures, EventEntry, first_difference, ledger_tokens
 from tui_agent.core.prices import for_provider, per_token
@@ -273,6 +274,8 @@ class BudgetPanel(SteeringActions, Vertical):
             note = Content.assemble(("exact count failed: ", "$text-error"), str(error) or type(error).__name__)
         else:
             note = exact_note(exact, shown.total if shown is not None else None, self.session.provider.name)
+            server = await server_clear_line(self.session, exact)  # ours beside the API's own context editing
+            note = Content.assemble(note, "\n", (server, MUTED)) if server is not None else note
         if self.meter.meter is shown:  # still the call it measured
             self.meter.exact = note
 
