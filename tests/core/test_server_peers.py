@@ -10,9 +10,8 @@ from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
 from tui_agent.core.prices import NEWER
 from tui_agent.core.recordings.economics import replay
-from tui_agent.core.recordings.peers import make_peer
 from tui_agent.core.recordings.recorded import load_recorded
-from tui_agent.core.recordings.server_peers import PLACEHOLDER
+from tui_agent.core.recordings.server_peers import PLACEHOLDER, make_server_peer
 
 
 def _round(i: int, name: str, size: int) -> list[dict]:
@@ -27,7 +26,7 @@ def _sent_results(messages: list[dict]) -> dict[str, str]:
 
 def test_server_clear_keeps_three_and_the_context_tool_and_clears_only_enough():
     policy = CompactPolicy(context_window=200_000, max_output_tokens=1_000, high_water=20_000.0, low_water=10_000.0)
-    peer = make_peer("server-clear", policy, None)
+    peer = make_server_peer("server-clear", policy, None)
     history = [user_text("go"), *_round(0, "Context", 8_000)]
     for i in range(1, 8):
         history += _round(i, "Read", 16_000)

@@ -238,10 +238,6 @@ class ClearToolUses(Peer):
 def make_peer(name: str, policy: Any, ruler: Any | None) -> Peer:
     """A peer by its bench name, for `policy`'s window, thresholds on the session's `ruler`."""
     window = policy.context_window
-    if name in ("server-clear", "server-compact"):  # the API's own, as our server strategies send it
-        from tui_agent.core.recordings.server_peers import make_server_peer
-
-        return make_server_peer(name, policy, ruler)
     if name == "cc-77":
         return ClaudeCodeStandIn(window, ruler, 0.775)
     if name == "cc-92":
