@@ -109,3 +109,21 @@ async def test_context_under_our_strategy_asks_what_server_clear_would_have_clea
     assert len(asked["body"]["messages"]) == len(session.history)  # the whole history, as server-clear sends it
     assert counted is not None and counted.cleared >= 5_000 and counted.after < counted.whole
     assert line == counted.line(9_000) and "server-clear would send" in line and "ours 9,000" in line
+
+
+def test_the_flag_end_to_end_in_print_mode(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.e2e.conftest import cli_env
+
+    names = make_files(tmp_path, 8, 6_000)
+    fake = FakeContextAnthropic(model=reader_model(names))
+    with fake:
+        env = cli_env(tmp_path, fake, ANTHROPIC_MODEL="claude-fake-1", CACHE_DIAGNOSIS="1")
+        out = subprocess.run([sys.executable, "-m", "tui_agent", "-p", "Read the modules.", "--compact", "server-clear",
+                              "--compact-high", "4000", "-C", str(tmp_path)],
+                             env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    assert fake.violations == [] and "server cleared" in out.stderr
+    assert all({BETA_CONTEXT, BETA_DIAGNOSIS} <= b for b in fake.betas)
