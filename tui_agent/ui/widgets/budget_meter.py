@@ -56,6 +56,11 @@ class BudgetMeter(Widget):
             self._clock_timer = self.set_interval(self.CLOCK_SECONDS, self._tick)
         self._tick()
 
+    def retick(self) -> None:
+        """Redraw the clock line now (the last call's miss became known after its usage)."""
+        if getattr(self, "_clock", None) is not None:
+            self._tick()
+
     def _tick(self) -> None:
         since, price, per_token = self._clock
         meter = self.meter

@@ -191,6 +191,7 @@ class BudgetPanel(SteeringActions, Vertical):
             self.meter.meter = self.ledger.current
             self.meter.usage = self.ledger.usage
             self._render_spark()
+            self.meter.miss = self.ledger.last_miss  # a miss of this call follows its usage (on_server)
             self.meter.call_finished(for_provider(self.session.provider), per_token(self.session.model))
         self._render_title()
         self.post_message(self.CostChanged())
@@ -201,6 +202,7 @@ class BudgetPanel(SteeringActions, Vertical):
         if event not in self.ledger.server_events:  # not heard as a listener (a test drives us)
             self.ledger.feed(event)
         self.meter.miss = self.ledger.last_miss
+        self.meter.retick()
         self._render_events()
 
     def on_tool_finished(self, event: ev.ToolFinished) -> None:
