@@ -47,3 +47,28 @@ def test_the_report_reads_the_sdk_shapes():
     assert report.compaction_usage is not None and report.compaction_usage.input_tokens == 150_000
     assert report.cache_miss is not None and (report.cache_miss.kind, report.cache_miss.missed_tokens) == ("tools_changed", 40)
     assert report_from({"id": None, "content": "odd", "diagnostics": "x"}).acted is False
+
+
+def test_the_estimate_is_not_calibrated_on_a_request_the_server_shrank():
+    from dataclasses import replace
+
+    from tui_agent.core.agent.server_watch import answered
+    from tui_agent.core.providers.server_report import AppliedEdit, ServerReport
+
+    class Learner:
+        def __init__(self):
+            self.seen: list[int] = []
+
+        def observe_usage(self, total: int) -> None:
+            self.seen.append(total)
+
+    state = SimpleNamespace(calls=1, answered_at=None, cache=CacheTrack())
+    learner = Learner()
+    plain = replace(DONE, usage=UsageInfo(100, 5, 0, 0))
+    answered(plain, None, learner, PROVIDER, state, 1)
+    edited = replace(plain, server=ServerReport("m", edits=(AppliedEdit("clear_tool_uses_20250919", 2, 9_000),)))
+    answered(edited, None, learner, PROVIDER, state, 3)
+    compacted = replace(plain, server=ServerReport("n", compacted=True))
+    answered(compacted, None, learner, PROVIDER, state, 5)
+    answered(plain, None, learner, PROVIDER, state, 7)  # after a compaction the server reads less, for good
+    assert learner.seen == [100]

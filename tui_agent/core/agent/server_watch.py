@@ -36,6 +36,7 @@ class CacheTrack:
     message_id: str = ""  # the previous answer's id (sent as `diagnostics.previous_message_id`)
     cached: int = 0  # tokens the previous call left in the cache (what it read + what it wrote)
     edited: bool = False  # the server edited the previous call's context (its prefix moved)
+    compacted: bool = False  # the server compacted once: from then on it reads less than we send
 
 
 class Counters(Protocol):
@@ -90,19 +91,22 @@ def after_answer(done: "StreamDone", usage: "UsageInfo | None", plan: "CompactPl
         track.cached = read + usage.cache_creation_input_tokens
     track.message_id = report.message_id or track.message_id
     track.edited = report.acted
+    track.compacted = track.compacted or report.compacted
     return told
 
 
 def answered(done: "StreamDone", plan: "CompactPlan | None", compactor: "CompactorProtocol", provider: "Provider",
              state: Counters, history_index: int) -> list[ev.EngineEvent]:
     """Everything the loop says after an answer was appended: its usage (or a notice that it is unreadable;
-    the compactor learns the real size, the cache clock restarts), then `after_answer`'s events."""
+    the compactor learns the real size, unless the server edited or compacted what it read: then real and
+    estimate are of different requests; the cache clock restarts), then `after_answer`'s events."""
     usage, unreadable = checked_usage(done.usage) if done.usage is not None else (None, None)
     told: list[ev.EngineEvent] = [ev.Notice(unreadable, "warning")] if unreadable else []
     later = after_answer(done, usage, plan, state.cache, state.answered_at, provider, state.calls, history_index)
     if usage is not None:
         u = usage
-        compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+        if not (state.cache.edited or state.cache.compacted):  # the server read less than we sent: no ratio
+            compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
         state.answered_at = time.monotonic()
         told.append(ev.Usage(state.calls, u.input_tokens, u.output_tokens,
                              u.cache_creation_input_tokens, u.cache_read_input_tokens))
