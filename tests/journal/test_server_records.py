@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 from tui_agent.core import events as ev
+from tui_agent.core.journal.export import markdown_of
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.writer import journal_of, start_journal
@@ -52,6 +53,10 @@ async def test_server_events_and_the_last_message_id_survive_a_resume(tmp_path: 
     load = read_journal(path)
     assert load.server_events == told and load.warnings == []
     assert (load.last_message_id, load.cached) == ("msg_b", 4_000)
+    assert load.calls[1].server == [told[0].line().split(" · ", 1)[1], told[1].line().split(" · ", 1)[1]]
+    exported = markdown_of(load)  # the call's row in `export` says what the server did and why the cache missed
+    assert "> ⟲ **server** · server cleared 3 tool uses" in exported
+    assert "> ⟲ **cache** · cache missed 4,000 tok (the API says: the system prompt changed" in exported
     server = [c for c in open_replay(path).agent_compactions if c.kind == "server"]  # `replay` shows it too
     assert [(c.index, c.call, c.text) for c in server] == [(3, 2, told[0].line())]
     fresh_provider = ServerClaude()

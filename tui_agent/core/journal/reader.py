@@ -43,6 +43,7 @@ class CallRecord:
     summary: str | None = None  # the summary the summary tier wrote at this call
     usage: ev.Usage | None = None
     cost_usd: float | None = None
+    server: list[str] = field(default_factory=list)  # what the server did at this call, why its cache missed
 
 
 @dataclass
@@ -161,7 +162,12 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
             load.states.whole(record["state"], record.get("check"))
         load.compaction_mode = record.get("mode")
     elif kind == SERVER:
-        load.server_events.append(server_event(record))
+        told = server_event(record)
+        load.server_events.append(told)
+        for call in reversed(load.calls):  # the call's own row says it too (export)
+            if call.call == told.call:
+                call.server.append(told.line().split(" · ", 1)[-1])
+                break
     elif kind == rec.PERMISSION:
         load.permissions.append({"id": str(record["id"]), "tool": str(record["tool"]),
                                  "decision": str(record["decision"])})
