@@ -127,3 +127,19 @@ def test_the_flag_end_to_end_in_print_mode(tmp_path):
     assert out.returncode == 0, out.stderr
     assert fake.violations == [] and "server cleared" in out.stderr
     assert all({BETA_CONTEXT, BETA_DIAGNOSIS} <= b for b in fake.betas)
+
+
+async def test_a_compaction_block_is_sent_with_its_beta_after_switching_to_our_strategy(tmp_path):
+    names = make_files(tmp_path, 14, 16_000)
+    fake = FakeContextAnthropic(model=reader_model(names))
+    with fake:
+        session = session_on(fake, tmp_path, 400_000, 40, compact_mode="server-compact")
+        session.compactor.trigger_tokens = 50_000
+        await run(session, "Read the modules.")
+        assert fake.compactions >= 1
+        session.switch_compaction("off")  # the block stays in history: its beta goes with it
+        events = await run(session, "Thanks.")
+        await session.aclose()
+    assert ended(events).reason == "completed" and fake.violations == []
+    last = fake.message_requests[-1]
+    assert "context_management" not in last["body"] and BETA_COMPACT in fake.betas[-1]

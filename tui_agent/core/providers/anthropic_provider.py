@@ -194,7 +194,7 @@ class AnthropicProvider(SdkProvider):
 
     async def _streamed(self, client: Any, params: dict[str, Any], shown: list[str]) -> AsyncIterator[ProviderEvent]:
         """The SDK's stream: text as it comes, then the SDK's accumulated message as history keeps it."""
-        betas = betas_for(params.get("context_management"), "diagnostics" in params)
+        betas = betas_for(params.get("context_management"), "diagnostics" in params, params["messages"])
         # The beta client when a beta is asked for (context management, diagnosis), else the plain one.
         open_stream = partial(client.beta.messages.stream, betas=betas) if betas else client.messages.stream
         try:
@@ -271,11 +271,11 @@ class AnthropicProvider(SdkProvider):
         client = self._sdk()
         import anthropic
 
-        betas = betas_for(request.context_management, False)
+        betas = betas_for(request.context_management, False, params["messages"])
         try:
             if betas:
-                result = await client.beta.messages.count_tokens(
-                    **params, context_management=request.context_management, betas=betas)
+                edits = {"context_management": request.context_management} if request.context_management else {}
+                result = await client.beta.messages.count_tokens(**params, **edits, betas=betas)
             else:
                 result = await client.messages.count_tokens(**params)
         except anthropic.NotFoundError:

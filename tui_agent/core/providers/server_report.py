@@ -114,17 +114,25 @@ def report_from(final: Any) -> ServerReport:
                         compaction_usage=_compaction_usage(final), cache_miss=_cache_miss(final))
 
 
-def betas_for(context_management: Mapping[str, Any] | None, diagnose: bool) -> list[str]:
-    """The beta headers a request with this `context_management` (and diagnosis) needs."""
+def betas_for(context_management: Mapping[str, Any] | None, diagnose: bool,
+              messages: list[Any] | None = None) -> list[str]:
+    """The beta headers a request with this `context_management` (and diagnosis) needs; a compaction block
+    in `messages` needs the compaction beta too, whatever the strategy is now (one switched from
+    server-compact, or a resumed session, still sends the block the server wrote)."""
     betas: list[str] = []
     kinds = {str(edit.get("type")) for edit in (context_management or {}).get("edits", [])}
     if any(kind.startswith("clear_") for kind in kinds):
         betas.append(BETA_CONTEXT)
-    if any(kind.startswith("compact_") for kind in kinds):
+    if any(kind.startswith("compact_") for kind in kinds) or _holds_compaction(messages or []):
         betas.append(BETA_COMPACT)
     if diagnose:
         betas.append(BETA_DIAGNOSIS)
     return betas
+
+
+def _holds_compaction(messages: list[Any]) -> bool:
+    return any(isinstance(b, Mapping) and b.get("type") == "compaction" for m in messages if isinstance(m, Mapping)
+               and m.get("role") == "assistant" and isinstance(m.get("content"), list) for b in m["content"])
 
 
 def diagnosis_wanted(env: Mapping[str, str]) -> bool:
