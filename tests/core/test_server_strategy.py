@@ -42,3 +42,13 @@ def test_the_modes_plan_the_whole_history_and_the_request_carries_the_edits():
     assert body["context_management"] == planned.request.context_management
     ours = plan_call(make_compactor("v2", 200_000, 8_000), provider, "sys", [], history, 1, keep=True)
     assert ours.request.context_management is None and "context_management" not in provider.outbound_body(ours.request)
+
+
+def test_a_provider_without_context_management_refuses_the_server_strategies(tmp_path):
+    from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
+    from tui_agent.core.compaction.settings import CompactSettings
+
+    options = SessionOptions(workspace=tmp_path, provider="demo", compact=CompactSettings(mode="server-clear"),
+                             env={}, headless=True)
+    with pytest.raises(SessionRefused, match="Anthropic API's own context management; the demo provider has none"):
+        open_session(options)

@@ -24,6 +24,7 @@ from tui_agent.core.agent.budget_check import session_budget_error
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.agent.session import Session
 from tui_agent.core.compaction.settings import CompactSettings
+from tui_agent.core.compaction.server import server_strategy_error
 from tui_agent.core.events import Notice
 from tui_agent.core.messages import Message
 
@@ -84,7 +85,7 @@ def open_session(options: SessionOptions) -> OpenedSession:
         demo_delay=options.demo_delay, context_window=options.context_window,
         max_output_tokens=options.max_output_tokens, compact=options.compact,
         trust_project_mcp=options.trust_project_mcp)
-    problem = session_budget_error(session)
+    problem = session_budget_error(session) or server_strategy_error(session.compactor.mode, session.provider)
     if problem:
         raise SessionRefused(problem)
     if options.history:

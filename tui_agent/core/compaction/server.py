@@ -81,3 +81,17 @@ def edits_for(mode: str, compactor: object, thinking: bool) -> dict[str, Any] | 
     if mode in SERVER_MODES and isinstance(compactor, ServerStrategy):
         return compactor.context_management(thinking)
     return None
+
+
+def server_strategy_error(mode: str, provider: object) -> str | None:
+    """Why `mode` cannot run on `provider` (one line), or None: the server strategies are the Anthropic
+    API's own, and a provider that does not send `context_management` would leave the context unmanaged."""
+    if mode not in SERVER_MODES:
+        return None
+    from tui_agent.core.providers.anthropic_provider import AnthropicProvider
+
+    if isinstance(provider, AnthropicProvider):
+        return None
+    name = getattr(provider, "name", "this")
+    return (f"--compact {mode} is the Anthropic API's own context management; the {name} provider has none "
+            "(choose v2, or use Claude with ANTHROPIC_API_KEY).")
