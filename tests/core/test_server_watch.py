@@ -24,6 +24,11 @@ def test_no_miss_when_the_whole_prefix_is_read():
     assert _miss(None, track, time.monotonic()) == [] and track.cached == 1_200
 
 
+def test_a_miss_nobody_can_explain_is_not_told():
+    track = CacheTrack(cached=9_000)  # read 1,000 of 9,000, but no API reason and none of ours
+    assert _miss(None, track, time.monotonic()) == [] and track.cached == 1_200
+
+
 def test_ours_alone_names_the_clock_then_our_compaction():
     cold = _miss(None, CacheTrack(cached=9_000), time.monotonic() - 400)[0]
     assert (cold.reason, cold.source, cold.missed) == ("ttl_expired", "ours", 8_000)

@@ -5,8 +5,8 @@ it into `ServerEdited` (context edits applied, a compaction block) and decides w
 cache: it read fewer tokens than the previous request left cached (that request's read + written). Then
 it says why — the API's `cache_miss_reason` when the cache-diagnosis beta answered, and ours beside it:
 the cache's time to live ran out (the clock since the last answer), our own compaction rewrote the request
-from message N (the plan's stable prefix), the server edited the context, or unknown — and what the miss
-cost: the missed tokens written again instead of read.
+from message N (the plan's stable prefix), the server edited the context — and what the miss cost: the
+missed tokens written again instead of read. A miss neither the API nor we can explain is not told.
 
 `CacheTrack` is the memory it needs between calls (the previous message id, which the next request sends
 for the diagnosis, and what the previous call left cached); the journal keeps both for a resumed session.
@@ -82,9 +82,12 @@ def after_answer(done: "StreamDone", usage: "UsageInfo | None", plan: "CompactPl
         expected = track.cached
         if api is not None and api.missed_tokens and read + api.missed_tokens > expected:
             expected = read + api.missed_tokens  # the API knows the prefix better than our sum
-        if expected > read and (track.cached or api is not None):
-            cold = went_cold(answered_at, provider.model)
-            ours, start = our_reason(plan, track, cold, report.acted)
+        cold = went_cold(answered_at, provider.model)
+        ours, start = our_reason(plan, track, cold, report.acted)
+        # Without the API's word, only a miss we can explain is told: providers that cache by chunks (OpenAI's
+        # 128-token steps) or a best-effort cache read a little less all the time, and "unknown" on every
+        # call would bury the misses that matter.
+        if expected > read and (track.cached or api is not None) and (api is not None or ours != "unknown"):
             source: ev.CacheMissSource = "api" if api is not None else "ours"
             told.append(ev.CacheMissed(call, expected, read, api.kind if api is not None else ours, source,
                                        start, ours if api is not None else "", _extra_cost(provider, expected - read)))
