@@ -77,3 +77,10 @@ def test_the_estimate_is_not_calibrated_on_a_request_the_server_shrank():
     answered(compacted, None, learner, PROVIDER, state, 5)
     answered(plain, None, learner, PROVIDER, state, 7)  # after a compaction the server reads less, for good
     assert learner.seen == [100]
+
+
+def test_the_clock_is_the_providers_own_an_hour_on_the_one_hour_cache():
+    hour = SimpleNamespace(model="claude-sonnet-4-5", cache_ttl="1h")
+    told = after_answer(DONE, UsageInfo(10, 5, 200, 1_000), None, CacheTrack(cached=9_000), time.monotonic() - 400,
+                        hour, 4, 7)
+    assert told == []  # 400 s idle is within the hour: not the clock (and nothing else explains it)

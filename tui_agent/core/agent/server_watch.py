@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Protocol
 from tui_agent.core.agent.answer_stream import checked_usage
 
 from tui_agent.core import events as ev
-from tui_agent.core.cache_clock import went_cold
 from tui_agent.core.prices import for_provider, per_token
 from tui_agent.core.providers.server_report import ServerReport
 
@@ -82,7 +81,8 @@ def after_answer(done: "StreamDone", usage: "UsageInfo | None", plan: "CompactPl
         expected = track.cached
         if api is not None and api.missed_tokens and read + api.missed_tokens > expected:
             expected = read + api.missed_tokens  # the API knows the prefix better than our sum
-        cold = went_cold(answered_at, provider.model)
+        # the provider's own time to live (an hour on the 1-hour cache), by the clock since the last answer
+        cold = answered_at is not None and for_provider(provider).expired(time.monotonic() - answered_at)
         ours, start = our_reason(plan, track, cold, report.acted)
         # Without the API's word, only a miss we can explain is told: providers that cache by chunks (OpenAI's
         # 128-token steps) or a best-effort cache read a little less all the time, and "unknown" on every
