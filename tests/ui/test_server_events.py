@@ -59,3 +59,21 @@ async def test_a_compaction_block_shows_with_its_own_usage(tmp_path):
     kept = [m for m in session.history if m["role"] == "assistant" and m["content"][0].get("type") == "compaction"]
     assert kept and kept[0]["content"][0]["content"] == SUMMARY
 
+
+
+async def test_context_shows_what_server_clear_would_send_beside_our_count(tmp_path):
+    from tui_agent.ui.widgets.budget_meter import BudgetMeter
+
+    names = make_files(tmp_path, 8, 6_000)
+    fake = FakeContextAnthropic(model=reader_model(names))
+    with fake:
+        policy = CompactPolicy(high_water=4_000.0, low_water=2_000.0)
+        session = session_on(fake, tmp_path, 100_000, 20, compact_policy=policy)  # our own strategy (v2)
+        app = make_app(session)
+        async with app.run_test(size=(160, 45)) as pilot:
+            await send(pilot, "Read the modules.")
+            await send(pilot, "/context")
+            shown = str(app.screen.query_one(BudgetMeter).exact)
+        await session.aclose()
+    assert fake.violations == []
+    assert "(count_tokens)" in shown and "server-clear would send" in shown and "cleared" in shown
