@@ -77,3 +77,18 @@ async def test_context_shows_what_server_clear_would_send_beside_our_count(tmp_p
         await session.aclose()
     assert fake.violations == []
     assert "(count_tokens)" in shown and "server-clear would send" in shown and "cleared" in shown
+
+
+async def test_a_miss_our_own_event_caused_is_in_the_events_list_not_again_in_the_chat(tmp_path):
+    names = make_files(tmp_path, 8, 6_000)
+    fake = FakeContextAnthropic(model=reader_model(names))
+    with fake:
+        policy = CompactPolicy(high_water=4_000.0, low_water=2_000.0)
+        session = session_on(fake, tmp_path, 100_000, 20, compact_policy=policy)
+        app = make_app(session)
+        async with app.run_test(size=(160, 45)) as pilot:
+            await send(pilot, "Read the modules.")
+            lines, notices = _lines(app), _notices(app)
+        await session.aclose()
+    assert any("our compaction rewrote from message" in line for line in lines)
+    assert not any("cache missed" in n for n in notices)

@@ -65,7 +65,8 @@ class TurnRenderer:
                 self.panel.on_usage(event)
             case ev.ServerEdited() | ev.CacheMissed():
                 self.panel.on_server(event)
-                await self.chat.add_notice(event.line(), "info")
+                if not (isinstance(event, ev.CacheMissed) and event.reason == "our_compaction"):
+                    await self.chat.add_notice(event.line(), "info")  # (our own event was told in the chat)
             case ev.ToolStarted(tool_use_id=tool_id, name=name, summary=summary):
                 await self.close()
                 shown = summary or _short_input(event.input)
