@@ -65,3 +65,26 @@ async def test_server_events_and_the_last_message_id_survive_a_resume(tmp_path: 
     assert fresh.budget.server_events == told  # the panel's events list has them where they happened
     await run(fresh, "third")
     assert fresh_provider.bodies[-1]["diagnostics"] == {"previous_message_id": "msg_b"}
+
+
+async def test_a_resumed_server_strategy_session_keeps_its_strategy(tmp_path: Path) -> None:
+    from tui_agent.core.agent.session import Session
+
+    from .helpers import tools
+
+    def make(provider: ServerClaude) -> Session:
+        return Session(provider, tools(), tmp_path, compact_mode="server-clear",
+                       system_prompt_builder=lambda s: "You are a test agent.")
+
+    session = make(ServerClaude())
+    environ = {"TUI_AGENT_DATA_DIR": str(tmp_path / "data")}
+    start_journal(session, environ=environ)
+    await run(session, "first")
+    path = journal_of(session).path
+    journal_of(session).close()
+    fresh_provider = ServerClaude()
+    fresh = session_on(tmp_path, fresh_provider)  # started with the default strategy
+    resume_journaled(fresh, read_journal(path), environ)
+    assert fresh.compactor.mode == "server-clear"
+    await run(fresh, "second")
+    assert fresh_provider.bodies[-1]["context_management"]["edits"][0]["type"] == "clear_tool_uses_20250919"
