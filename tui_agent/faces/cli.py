@@ -33,10 +33,11 @@ ENV_HELP = """environment:
   ANTHROPIC_MODEL         default Claude model
   OPENAI_API_KEY          use an OpenAI-compatible endpoint (with OPENAI_BASE_URL, OPENAI_MODEL)
   CONTEXT_WINDOW_TOKENS   override the model's context window
-  COMPACT                 compaction strategy: v2 (default), v1, seed, or 0/off (same as --compact)
+  COMPACT                 compaction strategy: v2 (default), v1, seed, 0/off, server-clear, server-compact
   COMPACT_HIGH_WATER      compact when a request would exceed this (fraction of the window, or tokens)
   COMPACT_LOW_WATER       compact down to this (fraction of the window, or tokens)
   COMPACT_SUMMARY=1       let the model summarise what compaction drops (same as --compact-summary)
+  CACHE_DIAGNOSIS=1/0     ask the API why a call missed the prompt cache (default: on for api.anthropic.com)
   TRACE=1                 print [trace] lines (stderr headless; a log file in the TUI)
   ALLOW_WRITE=1           allow Write/Edit/Bash in headless mode (same as --allow-write)
   MCP_CONFIG              comma-separated MCP config files (default: .mcp.json)
