@@ -84,3 +84,19 @@ def test_the_clock_is_the_providers_own_an_hour_on_the_one_hour_cache():
     told = after_answer(DONE, UsageInfo(10, 5, 200, 1_000), None, CacheTrack(cached=9_000), time.monotonic() - 400,
                         hour, 4, 7)
     assert told == []  # 400 s idle is within the hour: not the clock (and nothing else explains it)
+
+
+def test_the_apis_diagnosis_alone_is_no_miss_when_usage_shows_the_prefix_was_read():
+    from dataclasses import replace
+
+    from tui_agent.core.providers.server_report import CacheMissReason, ServerReport, diagnosis_wanted
+
+    said = replace(DONE, server=ServerReport("m", cache_miss=CacheMissReason("messages_changed", 500)))
+    hit = after_answer(said, UsageInfo(10, 5, 200, 9_000), None, CacheTrack(cached=9_000), time.monotonic(),
+                       PROVIDER, 4, 7)
+    assert hit == []  # the structure diverged after what was cached: nothing was missed
+    unknown = after_answer(said, UsageInfo(10, 5, 200, 1_000), None, CacheTrack(), time.monotonic(), PROVIDER, 4, 7)
+    assert [(e.reason, e.missed) for e in unknown] == [("messages_changed", 500)]  # nothing known of before
+    assert diagnosis_wanted({}) and not diagnosis_wanted({"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    assert not diagnosis_wanted({"CLAUDE_CODE_USE_BEDROCK": "1"}) and diagnosis_wanted({"CACHE_DIAGNOSIS": "1",
+                                                                                      "CLAUDE_CODE_USE_VERTEX": "1"})

@@ -78,16 +78,17 @@ def after_answer(done: "StreamDone", usage: "UsageInfo | None", plan: "CompactPl
     if usage is not None:
         read = usage.cache_read_input_tokens
         api = report.cache_miss
-        expected = track.cached
-        if api is not None and api.missed_tokens and read + api.missed_tokens > expected:
-            expected = read + api.missed_tokens  # the API knows the prefix better than our sum
+        # A miss is what usage shows (the API's diagnosis compares request structure, whether or not the cache
+        # hit anyway); only when we know nothing of the previous call (a resumed old journal) does the API's
+        # estimate of the tokens after the divergence stand in.
+        expected = track.cached if track.cached else (read + api.missed_tokens if api is not None else 0)
         # the provider's own time to live (an hour on the 1-hour cache), by the clock since the last answer
         cold = answered_at is not None and for_provider(provider).expired(time.monotonic() - answered_at)
         ours, start = our_reason(plan, track, cold, report.acted)
         # Without the API's word, only a miss we can explain is told: providers that cache by chunks (OpenAI's
         # 128-token steps) or a best-effort cache read a little less all the time, and "unknown" on every
         # call would bury the misses that matter.
-        if expected > read and (track.cached or api is not None) and (api is not None or ours != "unknown"):
+        if expected > read and (api is not None or ours != "unknown"):
             source: ev.CacheMissSource = "api" if api is not None else "ours"
             told.append(ev.CacheMissed(call, expected, read, api.kind if api is not None else ours, source,
                                        start, ours if api is not None else "", _extra_cost(provider, expected - read)))

@@ -142,5 +142,8 @@ def diagnosis_wanted(env: Mapping[str, str]) -> bool:
     asked = (env.get("CACHE_DIAGNOSIS") or "").strip().lower()
     if asked:
         return asked in ("1", "true", "yes", "on")
+    if any((env.get(f"CLAUDE_CODE_USE_{cloud}") or "").strip().lower() in ("1", "true", "yes", "on")
+           for cloud in ("BEDROCK", "VERTEX", "FOUNDRY")):
+        return False  # the diagnosis is the Claude API's own: Bedrock and Vertex do not offer it
     base = (env.get("ANTHROPIC_BASE_URL") or "").strip()
     return not base or base.rstrip("/").endswith("api.anthropic.com")
