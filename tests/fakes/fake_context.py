@@ -52,6 +52,8 @@ def edit_errors(field: Any, betas: set[str]) -> list[str]:
             errors.append("context_management: clear_thinking_20251015 must be the first edit")
         for name in ("trigger", "keep", "clear_at_least"):
             value = edit.get(name)
+            if value == "all" and kind == "clear_thinking_20251015" and name == "keep":
+                continue  # keep every thinking block (the most cache hits)
             if value is not None and not (isinstance(value, dict) and isinstance(value.get("value"), int)):
                 errors.append(f"context_management.edits.{i}.{name}: must be {{type, value}}")
     return errors
@@ -81,7 +83,7 @@ def applied_edits(body: dict[str, Any], tokens: int) -> list[dict[str, Any]]:
         elif edit["type"] == "clear_thinking_20251015":
             turns = [m for m in body["messages"] if m["role"] == "assistant" and isinstance(m["content"], list)
                      and any(b.get("type") == "thinking" for b in m["content"])]
-            keep = edit.get("keep", {}).get("value", 1)
+            keep = len(turns) if edit.get("keep") == "all" else edit.get("keep", {}).get("value", 1)
             if len(turns) > keep:
                 out.append({"type": edit["type"], "cleared_thinking_turns": len(turns) - keep,
                             "cleared_input_tokens": 10 * (len(turns) - keep)})
