@@ -143,3 +143,31 @@ async def test_a_compaction_block_is_sent_with_its_beta_after_switching_to_our_s
     assert ended(events).reason == "completed" and fake.violations == []
     last = fake.message_requests[-1]
     assert "context_management" not in last["body"] and BETA_COMPACT in fake.betas[-1]
+
+
+async def test_with_thinking_on_clear_thinking_goes_first_and_the_server_reports_it():
+    from tests.fakes.fake_anthropic import text
+    from tests.providers.conftest import FAST_RETRY, collect
+    from tui_agent.core.compaction.server import server_edits
+    from tui_agent.core.messages import user_text
+    from tui_agent.core.providers.anthropic_provider import AnthropicProvider
+    from tui_agent.core.providers.base import ModelRequest, StreamDone
+
+    thought = {"type": "thinking", "thinking": "hmm", "signature": "sig=="}
+    history = []
+    for i in range(3):
+        history += [user_text(f"q{i}"), {"role": "assistant", "content": [thought, {"type": "text", "text": f"a{i}"}]}]
+    history.append(user_text("last"))
+    fake = FakeContextAnthropic([text("ok")])
+    with fake:
+        provider = AnthropicProvider(api_key="test-key", base_url=fake.base_url, model="claude-fake-1",
+                                     retry=FAST_RETRY, thinking_budget=2_000)
+        request = ModelRequest(model="claude-fake-1", system="s", tools=[], max_tokens=4_000, messages=history,
+                               context_management=server_edits("server-clear", 1, thinking=True))
+        done = [e for e in await collect(provider.stream(request)) if isinstance(e, StreamDone)][0]
+        await provider.aclose()
+    assert fake.violations == [] and BETA_CONTEXT in fake.betas[0]
+    sent = fake.message_requests[0]["body"]["context_management"]["edits"]
+    assert [e["type"] for e in sent] == ["clear_thinking_20251015", "clear_tool_uses_20250919"]
+    assert done.server is not None and done.server.edits[0].kind == "clear_thinking_20251015"
+    assert done.server.edits[0].cleared == 2  # three turns with thinking, the last kept
