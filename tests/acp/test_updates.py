@@ -102,3 +102,29 @@ def test_an_automatic_compaction_event_is_reported_with_its_tokens_before_and_af
     assert meta["postTokens"] < meta["preTokens"]
     quiet = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000, enabled=True))
     assert session_updates(ev.CompactionReported(1, quiet.compact(long_turn(1)).plan, 3, 1, 1), BudgetLedger()) == []
+
+
+def test_the_servers_edits_and_a_cache_miss_are_honest_updates() -> None:
+    from tui_agent.core.providers.server_report import AppliedEdit, CompactionUsage
+
+    ledger = BudgetLedger()
+    ledger.configure("claude-sonnet-4-5", 200_000, 8_000)
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000, enabled=True))
+    result = compactor.compact([user_text("hello " * 500)])
+    ledger.feed(ev.CompactionReported(1, result.plan, 1, 10, 10, result.messages))
+    ledger.feed(ev.Usage(1, 100, 10, 900, 40_000))
+    edited = ev.ServerEdited(1, 1, (AppliedEdit("clear_tool_uses_20250919", 4, 12_000),))
+    start, done = session_updates(edited, ledger)
+    meta = start.field_meta["contextCompaction"]
+    assert (start.session_update, done.status) == ("tool_call", "completed")
+    assert (meta["by"], meta["preTokens"], meta["postTokens"]) == ("server", 41_000 + 12_000, 41_000)
+    assert meta["edits"] == [{"type": "clear_tool_uses_20250919", "cleared": 4, "clearedTokens": 12_000}]
+    compacted = ev.ServerEdited(1, 1, compacted=True, compaction_usage=CompactionUsage(150_000, 2_000))
+    meta = session_updates(compacted, ledger)[0].field_meta["contextCompaction"]
+    assert meta["preTokens"] == 150_000 and meta["compactionUsage"] == {"inputTokens": 150_000, "outputTokens": 2_000}
+    missed = ev.CacheMissed(1, 50_000, 40_000, "system_changed", "api", extra_cost_usd=0.03)
+    update = session_updates(missed, ledger)[0]
+    miss = update.field_meta["tuiAgent"]["cacheMiss"]
+    assert update.session_update == "usage_update" and update.field_meta["tuiAgent"]["call"] == 1
+    assert (miss["reason"], miss["source"], miss["missedTokens"]) == ("system_changed", "api", 10_000)
+    assert session_updates(missed, BudgetLedger()) == []  # no figures: nothing to hang it on

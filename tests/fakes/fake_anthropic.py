@@ -37,6 +37,7 @@ _BLOCK_KEYS = {
     "redacted_thinking": {"type", "data"},
     "server_tool_use": {"type", "id", "name", "input", "cache_control"},  # a server tool (web search) and
     "web_search_tool_result": {"type", "tool_use_id", "content", "cache_control"},  # its result
+    "compaction": {"type", "content", "encrypted_content", "signature", "tool_changes", "cache_control"},  # fake_context
 }
 _TOOL_KEYS = {"name", "description", "input_schema", "cache_control", "type"}
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")

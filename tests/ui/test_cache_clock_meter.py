@@ -48,3 +48,20 @@ async def test_a_call_the_api_cached_nothing_of_shows_no_warm_clock(tmp_path) ->
         await send(pilot, "hello")
         assert meter.clock_line.startswith("nothing cached: the API reported no cache write"), meter.clock_line
         assert "uncached" in meter.clock_line and "$" in meter.clock_line
+
+
+async def test_the_clock_names_why_the_last_call_missed(tmp_path) -> None:
+    from tui_agent.core import events as ev
+
+    provider = ScriptedProvider(model=MODEL, usage=USAGE, reports_usage=True)
+    session = scripted_session(make_repo(tmp_path), [text_reply("Hi.")], provider=provider)
+    app = make_app(session, show_durations=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        meter = app.screen.query_one(BudgetMeter)
+        await send(pilot, "hello")
+        call = session.budget.usage.call
+        session.budget.feed(ev.CacheMissed(call, 9_000, 1_000, "system_changed", "api"))
+        app.screen.query_one("BudgetPanel").on_server(session.budget.server_events[-1])
+        await pilot.pause()
+        assert meter.clock_line.startswith("last call missed 8,000 tok (the API says: the system prompt changed)")
+        assert "cache warm" in meter.clock_line

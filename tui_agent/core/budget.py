@@ -120,6 +120,8 @@ class BudgetLedger:
     events: list[EventEntry] = field(default_factory=list)  # every event, routine cuts included
     major_events: list[EventEntry] = field(default_factory=list)  # every event the journal records, in order
     routine_cuts: int = 0  # results cut on read by events that changed nothing else
+    # what the server did on its own and why the cache missed (`ServerEdited`, `CacheMissed`), in order
+    server_events: list[ev.ServerEdited | ev.CacheMissed] = field(default_factory=list)
     cost: float = 0.0  # USD at list price over the calls that reported usage
     unpriced_calls: int = 0  # calls whose model has no known price (the total is then unknown)
     usage: ev.Usage | None = None  # the last call's usage
@@ -145,6 +147,8 @@ class BudgetLedger:
                 self._on_usage(event)
             case ev.SummaryWritten():
                 self.summaries += event.summary is not None
+            case ev.ServerEdited() | ev.CacheMissed():
+                self.server_events.append(event)
             case ev.ToolStarted(name=name) if name == CONTEXT_TOOL:
                 self._context_started[event.tool_use_id] = event.summary
             case ev.ToolFinished(name=name) if name == CONTEXT_TOOL:
@@ -153,6 +157,20 @@ class BudgetLedger:
                 self.context_uses.append(ContextUse(call, summary, tokens_for_chars(event.chars), event.is_error))
             case ev.SessionCleared():
                 self.reset()
+
+    def timeline(self) -> list[EventEntry | ev.ServerEdited | ev.CacheMissed]:
+        """The events list's lines: our compaction events and the server's (edits, cache misses) by call."""
+        if not self.server_events:
+            return list(self.major_events)
+        merged: list[EventEntry | ev.ServerEdited | ev.CacheMissed] = [*self.major_events, *self.server_events]
+        return sorted(merged, key=lambda e: e.event.call if isinstance(e, EventEntry) else e.call)
+
+    @property
+    def last_miss(self) -> ev.CacheMissed | None:
+        """The last call's cache miss, if the last call missed (the cache clock names its reason)."""
+        last = self.server_events[-1] if self.server_events else None
+        return last if isinstance(last, ev.CacheMissed) and self.usage is not None and last.call == self.usage.call \
+            else None
 
     def reset(self) -> None:
         model, window, reserve = self.model, self.window, self.reserve

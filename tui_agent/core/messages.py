@@ -33,7 +33,7 @@ ROUND_TRIP_TYPES = frozenset({
     "text", "image", "document", "search_result", "thinking", "redacted_thinking", "tool_use", "tool_result",
     "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
-    "container_upload",
+    "container_upload", "compaction",  # the server's compaction block: sent back as it came
 })
 NO_CONTENT = "(no content)"  # what a message left with no blocks says (the API refuses an empty content)
 

@@ -32,13 +32,13 @@ ENV_HELP = """environment:
   ANTHROPIC_BASE_URL      any Anthropic-compatible endpoint
   ANTHROPIC_MODEL         default Claude model
   OPENAI_API_KEY          use an OpenAI-compatible endpoint (with OPENAI_BASE_URL, OPENAI_MODEL)
-  CLAUDE_CODE_USE_BEDROCK=1 (or _VERTEX, _FOUNDRY)  Claude on that cloud, set up as for Claude Code (AWS_REGION,
-                          CLOUD_ML_REGION + ANTHROPIC_VERTEX_PROJECT_ID, ...: docs/claude-sdk.md#clouds)
+  CLAUDE_CODE_USE_BEDROCK=1 (or _VERTEX, _FOUNDRY)  Claude on that cloud, set up as for Claude Code (docs/claude-sdk.md)
   CONTEXT_WINDOW_TOKENS   override the model's context window
-  COMPACT                 compaction strategy: v2 (default), v1, seed, or 0/off (same as --compact)
+  COMPACT                 compaction strategy: v2 (default), v1, seed, 0/off, server-clear, server-compact
   COMPACT_HIGH_WATER      compact when a request would exceed this (fraction of the window, or tokens)
   COMPACT_LOW_WATER       compact down to this (fraction of the window, or tokens)
   COMPACT_SUMMARY=1       let the model summarise what compaction drops (same as --compact-summary)
+  CACHE_DIAGNOSIS=1/0     ask the API why a call missed the prompt cache (default: on for api.anthropic.com)
   TRACE=1                 print [trace] lines (stderr headless; a log file in the TUI)
   ALLOW_WRITE=1           allow Write/Edit/Bash in headless mode (same as --allow-write)
   MCP_CONFIG              comma-separated MCP config files (default: .mcp.json)
@@ -151,8 +151,8 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
                         help="load a Claude Code session log (.jsonl) into the history, to see what compaction "
                         "would send and continue from it")
     parser.add_argument("--compact", default=default, metavar="MODE",
-                        help="compaction strategy: v2 (default: tiered, cache-aware), v1 (first landing), "
-                        "seed (the seed article), off")
+                        help="compaction strategy: v2 (default: tiered, cache-aware), v1, seed, off, server-clear / "
+                        "server-compact (the API's own context editing / compaction)")
     parser.add_argument("--compact-high", default=default, metavar="MARK",
                         help="compact when a request would exceed MARK: a fraction of the window less the "
                         f"output reserve (0 < MARK <= 1), or whole tokens (>= 1000); default {d.high}")

@@ -69,6 +69,10 @@ class TurnRenderer:
                 self.panel.on_usage(event)
                 if self.on_cost is not None:
                     self.on_cost()
+            case ev.ServerEdited() | ev.CacheMissed():
+                self.panel.on_server(event)
+                if not (isinstance(event, ev.CacheMissed) and event.reason == "our_compaction"):
+                    await self.chat.add_notice(event.line(), "info")  # (our own event was told in the chat)
             case ev.ToolStarted(tool_use_id=tool_id, name=name, summary=summary):
                 await self.close()
                 shown = summary or _short_input(event.input)

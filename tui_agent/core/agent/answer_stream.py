@@ -70,7 +70,7 @@ async def stream_answer(provider: Provider, request: ModelRequest, partial: list
         yield done
         return
     usage = None if first_usage is None else replace(first_usage, output_tokens=output_tokens)
-    yield StreamDone({**done.message, "content": parts}, done.stop_reason, usage)
+    yield StreamDone({**done.message, "content": parts}, done.stop_reason, usage, done.server)
 
 
 async def _one_stream(provider: Provider, request: ModelRequest, partial: list[str]) -> AsyncIterator[ProviderEvent]:

@@ -24,6 +24,7 @@ from tui_agent.core.agent.budget_check import session_budget_error
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.agent.session import Session
 from tui_agent.core.compaction.settings import CompactSettings
+from tui_agent.core.compaction.server import server_strategy_error
 from tui_agent.core.events import Notice
 from tui_agent.core.messages import Message
 
@@ -94,7 +95,7 @@ def open_session(options: SessionOptions) -> OpenedSession:
 
     wanted = options.approve_compaction
     session.approve_compaction = env_approve(dict(options.env)) if wanted is None else wanted
-    problem = session_budget_error(session)
+    problem = session_budget_error(session) or server_strategy_error(session.compactor.mode, session.provider)
     if problem:
         raise SessionRefused(problem)
     if options.history:

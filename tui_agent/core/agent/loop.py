@@ -9,8 +9,7 @@ message, and no half-built tool_use is ever appended.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Callable
 
 from tui_agent.core import events as ev
@@ -18,7 +17,8 @@ from tui_agent.core import trace
 from tui_agent.core.agent.approval import Approver, ask_before_event
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.too_long import fit_output_reserve, too_long_numbers
-from tui_agent.core.agent.answer_stream import checked_usage, stream_answer, usage_event
+from tui_agent.core.agent.answer_stream import stream_answer, usage_event
+from tui_agent.core.agent.server_watch import CacheTrack, answered
 from tui_agent.core.cache_clock import went_cold
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
 from tui_agent.core.compaction.protocol import CompactorProtocol
@@ -87,6 +87,7 @@ class LoopState:
     calls: int = 0
     last_plan: CompactPlan | None = None
     answered_at: float | None = None  # time.monotonic() of the last call's usage (the cache's clock)
+    cache: CacheTrack = field(default_factory=CacheTrack)  # the previous answer's id and cached prefix
 
 
 @dataclass
@@ -218,7 +219,7 @@ async def run_turn(
                 else:
                     yield item
             assert planned is not None  # _plan_call ends with the plan
-            plan, request = planned.plan, planned.request
+            plan, request = planned.plan, replace(planned.request, previous_message_id=state.cache.message_id)
             state.last_plan = plan
 
             trace.trace("api.request", messages=len(request.messages), tools=len(request.tools), model=request.model)
@@ -268,13 +269,8 @@ async def run_turn(
             yield ev.AssistantMessage(message, len(history) - 1, done.stop_reason)
             if left_out:
                 yield ev.Notice(left_out_notice(left_out, "the answer"), "warning")
-            u, unreadable = checked_usage(done.usage) if done.usage is not None else (None, None)
-            if unreadable:
-                yield ev.Notice(unreadable, "warning")
-            if u is not None:
-                config.compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
-                state.answered_at = time.monotonic()
-                yield usage_event(state.calls, u)
+            for event in answered(done, plan, config.compactor, config.provider, state, len(history) - 1):
+                yield event  # the usage (or why it is unreadable), what the server did, why the cache missed
             if not uses:
                 pending.clear()
                 if denied_in_turn:

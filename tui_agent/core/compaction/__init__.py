@@ -33,11 +33,12 @@ from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.render import render
 from tui_agent.core.compaction.seed import SeedCompactor
+from tui_agent.core.compaction.server import SERVER_MODES, ServerStrategy
 
 
 
 # Every strategy behind the one interface, by the type checker's word (tests/test_types.py runs mypy).
-STRATEGIES: tuple[type[CompactorProtocol], ...] = (Compactor, SeedCompactor)
+STRATEGIES: tuple[type[CompactorProtocol], ...] = (Compactor, SeedCompactor, ServerStrategy)
 
 
 def make_compactor(mode: str, context_window: int, max_output_tokens: int, *,
@@ -54,6 +55,8 @@ def make_compactor(mode: str, context_window: int, max_output_tokens: int, *,
         return Compactor(replace(base, enabled=False), baseline_tokens, rerunnable=rerunnable)
     if mode in ("v1", "seed"):
         return SeedCompactor(base, baseline_tokens, mode=mode, options=options)
+    if mode in SERVER_MODES:
+        return ServerStrategy(mode, base, baseline_tokens, rerunnable=rerunnable)
     if mode != "v2":
         raise ValueError(f"unknown compaction mode {mode!r} (choose {', '.join(MODES)})")
     return Compactor(base, baseline_tokens, rerunnable=rerunnable)
@@ -64,5 +67,5 @@ __all__ = [
     "HARD_TOOL_RESULT_CHARS", "TRUNCATION_NOTE", "CompactOptions", "CompactReport", "TruncatedBlock",
     "compact_messages", "with_budget", "Compactor", "CompactPolicy", "CompactPlan", "CompactResult",
     "CompactEvent", "BlockDecision", "Cut", "Mask", "BlockCut", "BlockMask", "Recap", "LossReport", "MessageOp", "RECAP_INDEX", "render",
-    "SeedCompactor", "newest_round_start",
+    "SeedCompactor", "ServerStrategy", "newest_round_start",
 ]

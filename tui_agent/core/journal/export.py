@@ -60,6 +60,8 @@ def _call(call: CallRecord, tail: str = "") -> list[str]:
     lines = [_call_line(call) + tail, ""]
     if call.event:
         lines += [f"> ⟲ **compaction** · {call.event}", ""]
+    for line in call.server:  # the API's own context management, or why this call missed the cache
+        lines += [f"> ⟲ **{'cache' if line.startswith('cache') else 'server'}** · {line}", ""]
     if call.summary:
         lines += _folded(f"summary written at call {call.call} (sent instead of the dropped messages)", call.summary, "")
     return lines

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
+from tui_agent.core.journal.server_record import SERVER, server_event
 from tui_agent.core.journal.safe_read import (
     as_float,
     as_int,
@@ -42,6 +43,7 @@ class CallRecord:
     summary: str | None = None  # the summary the summary tier wrote at this call
     usage: ev.Usage | None = None
     cost_usd: float | None = None
+    server: list[str] = field(default_factory=list)  # what the server did at this call, why its cache missed
 
 
 @dataclass
@@ -62,6 +64,9 @@ class JournalLoad:
     last_activity: str = ""
     warnings: list[str] = field(default_factory=list)
     states: StateChain = field(default_factory=StateChain, repr=False)  # the state records, whole and changes
+    server_events: list[ev.ServerEdited | ev.CacheMissed] = field(default_factory=list)  # `server` records
+    last_message_id: str = ""  # the last answer's id and what it left cached (the cache diagnosis goes on)
+    cached: int = 0
 
     @property
     def session_id(self) -> str:
@@ -145,6 +150,8 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         load.usage.append(usage)
         load.calibration = calibration
         load.calls_made = max(load.calls_made, as_int(record.get("calls", usage.call)))
+        if isinstance(record.get("message_id"), str):
+            load.last_message_id, load.cached = record["message_id"], as_int(record.get("cached", 0))
         for call in reversed(load.calls) if purpose == "call" else ():  # a summary's usage is no call's
             if call.call == usage.call:
                 call.usage, call.cost_usd = usage, cost
@@ -155,6 +162,13 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         else:
             load.states.whole(record["state"], record.get("check"))
         load.compaction_mode = record.get("mode")
+    elif kind == SERVER:
+        told = server_event(record)
+        load.server_events.append(told)
+        for call in reversed(load.calls):  # the call's own row says it too (export)
+            if call.call == told.call:
+                call.server.append(told.line().split(" · ", 1)[-1])
+                break
     elif kind == rec.PERMISSION:
         load.permissions.append({"id": str(record["id"]), "tool": str(record["tool"]),
                                  "decision": str(record["decision"])})

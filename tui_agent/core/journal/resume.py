@@ -111,6 +111,9 @@ def restore(session: "Session", load: JournalLoad) -> Restored:
     session.usage_history.extend(load.usage)
     session.resumed_calls = [(call.call, call.estimated_tokens, call.event) for call in load.calls]
     session.state.calls = load.calls_made  # (the calibration is part of the compactor's state)
+    session.state.cache.message_id, session.state.cache.cached = load.last_message_id, load.cached
+    for event in load.server_events:  # the server's edits and cache misses, where they happened
+        session.budget.feed(event)
     warning = import_compaction_state(session, load.compaction_state, load.compaction_mode)
     if warning:
         result.notices.append(ev.Notice(warning, "warning"))

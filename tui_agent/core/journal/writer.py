@@ -26,6 +26,7 @@ from tui_agent import __version__
 from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
 from tui_agent.core.journal.compaction_record import call_fields, export_compaction_state
+from tui_agent.core.journal.server_record import SERVER, cache_fields, server_fields
 from tui_agent.core.journal.redact import REDACTED, Secrets, redact_record, secret_values  # noqa: F401
 from tui_agent.core.journal.state_delta import JournalStates
 from tui_agent.core.paths import ensure_dir, journal_path
@@ -170,7 +171,10 @@ class Journal:
                              cache_read_input_tokens=event.cache_read_input_tokens,
                              cost_usd=_cost(self.session.model, event),
                              calibration=self.session.calibration, calls=self.session.state.calls,
-                             **_purpose(event), **_hour_writes(event))
+                             **_purpose(event), **_hour_writes(event),
+                             **cache_fields(self.session.state.cache))
+            case ev.ServerEdited() | ev.CacheMissed():
+                self._append(SERVER, **server_fields(event))
             case ev.PermissionAnswered():
                 self._append(rec.PERMISSION, id=event.id, tool=event.tool_name, decision=event.decision)
             case ev.ModelSwitched():

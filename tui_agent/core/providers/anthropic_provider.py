@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, AsyncIterator
 
 from tui_agent.core.messages import Block, Message
@@ -48,6 +49,7 @@ from tui_agent.core.providers.base import (
     ProviderError,
     ProviderEvent,
     StreamDone,
+    StreamNotice,
     StreamText,
     with_notice,
 )
@@ -60,6 +62,7 @@ from tui_agent.core.providers.retry import (
     with_retries,
 )
 from tui_agent.core.providers.sdk import SdkProvider
+from tui_agent.core.providers.server_report import betas_for, report_from
 
 EPHEMERAL = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4
@@ -83,6 +86,7 @@ class AnthropicProvider(SdkProvider):
         if self.cloud is None:
             return model
         return platform_model_id(self.cloud.platform, model, self.cloud.region)
+    diagnose: bool = False  # send the cache-diagnosis beta (turned off for the session by a 400)
 
     # -- request building -------------------------------------------------------------------
     def outbound_body(self, request: ModelRequest) -> dict[str, Any]:
@@ -132,12 +136,24 @@ class AnthropicProvider(SdkProvider):
         params["messages"] = with_notice(params["messages"], request.notice)
         if self.thinking_budget > 0:
             params["thinking"] = thinking_config(self.thinking_budget, params["max_tokens"])
+        if request.context_management:
+            params["context_management"] = request.context_management
+        if self.diagnose:  # null on the first call: opted in, nothing to compare yet
+            params["diagnostics"] = {"previous_message_id": request.previous_message_id or None}
         return params
 
     # -- streaming --------------------------------------------------------------------------
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         params = self.build_params(request)
         where = "Anthropic API" if self.cloud is None else self.cloud.label
+        try:
+            async for item in with_retries(lambda: self._attempt(params), self.retry, where):
+                yield item
+            return
+        except _DiagnosisRefused:
+            self.diagnose = False  # the endpoint does not take the beta: the rest of the session goes without
+        yield StreamNotice("The API refused the cache-diagnosis beta (400); sending without it from now on.", "info")
+        params = self.build_params(request)
         async for item in with_retries(lambda: self._attempt(params), self.retry, where):
             yield item
 
@@ -166,8 +182,12 @@ class AnthropicProvider(SdkProvider):
             async for item in self._streamed(client, params, shown):
                 yield item
         except anthropic.APIStatusError as error:
-            raise self._status_error(error, shown) from error
-        except (asyncio.CancelledError, GeneratorExit, ProviderError):
+            failure = self._status_error(error, shown)
+            if "diagnostics" in params and getattr(error, "status_code", None) == 400 and not shown \
+                    and not isinstance(failure, PromptTooLongError):
+                raise _DiagnosisRefused() from error
+            raise failure from error
+        except (asyncio.CancelledError, GeneratorExit, ProviderError, _DiagnosisRefused):
             raise
         except Exception as error:  # noqa: BLE001 - transport errors, malformed events, ...
             if isinstance(error, _Dropped) or is_transport(error):
@@ -186,11 +206,14 @@ class AnthropicProvider(SdkProvider):
 
     async def _streamed(self, client: Any, params: dict[str, Any], shown: list[str]) -> AsyncIterator[ProviderEvent]:
         """The SDK's stream: text as it comes, then the SDK's accumulated message as history keeps it."""
+        betas = betas_for(params.get("context_management"), "diagnostics" in params, params["messages"])
+        # The beta client when a beta is asked for (context management, diagnosis), else the plain one.
+        open_stream = partial(client.beta.messages.stream, betas=betas) if betas else client.messages.stream
         try:
-            manager = client.messages.stream(**params)
+            manager = open_stream(**params)
             stream = await manager.__aenter__()
         except UnicodeEncodeError:  # a lone surrogate: nothing was sent yet
-            manager = client.messages.stream(**sendable(params))
+            manager = open_stream(**sendable(params))
             stream = await manager.__aenter__()
         # `__aexit__` closes the HTTP response on any exit, including cancellation (Esc).
         try:
@@ -219,7 +242,7 @@ class AnthropicProvider(SdkProvider):
         except Exception as error:  # noqa: BLE001 - never lose an answer already shown to a shape
             raise ProviderError(f"The Anthropic reply could not be read ({one_line(error, 120)}).",
                                 partial_text="".join(shown)) from error
-        yield StreamDone(message, getattr(final, "stop_reason", None), usage)
+        yield StreamDone(message, getattr(final, "stop_reason", None), usage, report_from(final))
 
     def _status_error(self, error: Any, shown: list[str]) -> Exception:
         status = getattr(error, "status_code", None)
@@ -250,17 +273,30 @@ class AnthropicProvider(SdkProvider):
 
     # -- exact counting ---------------------------------------------------------------------
     async def count_tokens(self, request: ModelRequest) -> int | None:
-        """Exact input tokens via `messages.count_tokens`; None where the endpoint is not offered (Bedrock)."""
+        """Exact input tokens via `messages.count_tokens`; None where the endpoint is not offered. A request
+        with `context_management` is counted after the edits the server would apply (see `count_edited`)."""
+        counted = await self.count_edited(request)
+        return None if counted is None else counted[0]
+
+    async def count_edited(self, request: ModelRequest) -> tuple[int, int] | None:
+        """(input tokens after the request's `context_management` edits, before them): the counting endpoint
+        says what the server's context editing would clear. Without edits both are the plain count. None
+        where the endpoint is not offered (Bedrock: the SDK's client refuses counting before sending)."""
         if self.cloud is not None and self.cloud.platform == "bedrock":
-            return None  # the SDK's Bedrock client refuses token counting before sending anything
+            return None
         params = self.build_params_for_count(request)
         if self._client is None:
             await import_finished()
         client = self._sdk()
         import anthropic
 
+        betas = betas_for(request.context_management, False, params["messages"])
         try:
-            result = await client.messages.count_tokens(**params)
+            if betas:
+                edits = {"context_management": request.context_management} if request.context_management else {}
+                result = await client.beta.messages.count_tokens(**params, **edits, betas=betas)
+            else:
+                result = await client.messages.count_tokens(**params)
         except anthropic.NotFoundError:
             return None  # an Anthropic-compatible server without the counting endpoint
         except anthropic.APIStatusError as error:
@@ -272,7 +308,9 @@ class AnthropicProvider(SdkProvider):
             raise
         except Exception as error:  # noqa: BLE001 - a transport error, a body that is not JSON
             raise ProviderError(f"Token count failed: {one_line(error, 120)}") from error
-        return usage_from({"input_tokens": getattr(result, "input_tokens", 0)}).input_tokens
+        after = usage_from({"input_tokens": getattr(result, "input_tokens", 0)}).input_tokens
+        original = getattr(getattr(result, "context_management", None), "original_input_tokens", None)
+        return after, original if isinstance(original, int) and original >= after else after
 
     def build_params_for_count(self, request: ModelRequest) -> dict[str, Any]:
         """Like `build_params` without caching or `max_tokens`."""
@@ -283,6 +321,10 @@ class AnthropicProvider(SdkProvider):
         if request.tools:
             params["tools"] = list(request.tools)
         return params
+
+
+class _DiagnosisRefused(Exception):
+    """A 400 for a request carrying the cache-diagnosis beta: sent again without it."""
 
 
 class _Dropped(Exception):

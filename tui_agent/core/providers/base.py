@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Union
 
 from tui_agent.core.messages import Message
+from tui_agent.core.providers.server_report import ServerReport
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,10 @@ class ModelRequest:
     max_tokens: int
     stable_prefix: int = 0
     notice: str = ""
+    # The API's own context management (`--compact server-clear` / `server-compact`): sent as it is.
+    context_management: dict[str, Any] | None = None
+    # The previous answer's message id: the cache-diagnosis beta compares that request's prefix with this one.
+    previous_message_id: str = ""
 
     @property
     def sent_messages(self) -> list[Message]:
@@ -87,6 +92,7 @@ class StreamDone:
     message: Message
     stop_reason: str | None = None
     usage: UsageInfo | None = None
+    server: ServerReport | None = None  # what the server did on its own (edits, compaction, cache miss)
 
 
 ProviderEvent = Union[StreamText, StreamNotice, StreamDone]
@@ -142,6 +148,10 @@ class Provider(ABC):
 
     async def count_tokens(self, request: ModelRequest) -> int | None:
         """Exact input tokens for `request` where the API can count them; None otherwise."""
+        return None
+
+    async def count_edited(self, request: ModelRequest) -> tuple[int, int] | None:
+        """(tokens after the server's `context_management` edits, before them) where the API can say; None."""
         return None
 
     async def aclose(self) -> None:

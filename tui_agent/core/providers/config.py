@@ -39,6 +39,7 @@ from tui_agent.core.providers.models import (
     resolve_limits,
 )
 from tui_agent.core.providers.retry import RetryPolicy
+from tui_agent.core.providers.server_report import diagnosis_wanted
 
 _ALIASES = {"claude": "anthropic", "deepseek": "openai", "openai-compatible": "openai"}
 _DEMO = ("demo", "mock", "scripted")
@@ -123,7 +124,7 @@ def _truthy(value: str) -> bool:
 def _anthropic_options(env: Mapping[str, str]) -> dict[str, object]:
     """Claude's own settings, named as Claude Code names them: the 1-hour cache and the thinking budget."""
     return {"cache_ttl": "1h" if _truthy(_get(env, "ENABLE_PROMPT_CACHING_1H")) else "5m",
-            "thinking_budget": _thinking_budget(env)}
+            "thinking_budget": _thinking_budget(env), "diagnose": diagnosis_wanted(env)}
 
 
 def _cloud_options(env: Mapping[str, str], platform: str) -> dict[str, object]:
@@ -131,7 +132,7 @@ def _cloud_options(env: Mapping[str, str], platform: str) -> dict[str, object]:
     `CloudConfigError` naming what is missing) and the credentials to name when they are refused."""
     settings = cloud_settings(env, platform)
     return {**_anthropic_options(env), "cloud": settings, "key_variable": settings.credentials_hint,
-            "name": platform}
+            "name": platform, "diagnose": False}  # the cache diagnosis is the Claude API's own
 
 
 def _thinking_budget(env: Mapping[str, str]) -> int:

@@ -81,6 +81,10 @@ def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int,
     the peers (`core.peers`) measure their thresholds on the session's ruler."""
     if name == "none":
         return None
+    if name in ("server-clear", "server-compact"):  # the API's own, as our server strategies send it
+        from tui_agent.core.recordings.server_peers import make_server_peer
+
+        return make_server_peer(name, policy, ruler)
     if name not in STRATEGY_MODES:
         from tui_agent.core.recordings.peers import make_peer
 

@@ -23,7 +23,7 @@ from tui_agent.core.compaction import CompactPlan, CompactPolicy
 from tui_agent.core.recordings.economics import RunState, StrategyRun, default_policy, make_strategy, strategy_runs
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.recordings.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
-from tui_agent.core.events import CompactionReported
+from tui_agent.core.events import CompactionReported, ServerEdited
 from tui_agent.core.messages import Message, text_of
 from tui_agent.core.providers.models import model_info
 from tui_agent.core.formats import plural
@@ -332,6 +332,11 @@ def agent_compactions(recorded: Recorded) -> list[AgentCompaction]:
             if call.event:
                 k = next((k for k, c in enumerate(recorded.calls) if c >= call.history_len), -1)
                 out.append(AgentCompaction(call.history_len, k + 1, "event", str(call.event)))
+        for edit in getattr(recorded.journal, "server_events", []):  # what the server did (server-clear/compact)
+            if isinstance(edit, ServerEdited):
+                k = next((k for k, c in enumerate(recorded.calls) if c >= edit.history_index), -1)
+                out.append(AgentCompaction(edit.history_index, k + 1, "server", edit.line()))
+        out.sort(key=lambda c: c.index)
         return out
     for index in recorded.boundaries:
         out.append(AgentCompaction(index, _first_call_after(recorded, index), "boundary",

@@ -22,7 +22,7 @@ from acp.helpers import (
 
 from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger, CallFigures
-from tui_agent.faces.acp.compaction import CompactionReporter
+from tui_agent.faces.acp.compaction import CompactionReport, CompactionReporter
 
 # The ACP tool kind of each built-in tool (an editor picks its icon from it); MCP tools are "other".
 TOOL_KINDS: dict[str, str] = {
@@ -73,6 +73,38 @@ def usage_update(ledger: BudgetLedger, figures: CallFigures | None = None) -> sc
                               cost=cost, field_meta=meta)
 
 
+def server_updates(event: ev.ServerEdited, ledger: BudgetLedger, compactions: CompactionReporter) -> list[Any]:
+    """The server's own context management reported as our compactions are (the adapters' tool call, or
+    the RFD's update), marked as the server's (`_meta.tuiAgent.by = "server"`). Tokens after: the call's real prompt (the ledger has
+    its usage); before: that plus what the edits cleared, or, for a compaction, what the compaction's own
+    call read (the context it closed)."""
+    after = ledger.usage.context_tokens if ledger.usage is not None and ledger.usage.call == event.call else 0
+    before = after + sum(edit.tokens for edit in event.edits)
+    if event.compacted and event.compaction_usage is not None:
+        before = max(before, event.compaction_usage.input_tokens + event.compaction_usage.cache_read_input_tokens)
+    extra: dict[str, Any] = {"by": "server", "edits": [{"type": e.kind, "cleared": e.cleared, "clearedTokens": e.tokens}
+                                                      for e in event.edits], "compacted": event.compacted}
+    if event.compaction_usage is not None:
+        extra["compactionUsage"] = {"inputTokens": event.compaction_usage.input_tokens,
+                                    "outputTokens": event.compaction_usage.output_tokens}
+    report = CompactionReport(compactions.next_id(), "automatic", before, after,
+                              f"Server managed context: {event.line()}", None, {**extra, "call": event.call})
+    return compactions.updates(report, event.call)
+
+
+def miss_updates(event: ev.CacheMissed, ledger: BudgetLedger) -> list[Any]:
+    """A cache miss is about what the call cost, so it rides on the call's `usage_update` (`_meta.tuiAgent
+    .cacheMiss`: why, from whom, the tokens written again and their extra cost); no update without figures."""
+    update = usage_update(ledger)
+    if update is None:
+        return []
+    miss = {"reason": event.reason, "source": event.source, "why": event.why(), "missedTokens": event.missed,
+            "extraCostUsd": event.extra_cost_usd, "fromMessage": event.from_message}
+    update.field_meta = {**(update.field_meta or {}),
+                         "tuiAgent": {**(update.field_meta or {}).get("tuiAgent", {}), "cacheMiss": miss}}
+    return [update]
+
+
 def session_updates(event: ev.EngineEvent, ledger: BudgetLedger,
                     compactions: CompactionReporter | None = None) -> list[Any]:
     """The ACP session updates one engine event makes (often none). `ledger` has already seen `event`
@@ -98,6 +130,10 @@ def session_updates(event: ev.EngineEvent, ledger: BudgetLedger,
         case ev.Usage(purpose="call"):
             update = usage_update(ledger)
             return [update] if update is not None else []
+        case ev.ServerEdited():
+            return server_updates(event, ledger, compactions or CompactionReporter())
+        case ev.CacheMissed():
+            return miss_updates(event, ledger)
         case ev.Notice(text=text, level=level) if level != "info":
             return [update_agent_message_text(f"\n\n[{level}] {text}\n\n")]
     return []

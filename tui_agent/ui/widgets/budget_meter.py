@@ -25,7 +25,7 @@ from tui_agent.ui.budget_model import cache_parts, counted, fmt_k
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
-    from tui_agent.core.events import Usage
+    from tui_agent.core.events import CacheMissed, Usage
 
 
 class BudgetMeter(Widget):
@@ -42,6 +42,7 @@ class BudgetMeter(Widget):
     exact: reactive[Content | None] = reactive(None, layout=True)  # exact count (or why not) for `meter`
     tool_line: reactive[str] = reactive("", layout=True)  # the Context tool's uses and their cost
     clock_line: reactive[str] = reactive("", layout=True)  # when the cache goes cold (live sessions only)
+    miss: "CacheMissed | None" = None  # the last call's cache miss: the clock says why before when
     CLOCK_SECONDS = 1.0
 
     def call_finished(self, price: CachePrice, input_price_per_token: float | None = None) -> None:
@@ -55,13 +56,22 @@ class BudgetMeter(Widget):
             self._clock_timer = self.set_interval(self.CLOCK_SECONDS, self._tick)
         self._tick()
 
+    def retick(self) -> None:
+        """Redraw the clock line now (the last call's miss became known after its usage)."""
+        if getattr(self, "_clock", None) is not None:
+            self._tick()
+
     def _tick(self) -> None:
         since, price, per_token = self._clock
         meter = self.meter
         usage = self.usage
         nothing = usage is not None and not usage.cache_read_input_tokens and not usage.cache_creation_input_tokens
         outlook = cache_outlook(time.monotonic() - since, price, meter.shown_total, 0, nothing) if meter else None
-        self.clock_line = outlook_line(outlook, per_token) if outlook is not None else ""
+        line = outlook_line(outlook, per_token) if outlook is not None else ""
+        miss = self.miss
+        if miss is not None and line:  # the clock restarted from a rewrite: say what caused it
+            line = f"last call missed {miss.missed:,} tok ({miss.why()}) · {line}"
+        self.clock_line = line
 
     def watch_meter(self, old: CallFigures | None, new: CallFigures | None) -> None:
         """A count belongs to the request it measured: a new call or preview makes it stale."""

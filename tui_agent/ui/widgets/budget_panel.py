@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -22,14 +21,15 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, CallFigures, EventEntry, first_difference, ledger_tokens
+from tui_agent.core.budget import BudgetLedger, EventEntry, first_difference, ledger_tokens
 from tui_agent.core.prices import for_provider, per_token
 from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd
 from tui_agent.ui.themes import MUTED
-from tui_agent.ui.widgets.budget_meter import BudgetMeter, exact_note
+from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.events_list import EventsList, no_events_text
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows, number_cells
 from tui_agent.ui.approval import ApprovalActions
+from tui_agent.ui.exact_count import ExactCountActions
 from tui_agent.ui.steering import STEERING_KEYS, STEERING_TITLE, SteeringActions, SteeringLog
 from tui_agent.ui.widgets.panel_legend import legend
 from tui_agent.ui.widgets.spark_line import spark_line
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
 
 
-class BudgetPanel(ApprovalActions, SteeringActions, Vertical):
+class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical):
     """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend."""
 
     READ_ONLY = False  # replay: nothing is sent, so no pin / exclude / expand is offered
@@ -191,10 +191,19 @@ class BudgetPanel(ApprovalActions, SteeringActions, Vertical):
             self.meter.meter = self.ledger.current
             self.meter.usage = self.ledger.usage
             self._render_spark()
+            self.meter.miss = self.ledger.last_miss  # a miss of this call follows its usage (on_server)
             self.meter.call_finished(for_provider(self.session.provider), per_token(self.session.model))
         self._render_title()
         self.post_message(self.CostChanged())
         self.post_message(self.Changed())
+
+    def on_server(self, event: ev.ServerEdited | ev.CacheMissed) -> None:
+        """What the server did, or why the cache missed: a line in the events list (the ledger has it)."""
+        if event not in self.ledger.server_events:  # not heard as a listener (a test drives us)
+            self.ledger.feed(event)
+        self.meter.miss = self.ledger.last_miss
+        self.meter.retick()
+        self._render_events()
 
     def on_tool_finished(self, event: ev.ToolFinished) -> None:
         """A Context tool use: the meter says what the uses cost (the ledger heard it as a listener)."""
@@ -252,28 +261,6 @@ class BudgetPanel(ApprovalActions, SteeringActions, Vertical):
         self._render_reason(event.index)
 
     # -- exact count on demand -------------------------------------------------------------------
-    def action_count_exact(self) -> None:
-        """`c` in the panel, or `/context`: count the next call exactly, beside its estimate."""
-        if self.session.running:
-            self.meter.exact = Content.styled("exact count: after this turn ends", MUTED)
-            return
-        if not self.session.history:
-            self.meter.exact = Content.styled("exact count: nothing to count yet", MUTED)
-            return
-        self.meter.exact = Content.styled("exact count: asking the provider…", MUTED)
-        self._count_exact(self.meter.meter)
-
-    @work(group="count", exclusive=True, exit_on_error=False)
-    async def _count_exact(self, shown: CallFigures | None) -> None:
-        try:
-            exact = await self.session.count_next_tokens()
-        except Exception as error:  # noqa: BLE001 - ProviderError or a transport failure: show it
-            note = Content.assemble(("exact count failed: ", "$text-error"), str(error) or type(error).__name__)
-        else:
-            note = exact_note(exact, shown.total if shown is not None else None, self.session.provider.name)
-        if self.meter.meter is shown:  # still the call it measured
-            self.meter.exact = note
-
     def show_next_call(self, told: ev.NextRequestChanged) -> None:
         """Between turns: the next call's plan as the engine told it, via the core ledger."""
         self.sync_history()
@@ -370,7 +357,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, Vertical):
         if pending is not None and self.ledger.current_plan is not None:
             entry = EventEntry(pending, self.ledger.current_plan, self.ledger.current_messages,
                                self.ledger.last_plan, self.ledger.last_messages)
-        self.events.show(self.ledger.major_events, pending, entry, no_events_text(self.ledger),
+        self.events.show(self.ledger.timeline(), pending, entry, no_events_text(self.ledger),
                          self.ledger.earlier_events)
 
     def on_events_list_opened(self, event: EventsList.Opened) -> None:

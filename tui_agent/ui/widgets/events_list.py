@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from tui_agent.core.budget import BudgetLedger, EventEntry
 from tui_agent.core.compaction.plan import CompactEvent
+from tui_agent.core.events import CacheMissed, ServerEdited
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.type_through import OnPurpose
 
@@ -52,12 +53,12 @@ class EventsList(OnPurpose, OptionList, can_focus=False):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.entries: list[EventEntry | None] = []
+        self.entries: list[EventEntry | None] = []  # None: a line that opens nothing
         self._shown: tuple = ()
         self._texts: list[Content] = []
         self.cap = 5  # lines at most; the panel sets it from its height (more room, more events)
 
-    def show(self, entries: Sequence[EventEntry], pending: CompactEvent | None = None,
+    def show(self, entries: Sequence[EventEntry | ServerEdited | CacheMissed], pending: CompactEvent | None = None,
              pending_entry: EventEntry | None = None, empty: str = NONE_YET,
              earlier: Sequence[tuple[int, str]] = ()) -> None:
         """Redraw only when the events changed (a call without an event costs nothing here). `earlier`: a
@@ -75,8 +76,12 @@ class EventsList(OnPurpose, OptionList, can_focus=False):
             options.append(Option(Content.assemble(Content(words), (" (before the resume)", MUTED)), disabled=True))
             self.entries.append(None)
         for entry in tail:
-            options.append(Option(Content(entry.line)))
-            self.entries.append(entry)
+            if isinstance(entry, EventEntry):
+                options.append(Option(Content(entry.line)))
+                self.entries.append(entry)
+            else:  # the server's own: its edit or compaction, or why the cache missed (no loss report)
+                options.append(Option(Content(entry.line())))
+                self.entries.append(None)
         if pending is not None:
             options.append(Option(Content.assemble(("next call · ", "bold"), pending.line().split(" · ", 1)[-1])))
             self.entries.append(pending_entry)
