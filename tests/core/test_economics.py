@@ -51,3 +51,28 @@ def test_report_prints_every_strategy_side_by_side():
     for name in ("none", "seed-v1", "v1", "v2"):
         assert f"\n{name} " in text
     assert "estimate error vs logged usage" in text and "cost floor" in text
+
+
+def test_a_call_of_the_append_only_run_sizes_only_what_it_adds(tmp_path):
+    """`StrategyRun` keeps its previous request's running size sums and extends them in place: a call far
+    into a long session allocates a couple of pointer lists (its request, the prefix compared), not the
+    copies and re-sums of every size that made each call of a growing log slower than the last."""
+    import tracemalloc
+
+    from tests.watch.fast_log import write_log
+    from tui_agent.core.recordings.economics import strategy_runs
+
+    log = tmp_path / "s.jsonl"
+    write_log(log, 3000)
+    recorded = load_recorded(log)
+    run = strategy_runs(recorded, ["none"], check_memory=False)["none"]
+    for _ in range(len(recorded.calls) - 1):
+        run.step()
+    tracemalloc.start()
+    try:
+        price = run.step()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 8 * len(price.messages), peak  # 8 bytes a message per pointer list
+    assert run.result.tokens == pytest.approx(sum(call[0] for call in run.result.per_call))
