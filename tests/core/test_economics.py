@@ -76,3 +76,27 @@ def test_a_call_of_the_append_only_run_sizes_only_what_it_adds(tmp_path):
         tracemalloc.stop()
     assert peak < 4 * 8 * len(price.messages), peak  # 8 bytes a message per pointer list
     assert run.result.tokens == pytest.approx(sum(call[0] for call in run.result.per_call))
+
+
+def test_the_shared_prefix_takes_the_makers_word_once_confirmed_and_never_a_wrong_one():
+    """`common_prefix(..., said=n)`: a maker's word that its first n messages are the previous ones is
+    confirmed by one comparison, not the identity walk over them (a long watch's most costly step), and a
+    word the comparison refutes changes nothing."""
+    from tui_agent.core.messages import user_text
+    from tui_agent.core.recordings.replay_checks import common_prefix
+
+    class Walked(list):
+        walks = 0
+
+        def __iter__(self):
+            Walked.walks += 1
+            return super().__iter__()
+
+    previous = [user_text(f"m{i}") for i in range(1_000)]
+    grown = Walked(previous + [user_text("new")])
+    assert common_prefix(Walked(previous), grown, said=1_000) == 1_000 and Walked.walks == 0
+    assert common_prefix(Walked(previous), grown) == 1_000 and Walked.walks > 0
+    changed = previous[:500] + [user_text("other")] + previous[501:]
+    for said in (0, 400, 500, 501, 1_000, 5_000):  # right, short, and wrong words
+        assert common_prefix(previous, changed, said=said) == 500
+        assert common_prefix(previous, [*previous[:10], {**previous[10]}, *previous[11:]], said=said) == 1_000

@@ -178,7 +178,8 @@ class StrategyRun:
         result.times.append(time.perf_counter() - started)
         if plan is not None and plan.event is not None and plan.event.major:
             result.events += 1
-        cached_n = common_prefix(self._previous, messages, self._sent.key)
+        said = len(self._previous) if compactor is None else getattr(plan, "cached_messages", 0)
+        cached_n = common_prefix(self._previous, messages, self._sent.key, said)
         self._previous = messages
         sums = self._running_sums(messages, cached_n)
         total = model.request(sums[len(messages)])
