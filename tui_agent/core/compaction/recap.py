@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from tui_agent.core import tokens as tk
+from tui_agent.core.compaction.found_in import found_in
 from tui_agent.core.compaction.marks import RECAP_MARK, RECAP_PROMPTS_HEADING
 from tui_agent.core.compaction.plan import Recap, fmt_tokens
 from tui_agent.core.compaction.recap_tally import tally
@@ -181,8 +182,8 @@ def missing_from(request: Callable[[], str], facts: Sequence[MessageFacts], indi
                 paths[path] = None
     if not prompts and not paths:
         return (), ()
-    text = request()  # built only when something is not in the ledger (joining a large request costs)
-    return tuple(p for p in prompts if p not in text), tuple(p for p in paths if p not in text)
+    found = found_in(request(), [*prompts, *paths])  # the text is built only when something is not in the ledger
+    return tuple(p for p in prompts if p not in found), tuple(p for p in paths if p not in found)
 
 
 def request_text(messages: Iterable[Message], text_of_message: Callable[[Message], str | None] | None = None) -> str:
