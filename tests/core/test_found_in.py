@@ -36,3 +36,17 @@ def test_the_loss_report_searches_the_request_once_for_every_prompt_and_path():
     assert len(prompts) == 1_995 and "prompt 7" not in prompts and "prompt 1999" not in prompts
     assert not {"prompt 1", "prompt 19", "prompt 199"} & set(prompts)  # (in the text: prefixes of "prompt 1999")
     assert len(paths) == 1_999 and "src/f9.py" not in paths
+
+
+def test_at_risk_asks_the_request_once_for_every_entity_and_lists_what_one_search_each_listed():
+    from tui_agent.core.compaction.at_risk import at_risk
+    from tui_agent.core.messages import user_text
+
+    history = [user_text(" ".join(f"src/mod{i}_{j}.py" for j in range(30))) for i in range(40)]
+    request = Searched("still here: src/mod39_3.py src/mod38_0.py")
+    Searched.searches = 0
+    risk = at_risk(history, range(40), request, limit=60)
+    assert Searched.searches == 0
+    expected = [e for i in range(39, -1, -1) for e in sorted(f"src/mod{i}_{j}.py" for j in range(30))
+                if e not in ("src/mod39_3.py", "src/mod38_0.py")][:60]
+    assert list(risk) == expected
