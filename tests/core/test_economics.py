@@ -100,3 +100,27 @@ def test_the_shared_prefix_takes_the_makers_word_once_confirmed_and_never_a_wron
     for said in (0, 400, 500, 501, 1_000, 5_000):  # right, short, and wrong words
         assert common_prefix(previous, changed, said=said) == 500
         assert common_prefix(previous, [*previous[:10], {**previous[10]}, *previous[11:]], said=said) == 1_000
+
+
+def test_the_estimator_run_adds_each_requests_new_estimates_and_sums_nothing_again(tmp_path):
+    """`EstimatorRun` keeps v1's uncalibrated request size as a running sum: a call reads the estimates it
+    adds, not every estimate of the request again (a long watch's call grew with the log)."""
+    from tests.watch.fast_log import write_log
+    from tui_agent.core.recordings.economics_report import EstimatorRun
+
+    class Read(list):
+        reads = 0
+
+        def __getitem__(self, at):
+            Read.reads += len(range(len(self))[at]) if isinstance(at, slice) else 1
+            return super().__getitem__(at)
+
+    log = tmp_path / "s.jsonl"
+    write_log(log, 400)
+    recorded = load_recorded(log)
+    plain = EstimatorRun(recorded)
+    expected = [plain.step() for _ in recorded.calls]
+    recorded.estimates = Read(recorded.estimates)
+    run = EstimatorRun(recorded)
+    assert [run.step() for _ in recorded.calls] == expected
+    assert Read.reads <= 2 * len(recorded.estimates), Read.reads

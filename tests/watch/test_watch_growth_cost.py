@@ -39,3 +39,35 @@ def test_the_agreement_check_of_a_growth_does_not_walk_the_history_in_python(mon
     live.feed(Batch(lines=call_lines(1_500)))
     assert checks and checks[0] < 200, checks  # 3,000 stable messages: no Python step per message
     assert live.restarts == 0 and len(live.ready()) == 1
+
+
+def lines_run(run) -> int:
+    """Python lines executed by `run()` (every frame, traced)."""
+    count = 0
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        count += event == "line"
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        run()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def test_a_growths_load_finds_the_messages_it_knows_in_c():
+    """`recorded_transcript(..., previous)` reuses the estimates of the very same messages: found in C, not
+    by a Python step per message of the log (which every batch of a long watch paid)."""
+    from tui_agent.core.recordings.recorded import recorded_transcript
+    from tui_agent.core.recordings.transcripts import TranscriptReader
+
+    reader = TranscriptReader().feed([line for i in range(2_000) for line in call_lines(i)])
+    before = recorded_transcript(reader.load(), "s.jsonl", 8)
+    grown = reader.feed(call_lines(2_000)).load()
+    executed = lines_run(lambda: recorded_transcript(grown, "s.jsonl", 8, before))
+    assert executed < 2_000, executed  # 4,000 known messages: no line run per message
+    again = recorded_transcript(grown, "s.jsonl", 8, before)
+    assert again.estimates == recorded_transcript(grown, "s.jsonl", 8).estimates
