@@ -75,7 +75,7 @@ def common_prefix(previous: list[Message], current: list[Message], key: Callable
     session's identity walk costs more than the rest of its call; one list comparison in C (identity
     first) confirms the word instead, and a word it does not confirm is ignored (the walk from 0)."""
     n = min(said, len(previous), len(current))
-    if n and previous[:n] != current[:n]:
+    if n and _head(previous, n) != _head(current, n):
         n = 0
     n = n + identical_head(previous[n:], current[n:]) if n else identical_head(previous, current)
     for old, new in zip(previous[n:], current[n:]):
@@ -83,6 +83,11 @@ def common_prefix(previous: list[Message], current: list[Message], key: Callable
             break
         n += 1
     return n
+
+
+def _head(items: list[Message], n: int) -> list[Message]:
+    """The first n items (the list itself when that is all of it: a request that grew is not copied)."""
+    return items if n == len(items) else items[:n]
 
 
 def newest_intact(prefix: list[Message], messages: list[Message]) -> bool:
