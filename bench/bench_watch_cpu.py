@@ -23,11 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 RUN = r"""
 import cProfile, io, pstats, sys, time
 from pathlib import Path
-sys.path.insert(0, sys.argv[3])  # the tests' synthetic log (this tree's)
+sys.path.append(sys.argv[3])  # the tests' synthetic log (this tree's; after the tree measured, so its tui_agent wins)
 from tests.watch.fast_log import call_lines
 from tui_agent.core.recordings.follow import Batch
 from tui_agent.core.recordings.watch import LiveReplay
 from tui_agent.faces.watch import WATCH_STRATEGIES, JsonOut
+import tui_agent
+print("measured:", tui_agent.__file__, file=sys.stderr)
 
 calls, profile, per = int(sys.argv[1]), sys.argv[2] == "1", 20
 path = Path("bench.jsonl")
@@ -57,6 +59,8 @@ def measure(tree: Path, calls: int, profile: bool) -> tuple[int, int]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     done = subprocess.run([sys.executable, "-c", RUN, str(calls), "1" if profile else "0", str(ROOT)], cwd=tree,
                           env=env, capture_output=True, text=True, check=True)
+    if f"measured: {tree}" not in done.stderr:
+        raise SystemExit(f"{tree}'s code was not the one measured: {done.stderr.splitlines()[:1]}")
     if profile:
         print(done.stderr)
     overall, last = done.stdout.split()
