@@ -1,6 +1,8 @@
 """Benchmark: `tui-agent watch` beside a log growing 1,000 calls/s for 30 s (issue 27).
 
-Run: `.venv/bin/python bench/bench_watch_rate.py [--rate 1000] [--seconds 30] [--catch-up 240] [--only json|tui]`.
+Run: `.venv/bin/python bench/bench_watch_rate.py [--rate 1000] [--seconds 30] [--catch-up 240] [--only json|tui]
+[--base REV]`. With `--base`, each row runs first on REV's code (`git archive`d into a temporary folder, run
+with the same interpreter) and then on the working tree's, side by side at the same load.
 A writer thread appends the synthetic log of `tests/watch/fast_log.py` (one Read per call, a tool result
 of about 1.6k characters, lines cut mid-way) at `--rate` calls a second, while the real command follows
 it in its own process: `watch FILE --json` (stdout lines counted, stderr's "behind the log" lines kept) and
@@ -88,7 +90,8 @@ class TuiFace:
     def __init__(self, log: Path, env: dict[str, str], tmp: Path) -> None:
         self.socket = f"bench-watch-{os.getpid()}-{time.monotonic_ns()}"
         self.status = tmp / "status"
-        assigns = " ".join(f"{k}={v}" for k, v in env.items() if k in ("TUI_AGENT_CONFIG_DIR", "TUI_AGENT_DATA_DIR"))
+        assigns = " ".join(f"{k}={v}" for k, v in env.items()
+                           if k in ("TUI_AGENT_CONFIG_DIR", "TUI_AGENT_DATA_DIR", "PYTHONPATH"))
         command = f"env -u COLUMNS -u LINES {assigns} TERM=xterm-256color {CLI} watch {log}; echo $? > {self.status}"
         subprocess.run(["tmux", "-L", self.socket, "new-session", "-d", "-s", "agent", "-x", "200", "-y", "50",
                         "sh", "-c", command], check=True)
@@ -141,12 +144,14 @@ class TuiFace:
         return int(text) if text else None
 
 
-def run(face: str, scenario: str, args, stop_how: str) -> dict:
+def run(face: str, scenario: str, args, stop_how: str, tree: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-watch-rate-") as tmp_name:
         tmp = Path(tmp_name)
         log = tmp / "session.jsonl"
         log.write_bytes(b"")
         env = {**os.environ, "TUI_AGENT_CONFIG_DIR": str(tmp / "config"), "TUI_AGENT_DATA_DIR": str(tmp / "data")}
+        if tree is not None:  # another revision's code (`--base`)
+            env["PYTHONPATH"] = str(tree)
         watch = JsonFace(log, env) if face == "json" else TuiFace(log, env, tmp)
         time.sleep(1.0)  # its start-up (imports, the first frame) is not what is measured
         calls = int(args.rate * args.seconds)
@@ -174,7 +179,18 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--catch-up", type=float, default=240, help="seconds to wait for the face to catch up")
     parser.add_argument("--only", choices=("json", "tui"))
+    parser.add_argument("--base", default=None, help="also run each row on this revision's code, first")
     args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-watch-base-") as base_dir:
+        trees: list[tuple[str, Path | None]] = [("now", None)]
+        if args.base:
+            archive = subprocess.run(["git", "archive", args.base, "tui_agent"], cwd=ROOT, capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", base_dir], input=archive.stdout, check=True)
+            trees.insert(0, (f"base {args.base[:9]}", Path(base_dir)))
+        return rows(args, trees)
+
+
+def rows(args, trees: list[tuple[str, Path | None]]) -> int:
     plan = [("json", "catch up", "SIGTERM"), ("json", "far behind", "SIGTERM"),
             ("tui", "catch up", "q"), ("tui", "far behind", "q"), ("tui", "far behind", "SIGTERM")]
     if shutil.which("tmux") is None or not CLI.exists():
@@ -184,17 +200,21 @@ def main() -> int:
     for face, scenario, how in plan:
         if args.only and face != args.only:
             continue
-        row = run(face, scenario, args, how)
-        behind = row["written"] - row["out_at_end"]
-        caught = row.get("caught_up_s")
-        caught_text = "" if scenario != "catch up" else (
-            f", caught up {caught:.1f} s after the writer stopped" if caught is not None
-            else f", not caught up within {args.catch_up:g} s ({row['out_then']:,} out)")
-        print(f"{face:<4} {scenario:<10}: {row['written']:,} calls ({row['MB']:.0f} MB) written; at the end "
-              f"{row['out_at_end']:,} out, {behind:,} calls behind [{row['lag_line']}]{caught_text}; "
-              f"peak RSS {row['peak_rss_mb']:.0f} MB; {row['stop']} → exit {row['stop_s']:.2f} s "
-              f"(status {row['exit']}); load {os.getloadavg()[0]:.2f}", flush=True)
+        for label, tree in trees:
+            report(args, face, scenario, label, run(face, scenario, args, how, tree))
     return 0
+
+
+def report(args, face: str, scenario: str, label: str, row: dict) -> None:
+    behind = row["written"] - row["out_at_end"]
+    caught = row.get("caught_up_s")
+    caught_text = "" if scenario != "catch up" else (
+        f", caught up {caught:.1f} s after the writer stopped" if caught is not None
+        else f", not caught up within {args.catch_up:g} s ({row['out_then']:,} out)")
+    print(f"{label:<14} {face:<4} {scenario:<10}: {row['written']:,} calls ({row['MB']:.0f} MB) written; at the end "
+          f"{row['out_at_end']:,} out, {behind:,} calls behind [{row['lag_line']}]{caught_text}; "
+          f"peak RSS {row['peak_rss_mb']:.0f} MB; {row['stop']} → exit {row['stop_s']:.2f} s "
+          f"(status {row['exit']}); load {os.getloadavg()[0]:.2f}", flush=True)
 
 
 if __name__ == "__main__":

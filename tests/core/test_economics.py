@@ -51,3 +51,76 @@ def test_report_prints_every_strategy_side_by_side():
     for name in ("none", "seed-v1", "v1", "v2"):
         assert f"\n{name} " in text
     assert "estimate error vs logged usage" in text and "cost floor" in text
+
+
+def test_a_call_of_the_append_only_run_sizes_only_what_it_adds(tmp_path):
+    """`StrategyRun` keeps its previous request's running size sums and extends them in place: a call far
+    into a long session allocates a couple of pointer lists (its request, the prefix compared), not the
+    copies and re-sums of every size that made each call of a growing log slower than the last."""
+    import tracemalloc
+
+    from tests.watch.fast_log import write_log
+    from tui_agent.core.recordings.economics import strategy_runs
+
+    log = tmp_path / "s.jsonl"
+    write_log(log, 3000)
+    recorded = load_recorded(log)
+    run = strategy_runs(recorded, ["none"], check_memory=False)["none"]
+    for _ in range(len(recorded.calls) - 1):
+        run.step()
+    tracemalloc.start()
+    try:
+        price = run.step()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 8 * len(price.messages), peak  # 8 bytes a message per pointer list
+    assert run.result.tokens == pytest.approx(sum(call[0] for call in run.result.per_call))
+
+
+def test_the_shared_prefix_takes_the_makers_word_once_confirmed_and_never_a_wrong_one():
+    """`common_prefix(..., said=n)`: a maker's word that its first n messages are the previous ones is
+    confirmed by one comparison, not the identity walk over them (a long watch's most costly step), and a
+    word the comparison refutes changes nothing."""
+    from tui_agent.core.messages import user_text
+    from tui_agent.core.recordings.replay_checks import common_prefix
+
+    class Walked(list):
+        walks = 0
+
+        def __iter__(self):
+            Walked.walks += 1
+            return super().__iter__()
+
+    previous = [user_text(f"m{i}") for i in range(1_000)]
+    grown = Walked(previous + [user_text("new")])
+    assert common_prefix(Walked(previous), grown, said=1_000) == 1_000 and Walked.walks == 0
+    assert common_prefix(Walked(previous), grown) == 1_000 and Walked.walks > 0
+    changed = previous[:500] + [user_text("other")] + previous[501:]
+    for said in (0, 400, 500, 501, 1_000, 5_000):  # right, short, and wrong words
+        assert common_prefix(previous, changed, said=said) == 500
+        assert common_prefix(previous, [*previous[:10], {**previous[10]}, *previous[11:]], said=said) == 1_000
+
+
+def test_the_estimator_run_adds_each_requests_new_estimates_and_sums_nothing_again(tmp_path):
+    """`EstimatorRun` keeps v1's uncalibrated request size as a running sum: a call reads the estimates it
+    adds, not every estimate of the request again (a long watch's call grew with the log)."""
+    from tests.watch.fast_log import write_log
+    from tui_agent.core.recordings.economics_report import EstimatorRun
+
+    class Read(list):
+        reads = 0
+
+        def __getitem__(self, at):
+            Read.reads += len(range(len(self))[at]) if isinstance(at, slice) else 1
+            return super().__getitem__(at)
+
+    log = tmp_path / "s.jsonl"
+    write_log(log, 400)
+    recorded = load_recorded(log)
+    plain = EstimatorRun(recorded)
+    expected = [plain.step() for _ in recorded.calls]
+    recorded.estimates = Read(recorded.estimates)
+    run = EstimatorRun(recorded)
+    assert [run.step() for _ in recorded.calls] == expected
+    assert Read.reads <= 2 * len(recorded.estimates), Read.reads

@@ -130,3 +130,28 @@ def test_same_head_counts_equal_messages_and_falls_back_to_identity():
     assert same_head([a, b], ({"role": "user", "content": "a"}, dict(b), c)) == 2  # equal copies, a tuple
     assert same_head([a, b, c], [a, b]) == 2 and same_head([], [a]) == 0
     assert same_head([a, b], [a, c, b]) == 1 and same_head([a, b], [dict(a), c]) == 0  # identity after a miss
+
+
+def test_a_lanes_check_of_a_grown_request_copies_nothing_the_size_of_the_session():
+    """A lane is cut back and grown in place: checking a request that adds two messages to a 20,000-message
+    one allocates about one list of pointers at most (the prefix compared), not the copies of the request,
+    its tool_use ids and their set that a check per call made before (the work of a long watch's call)."""
+    import tracemalloc
+
+    def call(i: int) -> list[dict]:
+        return [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {}}]},
+                {"role": "user", "content": [tool_result_block(f"t{i}", "ok")]}]
+
+    messages = [user_text("go")] + [m for i in range(10_000) for m in call(i)]
+    check = RequestCheck()
+    assert check.valid(messages, lane="x")
+    grown = messages + call(10_000)
+    check.facts(grown[-1]), check.facts(grown[-2])  # (their facts: made once in any case)
+    tracemalloc.start()
+    try:
+        assert check.valid(grown, lane="x")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * 8 * len(grown), peak  # one pointer list is 8 bytes a message
+    assert not check.valid(grown + call(3), lane="x")  # t3 twice: the ids were kept right

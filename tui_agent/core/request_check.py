@@ -80,36 +80,35 @@ class RequestCheck:
 
     def valid(self, messages: list[Message], *, allow_pending: bool = False, lane: object = None) -> bool:
         """Whether `messages` is a valid request. With a `lane` (one per strategy run) the check starts
-        where this request stops sharing its messages (by identity) with the lane's previous one: a check
-        at position i reads only positions i-1..i+1 and the tool_use ids before it, so up to the last
-        shared message but one the previous answers hold, and only the rest is walked again."""
+        where this request stops sharing its messages with the lane's previous one: a check at position i
+        reads only positions i-1..i+1 and the tool_use ids before it, so up to the last shared message but
+        one the previous answers hold, and only the rest is walked again. The lane is cut back and grown
+        in place (its copy of the request, its ids and their set): a long session's call costs what it
+        changed, not a copy of every list it keeps."""
         if not messages:
             return False
         previous = self._lanes.get(lane) if lane is not None else None
-        start, ids, before = 0, [], []
-        if previous is not None and previous.allow_pending == allow_pending:
-            resume = same_head(previous.messages, messages) - 1  # positions before it are checked alike in both
-            if resume > previous.first_bad:  # it failed inside the shared part: so does this one
-                self._lanes[lane] = _Lane(list(messages), allow_pending, previous.ids, previous.before,
-                                          previous.first_bad)
-                return False
-            if resume > 0:
-                start, before = resume, previous.before[:resume]
-                ids = previous.ids[:previous.before[resume]]
-        first_bad = self._scan(messages, start, ids, before, allow_pending)
+        if previous is None or previous.allow_pending != allow_pending:
+            previous = _Lane([], allow_pending, [], [], set(), 0)
+            if lane is not None:
+                self._lanes[lane] = previous
+        resume = same_head(previous.messages, messages) - 1  # positions before it are checked alike in both
         if lane is not None:
-            self._lanes[lane] = _Lane(list(messages), allow_pending, ids, before, first_bad)
-        return first_bad == len(messages)
+            previous.messages[max(resume, 0):] = messages[max(resume, 0):]
+        if resume > previous.first_bad:  # it failed inside the shared part: so does this one
+            return False
+        previous.cut_back(max(resume, 0))
+        previous.first_bad = self._scan(messages, previous)
+        return previous.first_bad == len(messages)
 
-    def _scan(self, messages: list[Message], start: int, ids: list[object], before: list[int],
-              allow_pending: bool) -> int:
-        """Check positions `start`… (`ids`: the tool_use ids before `start`, in order; `before[i]`: how many
-        of them come before position i, appended as positions are reached). The first failing position,
-        or len(messages) when every one passes."""
-        facts = self.facts
-        seen = set(ids)
+    def _scan(self, messages: list[Message], lane: _Lane) -> int:
+        """Check positions `len(lane.before)`… (`lane.ids`: the tool_use ids before there, in order, and
+        `lane.seen` their set; `lane.before[i]`: how many of them come before position i, appended as
+        positions are reached). The first failing position, or len(messages) when every one passes."""
+        facts, allow_pending = self.facts, lane.allow_pending
+        ids, before, seen = lane.ids, lane.before, lane.seen
         last = len(messages) - 1
-        for i in range(start, len(messages)):
+        for i in range(len(before), len(messages)):
             before.append(len(ids))
             f = facts(messages[i])
             if (i == 0 and f.role != "user") or f.role not in ("user", "assistant") or f.blank:
@@ -135,12 +134,21 @@ class RequestCheck:
         return len(messages)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Lane:
     """A lane's previous request and how far its check got (see `RequestCheck.valid`)."""
 
     messages: list[Message]  # a copy (the caller's list may change)
     allow_pending: bool
-    ids: list[object]  # tool_use ids in order, up to the first failing position
+    ids: list[object]  # tool_use ids in order, up to the first failing position (each once: a repeat fails)
     before: list[int]  # per position checked: how many of `ids` come before it
+    seen: set[object]  # `ids` as a set
     first_bad: int  # the first failing position (len(messages): none)
+
+    def cut_back(self, position: int) -> None:
+        """Forget the checks from `position` on (they are made again), in place."""
+        if position >= len(self.before):
+            return
+        keep = self.before[position]
+        self.seen.difference_update(self.ids[keep:])
+        del self.ids[keep:], self.before[position:]

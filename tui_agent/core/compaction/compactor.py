@@ -197,7 +197,11 @@ class Compactor:
         return event
 
     def preview(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
-        """What `compact(history, call)` would send: the same steps on the same state, nothing kept."""
+        """What `compact(history, call)` would send: the same steps on the same state, nothing kept but the
+        facts of the messages (a cache of the history itself, learned by the compact after anyway: a resumed
+        long session's preview and first call learned its 200,000 messages twice)."""
+        if not self._replaced(self._work(), history):
+            self.facts.sync(history)
         work = Work(self.state, self.facts.copy(), self.layout.copy(), copy.deepcopy(self.tokens), self.last_event)
         return self._plan(history, call, work)[1]
 

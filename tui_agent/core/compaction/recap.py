@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from tui_agent.core import tokens as tk
+from tui_agent.core.compaction.found_in import found_in
 from tui_agent.core.compaction.marks import RECAP_MARK, RECAP_PROMPTS_HEADING
 from tui_agent.core.compaction.plan import Recap, fmt_tokens
+from tui_agent.core.compaction.recap_tally import tally
 from tui_agent.core.messages import Message, blocks, is_user_text, text_of, tool_results, tool_uses
 
 PATH_KEYS = ("file_path", "path", "notebook_path")  # the inputs that name a touched path (recaps, checks, forgot)
@@ -119,29 +121,10 @@ def build_ledger(
     excluded: frozenset[int] | set[int] = frozenset(),
 ) -> tuple[Recap, Message]:
     """The ledger for messages [start, until) less the `kept` (pinned) ones, from their facts."""
-    dropped = [i for i in range(start, until) if i not in kept and i not in excluded]
-    prompts = choose_prompts([(i, facts[i].prompt) for i in dropped if facts[i].prompt],  # type: ignore[misc]
-                             prompt_chars, prompt_max_chars)
-    files: dict[str, str] = {}
-    commands: list[tuple[str, str]] = []
-    tools: dict[str, int] = {}
-    failed: set[str] = set()
-    chars = 0
-    for i in dropped:  # one pass, touching only what a message has (most have no paths or commands)
-        fact = facts[i]
-        chars += fact.chars
-        if fact.failed:
-            failed.update(fact.failed)
-        for path, how in fact.paths:
-            # a write or edit outranks a read of the same file
-            if files.get(path) not in ("written", "edited") or how in ("written", "edited"):
-                files.pop(path, None)
-                files[path] = how
-        for name in fact.tools:
-            tools[name] = tools.get(name, 0) + 1
-        if fact.commands:
-            commands.extend(fact.commands)
-    lines = [f"{RECAP_MARK} {len(dropped)} "
+    sums = tally(facts, start, until, kept | excluded)  # the span's sums, extended from a shorter span's
+    prompts = choose_prompts(sums.prompts, prompt_chars, prompt_max_chars)
+    files, commands, tools, failed, chars = sums.files, sums.commands, sums.tools, sums.failed, sums.chars
+    lines = [f"{RECAP_MARK} {sums.dropped} "
              f"{'earlier messages' if not start else f'messages after the first {start}'} ({fmt_tokens(chars)} chars) "
              "of this conversation are no longer sent in full. This is what they held; the full history is kept "
              "by the app.]"]
@@ -199,8 +182,8 @@ def missing_from(request: Callable[[], str], facts: Sequence[MessageFacts], indi
                 paths[path] = None
     if not prompts and not paths:
         return (), ()
-    text = request()  # built only when something is not in the ledger (joining a large request costs)
-    return tuple(p for p in prompts if p not in text), tuple(p for p in paths if p not in text)
+    found = found_in(request(), [*prompts, *paths])  # the text is built only when something is not in the ledger
+    return tuple(p for p in prompts if p not in found), tuple(p for p in paths if p not in found)
 
 
 def request_text(messages: Iterable[Message], text_of_message: Callable[[Message], str | None] | None = None) -> str:

@@ -66,8 +66,9 @@ class CompactState:
         new = object.__new__(CompactState)
         new.__dict__.update(self.__dict__)
         new.__dict__.update(changes)
-        for view in _VIEWS:  # derived from `blocks`: made again when asked
-            new.__dict__.pop(view, None)
+        if "blocks" in changes and changes["blocks"] is not self.blocks:
+            for view in _VIEWS:  # derived from `blocks`: made again when asked (kept while `blocks` is the same)
+                new.__dict__.pop(view, None)
         return new
 
     @cached_property

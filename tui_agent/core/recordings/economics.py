@@ -128,7 +128,9 @@ class StrategyRun:
         self.result = StrategyResult(name)
         self.k = 0  # the next call to run
         self._previous: list[Message] = []
-        self._previous_sizes: list[int] = []  # the previous request's message sizes (not in a RunState)
+        # the previous request's running size sums: [0, size of message 0, + size of message 1, …] (not in a
+        # RunState); kept and extended in place, so a call adds only its new messages, never a whole re-sum
+        self._sums: list[int] = [0]
         self._sent = sent or SessionMemo()  # each sent message's size and cache key: requests repeat them
 
     def state(self) -> RunState:
@@ -180,22 +182,21 @@ class StrategyRun:
         result.times.append(time.perf_counter() - started)
         if plan is not None and plan.event is not None and plan.event.major:
             result.events += 1
-        cached_n = common_prefix(self._previous, messages, self._sent.key)
+        said = len(self._previous) if compactor is None else getattr(plan, "cached_messages", 0)
+        cached_n = common_prefix(self._previous, messages, self._sent.key, said)
         self._previous = messages
-        same = min(cached_n, len(self._previous_sizes))  # the same messages as before: the same sizes
-        sizes = self._previous_sizes[:same] + [self._sent.size(m) for m in messages[same:]]
-        self._previous_sizes = sizes
-        total = model.request(sum(sizes))
+        sums = self._running_sums(messages, cached_n)
+        total = model.request(sums[len(messages)])
         if compactor is not None:
             compactor.observe_usage(round(total))
-        warm = model.baseline + model.ratio * sum(sizes[:cached_n]) if k else 0.0
+        warm = model.baseline + model.ratio * sums[cached_n] if k else 0.0
         if k == 0:
             cached = 0.0
         elif self.price.expired(recorded.gap(k)):  # the whole prefix went cold: written again in full
             cached = 0.0
             result.expired += 1
         else:
-            cached = model.baseline + model.ratio * sum(sizes[:cached_n])
+            cached = model.baseline + model.ratio * sums[cached_n]
         made = self._summary_call(compactor)
         cost = self.price.cost(total, cached) + self._summary_cost(made, k)
         result.per_call.append((total, warm, *(made or (0.0, 0.0))))
@@ -225,6 +226,18 @@ class StrategyRun:
             result.coverage_recap.add(len(wanted), with_recap)
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
+
+    def _running_sums(self, messages: list[Message], cached_n: int) -> list[int]:
+        """`messages`' running size sums (`sums[i]`: the first i messages), made from the previous request's:
+        its first `cached_n` messages are the same (byte for byte), so their sums stand and only the rest
+        is sized and added. A long session's call costs what it adds, not its whole length again."""
+        sums, size = self._sums, self._sent.size
+        del sums[min(cached_n, len(sums) - 1) + 1:]
+        total = sums[-1]
+        for message in messages[len(sums) - 1:]:
+            total += size(message)
+            sums.append(total)
+        return sums
 
     def _summary_call(self, compactor: object) -> tuple[float, float] | None:
         """A summary call the strategy made before this call (a peer's at its event): (tokens read, written)."""

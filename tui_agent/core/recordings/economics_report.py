@@ -74,12 +74,14 @@ class EstimatorRun:
         self.k = 0
         self._start, self._end = 0, 0
         self._calibration = 1.0
+        self._v1 = 0  # the estimates of [_start, _end) summed as they are added (a call adds, never re-sums)
 
     def copy(self) -> EstimatorRun:
         """An independent copy between two calls, for a replay's checkpoint (`RequestEstimator.copy`)."""
         twin = EstimatorRun(self.recorded, self.baseline_estimate)
         twin.ledger = self.ledger.copy()
         twin.k, twin._start, twin._end, twin._calibration = self.k, self._start, self._end, self._calibration
+        twin._v1 = self._v1
         return twin
 
     def step(self) -> EstimateStep:
@@ -89,12 +91,15 @@ class EstimatorRun:
         if event:
             for i in range(self._start, self._end):
                 ledger.remove(i)
-            self._start, self._end = start, start
+            self._start, self._end, self._v1 = start, start, 0
+        if index < self._end:  # (a request shorter than the one before, in one segment: summed again)
+            self._v1 = sum(est[start:index])
         for i in range(self._end, index):
             ledger.add(i, est[i])
+            self._v1 += est[i]
         self._end = index
         real = recorded.real[k]
-        last_v1 = self.baseline_estimate + sum(est[start:index])  # the request v1 sizes, uncalibrated
+        last_v1 = self.baseline_estimate + self._v1  # the request v1 sizes, uncalibrated
         v1_estimate = last_v1 * self._calibration
         out = EstimateStep(real, ledger.estimate(), v1_estimate, event)
         if recorded.is_measured(k):  # only usage the provider reported teaches the estimators

@@ -19,6 +19,7 @@ from typing import Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.messages import Message
+from tui_agent.core.request_check import identical_head
 from tui_agent.core.recordings.transcripts import TranscriptLoad
 
 
@@ -86,8 +87,7 @@ def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None =
     if previous is not None:
         old = previous.history
         limit = min(len(old), len(history), len(previous.estimates))
-        while same < limit and old[same] is history[same]:
-            same += 1
+        same = identical_head(old[:limit], history)  # in C: a long watch's growth walked every message here
     estimates = previous.estimates[:same] if previous is not None else []
     estimates += [tk.message_tokens(m) for m in history[same:]]
     summaries = sorted(load.compaction_summaries)

@@ -64,16 +64,30 @@ def _kept(memo: OrderedDict, message: Message, make: Callable[[Message], Any]) -
     return value
 
 
-def common_prefix(previous: list[Message], current: list[Message], key: Callable[[Message], str] = to_json) -> int:
+def common_prefix(previous: list[Message], current: list[Message], key: Callable[[Message], str] = to_json,
+                  said: int = 0) -> int:
     """How many first messages `current` repeats byte for byte from `previous` (what the cache reads).
     Mostly they are the very same objects (history is never edited); only a pair that is not is compared
-    by `key` (a memo's `to_json`), so no serialized copy of a whole old request is kept between calls."""
-    n = identical_head(previous, current)
+    by `key` (a memo's `to_json`), so no serialized copy of a whole old request is kept between calls.
+
+    `said`: how many first messages the maker of `current` says are the very ones of `previous` (a
+    compactor's `plan.cached_messages`, or the length of an append-only request that grew). A long
+    session's identity walk costs more than the rest of its call; one list comparison in C (identity
+    first) confirms the word instead, and a word it does not confirm is ignored (the walk from 0)."""
+    n = min(said, len(previous), len(current))
+    if n and _head(previous, n) != _head(current, n):
+        n = 0
+    n = n + identical_head(previous[n:], current[n:]) if n else identical_head(previous, current)
     for old, new in zip(previous[n:], current[n:]):
         if old is not new and key(old) != key(new):
             break
         n += 1
     return n
+
+
+def _head(items: list[Message], n: int) -> list[Message]:
+    """The first n items (the list itself when that is all of it: a request that grew is not copied)."""
+    return items if n == len(items) else items[:n]
 
 
 def newest_intact(prefix: list[Message], messages: list[Message]) -> bool:

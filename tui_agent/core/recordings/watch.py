@@ -31,6 +31,7 @@ from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.recordings.recorded import Recorded, recorded_transcript
 from tui_agent.core.recordings.follow import Batch
 from tui_agent.core.messages import to_json
+from tui_agent.core.request_check import identical_head
 from tui_agent.core.recordings.replay import (
     REPLAY_STRATEGIES,
     Replay,
@@ -151,7 +152,9 @@ def _extends(old: Replay, new: Recorded) -> bool:
             new.calls[:made], new.real[:made], new.segment_start[:made], new.usage[:made], new.times[:made]):
         return False
     stable = was.calls[made - 1]
-    return all(a is b or to_json(a) == to_json(b) for a, b in zip(was.history[:stable], new.history[:stable]))
+    old_head, new_head = was.history[:stable], new.history[:stable]
+    same = identical_head(old_head, new_head)  # mostly the very same objects (the reader keeps them): found in C
+    return all(a is b or to_json(a) == to_json(b) for a, b in zip(old_head[same:], new_head[same:]))
 
 
 def stable_index(replay: Replay) -> int:
