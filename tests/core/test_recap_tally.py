@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from tui_agent.core.compaction import recap_tally
-from tui_agent.core.compaction.recap import MessageFacts, build_ledger
+from tui_agent.core.compaction.recap import MessageFacts, build_recap
 
 
 class Counted(list):
@@ -32,7 +32,7 @@ def facts(n: int, rng: random.Random) -> Counted:
 
 
 def recap(all_facts, until: int, kept=frozenset(), start: int = 0):
-    return build_ledger(all_facts, until, kept, prompt_chars=2_000, prompt_max_chars=500, call=3, start=start)
+    return build_recap(all_facts, until, kept, prompt_chars=2_000, prompt_max_chars=500, call=3, start=start)
 
 
 def test_a_growing_span_reads_only_its_new_messages_and_says_what_a_fresh_sum_says():

@@ -118,9 +118,9 @@ async def test_an_asked_compact_is_taken_back_with_its_summary(tmp_path: Path) -
     whole = session.next_request().messages
     session.provider.replies = [[{"type": "text", "text": "The user asked two questions."}]]
     assert (await session.compact_now()).startswith("Compacted now")
-    assert session.plan_call().plan.ledger is not None
+    assert session.plan_call().plan.recap is not None
     said = undo_compaction(session)
     assert said.startswith("Took back the compaction event"), said
     assert session.summary_draft() is None, "the summary of what is sent again is dropped"
-    assert session.plan_call().plan.ledger is None
+    assert session.plan_call().plan.recap is None
     assert session.next_request().messages == whole  # the messages before /compact (cache marks aside)

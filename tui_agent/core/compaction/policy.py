@@ -87,16 +87,16 @@ class CompactPolicy:
     # kept tail lacks, within this share of the low mark (`keep_for_use.choose_recurring`). Off: on the shared
     # sessions it lifts coverage at budgets of 120k–140k (+0.02–0.04) but not at the default budget.
     keep_recurring_share: float = 0.0
-    # Drop: whole old messages leave at an event, replaced by a deterministic ledger. The first
+    # Drop: whole old messages leave at an event, replaced by a deterministic recap. The first
     # `keep_head` of the conversation (the task as first stated) stays in front: it is never rewritten,
     # so it is read from the cache at every call. 5 %, not 20 %: the oldest part is the least named later,
     # and what the head does not take the tail and the kept writes do (shared sessions, 0.05 + TTL:
     # coverage 0.952 -> 0.961 for cost 0.598 -> 0.605; at 0.1 and 0.1/1-hour better on both axes).
     drop: bool = True
     keep_head: float = 0.05
-    ledger_prompt_chars: int = 80_000  # the user's own prompts kept verbatim, newest first
-    ledger_prompt_max_chars: int = 2_000  # a longer prompt is kept as its head
-    # Summary (optional): the model summarises the dropped span into the ledger.
+    recap_prompt_chars: int = 80_000  # the user's own prompts kept verbatim, newest first
+    recap_prompt_max_chars: int = 2_000  # a longer prompt is kept as its head
+    # Summary (optional): the model summarises the dropped span into the recap.
     summary: bool = False
     summary_max_failures: int = 3
     extra_rerunnable: frozenset[str] = field(default_factory=frozenset)
