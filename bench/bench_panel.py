@@ -8,7 +8,7 @@ For each history size it starts the real app headless, fills the history, lets t
 then simulates model calls: two messages are appended (a tool_use and its result), compaction runs (the
 core's cost, outside the timer), and the timer covers what the panel does for one `CompactionReported`:
 the core budget ledger (cached/new split, price, events), indexing the new rows, the outbound view with
-its per-row marks (plan.op, cached prefix, sent tokens), meter, sparkline, events list and ledger row,
+its per-row marks (plan.op, cached prefix, sent tokens), meter, sparkline, events list and recap row,
 and rendering every visible row and the meter. The plans come from the v2 compactor. A second figure includes a full frame (`pilot.pause()`), which adds Textual's
 own per-frame overhead.
 """

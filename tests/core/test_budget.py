@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tui_agent.core import events as ev
 from tui_agent.core.agent.system_prompt import base_breakdown
-from tui_agent.core.budget import BudgetLedger, first_difference, ledger_tokens, request_diff
+from tui_agent.core.budget import BudgetLedger, first_difference, recap_tokens, request_diff
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.messages import tool_result_block, user_text
 from tui_agent.core.providers.base import UsageInfo
@@ -118,8 +118,8 @@ def test_events_carry_their_loss_report_and_request_diff():
     changes = request_diff(entry)
     removed = [c.index for c in changes if c.kind == "removed"]
     assert removed and set(removed) <= set(entry.event.loss.left_request)
-    assert any(c.kind == "added" and c.index is None for c in changes)  # the ledger joined the request
-    assert ledger_tokens(entry.plan, entry.messages) == message_tokens(entry.messages[entry.plan.ledger_position])
+    assert any(c.kind == "added" and c.index is None for c in changes)  # the recap joined the request
+    assert recap_tokens(entry.plan, entry.messages) == message_tokens(entry.messages[entry.plan.recap_position])
     first = first_difference(entry.plan)
     assert first is not None and not entry.plan.is_sent(first) or first in entry.plan.cuts
     assert all(entry.plan.op(i).kind == "kept" for i in range(first))

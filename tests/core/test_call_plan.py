@@ -104,7 +104,7 @@ async def test_compact_now_plans_the_next_call_and_that_call_sends_it(tmp_path: 
     assert note.startswith("Compacted now")
     await session.wait_summary()  # the summary is written in the background and swapped in when ready
     shown = session.plan_call()
-    assert shown.call == 7 and shown.plan.ledger_position is not None
+    assert shown.call == 7 and shown.plan.recap_position is not None
     session.provider.replies = [[{"type": "text", "text": "done"}]]
     calls_before = len(session.provider.bodies)
     history = list(session.history)

@@ -173,7 +173,7 @@ def test_cut_on_read_cuts_once_and_freezes_the_copy():
     assert third.plan.cached_messages == 4
 
 
-def test_drop_works_inside_one_long_agentic_turn_and_leaves_a_ledger():
+def test_drop_works_inside_one_long_agentic_turn_and_leaves_a_recap():
     history = long_turn(100)
     compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True,
                                         mask=False))  # the drop tier itself (ranked masks would fit the reads)
@@ -183,16 +183,16 @@ def test_drop_works_inside_one_long_agentic_turn_and_leaves_a_ledger():
     last = results[-1]
     assert last.plan.estimated_tokens <= 60_000 - 8_000
     assert len(last.messages) < len(history)
-    ledger = last.messages[last.plan.ledger_position]["content"][0]["text"]
+    recap = last.messages[last.plan.recap_position]["content"][0]["text"]
     request = json.dumps(last.messages)
-    assert "port the whole project" in request  # the prompt (in the head or the ledger)
+    assert "port the whole project" in request  # the prompt (in the head or the recap)
     assert all(f"src/f{i}.py" in request for i in range(100))  # every file read is named somewhere
     dropped = [i for i in range(len(history)) if not last.plan.is_sent(i) and history[i]["role"] == "assistant"]
-    assert dropped and all(history[i]["content"][1]["input"]["file_path"] in ledger for i in dropped)
+    assert dropped and all(history[i]["content"][1]["input"]["file_path"] in recap for i in dropped)
     assert protocol_errors(last.messages) == []
     event = drops[0].plan.event
     assert event.loss.clean and event.dropped > 0 and "high-water" in event.reason
-    assert "dropped" in event.line() and "ledger keeps" in event.line()
+    assert "dropped" in event.line() and "recap keeps" in event.line()
 
 
 def test_head_of_the_conversation_stays_first_and_cached_across_events():
@@ -311,7 +311,7 @@ def test_off_sends_everything():
     assert result_.messages == history and result_.plan.mode == "off" and not result_.plan.changed
 
 
-async def test_summary_tier_writes_the_summary_into_the_ledger_with_the_demo_model(tmp_path):
+async def test_summary_tier_writes_the_summary_into_the_recap_with_the_demo_model(tmp_path):
     from tui_agent.core import events as ev
     from tui_agent.core.compaction import CompactPolicy as Policy
     from tui_agent.core.providers.demo import DemoProvider
@@ -335,12 +335,12 @@ async def test_summary_tier_writes_the_summary_into_the_ledger_with_the_demo_mod
     assert written and written[0].summary and written[0].summary.startswith("Summary (extractive")
     reported = [e for e in events if isinstance(e, ev.CompactionReported)]
     drop = next(k for k, e in enumerate(reported) if e.plan.event is not None and "drop" in e.plan.event.kinds)
-    assert reported[drop].plan.ledger.summary is None, "the call that dropped did not wait for the summary"
-    later = [e for e in reported[drop + 1:] if e.plan.ledger is not None and e.plan.ledger.summary]
-    assert later, "a later call carries the summary in its ledger"
+    assert reported[drop].plan.recap.summary is None, "the call that dropped did not wait for the summary"
+    later = [e for e in reported[drop + 1:] if e.plan.recap is not None and e.plan.recap.summary]
+    assert later, "a later call carries the summary in its recap"
     plan = later[0].plan
-    ledger = later[0].messages[plan.ledger_position]["content"][0]["text"]
-    assert "Summary of that part:" in ledger and "what is in this repo?" in ledger
+    recap = later[0].messages[plan.recap_position]["content"][0]["text"]
+    assert "Summary of that part:" in recap and "what is in this repo?" in recap
     assert plan.op(0 if plan.drop_from == 0 else plan.drop_from).kind == "summarised"
     assert protocol_errors(session.history) == []
 
@@ -368,7 +368,7 @@ async def test_compact_command_runs_the_summary_now_and_the_breaker_stops_after_
     assert request.messages[-1]["content"][0]["text"].endswith("Focus on: the port")
     assert request.messages[:-1] == [m for m in history]  # the summary call repeats the cached prefix
     assert "Summary of that part:\nThe user asked to port" in session.next_request().messages[
-        session.plan_call().plan.ledger_position]["content"][0]["text"]
+        session.plan_call().plan.recap_position]["content"][0]["text"]
     # three failures in a row (an error, a tool call instead of a summary, an empty reply) stop the tier
     for k in range(3):
         session.history.append(user_text(f"next task {k}"))
@@ -380,7 +380,7 @@ async def test_compact_command_runs_the_summary_now_and_the_breaker_stops_after_
     assert not session.compactor.summary_enabled  # the breaker: events no longer ask for a summary
 
 
-def test_ledger_keeps_typed_prompts_verbatim_even_after_a_huge_paste():
+def test_recap_keeps_typed_prompts_verbatim_even_after_a_huge_paste():
     from tui_agent.core.compaction.recap import choose_prompts
 
     prompts = [(0, "first question"), (1, "log: " + "e" * 90_000), (2, "second question"), (3, "x" * 1_999)]

@@ -45,5 +45,5 @@ def test_once_a_new_prompt_is_asked_the_old_one_can_go_to_the_recap():
     result = compactor.compact(history, 1)
     prompts = [text_of(m) for m in result.messages if is_user_text(m)]
     assert "next one" in prompts
-    assert result.plan.ledger is not None and "the prompt being worked on" in result.plan.ledger.prompts
+    assert result.plan.recap is not None and "the prompt being worked on" in result.plan.recap.prompts
     assert not protocol_errors(result.messages)

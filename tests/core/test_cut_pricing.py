@@ -78,7 +78,7 @@ def test_the_loss_report_lists_what_is_at_risk_most_recently_used_first():
                user_text("keep src/kept.py")]
     assert at_risk(history, [0, 1], "still here: src/kept.py parse_config") == ("src/new_module.py", "src/old_module.py")
     history = long_turn(40, size=6_000)
-    for k in range(2, len(history), 2):  # each result names an identifier of its own (the ledger names the paths)
+    for k in range(2, len(history), 2):  # each result names an identifier of its own (the recap names the paths)
         block = history[k]["content"][0]
         history[k] = {**history[k], "content": [{**block, "content": f"def helper_{k}_fn(): " + block["content"]}]}
     compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))

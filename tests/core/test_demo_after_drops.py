@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from tui_agent.core import events as ev
-from tui_agent.core.compaction.recap import build_ledger, facts_of
+from tui_agent.core.compaction.recap import build_recap, facts_of
 from tui_agent.core.compaction.marks import is_compactor_text, is_recap, is_user_prompt, recap_prompts
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.messages import protocol_errors, text_of, user_text
@@ -64,7 +64,7 @@ async def test_every_tier_shows_within_a_few_prompts_and_the_prompts_stay():
         await run.ask(prompt)
     kinds = {kind for _, e in run.calls if e.plan.event for kind in e.plan.event.kinds}
     # the summary is written in the background and joins the recap at a later call
-    kinds |= {"summary" for _, e in run.calls if e.plan.ledger is not None and e.plan.ledger.summary}
+    kinds |= {"summary" for _, e in run.calls if e.plan.recap is not None and e.plan.recap.summary}
     assert {"cut", "mask", "drop", "summary"} <= kinds, kinds
     drops = [e.plan for _, e in run.calls if e.plan.event and "drop" in e.plan.event.kinds]
     assert all(plan.drop_from > 0 for plan in drops), "a drop keeps the head (the task as first stated)"
@@ -101,7 +101,7 @@ async def test_after_a_drop_a_recap_lists_the_real_prompts_and_hello_counts_them
     events = await run.ask("what did we do so far?")
     assert tools(events) == []
     text = answer(events)
-    assert "Context ledger" not in text and "[" not in text.split("\n\n")[1]
+    assert "Context recap" not in text and "[" not in text.split("\n\n")[1]
     listed = [line.split("“", 1)[1].rstrip("”") for line in text.splitlines() if line[:1].isdigit()]
     assert listed == asked + ["hello"], "every real prompt, the first one included, oldest first"
 
@@ -137,7 +137,7 @@ def test_the_recap_is_recognised_by_the_mark_its_builder_writes():
     """The mark lives in one place (compaction.marks); the recap's own builder must start with it."""
     history = [user_text("first prompt"), {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
                user_text("second prompt"), {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]
-    _, recap = build_ledger([facts_of(m) for m in history], 4, frozenset(), prompt_chars=10_000,
+    _, recap = build_recap([facts_of(m) for m in history], 4, frozenset(), prompt_chars=10_000,
                             prompt_max_chars=2_000, call=1)
     assert is_recap(recap) and is_compactor_text(recap) and not is_user_prompt(recap)
     assert recap_prompts(recap) == ["first prompt", "second prompt"]
@@ -174,7 +174,7 @@ def test_a_pasted_prompt_of_several_lines_does_not_end_the_recaps_prompt_list():
     history = []
     for text in texts:
         history += [user_text(text), {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]
-    _, recap = build_ledger([facts_of(m) for m in history], len(history), frozenset(), prompt_chars=10_000,
+    _, recap = build_recap([facts_of(m) for m in history], len(history), frozenset(), prompt_chars=10_000,
                             prompt_max_chars=2_000, call=1)
     assert recap_prompts(recap) == texts
     assert earlier_prompts([recap, user_text("what did we do so far?")]) == texts

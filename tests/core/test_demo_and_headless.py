@@ -127,7 +127,7 @@ def test_trace_prints_compact_run_with_consistent_numbers(tmp_path):
                          r" ts=\S+Z session=\S+$")
     for line in lines:
         before, after, dropped, truncated = map(int, pattern.match(line).groups())
-        # the dropped messages leave, one ledger message stands for them (a drop happens under pressure now)
+        # the dropped messages leave, one recap message stands for them (a drop happens under pressure now)
         assert before - dropped + (1 if dropped else 0) == after and (dropped or truncated)
     assert "[trace] cli.start mode=headless" in out.stderr
     sessions = {l.rsplit("session=", 1)[1] for l in out.stderr.splitlines() if l.startswith("[trace]")}
@@ -234,5 +234,5 @@ async def test_the_demo_window_shows_every_tier_within_a_few_prompts(tmp_path):
     assert any(p.is_sent(i) for p in plans for i in p.masks), "a masked result is sent as its placeholder"
     dropping = [p for p in plans if p.event is not None and "drop" in p.event.kinds]
     assert dropping[0].drop_from > 0, "the drop keeps the head of the conversation"
-    assert any(p.ledger is not None and p.ledger.summary for p in plans), "the summary replaces the ledger"
+    assert any(p.recap is not None and p.recap.summary for p in plans), "the summary replaces the recap"
     assert all(p.estimated_tokens <= p.high_tokens for p in plans if p.event is None or not p.event.major)

@@ -56,6 +56,6 @@ def test_fitting_the_window_reports_the_head_it_dropped() -> None:
                 {"role": "user", "content": [tool_result_block("big", "x" * 40_000)]}]
     result = compactor.compact(history, 7)
     plan = result.plan
-    assert plan.event is not None and plan.drop_from == 0 and plan.ledger_position == 0, plan
+    assert plan.event is not None and plan.drop_from == 0 and plan.recap_position == 0, plan
     assert plan.cached_messages == 0
     assert protocol_errors(result.messages) == []

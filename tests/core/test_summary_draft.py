@@ -51,23 +51,23 @@ def gated_session(tmp_path) -> tuple[Session, GatedModel, BudgetLedger]:
     return session, provider, ledger
 
 
-def ledger_text(session: Session) -> str:
+def recap_text(session: Session) -> str:
     plan = session.plan_call()
-    return plan.messages[plan.plan.ledger_position]["content"][0]["text"]
+    return plan.messages[plan.plan.recap_position]["content"][0]["text"]
 
 
 async def test_the_conversation_goes_on_while_the_summary_is_written_then_it_joins_the_recap(tmp_path):
     session, provider, ledger = gated_session(tmp_path)
     note = await session.compact_now("the port")
     assert "background" in note and session.summary_draft().state == "writing"
-    assert "Summary of that part" not in ledger_text(session)  # the next call does not wait for it
+    assert "Summary of that part" not in recap_text(session)  # the next call does not wait for it
     events = [e async for e in session.run_turn("go on meanwhile")]
     assert events[-1].reason == "completed", "a turn runs while the summary call is still out"
     assert session.summary_draft().state == "writing"
     provider.gate.set()
     draft = await session.wait_summary()
     assert draft.state == "attached" and draft.text == SUMMARY  # idle: swapped in at once
-    assert f"Summary of that part:\n{SUMMARY}" in ledger_text(session)
+    assert f"Summary of that part:\n{SUMMARY}" in recap_text(session)
     # paid for, in the budget ledger as well as the usage history
     assert [u.purpose for u in session.usage_history].count("summary") == 1
     assert ledger.summary_tokens == 1_050 and ledger.summary_cost > 0 and "summaries 1.1k tok" in ledger.summary_line()
@@ -82,9 +82,9 @@ async def test_the_user_reads_and_edits_the_draft_before_a_call_sends_it(tmp_pat
     assert told.startswith("Summary draft edited") and session.summary_draft().edited
     provider.gate.set()
     await session.wait_summary()  # the model's late summary does not overwrite the user's
-    assert "My own recap: port the project" in ledger_text(session) and SUMMARY not in ledger_text(session)
+    assert "My own recap: port the project" in recap_text(session) and SUMMARY not in recap_text(session)
     session.edit_summary_draft("Second thoughts: the port is half done.")
-    assert "Second thoughts" in ledger_text(session), "an attached draft can still be changed before it is sent"
+    assert "Second thoughts" in recap_text(session), "an attached draft can still be changed before it is sent"
     [e async for e in session.run_turn("next")]
     assert "Second thoughts" in str(provider.requests[-1].messages)
     assert session.summary_draft().state == "used"
@@ -96,10 +96,10 @@ async def test_a_draft_for_a_span_a_later_event_dropped_more_of_is_stale(tmp_pat
     session, provider, _ = gated_session(tmp_path)
     await session.compact_now()
     draft = session.summary_draft()
-    draft.covers -= 1  # as if written for an earlier ledger
+    draft.covers -= 1  # as if written for an earlier recap
     provider.gate.set()
     await session.wait_summary()
-    assert draft.state == "stale" and "Summary of that part" not in ledger_text(session)
+    assert draft.state == "stale" and "Summary of that part" not in recap_text(session)
 
 
 async def test_clear_and_close_stop_a_summary_being_written(tmp_path):

@@ -71,7 +71,7 @@ def test_a_turn_alone_over_the_window_is_still_cut_inside():
     assert result.plan.estimated_tokens <= 24_000 - 4_096
 
 
-def test_the_ledger_names_the_messages_that_left_not_the_prompt_kept_beside_them():
+def test_the_recap_names_the_messages_that_left_not_the_prompt_kept_beside_them():
     """"≡summary for #3–#14" when #3–#13 left: the prompt of the turn in progress (#14 there) is kept as an
     island at the end of the dropped span and is sent, so the range ends before it."""
     history: list[dict] = []
@@ -88,10 +88,10 @@ def test_the_ledger_names_the_messages_that_left_not_the_prompt_kept_beside_them
         result = compactor.compact(history[:n])
         compactor.observe_usage(result.plan.estimated_tokens)
     plan = result.plan
-    assert plan.ledger is not None and plan.drop_until > plan.drop_from, "a drop was meant to happen"
-    assert prompt in plan.kept_in_drop and plan.ledger.covers - 1 == prompt
+    assert plan.recap is not None and plan.drop_until > plan.drop_from, "a drop was meant to happen"
+    assert prompt in plan.kept_in_drop and plan.recap.covers - 1 == prompt
     left = [i for i in range(plan.drop_from, plan.drop_until) if not plan.is_sent(i)]
-    assert plan.ledger_span() == f"#{left[0]}–#{left[-1]}" and left[-1] < prompt
+    assert plan.recap_span() == f"#{left[0]}–#{left[-1]}" and left[-1] < prompt
 
 
 def test_an_event_that_ends_above_the_mark_says_why_and_is_not_repeated():

@@ -1,5 +1,5 @@
 """SVG snapshots of the panel drawing the compaction plan: every mark (cut, masked, dropped, pinned,
-excluded, the ledger row, the cached band) in each theme, the loss report of an event, the folded
+excluded, the recap row, the cached band) in each theme, the loss report of an event, the folded
 one-line meter at 80 columns and a loaded transcript's next-call plan before any call.
 
 Deterministic like the others: the demo model (no clock), fixed files, a fixed system prompt. A loaded
@@ -41,7 +41,7 @@ def show_marks_at(pilot: Pilot, line: int) -> None:
 
 
 def show_marks(pilot: Pilot) -> None:
-    """Scroll the rows so the ledger's neighbours, masked and cut rows and the newest round are in view."""
+    """Scroll the rows so the recap's neighbours, masked and cut rows and the newest round are in view."""
     rows = pilot.app.screen.query_one(HistoryRows)
     view = rows.view
     masked = next(i for i in range(view.history_len) if view.kind(i) == "masked")
@@ -50,7 +50,7 @@ def show_marks(pilot: Pilot) -> None:
 
 @pytest.mark.parametrize("theme", ["agent-dark", "agent-light", "agent-high-contrast"])
 def test_plan_marks(snap_compare, tmp_path, theme: str) -> None:
-    """A loaded transcript and one demo prompt: dropped rows (·, grey) behind the ≡ ledger row, a ▒
+    """A loaded transcript and one demo prompt: dropped rows (·, grey) behind the ≡ recap row, a ▒
     masked result sending its placeholder, ✂ cut results, the ┃ band over the cached prefix, mem and
     sent tokens per row, the cached/new meter in cache-units, the event line and its sparkline tick."""
     app = transcript_app(tmp_path, theme)
@@ -87,7 +87,7 @@ def test_row_actions(snap_compare, tmp_path) -> None:
 
 
 def test_event_loss_report(snap_compare, tmp_path) -> None:
-    """Enter on an event line: what left the request, what was masked, what the ledger kept, the diff."""
+    """Enter on an event line: what left the request, what was masked, what the recap kept, the diff."""
     app = transcript_app(tmp_path)
 
     async def run_before(pilot: Pilot) -> None:

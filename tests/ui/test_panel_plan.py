@@ -1,4 +1,4 @@
-"""The panel draws the compaction plan: a mark per operation, mem and sent tokens per row, the ledger
+"""The panel draws the compaction plan: a mark per operation, mem and sent tokens per row, the recap
 row, the cached-prefix band, the priced cached/new meter, the events list with its loss report, the
 one-line meter when folded, the --transcript preview, and p / x / e on a row (outbound only)."""
 
@@ -83,13 +83,13 @@ async def test_every_operation_has_its_mark_and_the_sent_column_sums_to_the_mete
         cached_rows = [i for i in range(view.history_len) if view.in_cache(i)]
         assert cached_rows and all(row_text(rows, i)[0] == "┃" for i in cached_rows[-3:])
         assert row_text(rows, view.history_len - 1)[0] == " " or view.in_cache(view.history_len - 1)
-        ledger_row = str(panel.query_one("#budget-ledger-row").render())
-        assert "≡ledger for #" in ledger_row and plan.ledger is not None
-        # the sent column (rows + the ledger row) sums to the meter's "sent"
-        from tui_agent.core.budget import ledger_tokens
+        recap_row = str(panel.query_one("#budget-recap-row").render())
+        assert "≡recap for #" in recap_row and plan.recap is not None
+        # the sent column (rows + the recap row) sums to the meter's "sent"
+        from tui_agent.core.budget import recap_tokens
 
         column = sum(view.sent_tokens(i, r.tokens) for i, r in enumerate(rows.index.rows))
-        assert column + ledger_tokens(plan, view.messages) == plan.message_tokens_after
+        assert column + recap_tokens(plan, view.messages) == plan.message_tokens_after
         meter = panel.meter.meter
         assert meter.messages == plan.message_tokens_after
         assert f"→ sent ≈{meter.messages / 1000:.1f}k · " in str(panel.meter.render())
@@ -121,7 +121,7 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
         entry = panel.ledger.major_events[0]
         lines = event_lines(panel)
         assert entry.line in lines and entry.line.startswith("call 1 · over the ")
-        assert "dropped" in entry.line and "masked" in entry.line and "ledger keeps" in entry.line
+        assert "dropped" in entry.line and "masked" in entry.line and "recap keeps" in entry.line
         assert "╵" in str(panel.query_one("#budget-spark").render())  # the event's tick on the sparkline
         from tui_agent.ui.widgets.notice_line import NoticeLine
 
@@ -138,7 +138,7 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
         assert f"Left the request ({len(entry.event.loss.left_request)} messages)" in report
         masked = len(entry.event.loss.masked)
         assert f"Masked (a placeholder is sent instead, {masked} message{'s' * (masked != 1)})" in report
-        assert "Lost: nothing" in report and entry.plan.ledger.text.splitlines()[0] in report
+        assert "Lost: nothing" in report and entry.plan.recap.text.splitlines()[0] in report
         assert "Request diff: no earlier call to compare with." in report  # call 1
         await pilot.press("escape")
         await pilot.pause()
@@ -153,7 +153,7 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         report = str(app.screen.query_one("#event-text").render())
-        assert f"Request diff against call {pin.event.call - 1}" in report and "changed  the ledger" in report
+        assert f"Request diff against call {pin.event.call - 1}" in report and "changed  the recap" in report
         await pilot.press("escape")
 
 
@@ -234,13 +234,13 @@ async def test_compact_command_refreshes_the_panel(tmp_path) -> None:
         first = view.plan.drop_from
         assert view.kind(first) == "summarised"  # the demo model writes an extractive summary
         assert row_text(panel.rows, first)[1] == "Σ" and "Σ in summary" in row_text(panel.rows, first)
-        assert "≡summary for #" in str(panel.query_one("#budget-ledger-row").render())
+        assert "≡summary for #" in str(panel.query_one("#budget-recap-row").render())
         panel.rows.enter_on_purpose()  # F2: the steering mode
         panel.rows.cursor = first
         await pilot.press("enter")  # the summarised row links to the summary sent in its place
         await pilot.pause()
         outbound = str(app.screen.query_one("#outbound-text").render())
-        assert "Sent in its place, the summary for #" in outbound and view.plan.ledger.text[:40] in outbound
+        assert "Sent in its place, the summary for #" in outbound and view.plan.recap.text[:40] in outbound
 
 
 async def test_folded_panel_leaves_a_one_line_meter(tmp_path) -> None:

@@ -39,7 +39,7 @@ async def test_summary_shows_and_edits_the_draft(tmp_path) -> None:
         await pilot.pause()
         assert session.summary_draft().edited
         plan = session.plan_call()
-        assert "The user asked about recipes and the cli" in plan.messages[plan.plan.ledger_position]["content"][0]["text"]
+        assert "The user asked about recipes and the cli" in plan.messages[plan.plan.recap_position]["content"][0]["text"]
         assert any(text.startswith("Summary draft edited") for text in notices(app))
         await send(pilot, "/summary edit")
         await wait_until(lambda: isinstance(app.screen, SummaryEditor))

@@ -4,7 +4,7 @@ as next (issue 16: `/compact` was not journaled, so the resumed request had ever
 
 What the panel showed is read off the screen: the meter's "Next call ≈N" (the estimate of that request:
 chars/4 of system, tools and messages, uncalibrated since the demo model reports no usage), the recap row
-"≡ledger for #A–B" and the messages sent; the printed body must agree with all three."""
+"≡recap for #A–B" and the messages sent; the printed body must agree with all three."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_compact_quit_continue_print_outbound_is_the_panels_next_call(tmp_path) 
         screen = wait_until_sync(recap_shown, what="the recap row and the next call", timeout=20,
                                  shown=lambda: capture(socket))
         shown_total = int(re.search(r"Next call ≈([\d,]+)", screen).group(1).replace(",", ""))
-        first, last = (int(x) for x in re.search(r"≡(?:ledger|summary) for #(\d+)–#(\d+)", screen).groups())
+        first, last = (int(x) for x in re.search(r"≡(?:recap|summary) for #(\d+)–#(\d+)", screen).groups())
         sent = int(re.search(r"→ sent ≈[\d.,k]+ · (\d+) msgs", screen).group(1))
         keys(socket, "C-c")
         time.sleep(0.2)
@@ -82,7 +82,7 @@ def test_compact_quit_continue_print_outbound_is_the_panels_next_call(tmp_path) 
     assert out.returncode == 0, out.stderr
     body = json.loads(out.stdout)
     messages = body["messages"]
-    recap = [m for m in messages if "[Context ledger:" in json.dumps(m)]
+    recap = [m for m in messages if "[Context recap:" in json.dumps(m)]
     assert len(recap) == 1, "the resumed request carries the recap /compact made"  # was: every message, no recap
     assert f"{last - first + 1} messages after the first {first} " in json.dumps(recap[0])
     assert "Summary of that part" in json.dumps(recap[0])  # with the demo model's summary

@@ -67,7 +67,7 @@ def test_plan_marks_and_pin_in_a_real_terminal(tmp_path) -> None:
                     "-c", str(repo), command], check=True)
     try:
         # before any call: the loaded history's next-call plan
-        wait_for_all(socket, ["Context budget", "next call · over the", "≡ledger for #"], 20)
+        wait_for_all(socket, ["Context budget", "next call · over the", "≡recap for #"], 20)
         keys(socket, "what does the handler do?", "Enter")
         screen = wait_for_all(socket, ["Ask me about any of these files", "call 1 · over the"], 60)
         assert "dropped 40 old messages" in screen.replace("\n", " ") or "dropped 40 old" in screen
@@ -76,8 +76,8 @@ def test_plan_marks_and_pin_in_a_real_terminal(tmp_path) -> None:
         assert any("▒ placeholder" in line for line in rows), "a masked row"
         assert any("user tool_result Bash 6.0k" in line and "–" in line for line in rows), "a dropped row"
         # /context focuses the first row the request does not send as it is; Home/Down walk to the first
-        # dropped one (the ledger row names the span it stands for), and in the steering mode p pins it
-        start = int(screen.split("≡ledger for #", 1)[1].split("–", 1)[0])
+        # dropped one (the recap row names the span it stands for), and in the steering mode p pins it
+        start = int(screen.split("≡recap for #", 1)[1].split("–", 1)[0])
         keys(socket, "/context", "Enter")
         wait_for(socket, " · in the cached prefix", 15)
         keys(socket, "Home", *["Down"] * start)

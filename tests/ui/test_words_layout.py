@@ -155,7 +155,7 @@ async def test_the_events_list_grows_with_the_panel_and_shows_whole_events(tmp_p
     from tui_agent.ui.widgets.budget_panel import BudgetPanel
 
     line = ("call {} · over the 7.7k high-water mark: dropped 40 old messages, masked 1 old result, cut 4 read "
-            "results, ledger keeps 1 prompt and 10 files · 37.3k → 2.7k tok")
+            "results, recap keeps 1 prompt and 10 files · 37.3k → 2.7k tok")
     entries = [SimpleNamespace(line=line.format(k)) for k in range(1, 9)]
     app = make_app(scripted_session(make_repo(tmp_path), []))
     async with app.run_test(size=(160, 45)) as pilot:

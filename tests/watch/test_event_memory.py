@@ -145,7 +145,7 @@ async def test_an_old_event_is_shown_and_explained_as_a_fresh_replay_of_the_fini
         for k in range(total):  # the finished file replayed to its end: every event of ours is known
             whole.step(k)
         view = screen.view
-        # an old event that dropped messages (its loss report shows the ledger kept), both calls let go
+        # an old event that dropped messages (its loss report shows the recap kept), both calls let go
         old = next(k for k, s in enumerate(view.steps) if s.event_line and s.plan.drop_until > s.plan.drop_from
                    and not view.held(k) and not view.held(k - 1))
 
@@ -177,7 +177,7 @@ async def test_an_old_event_is_shown_and_explained_as_a_fresh_replay_of_the_fini
         expected = EventEntry(now.plan.event, now.plan, now.messages, before.plan, before.messages)
         shown = str(app.screen.query_one("#event-text", Static).render())
         assert shown == strip_controls(loss_report_text(expected, describe))
-        assert f"Request diff against call {old}" in shown and "The ledger kept" in shown
+        assert f"Request diff against call {old}" in shown and "The recap kept" in shown
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is screen

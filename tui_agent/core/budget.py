@@ -22,7 +22,7 @@ from tui_agent.core.messages import Message
 from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.providers.models import cost_usd, model_info
 from tui_agent.core.events import BaseBreakdown  # noqa: F401  (named here by the faces)
-from tui_agent.core.request_diff import EventEntry, RequestChange, first_difference, ledger_tokens, request_diff  # noqa: F401
+from tui_agent.core.request_diff import EventEntry, RequestChange, first_difference, recap_tokens, request_diff  # noqa: F401
 from tui_agent.core.tokens import message_tokens, tokens_for_chars
 from tui_agent.core.formats import plural
 
@@ -299,4 +299,4 @@ class BudgetLedger:
 
 
 __all__ = ["BaseBreakdown", "BudgetLedger", "CallFigures", "EventEntry", "RequestChange",
-           "first_difference", "fmt_usd", "ledger_tokens", "request_diff"]
+           "first_difference", "fmt_usd", "recap_tokens", "request_diff"]

@@ -33,7 +33,7 @@ class RequestChange:
     """One message of the request that differs from the previous call's: removed, changed or added."""
 
     kind: str  # "removed" | "changed" | "added"
-    index: int | None  # history index (None: the ledger or the lead placeholder)
+    index: int | None  # history index (None: the recap or the lead placeholder)
     before_tokens: int
     after_tokens: int
 
@@ -55,12 +55,12 @@ def request_diff(entry: EventEntry) -> list[RequestChange]:
         now = _message_at(plan, entry.messages, i)
         if old is not None and now is not None and old != now:
             changes.append(RequestChange("changed", i, before, after))
-    old_ledger = _ledger_message(prev_plan, entry.previous_messages)
-    new_ledger = _ledger_message(plan, entry.messages)
-    if new_ledger is not None and new_ledger != old_ledger:
-        kind = "changed" if old_ledger is not None else "added"
-        changes.append(RequestChange(kind, None, message_tokens(old_ledger) if old_ledger else 0,
-                                     message_tokens(new_ledger)))
+    old_recap = _recap_message(prev_plan, entry.previous_messages)
+    new_recap = _recap_message(plan, entry.messages)
+    if new_recap is not None and new_recap != old_recap:
+        kind = "changed" if old_recap is not None else "added"
+        changes.append(RequestChange(kind, None, message_tokens(old_recap) if old_recap else 0,
+                                     message_tokens(new_recap)))
     return changes
 
 
@@ -74,17 +74,17 @@ def _sent(plan: CompactPlan, messages: Sequence[Message], index: int) -> int:
     return message_tokens(message) if message is not None else 0
 
 
-def _ledger_message(plan: CompactPlan, messages: Sequence[Message]) -> Message | None:
-    pos = plan.ledger_position
+def _recap_message(plan: CompactPlan, messages: Sequence[Message]) -> Message | None:
+    pos = plan.recap_position
     return messages[pos] if pos is not None and pos < len(messages) else None
 
 
-def ledger_tokens(plan: CompactPlan, messages: Sequence[Message]) -> int:
-    """The ledger message's (and a lead placeholder's) sent tokens: sent, but no history row of their own."""
+def recap_tokens(plan: CompactPlan, messages: Sequence[Message]) -> int:
+    """The recap message's (and a lead placeholder's) sent tokens: sent, but no history row of their own."""
     total = 0
-    ledger = _ledger_message(plan, messages)
-    if ledger is not None:
-        total += message_tokens(ledger)
+    recap = _recap_message(plan, messages)
+    if recap is not None:
+        total += message_tokens(recap)
     if plan.lead_placeholder and messages:
         total += message_tokens(messages[0])
     return total

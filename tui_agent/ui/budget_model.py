@@ -201,8 +201,8 @@ class OutboundView:
         return message_tokens(sent) if sent is not None else memory_tokens
 
     @property
-    def ledger_in_cache(self) -> bool:
-        pos = self.plan.ledger_position
+    def recap_in_cache(self) -> bool:
+        pos = self.plan.recap_position
         return pos is not None and pos < self.plan.cached_messages
 
 

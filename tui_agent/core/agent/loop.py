@@ -153,8 +153,8 @@ async def _plan_call(config: LoopConfig, history: list[Message], call: int,
             else:
                 yield event
     elif config.summaries is not None and planned.plan.event is not None and planned.plan.event.major:
-        ledger = planned.plan.ledger  # an event moves the prefix anyway: a ready draft joins now
-        swapped = config.summaries.swap(compactor, history, call, ledger.covers if ledger else None)
+        recap = planned.plan.recap  # an event moves the prefix anyway: a ready draft joins now
+        swapped = config.summaries.swap(compactor, history, call, recap.covers if recap else None)
         if swapped is not None:
             planned = planned.with_result(swapped)
     if config.summaries is not None:
@@ -320,7 +320,7 @@ async def run_turn(
 
 async def summarise(compactor: CompactorProtocol, config: LoopConfig, system: str, schemas: list[dict[str, Any]], call: int,
                     history: list[Message], focus: str = "") -> AsyncIterator[Any]:
-    """The summary tier's call for this event: its events, then the plan with the summary in its ledger."""
+    """The summary tier's call for this event: its events, then the plan with the summary in its recap."""
     before, dropped = compactor.summary_context()
     yield ev.Notice(f"Summarising the {plural(dropped, 'message')} compaction drops (one extra model call)…", "info")
     outcome = await run_summary(config.provider, system, schemas, summary_messages(before, dropped, focus))
@@ -331,7 +331,7 @@ async def summarise(compactor: CompactorProtocol, config: LoopConfig, system: st
     yield ev.SummaryWritten(call, outcome.text, outcome.error, dropped)
     if outcome.error:
         trace.trace("compact.summary", call=call, ok="false", error=outcome.error)
-        yield ev.Notice(f"No summary: {outcome.error}. The ledger still keeps the prompts and files.", "warning")
+        yield ev.Notice(f"No summary: {outcome.error}. The recap still keeps the prompts and files.", "warning")
     else:
         trace.trace("compact.summary", call=call, ok="true", chars=len(outcome.text or ""))
     yield compactor.attach_summary(history, outcome.text, call)
@@ -351,8 +351,8 @@ def event_notice(plan: CompactPlan, *, headless: bool = False) -> str:
     what = []
     if event.dropped:
         what.append(f"{plural(event.dropped, 'older message')} {'is' if event.dropped == 1 else 'are'} no longer "
-                    f"sent (a ledger keeps {event.ledger_prompts} of your prompts and "
-                    f"{plural(event.ledger_files, 'file path')})")
+                    f"sent (a recap keeps {event.recap_prompts} of your prompts and "
+                    f"{plural(event.recap_files, 'file path')})")
     if event.masked:
         what.append(f"{plural(event.masked, 'old tool result')} {'was' if event.masked == 1 else 'were'} "
                     "replaced by placeholders")

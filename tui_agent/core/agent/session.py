@@ -126,7 +126,7 @@ class Session:
     # -- turns ---------------------------------------------------------------------------------
     async def run_turn(self, prompt: str) -> AsyncIterator[ev.EngineEvent]:
         """One user prompt → events until the turn ends (completed, max_turns, denied, error)."""
-        self.swap_summary("turn start")  # a draft that came in during the last turn joins the ledger now
+        self.swap_summary("turn start")  # a draft that came in during the last turn joins the recap now
         self.running = True
         trace.bind_session(self.trace_id)  # the turn's task: its trace lines name this session
         # `aclosing`: when this generator is closed (the face's task cancelled while it was busy with an
@@ -291,7 +291,7 @@ class Session:
 
     async def compact_now(self, focus: str = "") -> str:
         """`/compact [focus]`: a compaction event now, with the model's summary of what it drops (the
-        summary tier, whatever the setting), written in the background: the next call sends the ledger at
+        summary tier, whatever the setting), written in the background: the next call sends the recap at
         once and the summary joins it when it is ready (`summary_draft()`). Returns what happened."""
         if self.running:
             return "A turn is running: /compact can run once it ends."
@@ -336,16 +336,16 @@ class Session:
         return self.summaries.draft
 
     def swap_summary(self, why: str) -> bool:
-        """At a turn boundary: a ready draft joins the ledger if it still covers it; True when it did."""
+        """At a turn boundary: a ready draft joins the recap if it still covers it; True when it did."""
         draft = self.summaries.draft
         if draft is None or draft.state not in ("ready", "failed"):
             return False
-        ledger = self.plan_call().plan.ledger
+        recap = self.plan_call().plan.recap
         # The compactor knows the history up to its last kept plan (the last call, or /compact's): the
         # summary joins that plan, and the next call takes in what came after, as it always does.
         last = self.state.last_plan
         known = self.history[: last.history_len] if last is not None else self.history
-        result = self.summaries.swap(self.compactor, known, self.next_call, ledger.covers if ledger else None)
+        result = self.summaries.swap(self.compactor, known, self.next_call, recap.covers if recap else None)
         if result is None:
             return False
         self.announce_next(why)

@@ -1,13 +1,13 @@
 """The summary tier without the wait: the summary is written in the background and swapped in later.
 
 A drop event that asks for a summary (or `/compact`) used to make the turn wait for an extra model call
-before the real one. Now the call goes out at once with the deterministic ledger, the summary call runs
+before the real one. Now the call goes out at once with the deterministic recap, the summary call runs
 as a background task beside the conversation, and its text becomes a *draft* the user can read and edit
 (`Session.summary_draft()`, `Session.edit_summary_draft(text)`, `/summary`). The draft is swapped into
-the ledger at a turn boundary (at once when it is ready between turns, else when the turn ends) or at a
+the recap at a turn boundary (at once when it is ready between turns, else when the turn ends) or at a
 major compaction event mid-turn (the only times the request may change without a cache rewrite of its
-own), and only while it still covers what the ledger covers: a later drop makes it stale (that event asks
-for a summary of its own). Until the next call sends it ("attached"), an edit replaces it in the ledger. The summary call's usage is told like any
+own), and only while it still covers what the recap covers: a later drop makes it stale (that event asks
+for a summary of its own). Until the next call sends it ("attached"), an edit replaces it in the recap. The summary call's usage is told like any
 other (`Usage(purpose="summary")`), so its cost reaches the usage history, the journal and the budget
 ledger.
 """
@@ -38,7 +38,7 @@ class SummaryDraft:
     """One summary of the span an event dropped: being written, ready (maybe edited), used, or stale."""
 
     call: int  # the call whose event asked for it
-    covers: int  # the ledger's `covers` it was written for (history messages [start, covers) are behind it)
+    covers: int  # the recap's `covers` it was written for (history messages [start, covers) are behind it)
     dropped: int
     state: DraftState = "writing"
     text: str = ""
@@ -48,8 +48,8 @@ class SummaryDraft:
     def line(self) -> str:
         """One line for `/summary` and the panel."""
         what = {"writing": "being written in the background", "ready": "ready, swapped in at the next turn",
-                "attached": "in the next request's ledger (edit it before you send)",
-                "failed": f"failed ({self.error})", "used": "sent in the ledger",
+                "attached": "in the next request's recap (edit it before you send)",
+                "failed": f"failed ({self.error})", "used": "sent in the recap",
                 "stale": "stale (a later event dropped more)"}[self.state]
         edited = ", edited by you" if self.edited else ""
         return f"Summary draft of call {self.call} ({plural(self.dropped, 'message')} dropped): {what}{edited}."
@@ -73,8 +73,8 @@ class BackgroundSummaries:
         """Begin the summary of `planned`'s event now (its context is taken now); the caller goes on."""
         self.cancel()
         before, dropped = compactor.summary_context()
-        ledger = planned.plan.ledger
-        draft = SummaryDraft(planned.call, ledger.covers if ledger is not None else 0, dropped)
+        recap = planned.plan.recap
+        draft = SummaryDraft(planned.call, recap.covers if recap is not None else 0, dropped)
         self.draft = draft
         messages = summary_messages(before, dropped, focus)
         self.task = asyncio.get_running_loop().create_task(self._write(draft, provider, system, tools, messages))
@@ -116,9 +116,9 @@ class BackgroundSummaries:
 
     def swap(self, compactor: "CompactorProtocol", history: list["Message"], call: int,
              covers: int | None) -> "CompactResult | None":
-        """At a turn boundary or an event: put a ready draft into the ledger (None: nothing to swap).
+        """At a turn boundary or an event: put a ready draft into the recap (None: nothing to swap).
 
-        `covers` is the ledger the request holds now; a draft written for another one is stale.
+        `covers` is the recap the request holds now; a draft written for another one is stale.
         """
         draft = self.draft
         if draft is None or draft.state not in ("ready", "failed"):

@@ -39,7 +39,7 @@ def make_event(state: CompactState, facts: Facts, layout: Layout, policy: Compac
             return text[0]
 
         prompts, paths = missing_from(request, facts.messages,
-                                      sorted(set(left) | set(masked_idx)), policy.ledger_prompt_max_chars, recap)
+                                      sorted(set(left) | set(masked_idx)), policy.recap_prompt_max_chars, recap)
         cut_idx = {i for i in cut_messages if any(c.call == call for c in state.cuts.get(i, ()))}
         changed = set(left) | set(masked_idx) | cut_idx
         risk = at_risk(history, changed, request(), entities_of=lambda i: facts.entities_of(history, i))
@@ -47,7 +47,7 @@ def make_event(state: CompactState, facts: Facts, layout: Layout, policy: Compac
     return CompactEvent(
         call=call, kinds=unique, reason=reason, tokens_before=before, tokens_after=after,
         dropped=sum(1 for i in left if i not in state.skip), masked=masked_now, cut=cut_now,
-        ledger_prompts=len(recap.prompts) if recap else 0, ledger_files=len(recap.files) if recap else 0,
+        recap_prompts=len(recap.prompts) if recap else 0, recap_files=len(recap.files) if recap else 0,
         loss=loss,
     )
 

@@ -18,8 +18,8 @@ from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import Facts, newest_round_start
 from tui_agent.core.compaction.plan import RECAP_INDEX, CompactEvent, CompactPlan, CompactResult, Recap
 from tui_agent.core.compaction.policy import CompactPolicy
-from tui_agent.core.compaction.recap import build_ledger
-from tui_agent.core.compaction.render import first_message_fix, ledger_message, render_message
+from tui_agent.core.compaction.recap import build_recap
+from tui_agent.core.compaction.render import first_message_fix, recap_message, render_message
 from tui_agent.core.compaction.state import CompactState
 from tui_agent.core.messages import Message
 
@@ -29,9 +29,9 @@ LEAD_INDEX = RECAP_INDEX - 1  # the stand-in user message that opens a request s
 def recap_of(state: CompactState, facts: Facts, policy: CompactPolicy, until: int | None = None,
              kept: frozenset[int] | None = None, call: int | None = None, summary: str | None = None) -> tuple[Recap, Message]:
     """The recap of the state's dropped span (or of a candidate span up to `until`), from the facts."""
-    return build_ledger(facts.messages, state.drop_until if until is None else until,
-                        state.kept_in_drop if kept is None else kept, prompt_chars=policy.ledger_prompt_chars,
-                        prompt_max_chars=policy.ledger_prompt_max_chars,
+    return build_recap(facts.messages, state.drop_until if until is None else until,
+                        state.kept_in_drop if kept is None else kept, prompt_chars=policy.recap_prompt_chars,
+                        prompt_max_chars=policy.recap_prompt_max_chars,
                         call=state.recap_call if call is None else call,
                         summary=state.summary if summary is None and until is None else summary,
                         start=state.drop_from, excluded=state.skip)
@@ -113,10 +113,10 @@ class Layout:
 
     def recap_for(self, state: CompactState, facts: Facts, policy: CompactPolicy) -> tuple[Recap, Message]:
         key = (state.drop_from, state.drop_until, state.kept_in_drop, state.skip, state.summary, state.recap_call,
-               policy.ledger_prompt_chars, policy.ledger_prompt_max_chars)
+               policy.recap_prompt_chars, policy.recap_prompt_max_chars)
         if self.recap_key != key or self.recap is None or self.recap_message is None:
             recap, _ = recap_of(state, facts, policy)
-            self.recap, self.recap_message, self.recap_key = recap, ledger_message(recap.text), key
+            self.recap, self.recap_message, self.recap_key = recap, recap_message(recap.text), key
         return self.recap, self.recap_message
 
     def rebuild(self, state: CompactState, history: Sequence[Message], facts: Facts, tokens: RequestEstimator,
@@ -174,9 +174,9 @@ class Layout:
             drop_until=max(state.drop_until, state.drop_from), kept_in_drop=state.kept_in_drop,
             blocks=state.blocks,
             pins=state.pins, excluded=state.skip, expanded=state.expanded,
-            protected_from=newest_round_start(history) if history else 0, ledger=self.recap if dropping else None,
+            protected_from=newest_round_start(history) if history else 0, recap=self.recap if dropping else None,
             outbound_indices=tuple(filter((0).__le__, self.indices)),  # i >= 0: the history's (in C)
-            ledger_position=self.indices.index(RECAP_INDEX) if dropping else None,
+            recap_position=self.indices.index(RECAP_INDEX) if dropping else None,
             lead_placeholder=bool(self.indices) and self.indices[0] == LEAD_INDEX,
             message_tokens_before=facts.total, message_tokens_after=self.sent_estimate,
             baseline_tokens=round(tokens.baseline), estimated_tokens=est, high_tokens=policy.high_tokens,

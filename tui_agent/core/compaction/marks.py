@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from tui_agent.core.messages import Message, is_user_text, text_of
 
-RECAP_MARK = "[Context ledger:"  # the first words of the message standing for dropped messages
+RECAP_MARK = "[Context recap:"  # the first words of the message standing for dropped messages
 RECAP_PROMPTS_HEADING = "The user's prompts in that part, oldest first (verbatim):"
 CONTINUES = "[The conversation continues from earlier messages that are not sent.]"
 SUMMARY_MARK = "[tui-agent: summary request]"
-# what follows the prompts in a recap, each after a blank line (`recap.build_ledger` writes them in this order)
+# what follows the prompts in a recap, each after a blank line (`recap.build_recap` writes them in this order)
 RECAP_SECTIONS = ("Files read: ", "Files written: ", "Files edited: ", "Files and folders searched: ", "Commands run",
                   "Tool calls in that part: ", "Summary of that part:")
 

@@ -58,7 +58,7 @@ class MessageMemo:
         self._last: tuple[list[Message], Measures] = ([], Measures([], [], [], []))
 
     def text(self, message: Message) -> str | None:
-        """`ledger.message_text(message)`: what a request's text search sees of it."""
+        """`recap.message_text(message)`: what a request's text search sees of it."""
         known = self._texts.get(id(message))
         if known is None or known[0] is not message:
             from tui_agent.core.compaction.recap import message_text

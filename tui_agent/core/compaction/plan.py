@@ -24,7 +24,7 @@ BlockCut, BlockMask = Cut, Mask  # the names before `BlockDecision` (issue 29), 
 
 OpKind = Literal["kept", "cut", "masked", "dropped", "summarised", "pinned", "excluded", "new"]
 EventKind = Literal["cut", "mask", "drop", "summary", "pin", "exclude", "expand", "reactive", "reset"]
-RECAP_INDEX = -1  # the ledger's mark among the compactor's outbound indices
+RECAP_INDEX = -1  # the recap's mark among the compactor's outbound indices
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,8 @@ class LossReport:
 
     left_request: tuple[int, ...] = ()  # history indices no longer sent (dropped at this event)
     masked: tuple[int, ...] = ()  # history indices whose results were masked at this event
-    missing_prompts: tuple[str, ...] = ()  # user prompts in neither the request nor the ledger
-    missing_paths: tuple[str, ...] = ()  # touched file paths in neither the request nor the ledger
+    missing_prompts: tuple[str, ...] = ()  # user prompts in neither the request nor the recap
+    missing_paths: tuple[str, ...] = ()  # touched file paths in neither the request nor the recap
     at_risk: tuple[str, ...] = ()  # identifiers that left the request at this event, most recently used first
     # the event's quality (`compaction.in_use`): of the identifiers the last replies used that came from
     # earlier messages, how many the request still holds outside those replies (kept, used)
@@ -72,8 +72,8 @@ class CompactEvent:
     dropped: int = 0
     masked: int = 0
     cut: int = 0
-    ledger_prompts: int = 0
-    ledger_files: int = 0
+    recap_prompts: int = 0
+    recap_files: int = 0
     loss: LossReport = field(default_factory=LossReport)
 
     @property
@@ -83,7 +83,7 @@ class CompactEvent:
 
     def line(self) -> str:
         """One plain-words line: "call 21 · over 120k: dropped 14 old messages, masked 6 results,
-        ledger keeps 3 prompts and 9 files · 121k → 47k tok"."""
+        recap keeps 3 prompts and 9 files · 121k → 47k tok"."""
         parts: list[str] = []
         if self.dropped:
             parts.append(f"dropped {self.dropped} old message{'s' * (self.dropped != 1)}")
@@ -92,8 +92,8 @@ class CompactEvent:
         if self.cut:
             parts.append(f"cut {self.cut} read result{'s' * (self.cut != 1)}")
         if self.dropped:
-            parts.append(f"ledger keeps {self.ledger_prompts} prompt{'s' * (self.ledger_prompts != 1)} "
-                         f"and {self.ledger_files} file{'s' * (self.ledger_files != 1)}")
+            parts.append(f"recap keeps {self.recap_prompts} prompt{'s' * (self.recap_prompts != 1)} "
+                         f"and {self.recap_files} file{'s' * (self.recap_files != 1)}")
         for kind in self.kinds:
             if kind in ("pin", "exclude", "expand", "summary", "reset") and kind not in " ".join(parts):
                 parts.append({"pin": "pins changed", "exclude": "excludes changed", "expand": "expanded a block",
@@ -116,8 +116,8 @@ class MessageOp:
 class CompactPlan:
     """Per-message operations of one call, the sizes before and after, and the event that changed them.
 
-    `outbound_indices` lists the history index of each outbound message in order; the ledger stands at
-    `ledger_position`, so `position(i)` finds message i in `CompactResult.messages`.
+    `outbound_indices` lists the history index of each outbound message in order; the recap stands at
+    `recap_position`, so `position(i)` finds message i in `CompactResult.messages`.
     """
 
     mode: str
@@ -133,9 +133,9 @@ class CompactPlan:
     expanded: frozenset[int] = frozenset()  # messages whose results go out whole
     protected_from: int = 0
     protected_indices: tuple[int, ...] | None = None  # v1/seed: exactly the protected rounds' results
-    ledger: Recap | None = None
+    recap: Recap | None = None
     outbound_indices: tuple[int, ...] = ()  # history indices sent, in order (ascending)
-    ledger_position: int | None = None  # where the ledger stands among the outbound messages
+    recap_position: int | None = None  # where the recap stands among the outbound messages
     lead_placeholder: bool = False  # a stand-in user message opens the request
     message_tokens_before: int = 0
     message_tokens_after: int = 0
@@ -169,18 +169,18 @@ class CompactPlan:
         if pos >= len(self.outbound_indices) or self.outbound_indices[pos] != index:
             return None
         pos += self.lead_placeholder
-        if self.ledger_position is not None and pos >= self.ledger_position:
+        if self.recap_position is not None and pos >= self.recap_position:
             pos += 1
         return pos
 
-    def ledger_span(self) -> str:
-        """"#3–#13": the first and last message the ledger stands for. A kept island at an end of the span
+    def recap_span(self) -> str:
+        """"#3–#13": the first and last message the recap stands for. A kept island at an end of the span
         (the prompt of the turn in progress, a pin) is sent, so it is not named as left: "#3–#14" was said
         when #14, the prompt, was still sent."""
-        ledger = self.ledger
-        if ledger is None:
+        recap = self.recap
+        if recap is None:
             return ""
-        first, last = ledger.start, ledger.covers - 1
+        first, last = recap.start, recap.covers - 1
         while first < last and first in self.kept_in_drop:
             first += 1
         while last > first and last in self.kept_in_drop:
@@ -201,9 +201,9 @@ class CompactPlan:
             return MessageOp(index, "pinned", "pinned by you: always sent verbatim")
         if not self.is_sent(index):
             why = self.drop_reason(index)
-            if self.ledger is not None and self.ledger.summary:
-                return MessageOp(index, "summarised", f"{why}; the summary in the ledger covers it")
-            return MessageOp(index, "dropped", f"{why}; the ledger keeps its prompts and file paths")
+            if self.recap is not None and self.recap.summary:
+                return MessageOp(index, "summarised", f"{why}; the summary in the recap covers it")
+            return MessageOp(index, "dropped", f"{why}; the recap keeps its prompts and file paths")
         decided = self.blocks.get(index)
         if decided:
             decision = strongest(decided)
@@ -228,7 +228,7 @@ class CompactPlan:
 
     @property
     def sent_count(self) -> int:
-        return len(self.outbound_indices) + (self.ledger_position is not None) + self.lead_placeholder
+        return len(self.outbound_indices) + (self.recap_position is not None) + self.lead_placeholder
 
     def left_out(self) -> tuple[int, ...]:
         """History indices this request does not send: dropped (less the pinned islands) and excluded."""
@@ -262,7 +262,7 @@ class CompactPlan:
             h.update(";".join(f"{c.block_index}:{c.kept_chars}" for c in self.cuts[index]).encode() + b"c%d" % index)
         for index in sorted(self.masks):
             h.update(b"m%d" % index)
-        h.update(f"|{sorted(self.excluded)}|{self.ledger.text if self.ledger else ''}".encode())
+        h.update(f"|{sorted(self.excluded)}|{self.recap.text if self.recap else ''}".encode())
         return h.hexdigest()[:16]
 
 

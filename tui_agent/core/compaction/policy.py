@@ -79,14 +79,14 @@ class CompactPolicy:
     keep_for_use: bool = True
     keep_for_use_share: float = 0.25
     keep_for_use_tools: tuple[str, ...] = ("Write",)
-    # Drop: whole old messages leave at an event, replaced by a deterministic ledger. The first
+    # Drop: whole old messages leave at an event, replaced by a deterministic recap. The first
     # `keep_head` of the conversation (the task as first stated) stays in front: it is never rewritten,
     # so it is read from the cache at every call.
     drop: bool = True
     keep_head: float = 0.20
-    ledger_prompt_chars: int = 80_000  # the user's own prompts kept verbatim, newest first
-    ledger_prompt_max_chars: int = 2_000  # a longer prompt is kept as its head
-    # Summary (optional): the model summarises the dropped span into the ledger.
+    recap_prompt_chars: int = 80_000  # the user's own prompts kept verbatim, newest first
+    recap_prompt_max_chars: int = 2_000  # a longer prompt is kept as its head
+    # Summary (optional): the model summarises the dropped span into the recap.
     summary: bool = False
     summary_max_failures: int = 3
     extra_rerunnable: frozenset[str] = field(default_factory=frozenset)

@@ -1,4 +1,4 @@
-"""Tier 4's trace: the ledger message that stands where dropped messages were.
+"""Tier 4's trace: the recap message that stands where dropped messages were.
 
 Built deterministically from the dropped span (the same span always gives the same bytes, so the
 request after an event is stable until the next one). It keeps what must never vanish silently: the
@@ -77,7 +77,7 @@ def choose_prompts(prompts: list[tuple[int, str]], budget_chars: int, max_chars:
 
 @dataclass(frozen=True)
 class MessageFacts:
-    """What the ledger and the loss report need of one message, taken once (history is append-only)."""
+    """What the recap and the loss report need of one message, taken once (history is append-only)."""
 
     prompt: str | None = None
     paths: tuple[tuple[str, str], ...] = ()
@@ -106,7 +106,7 @@ def facts_of(message: Message, chars: int | None = None) -> MessageFacts:
     return facts if facts != MessageFacts(chars=facts.chars) else MessageFacts(chars=facts.chars)
 
 
-def build_ledger(
+def build_recap(
     facts: Sequence[MessageFacts],
     until: int,
     kept: frozenset[int],
@@ -118,7 +118,7 @@ def build_ledger(
     start: int = 0,
     excluded: frozenset[int] | set[int] = frozenset(),
 ) -> tuple[Recap, Message]:
-    """The ledger for messages [start, until) less the `kept` (pinned) ones, from their facts."""
+    """The recap for messages [start, until) less the `kept` (pinned) ones, from their facts."""
     dropped = [i for i in range(start, until) if i not in kept and i not in excluded]
     prompts = choose_prompts([(i, facts[i].prompt) for i in dropped if facts[i].prompt],  # type: ignore[misc]
                              prompt_chars, prompt_max_chars)
@@ -174,32 +174,32 @@ def build_ledger(
         lines.append(summary.strip())
     text = "\n".join(lines)
     message: Message = {"role": "user", "content": [{"type": "text", "text": text}]}
-    ledger = Recap(
+    recap = Recap(
         covers=until, start=start, text=text, prompts=tuple(t for _, t in prompts), files=tuple(files),
         commands=len(commands), tokens=tk.message_tokens(message), summary=summary, call=call,
     )
-    return ledger, message
+    return recap, message
 
 
 def missing_from(request: Callable[[], str], facts: Sequence[MessageFacts], indices: Iterable[int], prompt_max_chars: int,
-                 ledger: Recap | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+                 recap: Recap | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Prompts (≤ `prompt_max_chars`) and touched paths of `indices` that appear nowhere in the request.
 
-    What the ledger lists is in the request by construction; only the rest is searched for."""
-    in_ledger_prompts = set(ledger.prompts) if ledger else set()
-    in_ledger_files = set(ledger.files) if ledger else set()
+    What the recap lists is in the request by construction; only the rest is searched for."""
+    in_recap_prompts = set(recap.prompts) if recap else set()
+    in_recap_files = set(recap.files) if recap else set()
     prompts: dict[str, None] = {}
     paths: dict[str, None] = {}
     for i in indices:
         fact = facts[i]
-        if fact.prompt and len(fact.prompt) <= prompt_max_chars and fact.prompt not in in_ledger_prompts:
+        if fact.prompt and len(fact.prompt) <= prompt_max_chars and fact.prompt not in in_recap_prompts:
             prompts[fact.prompt] = None
         for path, _ in fact.paths:
-            if path not in in_ledger_files:
+            if path not in in_recap_files:
                 paths[path] = None
     if not prompts and not paths:
         return (), ()
-    text = request()  # built only when something is not in the ledger (joining a large request costs)
+    text = request()  # built only when something is not in the recap (joining a large request costs)
     return tuple(p for p in prompts if p not in text), tuple(p for p in paths if p not in text)
 
 

@@ -22,22 +22,22 @@ def render_message(message: Message, decisions: Sequence[BlockDecision] = ()) ->
     return {"role": message["role"], "content": render_blocks(blocks(message), decisions)}
 
 
-def ledger_message(text: str) -> Message:
+def recap_message(text: str) -> Message:
     return {"role": "user", "content": [{"type": "text", "text": text}]}
 
 
 def first_message_fix(out: list[Message]) -> Message | None:
     """A request must open with a user message: the stand-in to put first when it would not."""
     if out and out[0].get("role") != "user":
-        return ledger_message(CONTINUES)
+        return recap_message(CONTINUES)
     return None
 
 
 def render(history: Sequence[Message], plan: CompactPlan) -> list[Message]:
     """The outbound messages of `plan`, rebuilt from the history and the plan alone."""
     out = [render_message(history[i], plan.blocks.get(i, ())) for i in plan.outbound_indices]
-    if plan.ledger_position is not None and plan.ledger is not None:
-        out.insert(plan.ledger_position - plan.lead_placeholder, ledger_message(plan.ledger.text))
+    if plan.recap_position is not None and plan.recap is not None:
+        out.insert(plan.recap_position - plan.lead_placeholder, recap_message(plan.recap.text))
     if plan.lead_placeholder:
-        out.insert(0, ledger_message(CONTINUES))
+        out.insert(0, recap_message(CONTINUES))
     return out

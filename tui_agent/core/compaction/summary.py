@@ -1,9 +1,9 @@
-"""Tier 5, summary (optional): the model summarises what an event drops, into the ledger.
+"""Tier 5, summary (optional): the model summarises what an event drops, into the recap.
 
 The summary call sends the request as it stood before the event (so it reads the prompt cache written
 by the previous call) and one more user message asking for the summary; the tools stay in the request for
 the same reason, and a reply that calls a tool instead of answering counts as a failure. The summary is
-an overlay on the ledger (the history is untouched), reused until the next event; after
+an overlay on the recap (the history is untouched), reused until the next event; after
 `CompactPolicy.summary_max_failures` failures in a row the tier stops asking (a circuit breaker).
 """
 

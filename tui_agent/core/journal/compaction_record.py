@@ -28,8 +28,8 @@ def call_fields(event: "ev.CompactionReported") -> dict[str, Any]:
     }
     if plan.event is not None:
         fields["event"] = plan.event.line()
-        if plan.ledger is not None and plan.ledger.summary and "summary" in plan.event.kinds:
-            fields["summary"] = plan.ledger.summary
+        if plan.recap is not None and plan.recap.summary and "summary" in plan.event.kinds:
+            fields["summary"] = plan.recap.summary
     return fields
 
 

@@ -261,7 +261,7 @@ def own_text(message: Message) -> str:
 class IdentifierIndex:
     """Identifier sets of request messages, made once per message object. A message of the history
     counts whole; a copy the strategy made (a cut or masked round) counts without its traces; a text-only
-    user message the history does not hold (a recap, a ledger, a summary, a continuation line) counts
+    user message the history does not hold (a recap, a summary, a continuation line) counts
     only in the figure *with* the recap."""
 
     def __init__(self, history: Sequence[Message] = ()) -> None:

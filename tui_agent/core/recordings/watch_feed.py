@@ -47,7 +47,7 @@ COVERAGE_CALLS = HORIZON  # the calls from a recorded compaction on whose reques
 def slim_plan(plan: CompactPlan) -> CompactPlan:
     """`plan` without its per-message parts (what goes with a request let go): its sizes, marks and event
     stay, which is all the panel's ledger and the events list read of an older call."""
-    return replace(plan, outbound_indices=(), blocks={}, ledger=None, protected_indices=None)
+    return replace(plan, outbound_indices=(), blocks={}, recap=None, protected_indices=None)
 
 
 @dataclass(frozen=True)

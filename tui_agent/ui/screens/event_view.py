@@ -1,7 +1,7 @@
-"""One compaction event explained: its loss report, what the ledger kept, and the request diff.
+"""One compaction event explained: its loss report, what the recap kept, and the request diff.
 
 Opened from the panel's events list. Everything comes from the plan the engine reported for that call
-(`CompactEvent.loss`, `plan.ledger`) and the two requests it changed (`core.budget.request_diff`), so
+(`CompactEvent.loss`, `plan.recap`) and the two requests it changed (`core.budget.request_diff`), so
 what the user reads here is what was sent, not a reconstruction.
 """
 
@@ -34,7 +34,7 @@ def _rows(indices, describe: Callable[[int], str]) -> list[str]:
 
 
 def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
-    """The event in plain text: what left, what was masked, what is missing, what the ledger kept, the diff."""
+    """The event in plain text: what left, what was masked, what is missing, what the recap kept, the diff."""
     event, plan = entry.event, entry.plan
     loss = event.loss
     lines = [event.line(), ""]
@@ -53,21 +53,21 @@ def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
     else:
         lines.append("At risk: no identifier left the request.")
     if loss.clean:
-        lines.append("Lost: nothing — every prompt and file path is still in the request or the ledger.")
+        lines.append("Lost: nothing — every prompt and file path is still in the request or the recap.")
     else:
-        lines.append("Lost (in neither the request nor the ledger):")
+        lines.append("Lost (in neither the request nor the recap):")
         lines += [f"  prompt “{p}”" for p in loss.missing_prompts[:LIST_AT_MOST]]
         lines += [f"  path {p}" for p in loss.missing_paths[:LIST_AT_MOST]]
     lines.append("")
-    ledger = plan.ledger
-    if ledger is not None and plan.drop_until > plan.drop_from:
-        what = "summary" if ledger.summary else "ledger"
-        lines.append(f"The {what} kept ({fmt_k(ledger.tokens)} tok, covers {plan.ledger_span()}: "
-                     f"{counted(len(ledger.prompts), 'prompt')}, {counted(len(ledger.files), 'file')}, "
-                     f"{counted(ledger.commands, 'command')}):")
-        lines += ["  " + line for line in ledger.text.splitlines()]
+    recap = plan.recap
+    if recap is not None and plan.drop_until > plan.drop_from:
+        what = "summary" if recap.summary else "recap"
+        lines.append(f"The {what} kept ({fmt_k(recap.tokens)} tok, covers {plan.recap_span()}: "
+                     f"{counted(len(recap.prompts), 'prompt')}, {counted(len(recap.files), 'file')}, "
+                     f"{counted(recap.commands, 'command')}):")
+        lines += ["  " + line for line in recap.text.splitlines()]
     else:
-        lines.append("No ledger: nothing was dropped at this event.")
+        lines.append("No recap: nothing was dropped at this event.")
     lines.append("")
     changes = request_diff(entry)
     if entry.previous_plan is None:
@@ -75,7 +75,7 @@ def loss_report_text(entry: EventEntry, describe: Callable[[int], str]) -> str:
     else:
         lines.append(f"Request diff against call {entry.previous_plan.call} ({plural(len(changes), 'message')}):")
         for change in changes[:LIST_AT_MOST * 2]:
-            who = f"#{change.index} {describe(change.index)}" if change.index is not None else "the ledger"
+            who = f"#{change.index} {describe(change.index)}" if change.index is not None else "the recap"
             lines.append(f"  {change.kind:<8} {who} · {fmt_k(change.before_tokens)} → {fmt_k(change.after_tokens)} tok")
         if len(changes) > LIST_AT_MOST * 2:
             lines.append(f"  … and {len(changes) - LIST_AT_MOST * 2} more")
@@ -103,7 +103,7 @@ class EventScreen(TypeThroughView, ModalScreen[None]):
             yield Static(Content.assemble(f"Compaction event at call {self.entry.event.call}",
                                           ("   Esc closes", MUTED)), id="event-title")
             with VerticalScroll():
-                # prompts and paths in the ledger are the user's and the model's text: never escape codes
+                # prompts and paths in the recap are the user's and the model's text: never escape codes
                 yield Static(strip_controls(loss_report_text(self.entry, self.describe)), markup=False,
                              id="event-text")
         yield Footer()  # this view's own keys, not the main screen's under it

@@ -114,10 +114,10 @@ def outbound_form(history: list[Message], index: int, view: "OutboundView | None
     op = view.plan.op(index)
     if state == "dropped":
         body = f"Not sent: {op.reason}. It stays in the history (left) and on screen."
-        ledger = view.plan.ledger
-        if op.kind in ("dropped", "summarised") and ledger is not None and view.plan.ledger_position is not None:
-            what = "summary" if ledger.summary else "ledger"
-            body += f"\n\nSent in its place, the {what} for {view.plan.ledger_span()}:\n\n{ledger.text}"
+        recap = view.plan.recap
+        if op.kind in ("dropped", "summarised") and recap is not None and view.plan.recap_position is not None:
+            what = "summary" if recap.summary else "recap"
+            body += f"\n\nSent in its place, the {what} for {view.plan.recap_span()}:\n\n{recap.text}"
         return f"{view.label}: {op.kind}", body
     if state == "new":
         return f"{view.label}: not sent yet", f"Appended after {view.label} went out; the next call sends it."

@@ -9,7 +9,7 @@ a session that starts later in the project folder is followed instead, with a no
 
 The view keeps a constant number of our requests in full (`CallsView`): a call whose request it let go is
 made again by the follower thread (`WatchFeed.remake`, posted back as `StepRemade`) before it is shown,
-before its event is explained (the event's call and the one before it: the loss report's ledger and the
+before its event is explained (the event's call and the one before it: the loss report's recap and the
 diff), and before the coverage after a recorded compaction is drawn when a set it reads was not kept.
 The panel's ledger lets those requests go with the view (`BudgetLedger.let_go`).
 """
@@ -318,7 +318,7 @@ class WatchScreen(ReplayScreen):
         self._ledger_lets_go()
 
     def full_event(self, entry: EventEntry) -> EventEntry | None:
-        """`entry` with the requests of its call and of the call before it (what its loss report's ledger
+        """`entry` with the requests of its call and of the call before it (what its loss report's recap
         and its diff read), as the events list would hold them had nothing been let go; None while they
         are made again (the event opens once they are back, `on_step_remade`)."""
         from tui_agent.core.budget import EventEntry

@@ -1,7 +1,7 @@
 """The context-budget panel: the product's signature, beside the chat.
 
 It shows the whole in-memory history and, marked row by row, the exact request each model call sends:
-kept, ✂ cut, ▒ masked, dropped, Σ summarised, ● pinned, ⊘ excluded, the ≡ ledger, and a ┃ band over
+kept, ✂ cut, ▒ masked, dropped, Σ summarised, ● pinned, ⊘ excluded, the ≡ recap, and a ┃ band over
 the prefix the provider reads from its cache. The figures (per-call totals, cached / new, price, cost,
 events) are the core's `BudgetLedger`, fed by the engine's events before any face sees them (it is a
 Session listener); the panel only draws them. Between turns it shows the *next* call's plan as the engine
@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, CallFigures, EventEntry, first_difference, ledger_tokens
+from tui_agent.core.budget import BudgetLedger, CallFigures, EventEntry, first_difference, recap_tokens
 from tui_agent.core.prices import for_provider, per_token
 from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd
 from tui_agent.ui.themes import MUTED
@@ -51,8 +51,8 @@ class BudgetPanel(SteeringActions, Vertical):
     BudgetPanel > .panel-title { padding: 0 1; color: $text-primary; background: $panel; }
     BudgetPanel > #budget-spark { padding: 0 1; height: auto; }
     BudgetPanel > #budget-columns { padding: 0 0 0 1; height: 1; color: $foreground 78%; text-style: bold; }
-    BudgetPanel > #budget-ledger-row { padding: 0 0 0 1; height: 1; background: $budget-outbound; display: none; }
-    BudgetPanel > #budget-ledger-row.-shown { display: block; }
+    BudgetPanel > #budget-recap-row { padding: 0 0 0 1; height: 1; background: $budget-outbound; display: none; }
+    BudgetPanel > #budget-recap-row.-shown { display: block; }
     BudgetPanel > #budget-reason { padding: 0 1; height: auto; max-height: 3; color: $foreground 78%;
                                    border-top: hkey $panel; }
     BudgetPanel > #budget-legend { padding: 0 1; height: auto; color: $foreground 78%; border-top: hkey $panel; }
@@ -69,7 +69,7 @@ class BudgetPanel(SteeringActions, Vertical):
         self._pending_event = None
         self.shown_upto: int | None = None  # draw history[:shown_upto] (replay); None: all of it
         self.steering = SteeringLog()  # the pins / excludes / expands made by hand, for `u`
-        self._ledger_memo: tuple[object, bool, int] | None = None  # (ledger, lead placeholder, its tokens)
+        self._recap_memo: tuple[object, bool, int] | None = None  # (recap, lead placeholder, its tokens)
 
     class CostChanged(Message):
         """The running session cost changed (the screen shows it in the header)."""
@@ -83,7 +83,7 @@ class BudgetPanel(SteeringActions, Vertical):
         yield Static("", id="budget-spark")
         yield EventsList(id="budget-events")
         yield Static("", id="budget-columns", markup=False)
-        yield Static("", id="budget-ledger-row")
+        yield Static("", id="budget-recap-row")
         yield HistoryRows(self.index, id="budget-rows")
         yield Static("", id="budget-reason")
         yield Static(legend(read_only=self.READ_ONLY), id="budget-legend")
@@ -130,7 +130,7 @@ class BudgetPanel(SteeringActions, Vertical):
         self.events.fit(max(5, self.size.height // 4))  # a taller panel shows more events, each whole
         self._render_columns()
         self._render_spark()
-        self._render_ledger_row()
+        self._render_recap_row()
 
     @property
     def rows(self) -> HistoryRows:
@@ -163,7 +163,7 @@ class BudgetPanel(SteeringActions, Vertical):
             self.post_message(self.CostChanged())
             self._render_spark()
             self._render_events()
-            self._render_ledger_row()
+            self._render_recap_row()
         self.rows.rows_changed(reset)
         self._render_columns()
         self._update_sizes()
@@ -180,7 +180,7 @@ class BudgetPanel(SteeringActions, Vertical):
         self._update_sizes()
         self._render_spark()
         self._render_events()
-        self._render_ledger_row()
+        self._render_recap_row()
         self._render_reason(self.rows.cursor)
         self.post_message(self.Changed())
 
@@ -289,7 +289,7 @@ class BudgetPanel(SteeringActions, Vertical):
         self._pending_event = event if event is not None and event.major else None
         self._update_sizes()
         self._render_events()
-        self._render_ledger_row()
+        self._render_recap_row()
         self._render_reason(self.rows.cursor)
         self.post_message(self.Changed())
 
@@ -315,28 +315,28 @@ class BudgetPanel(SteeringActions, Vertical):
         tail = f"{'mem':>{TOKENS_CELLS}} {'sent':>{TOKENS_CELLS}} {'tok':<{BAR_CELLS}}"
         self.query_one("#budget-columns", Static).update(head.ljust(max(width - len(tail) - 1, len(head) + 1)) + tail)
 
-    def _render_ledger_row(self) -> None:
-        """The ledger stands for the dropped span in the request: a row of its own above the history."""
-        widget = self.query_one("#budget-ledger-row", Static)
+    def _render_recap_row(self) -> None:
+        """The recap stands for the dropped span in the request: a row of its own above the history."""
+        widget = self.query_one("#budget-recap-row", Static)
         view = self.rows.view
         plan = view.plan if view is not None else None
-        shown = plan is not None and plan.ledger is not None and plan.ledger_position is not None
+        shown = plan is not None and plan.recap is not None and plan.recap_position is not None
         widget.set_class(shown, "-shown")
         if not shown:
             return
-        ledger = plan.ledger
-        memo = self._ledger_memo  # counted again only when the ledger changed: it names every dropped prompt
-        if memo is None or memo[0] is not ledger or memo[1] != plan.lead_placeholder:
-            memo = self._ledger_memo = (ledger, plan.lead_placeholder, ledger_tokens(plan, view.messages))
+        recap = plan.recap
+        memo = self._recap_memo  # counted again only when the recap changed: it names every dropped prompt
+        if memo is None or memo[0] is not recap or memo[1] != plan.lead_placeholder:
+            memo = self._recap_memo = (recap, plan.lead_placeholder, recap_tokens(plan, view.messages))
         tokens = memo[2]
-        what = "summary" if ledger.summary else "ledger"
-        text = (f"{what} for {plan.ledger_span()}: {plural(len(ledger.prompts), 'prompt')}, "
-                f"{plural(len(ledger.files), 'file')}")
+        what = "summary" if recap.summary else "recap"
+        text = (f"{what} for {plan.recap_span()}: {plural(len(recap.prompts), 'prompt')}, "
+                f"{plural(len(recap.files), 'file')}")
         width = max(self.rows.scrollable_content_region.width, 30)
         tail = f"{'':>{TOKENS_CELLS}} {fmt_k(tokens):>{TOKENS_CELLS}} {'':<{BAR_CELLS}}"
         room = max(width - 2 - len(tail), 4)
         text = text if len(text) <= room else text[: room - 1] + "…"
-        widget.update(Content.assemble(("┃" if view.ledger_in_cache else " ", "bold $text-accent"),
+        widget.update(Content.assemble(("┃" if view.recap_in_cache else " ", "bold $text-accent"),
                                        ("≡", "bold $text-primary"), (text.ljust(room), "$text-primary"),
                                        (tail, MUTED)))
 

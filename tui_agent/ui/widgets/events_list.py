@@ -1,7 +1,7 @@
 """The panel's events list: one plain-words line per compaction event, newest last.
 
 It replaces the raw `compact.run key=value` line (which stays in the trace): "call 21 · over 120k:
-dropped 14 old messages, masked 6 old results, ledger keeps 3 prompts and 9 files · 121k → 47k tok".
+dropped 14 old messages, masked 6 old results, recap keeps 3 prompts and 9 files · 121k → 47k tok".
 Enter (or a click) on a line opens the event's loss report (`EventScreen`). When the next call would
 make an event of its own (a `--transcript` or resumed history that cannot fit), that is listed too, so
 the panel never claims "every message is sent whole" for a request that will be compacted.

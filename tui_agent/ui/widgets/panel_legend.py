@@ -14,7 +14,7 @@ MARKS = Content.assemble(
     ("▒", "bold $text-warning"), "masked ", ("·dropped", "italic $budget-dropped"), " ",
     ("Σ", "bold $text-secondary"), "summary", "\n",
     ("●", "bold $text-success"), "pinned ", ("⊘", "bold $text-error"), "excluded ", ("≡", "bold $text-primary"),
-    "ledger ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate",
+    "recap ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate",
 )
 KEYS = Content.assemble(
     ("F2", "bold"), " steer: ", ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ",
