@@ -117,8 +117,10 @@ def build_recap(
     summary: str | None = None,
     start: int = 0,
     excluded: frozenset[int] | set[int] = frozenset(),
+    mark: str = RECAP_MARK,
 ) -> tuple[Recap, Message]:
-    """The recap for messages [start, until) less the `kept` (pinned) ones, from their facts."""
+    """The recap for messages [start, until) less the `kept` (pinned) ones, from their facts; `mark` opens
+    it (`CompactState.recap_mark`: a state saved before the rename keeps its old words)."""
     dropped = [i for i in range(start, until) if i not in kept and i not in excluded]
     prompts = choose_prompts([(i, facts[i].prompt) for i in dropped if facts[i].prompt],  # type: ignore[misc]
                              prompt_chars, prompt_max_chars)
@@ -141,7 +143,7 @@ def build_recap(
             tools[name] = tools.get(name, 0) + 1
         if fact.commands:
             commands.extend(fact.commands)
-    lines = [f"{RECAP_MARK} {len(dropped)} "
+    lines = [f"{mark} {len(dropped)} "
              f"{'earlier messages' if not start else f'messages after the first {start}'} ({fmt_tokens(chars)} chars) "
              "of this conversation are no longer sent in full. This is what they held; the full history is kept "
              "by the app.]"]
