@@ -1,4 +1,4 @@
-"""Issue 29 renamed the recap's opening words ("[Context ledger:" → "[Context recap:"). A session saved
+"""Issue 29 renamed the words that open the recap (the old "ledger" became "recap"). A session saved
 before the rename must go on sending byte for byte what it sent (its cached prefix holds the old words):
 its state keeps the old mark until its next drop, which rebuilds the recap anyway (the prefix moves there).
 Both words still mark a recap for every reader of a request."""

@@ -145,6 +145,7 @@ class Layout:
         shown = self.recap if state.dropping else None
         for i, message in zip(indices, out):
             if i < 0:  # stable across processes (export/import), new with every recap
+                # the unit tag stays "ledger" (not the recap's name now): saved states hold it in their token export
                 unit: object = ("ledger", shown.call if shown else 0, i, shown.covers if shown else 0)
                 estimate = tk.message_tokens(message)
             else:
