@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence, Set
 
-from tui_agent.core.recordings.coverage import entities, held_text
+from tui_agent.core.compaction.entities import entities, held_text
 from tui_agent.core.messages import Message
 
 AT_RISK_MAX = 60  # a longer list is no use to read
