@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.core.state_v1_session import BASELINE, POLICY, history
+from tests.core.compaction.state_v1_session import BASELINE, POLICY, history
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.compaction.marks import OLD_RECAP_MARK, RECAP_MARK, is_compactor_text, is_recap, is_user_prompt
 from tui_agent.core.compaction.state import CompactState
