@@ -16,21 +16,16 @@ import time
 
 import pytest
 
+from tests.processes import pane_pid
+from tests.tmux import capture, wait_for
 from tests.waiting import wait_until_sync
 from tui_agent.core.tokens import message_tokens, text_tokens, tools_tokens
 
 from .support import make_repo
-from .test_terminal import CLI, TMUX, capture, wait_for
+from .test_terminal import CLI, TMUX
 from .test_terminal_plan import keys
 
 PROMPTS = ["what does the handler do?", "and the models?", "where are the helpers?"]
-
-
-def pane_pid(socket: str) -> int:
-    """The app's pid, as tmux knows it (never looked up by name)."""
-    out = subprocess.run(["tmux", "-L", socket, "display-message", "-p", "-t", "agent", "#{pane_pid}"],
-                         capture_output=True, text=True, check=True).stdout
-    return int(out.strip())
 
 
 def answered(screen: str, prompt: str) -> bool:
