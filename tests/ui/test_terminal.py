@@ -44,7 +44,7 @@ def test_tui_agent_in_tmux(tmp_path) -> None:
         assert "tool_result Read" in screen and "tool_use Read(" in screen  # rows in the panel
         assert "Next call" in wait_for(socket, "Next call", 10)
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", "C-c"], check=True)
-        time.sleep(0.2)
+        wait_for(socket, "again to quit", 10)  # the first Ctrl+C was heard (no fixed sleep)
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", "C-c"], check=True)
         wait_until_sync(lambda: subprocess.run(["tmux", "-L", socket, "has-session", "-t", "agent"],
                                                capture_output=True).returncode != 0,

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import subprocess
-import time
 
 import pytest
 
@@ -64,7 +63,7 @@ def test_compact_quit_continue_print_outbound_is_the_panels_next_call(tmp_path) 
         first, last = (int(x) for x in re.search(r"≡(?:recap|summary) for #(\d+)–#(\d+)", screen).groups())
         sent = int(re.search(r"→ sent ≈[\d.,k]+ · (\d+) msgs", screen).group(1))
         keys(socket, "C-c")
-        time.sleep(0.2)
+        wait_for(socket, "again to quit", 10)  # the first Ctrl+C was heard (no fixed sleep)
         keys(socket, "C-c")
         wait_until_sync(lambda: subprocess.run(["tmux", "-L", socket, "has-session", "-t", "agent"],
                                                capture_output=True).returncode != 0,
