@@ -119,8 +119,7 @@ def build_recap(
     excluded: frozenset[int] | set[int] = frozenset(),
     mark: str = RECAP_MARK,
 ) -> tuple[Recap, Message]:
-    """The recap for messages [start, until) less the `kept` (pinned) ones, from their facts; `mark` opens
-    it (`CompactState.recap_mark`: a state saved before the rename keeps its old words)."""
+    """The recap for messages [start, until) less the `kept` (pinned) ones, from their facts."""
     dropped = [i for i in range(start, until) if i not in kept and i not in excluded]
     prompts = choose_prompts([(i, facts[i].prompt) for i in dropped if facts[i].prompt],  # type: ignore[misc]
                              prompt_chars, prompt_max_chars)
@@ -143,7 +142,7 @@ def build_recap(
             tools[name] = tools.get(name, 0) + 1
         if fact.commands:
             commands.extend(fact.commands)
-    lines = [f"{mark} {len(dropped)} "
+    lines = [f"{RECAP_MARK} {len(dropped)} "
              f"{'earlier messages' if not start else f'messages after the first {start}'} ({fmt_tokens(chars)} chars) "
              "of this conversation are no longer sent in full. This is what they held; the full history is kept "
              "by the app.]"]
@@ -174,6 +173,8 @@ def build_recap(
         lines.append("")
         lines.append("Summary of that part:")
         lines.append(summary.strip())
+    if mark != RECAP_MARK:  # `CompactState.recap_mark`: a state saved before the rename keeps its old words
+        lines[0] = mark + lines[0][len(RECAP_MARK):]
     text = "\n".join(lines)
     message: Message = {"role": "user", "content": [{"type": "text", "text": text}]}
     recap = Recap(
