@@ -98,12 +98,13 @@ def test_type_only_imports_close_no_circle_inside_core() -> None:
 
 # The core's floors, lowest first: the flat ground floor, then the wings in the order their imports mostly
 # run (the order with the fewest imports against it). An import from a lower floor to a higher one runs
-# back up; each is a type or a helper living a floor too high. Issue 29 counted 14 at run time (20 with
-# type-only imports); moving what a message names (compaction/entities.py) out of recordings/coverage.py
-# and the commands' protocols took them to these. They may only shrink.
+# back up; each is a type or a helper living a floor too high. Issue 29's step 3 found 15 at run time (20
+# with type-only imports); what a message names moving from recordings/coverage.py to compaction/entities.py,
+# the commands' protocols and git_internal moving beside the path helpers (tools/paths.py) took them to
+# these. They may only shrink.
 FLOORS = ["ground", "shell", "tools", "access", "compaction", "providers", "mcp", "agent", "journal", "recordings"]
-BACK_UP_AT_RUN_TIME = 11
-BACK_UP_WITH_TYPE_ONLY = 15
+BACK_UP_AT_RUN_TIME = 10
+BACK_UP_WITH_TYPE_ONLY = 14
 
 
 def floor(module: str) -> str:
