@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 
+from tests.turns import turn_events
 from tui_agent.core import events as ev
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.messages import protocol_errors
@@ -37,8 +38,7 @@ def make_repo(root: Path) -> Path:
     return root
 
 
-async def run(session, prompt):
-    return [e async for e in session.run_turn(prompt)]
+run = turn_events
 
 
 async def test_demo_behaves_like_an_agent(tmp_path):

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.turns import scripted_session, turn_events
 from tui_agent.core import events as ev
 from tui_agent.core.agent.builtin_commands import register_builtin_commands
 from tui_agent.core.access.rules import Rule, command_rule_pattern
 from tui_agent.core.access.gate import REJECT_MESSAGE, PermissionDecision, PermissionPolicy
-from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
+from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.core.agent.session import Session
 from tui_agent.core.access.settings import apply_permission_settings, load_permission_settings
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
@@ -181,20 +182,14 @@ def test_remember(ctx: ToolContext) -> None:
 
 # -- through the loop (AC-P2, AC-P4) ------------------------------------------------------------
 async def run(session: Session, prompt: str, answer: PermissionDecision | None = None) -> tuple[str, list]:
-    asked = []
-    reason = ""
-    async for event in session.run_turn(prompt):
-        if isinstance(event, ev.PermissionRequested):
-            asked.append(event)
-            event.decision.set_result(answer)
-        elif isinstance(event, ev.TurnEnded):
-            reason = event.reason
-    return reason, asked
+    """How the turn ended, and the permission requests it made (each answered `answer`)."""
+    events = await turn_events(session, prompt, lambda request: answer)
+    reason = next((e.reason for e in reversed(events) if isinstance(e, ev.TurnEnded)), "")
+    return reason, [e for e in events if isinstance(e, ev.PermissionRequested)]
 
 
 def make_session(ws: Path, replies: list, policy: PermissionPolicy) -> Session:
-    return Session(provider=ScriptedProvider(replies=replies), tools=ToolRegistry([READ, WRITE, EDIT]),
-                   workspace=ws, permissions=policy)
+    return scripted_session(ws, replies, ToolRegistry([READ, WRITE, EDIT]), permissions=policy)
 
 
 async def test_interactive_deny_and_allow_write(ws: Path) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
 from tests.processes import children, gone, pane_pid
+from tests.tmux import capture
 from tests.waiting import wait_until, wait_until_sync
 from tui_agent.core.shell import process_groups
 from tui_agent.core.tools.bash import run_command
@@ -121,8 +122,7 @@ def test_the_tui_ends_the_running_command_and_quits_on(sig: signal.Signals, tmp_
         pids: tuple = ()
         try:
             def screen() -> str:
-                return subprocess.run(["tmux", "-L", socket, "capture-pane", "-p", "-t", "agent"],
-                                      capture_output=True, text=True).stdout
+                return capture(socket)
 
             wait_until_sync(lambda: "Context budget" in screen(), what="the first frame", timeout=30, shown=screen)
             subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", "start the server", "Enter"], check=True)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.turns import scripted_session
 from tui_agent.core.agent.project_context import ProjectContext, load_project_context
-from tui_agent.core.providers.scripted import ScriptedProvider, text_reply
+from tui_agent.core.providers.scripted import text_reply
 from tui_agent.core.agent.session import Session
 from tui_agent.core.agent.system_prompt import build_system_prompt, context_notices
-from tui_agent.core.tools.base import ToolRegistry
 
 
 @pytest.fixture(autouse=True)
@@ -81,9 +81,7 @@ def test_reload_when_the_file_changes(repo: Path) -> None:
 
 
 def make_session(repo: Path) -> Session:
-    session = Session(provider=ScriptedProvider(replies=[text_reply("ok")]), tools=ToolRegistry(), workspace=repo)
-    session.system_prompt_builder = build_system_prompt
-    return session
+    return scripted_session(repo, [text_reply("ok")], system_prompt_builder=build_system_prompt)
 
 
 async def test_in_the_system_prompt_and_kept_across_clear(repo: Path) -> None:

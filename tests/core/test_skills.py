@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.turns import scripted_session
 from tui_agent.core.agent.builtin_commands import INIT_PROMPT, register_builtin_commands
-from tui_agent.core.providers.scripted import ScriptedProvider
 from tui_agent.core.agent.session import Session
 from tui_agent.core.agent.skills import SkillCatalog, catalog_text, discover_skills
 from tui_agent.core.agent.system_prompt import build_system_prompt, context_notices
-from tui_agent.core.tools.base import ToolRegistry
 
 
 @pytest.fixture
@@ -120,8 +119,7 @@ def test_catalog_text() -> None:
 
 
 def make_session(ws: Path) -> Session:
-    session = Session(provider=ScriptedProvider(), tools=ToolRegistry(), workspace=ws)
-    session.system_prompt_builder = build_system_prompt
+    session = scripted_session(ws, system_prompt_builder=build_system_prompt)
     register_builtin_commands(session)
     return session
 

@@ -8,7 +8,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import AsyncIterator
 
-from tests.core.test_compactor import long_turn
+from tests.core.compaction.test_compactor import long_turn
 from tui_agent.core import events as ev
 from tui_agent.core.budget import BudgetLedger
 from tui_agent.core.compaction import CompactPolicy

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+from tests.turns import turn_events
 from tests.core.helpers import EchoTool, WriteLikeTool
 from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.providers.anthropic_provider import AnthropicProvider
@@ -57,14 +58,4 @@ def session_on(workspace: Path, provider: Any = None, *, compact: CompactOptions
                    compact=compact, system_prompt_builder=lambda s: "You are a test agent.")
 
 
-async def run(session: Session, prompt: str, answers: dict[str, Any] | None = None) -> list[Any]:
-    """One turn; permission requests are answered from `answers` (by tool name), else denied."""
-    from tui_agent.core import events as ev
-    from tui_agent.core.access.gate import PermissionDecision
-
-    seen = []
-    async for event in session.run_turn(prompt):
-        if isinstance(event, ev.PermissionRequested):
-            event.decision.set_result((answers or {}).get(event.tool_name, PermissionDecision.DENY))
-        seen.append(event)
-    return seen
+run = turn_events  # one turn; permission requests answered from `answers` (by tool name), else denied

@@ -13,22 +13,21 @@ import sys
 from pathlib import Path
 
 
+from tests.turns import scripted_session, turn_events
 from tests.mcp.helpers import demo_entry, write_config
 from tui_agent.core import events as ev
 from tui_agent.core.mcp import install_mcp
 from tui_agent.core.messages import tool_results
 from tui_agent.core.access.gate import HEADLESS_DENY_MESSAGE, PermissionPolicy
-from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
+from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.core.agent.session import Session
-from tui_agent.core.tools.base import ToolRegistry
 
 
 SILENT = "import sys; sys.stdin.read()"  # reads requests, never answers, exits when stdin closes
 
 
 def make_session(workspace: Path, replies=(), allow_write: bool = False, start_timeout: float = 15) -> Session:
-    session = Session(ScriptedProvider(replies=list(replies)), ToolRegistry(), workspace,
-                      permissions=PermissionPolicy.headless(allow_write=allow_write))
+    session = scripted_session(workspace, replies, permissions=PermissionPolicy.headless(allow_write=allow_write))
     # The project's .mcp.json is trusted here (as with --trust-project-mcp): these tests are about MCP
     # itself; tests/mcp/test_trust.py covers the approval.
     install_mcp(session, environ={"TUI_AGENT_CONFIG_DIR": str(workspace / "user-config")},
@@ -36,8 +35,7 @@ def make_session(workspace: Path, replies=(), allow_write: bool = False, start_t
     return session
 
 
-async def turn(session: Session, prompt: str) -> list:
-    return [event async for event in session.run_turn(prompt)]
+turn = turn_events
 
 
 def results(session: Session) -> list[dict]:

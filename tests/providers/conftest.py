@@ -6,6 +6,7 @@ from typing import Any, AsyncIterator
 
 import pytest
 
+from tests.turns import turn_events
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tui_agent.core import events as ev
 from tui_agent.core.providers.retry import RetryPolicy
@@ -35,9 +36,7 @@ async def collect(stream: AsyncIterator[Any]) -> list[Any]:
     return [item async for item in stream]
 
 
-async def run(session: Any, prompt: str) -> list[ev.EngineEvent]:
-    """All events of one turn (permission prompts are not expected here)."""
-    return [event async for event in session.run_turn(prompt)]
+run = turn_events  # all events of one turn (permission prompts are not expected here)
 
 
 def ended(events: list[Any]) -> ev.TurnEnded:

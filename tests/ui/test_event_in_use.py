@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.core.test_keep_for_use import POLICY, session
+from tests.core.compaction.test_keep_for_use import POLICY, session
 from tui_agent.core.budget import EventEntry
 from tui_agent.core.compaction import Compactor
 from tui_agent.core.messages import user_text

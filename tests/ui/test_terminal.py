@@ -12,25 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.tmux import wait_for
 from tests.waiting import wait_until_sync
 
 from .support import make_repo
 
 TMUX = shutil.which("tmux")
 CLI = Path(sys.executable).with_name("tui-agent")
-
-
-def capture(socket: str) -> str:
-    return subprocess.run(["tmux", "-L", socket, "capture-pane", "-p", "-t", "agent"],
-                          capture_output=True, text=True).stdout
-
-
-def wait_for(socket: str, needle: str, timeout: float) -> str:
-    def showing() -> str | None:
-        screen = capture(socket)
-        return screen if needle in screen else None
-
-    return wait_until_sync(showing, what=f"{needle!r} on the screen", timeout=timeout, shown=lambda: capture(socket))
 
 
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed, so there is no real terminal to drive")
@@ -56,7 +44,7 @@ def test_tui_agent_in_tmux(tmp_path) -> None:
         assert "tool_result Read" in screen and "tool_use Read(" in screen  # rows in the panel
         assert "Next call" in wait_for(socket, "Next call", 10)
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", "C-c"], check=True)
-        time.sleep(0.2)
+        wait_for(socket, "again to quit", 10)  # the first Ctrl+C was heard (no fixed sleep)
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", "C-c"], check=True)
         wait_until_sync(lambda: subprocess.run(["tmux", "-L", socket, "has-session", "-t", "agent"],
                                                capture_output=True).returncode != 0,

@@ -12,25 +12,19 @@ import json
 import os
 import re
 import subprocess
-import time
 
 import pytest
 
+from tests.processes import pane_pid
+from tests.tmux import capture, wait_for
 from tests.waiting import wait_until_sync
 from tui_agent.core.tokens import message_tokens, text_tokens, tools_tokens
 
 from .support import make_repo
-from .test_terminal import CLI, TMUX, capture, wait_for
+from .test_terminal import CLI, TMUX
 from .test_terminal_plan import keys
 
 PROMPTS = ["what does the handler do?", "and the models?", "where are the helpers?"]
-
-
-def pane_pid(socket: str) -> int:
-    """The app's pid, as tmux knows it (never looked up by name)."""
-    out = subprocess.run(["tmux", "-L", socket, "display-message", "-p", "-t", "agent", "#{pane_pid}"],
-                         capture_output=True, text=True, check=True).stdout
-    return int(out.strip())
 
 
 def answered(screen: str, prompt: str) -> bool:
@@ -69,7 +63,7 @@ def test_compact_quit_continue_print_outbound_is_the_panels_next_call(tmp_path) 
         first, last = (int(x) for x in re.search(r"≡(?:recap|summary) for #(\d+)–#(\d+)", screen).groups())
         sent = int(re.search(r"→ sent ≈[\d.,k]+ · (\d+) msgs", screen).group(1))
         keys(socket, "C-c")
-        time.sleep(0.2)
+        wait_for(socket, "again to quit", 10)  # the first Ctrl+C was heard (no fixed sleep)
         keys(socket, "C-c")
         wait_until_sync(lambda: subprocess.run(["tmux", "-L", socket, "has-session", "-t", "agent"],
                                                capture_output=True).returncode != 0,

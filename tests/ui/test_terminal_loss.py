@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.processes import children, gone, pane_pid, start_time
+from tests.tmux import capture
 from tests.waiting import wait_until_sync
 
 TMUX = shutil.which("tmux")
@@ -56,7 +57,7 @@ class Pane:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True).stdout
 
     def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "agent")
+        return capture(self.socket)
 
     def ours(self) -> list[tuple[int, int | None]]:
         """The pane's processes (shell, agent and all their descendants), each with its start time."""

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.waiting import wait_until_sync
+from tests.tmux import wait_for, wait_for_all
 
 from .support import make_repo
-from .test_terminal import TMUX, capture, wait_for
+from .test_terminal import TMUX
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = """
@@ -41,15 +41,6 @@ def keys(socket: str, *items: str) -> None:
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "agent", item], check=True)
         # a key right after Esc would arrive as Alt+key: give the terminal its escape delay
         time.sleep(0.5 if item == "Escape" else 0.05)
-
-
-def wait_for_all(socket: str, needles: list[str], timeout: float) -> str:
-    def showing() -> str | None:
-        screen = capture(socket)
-        return screen if all(n in screen for n in needles) else None
-
-    return wait_until_sync(showing, what=f"all of {needles!r} on the screen", timeout=timeout,
-                           shown=lambda: capture(socket))
 
 
 @pytest.mark.slow

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.tmux import capture, wait_for
 from tests.waiting import wait_until_sync
 
-from .test_terminal import CLI, TMUX, capture, wait_for
+from .test_terminal import CLI, TMUX
 from .test_typing_tmux import journal_records
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,10 +11,11 @@ from typing import Callable
 
 import pytest
 
+from tests.tmux import capture, wait_for
 from tests.waiting import wait_until_sync
 
 from .support import make_repo
-from .test_terminal import CLI, TMUX, capture, wait_for
+from .test_terminal import CLI, TMUX
 
 
 def journal_records(data: "os.PathLike[str]") -> list[dict]:

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.shared import TRANSCRIPTS
-from tests.ui.test_terminal import CLI, TMUX, capture
+from tests.tmux import capture
+from tests.ui.test_terminal import CLI, TMUX
 from tests.waiting import wait_until, wait_until_sync
 from tests.watch.fast_log import write_log
 from tests.watch.test_watch_tui import _calls_in

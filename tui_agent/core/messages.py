@@ -275,3 +275,25 @@ def answer_trailing_tool_uses(history: list[Message], reason: str) -> Message | 
     message: Message = {"role": "user", "content": [tool_result_block(u.get("id", ""), reason, True) for u in uses]}
     history.append(message)
     return message
+
+
+# The one description of a tool call (placeholders, recaps, the panel's rows, tool cards and `Tool.summary`
+# read it): the input a call is known by, in order of preference (a Grep/Glob is known by its pattern).
+KEY_INPUTS = ("file_path", "notebook_path", "pattern", "command", "path", "skill", "url", "query", "description")
+
+
+def key_value(tool_input: Any) -> str:
+    """The raw value of the input a person (and the model) recognises a call by; "" when it has none."""
+    if not isinstance(tool_input, dict):
+        return ""
+    for key in KEY_INPUTS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def key_input(tool_input: Any, limit: int = 160) -> str:
+    """`key_value` on one line, at most `limit` characters: its path, pattern or command."""
+    flat = " ".join(key_value(tool_input).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -16,7 +16,7 @@ from typing import Any, Literal, Sequence
 
 from tui_agent.core.budget import fmt_usd  # noqa: F401 - the panel's name for it
 from tui_agent.core.compaction import BlockCut, CompactPlan
-from tui_agent.core.compaction.mask import KEY_INPUTS
+from tui_agent.core.messages import key_value
 from tui_agent.core.compaction.plan import OpKind
 from tui_agent.core.formats import fmt_tokens, plural
 from tui_agent.core.messages import Message, blocks, result_text
@@ -32,15 +32,10 @@ fmt_k = fmt_tokens  # compact sizes (812, 1.2k, 12.4k, 124k, 1.2M): the engine's
 
 def key_input(tool_input: Any, workspace: Path | None = None) -> str:
     """The input a person recognises a call by (path, pattern, command), workspace paths made relative."""
-    if not isinstance(tool_input, dict):
-        return ""
-    for key in KEY_INPUTS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            if workspace is not None and value.startswith(str(workspace) + "/"):
-                value = value[len(str(workspace)) + 1:]
-            return " ".join(value.split())
-    return ""
+    value = key_value(tool_input)
+    if workspace is not None and value.startswith(str(workspace) + "/"):
+        value = value[len(str(workspace)) + 1:]
+    return " ".join(value.split())
 
 
 def preview(text: str, limit: int = 80) -> str:

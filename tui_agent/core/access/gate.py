@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from tui_agent.core.access.rules import MAX_PATH_PARTS, Rule, bash_allowed, command_rule_pattern, escape_glob
 from tui_agent.core.tools.base import Tool, ToolContext
-from tui_agent.core.tools.paths import is_inside, resolve_path
+from tui_agent.core.tools.paths import git_internal, is_inside, resolve_path
 
 REJECT_MESSAGE = (
     "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
@@ -72,17 +72,6 @@ def outside_workspace(tool: Tool, tool_input: dict[str, Any], ctx: ToolContext) 
     """Paths of this call that resolve (after `..` and symlinks) outside the workspace root."""
     root = ctx.workspace.resolve()
     return [raw for raw in tool.paths(tool_input) if not is_inside(resolve_path(raw, root), root)]
-
-
-def git_internal(path: Path, workspace: Path) -> bool:
-    """True when `path` (resolved or not) lies inside a `.git` directory (or is one)."""
-    root = Path(workspace).resolve()
-    candidates = [Path(os.path.normpath(root / path)), resolve_path(str(path), root)]
-    for candidate in candidates:
-        parts = candidate.relative_to(root).parts if is_inside(candidate, root) else candidate.parts
-        if ".git" in parts:
-            return True
-    return False
 
 
 def changes_files(tool: Tool, tool_input: dict[str, Any]) -> bool:

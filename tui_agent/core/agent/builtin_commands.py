@@ -8,16 +8,11 @@ on disk, `sync_skill_commands` (run by the system prompt builder and by `/skills
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from tui_agent.core.agent.commands import Command, CommandResult
+from tui_agent.core.agent.commands import Command, CommandHost, CommandResult, PromptHost, SkillCommandState
 from tui_agent.core.access.rules import Rule
 from tui_agent.core.agent.skills import catalog_for
 from tui_agent.core.formats import plural
-
-if TYPE_CHECKING:
-    from tui_agent.core.agent.session import Session
 
 _COMMAND_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 
@@ -51,15 +46,7 @@ PERMISSIONS_USAGE = (
 )
 
 
-@dataclass
-class SkillCommandState:
-    """Which `/<skill>` commands are registered, for which catalog version (re-synced when it changes)."""
-
-    version: object = None
-    names: set[str] = field(default_factory=set)
-
-
-def register_builtin_commands(session: "Session") -> None:
+def register_builtin_commands(session: CommandHost) -> None:
     """Add `/permissions`, `/skills`, `/init` and the skill commands to `session.commands`."""
     session.commands.register(Command(
         "permissions", "Show the permission rules, or allow / deny / remove one", _permissions,
@@ -83,7 +70,7 @@ def register_builtin_commands(session: "Session") -> None:
     # runs (scanning skills imports YAML: not on the path to the first frame).
 
 
-def sync_skill_commands(session: "Session") -> None:
+def sync_skill_commands(session: PromptHost) -> None:
     """Register `/<id>` for each skill (once per catalog version); ids that clash with a command are left out."""
     catalog = catalog_for(session.ctx)
     if session.skill_commands is None:
@@ -104,7 +91,7 @@ def sync_skill_commands(session: "Session") -> None:
 
 
 def _skill_handler(skill_id: str):
-    def run(session: "Session", args: str) -> CommandResult:
+    def run(session: CommandHost, args: str) -> CommandResult:
         skill = catalog_for(session.ctx).get(skill_id)
         if skill is None:
             return CommandResult(f"The skill {skill_id} is no longer available.", level="error")
@@ -116,7 +103,7 @@ def _skill_handler(skill_id: str):
     return run
 
 
-def _permissions(session: "Session", args: str) -> CommandResult:
+def _permissions(session: CommandHost, args: str) -> CommandResult:
     policy = session.permissions
     action, _, rest = args.strip().partition(" ")
     action = action.lower()
@@ -140,7 +127,7 @@ def _permissions(session: "Session", args: str) -> CommandResult:
     return CommandResult(f"Added {action} rule {rule} for this session{note}.")
 
 
-def describe_permissions(session: "Session") -> str:
+def describe_permissions(session: CommandHost) -> str:
     """The `/permissions` report: the mode in words, then the rules and where they come from."""
     policy = session.permissions
     if policy.mode == "headless":
@@ -170,11 +157,11 @@ def describe_permissions(session: "Session") -> str:
     return "\n".join(lines)
 
 
-async def _compact(session: "Session", args: str) -> CommandResult:
+async def _compact(session: CommandHost, args: str) -> CommandResult:
     return CommandResult(await session.compact_now(args))
 
 
-def _undo_compaction(session: "Session", args: str) -> CommandResult:
+def _undo_compaction(session: CommandHost, args: str) -> CommandResult:
     """`/undo-compaction`: the state before the last event returns and holds (`compaction_control`)."""
     from tui_agent.core.agent.compaction_control import undo_compaction
 
@@ -182,7 +169,7 @@ def _undo_compaction(session: "Session", args: str) -> CommandResult:
     return CommandResult(said, level="info" if said.startswith("Took back") else "warning")
 
 
-def _approve(session: "Session", args: str) -> CommandResult:
+def _approve(session: CommandHost, args: str) -> CommandResult:
     """`/approve`: toggle asking before each compaction event (only a face with a user can be asked)."""
     session.approve_compaction = not session.approve_compaction
     if not session.approve_compaction:
@@ -194,7 +181,7 @@ def _approve(session: "Session", args: str) -> CommandResult:
                          "would be: approve, edit (pin / exclude) or postpone it.")
 
 
-def _budget(session: "Session", args: str) -> CommandResult:
+def _budget(session: CommandHost, args: str) -> CommandResult:
     """`/budget [TOKENS]`: the working budget, its origin and the window; with a size, the new budget."""
     from tui_agent.core.compaction.working_budget import budget_command
 
@@ -212,7 +199,7 @@ def _budget(session: "Session", args: str) -> CommandResult:
 SUMMARY_EDIT_USAGE = "Usage: /summary edit TEXT (in the TUI, /summary edit alone opens the draft in an editor)"
 
 
-def _summary(session: "Session", args: str) -> CommandResult:
+def _summary(session: CommandHost, args: str) -> CommandResult:
     """`/summary`: the draft and its state; `/summary edit TEXT`: the user's text replaces it."""
     verb, _, text = args.partition(" ")
     if verb == "edit":
@@ -229,7 +216,7 @@ def _summary(session: "Session", args: str) -> CommandResult:
     return CommandResult(f"{draft.line()}\n\n{body}")
 
 
-def _skills(session: "Session", args: str) -> CommandResult:
+def _skills(session: CommandHost, args: str) -> CommandResult:
     catalog = catalog_for(session.ctx)
     sync_skill_commands(session)
     lines: list[str] = []
@@ -253,7 +240,7 @@ def _skills(session: "Session", args: str) -> CommandResult:
 INIT_SHOWN = "/init: asking the model to write AGENTS.md"
 
 
-def _init(session: "Session", args: str) -> CommandResult:
+def _init(session: CommandHost, args: str) -> CommandResult:
     prompt = INIT_PROMPT
     if args.strip():
         prompt += f"\n\nAdditional instructions from the user: {args.strip()}"

@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from tui_agent.core.messages import Message
 
 
-class Session(Protocol):
+class UndoHost(Protocol):
     """What an undo needs of the session (a Protocol: this module is imported by the commands, which the
-    session imports, so naming `Session` itself would close an import circle)."""
+    session imports, so naming `Session` itself would close an import circle; `CommandHost` includes it)."""
 
     running: bool
     compactor: "CompactorProtocol"
@@ -77,13 +77,13 @@ def undo_cost(model: str, before: int, after: int, hold_until: int) -> UndoCost:
     return UndoCost(before, after, units, dollars, hold_until)
 
 
-def undoable_event(session: "Session") -> CompactEvent | None:
+def undoable_event(session: "UndoHost") -> CompactEvent | None:
     """The event `undo_compaction` would take back (None: none)."""
     compactor = session.compactor
     return compactor.undoable if isinstance(compactor, Compactor) else None
 
 
-def undo_compaction(session: "Session") -> str:
+def undo_compaction(session: "UndoHost") -> str:
     """`/undo-compaction`, `u`: take the last compaction event back; returns the line the chat shows."""
     if session.running:
         return "A turn is running: /undo-compaction can run once it ends."
@@ -106,4 +106,4 @@ def undo_compaction(session: "Session") -> str:
     return f"Took back the compaction event of call #{event.call} ({event.line()}): {cost.words()}."
 
 
-__all__ = ["NOTHING_TO_UNDO", "UndoCost", "undo_compaction", "undo_cost", "undoable_event"]
+__all__ = ["NOTHING_TO_UNDO", "UndoHost", "UndoCost", "undo_compaction", "undo_cost", "undoable_event"]

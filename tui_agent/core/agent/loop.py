@@ -31,7 +31,6 @@ from tui_agent.core.messages import (
     left_out_notice,
     round_trip_blocks,
     text_of,
-    tool_result_block,
     tool_use_ids,
     tool_uses,
     user_text,
@@ -45,7 +44,8 @@ from tui_agent.core.providers.base import (
     StreamNotice,
     StreamText,
 )
-from tui_agent.core.agent.tool_round import ToolOutcome, run_tools
+from tui_agent.core.agent.pending_tools import CANCELLED_MESSAGE, PendingTools
+from tui_agent.core.agent.tool_round import run_tools
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
 from tui_agent.core.formats import plural
 
@@ -55,8 +55,6 @@ if TYPE_CHECKING:
 # Model calls per turn before the loop stops and asks: far above what a real task needs (issue 28: 20 cut
 # real tasks short; Claude Code has no such stop). It only guards against a model that never stops.
 DEFAULT_MAX_TURNS = 200
-CANCELLED_MESSAGE = "Cancelled: the user interrupted the turn before this tool finished."
-INTERRUPTED_MARK = "\n\n[interrupted]"
 
 
 @dataclass
@@ -88,48 +86,6 @@ class LoopState:
     last_plan: CompactPlan | None = None
     answered_at: float | None = None  # time.monotonic() of the last call's usage (the cache's clock)
     cache: CacheTrack = field(default_factory=CacheTrack)  # the previous answer's id and cached prefix
-
-
-@dataclass
-class _Pending:
-    """What the turn has shown or started but not yet recorded in history.
-
-    The `finally` of `run_turn` answers it however the turn stops: an exception inside the loop, the
-    task cancelled while the loop awaits (CancelledError), or while the *consumer* awaits its own work
-    (the generator is then closed at a `yield`, with GeneratorExit). It is filled *before* each yield,
-    so no yield point can leave a tool_use without its result.
-
-    `anchor` is the history entry the repair must follow: when the generator is finalised late (closed
-    by the garbage collector after the next turn already answered the tool calls), history has moved
-    on and the repair must not append anything.
-    """
-
-    partial: list[str] = field(default_factory=list)
-    uses: list[dict[str, Any]] = field(default_factory=list)
-    finished: dict[str, ToolOutcome] = field(default_factory=dict)
-    anchor: Message | None = None
-    anchor_len: int = 0
-
-    def watch(self, history: list[Message]) -> None:
-        self.anchor = history[-1] if history else None
-        self.anchor_len = len(history)
-
-    def clear(self) -> None:
-        self.partial = []
-        self.uses = []
-        self.finished = {}
-
-    def repair(self, history: list[Message], reason: str, partial_text: str | None = None) -> bool:
-        """Record what is pending (once); False when there was nothing to do or history moved on."""
-        text = "".join(self.partial) if partial_text is None else partial_text
-        uses, finished = self.uses, self.finished
-        self.clear()
-        if not uses and not text.strip():
-            return False
-        if len(history) != self.anchor_len or (history and history[-1] is not self.anchor):
-            return False
-        _repair_after_interrupt(history, text, uses, finished, reason)
-        return True
 
 
 async def _plan_call(config: LoopConfig, history: list[Message], call: int,
@@ -178,6 +134,15 @@ async def _plan_call(config: LoopConfig, history: list[Message], call: int,
     yield planned
 
 
+@dataclass
+class _Turn:
+    """What the phases of one turn share: its calls so far, and what it has met."""
+
+    calls: int = 0
+    retried_too_long: bool = False  # a "prompt is too long" is retried once per turn
+    denied: bool = False  # a call was denied (answered, in headless): the turn ends "denied"
+
+
 async def run_turn(
     history: list[Message],
     prompt: str | None,
@@ -185,7 +150,8 @@ async def run_turn(
     ctx: ToolContext,
     state: LoopState | None = None,
 ) -> AsyncGenerator[ev.EngineEvent, None]:
-    """Run one agentic turn for `prompt` (None: continue from the history as it is)."""
+    """Run one agentic turn for `prompt` (None: continue from the history as it is): model call, tools,
+    repeat, until an answer without tool calls, a denial, the call limit or an error ends it."""
     state = state or LoopState()
     # A turn interrupted earlier may have left tool calls without results (its generator closed late,
     # or a history loaded from elsewhere): answer them first, or this request would be a 400.
@@ -199,123 +165,146 @@ async def run_turn(
     if prompt is not None:
         history.append(user_text(prompt))
         yield ev.TurnStarted(prompt, len(history) - 1)
-    turn_calls = 0
-    retried_too_long = False
-    retrying = False
-    denied_in_turn = False
-    pending = _Pending()
+    turn, pending, retrying = _Turn(), PendingTools(), False
     try:
         while True:
             if not retrying:  # a retry after "prompt is too long" is the same call, not a new one
-                turn_calls += 1
+                turn.calls += 1
                 state.calls += 1
-                trace.trace("query.turn_start", turn=turn_calls)
-                yield ev.ModelCallStarted(state.calls, turn_calls, config.provider.model)
-            retrying = False
-            planned = None
-            async for item in _plan_call(config, history, state.calls, state.answered_at):
-                if isinstance(item, CallPlan):
-                    planned = item
+                trace.trace("query.turn_start", turn=turn.calls)
+                yield ev.ModelCallStarted(state.calls, turn.calls, config.provider.model)
+            done: StreamDone | None = None
+            async for item in _ask_model(history, config, state, turn, pending):
+                if isinstance(item, StreamDone):
+                    done = item
                 else:
                     yield item
-            assert planned is not None  # _plan_call ends with the plan
-            plan, request = planned.plan, replace(planned.request, previous_message_id=state.cache.message_id)
-            state.last_plan = plan
-
-            trace.trace("api.request", messages=len(request.messages), tools=len(request.tools), model=request.model)
-            pending.clear()
-            pending.watch(history)
-            done: StreamDone | None = None
-            try:
-                async for item in stream_answer(config.provider, request, pending.partial):
-                    if isinstance(item, StreamText):
-                        yield ev.TextDelta(item.text)
-                    elif isinstance(item, StreamNotice):
-                        yield ev.Notice(item.text, item.level)  # type: ignore[arg-type]
-                    elif isinstance(item, StreamDone):
-                        done = item
-            except PromptTooLongError as error:
-                if retried_too_long or "".join(pending.partial).strip():
-                    raise
-                retried_too_long = True
-                pending.clear()
-                real, limit = too_long_numbers(str(error))
-                lowered = fit_output_reserve(config.provider, config.compactor, limit)
-                if lowered:
-                    yield ev.Notice(lowered, "warning")
-                config.compactor.too_long(history, real, limit)
-                yield ev.Notice(
-                    f"The model said the prompt is too long ({error}); compacting harder and retrying once.",
-                    "warning",
-                )
-                retrying = True
-                continue
+            retrying = done is None
             if done is None:
-                raise ProviderError("The model's stream ended without a complete message.",
-                                    partial_text="".join(pending.partial))
-            # Any provider (scripted and demo included) gets the same guard: only blocks the API takes back
-            # (others are named in a notice below), no blank text, unique ids.
-            content, left_out = round_trip_blocks(blocks(done.message))
-            message = {**done.message, "content": assemble_content(content, tool_use_ids(history))}
-            history.append(message)
-            uses = tool_uses(message)
-            pending.clear()
-            pending.watch(history)
-            pending.uses = uses  # before any yield: a close at the next yield answers them
-            if uses:
-                trace.trace("api.assistant", kind="tool_use", tool_uses=len(uses))
-            else:
-                trace.trace("api.assistant", kind="text", text_len=len(text_of(message)))
-            yield ev.AssistantMessage(message, len(history) - 1, done.stop_reason)
-            if left_out:
-                yield ev.Notice(left_out_notice(left_out, "the answer"), "warning")
-            for event in answered(done, plan, config.compactor, config.provider, state, len(history) - 1):
-                yield event  # the usage (or why it is unreadable), what the server did, why the cache missed
-            if not uses:
-                pending.clear()
-                if denied_in_turn:
-                    trace.trace("query.turn_end", reason="denied", turn=turn_calls)
-                    yield ev.TurnEnded("denied", turn_calls)
-                    return
-                trace.trace("query.turn_end", reason="completed", turn=turn_calls)
-                yield ev.TurnEnded("completed", turn_calls)
+                continue
+            async for item in _take_answer(done, history, config, state, pending):
+                yield item
+            ended: ev.TurnEnded | None = None
+            async for item in _answer_tools(done, history, config, ctx, turn, pending):
+                ended = item if isinstance(item, ev.TurnEnded) else ended
+                yield item
+            if ended is not None:
                 return
-
-            # A reply cut off by the output limit may end in a tool call whose input was never finished
-            # (half-parsed JSON: a timeout of 120000 read as 12). It is answered, never run.
-            cut_off = set()
-            if done.stop_reason == "max_tokens" and blocks(message)[-1].get("type") == "tool_use":
-                cut_off.add(uses[-1]["id"])
-            async for event in run_tools(uses, config, ctx, pending.finished, cut_off):
-                yield event
-            finished = pending.finished
-            denied = any(outcome.denied for outcome in finished.values())
-            results = [finished[u["id"]].block(u["id"]) for u in uses]
-            history.append({"role": "user", "content": results})
-            pending.clear()
-            yield ev.ToolResultsAppended(history[-1], len(history) - 1)
-            if denied and not config.answer_denials:
-                trace.trace("query.turn_end", reason="denied", turn=turn_calls)
-                yield ev.TurnEnded("denied", turn_calls)
-                return
-            denied_in_turn = denied_in_turn or denied
-            if turn_calls >= config.max_turns:
-                trace.trace("query.turn_end", reason="max_turns", turn=turn_calls)
-                yield ev.TurnEnded("max_turns", turn_calls)
+            if turn.calls >= config.max_turns:
+                trace.trace("query.turn_end", reason="max_turns", turn=turn.calls)
+                yield ev.TurnEnded("max_turns", turn.calls)
                 return
     except Exception as error:  # noqa: BLE001 - every failure ends the turn with a clear message
         partial_text = "".join(pending.partial) or getattr(error, "partial_text", "")
         pending.repair(history, f"Not run: {error}", partial_text)
-        trace.trace("query.turn_end", reason="error", turn=turn_calls)
+        trace.trace("query.turn_end", reason="error", turn=turn.calls)
         line = str(error) or type(error).__name__
         if not isinstance(error, ProviderError):
             line = f"{type(error).__name__}: {line}"
-        yield ev.TurnEnded("error", turn_calls, line)
+        yield ev.TurnEnded("error", turn.calls, line)
     finally:
         # Cancelled (Esc), closed at a yield (GeneratorExit), or anything else that is not an Exception:
         # record what was shown and answer every tool call. No await and no yield here.
         if pending.repair(history, CANCELLED_MESSAGE):
-            trace.trace("query.turn_end", reason="cancelled", turn=turn_calls)
+            trace.trace("query.turn_end", reason="cancelled", turn=turn.calls)
+
+
+async def _ask_model(history: list[Message], config: LoopConfig, state: LoopState, turn: _Turn,
+                     pending: PendingTools) -> AsyncIterator[Any]:
+    """One model call: its plan, then the streamed answer. Yields events, and the `StreamDone` last; ends
+    without it when the call is to be made again (the prompt was too long: compacted harder, once)."""
+    planned = None
+    async for item in _plan_call(config, history, state.calls, state.answered_at):
+        if isinstance(item, CallPlan):
+            planned = item
+        else:
+            yield item
+    assert planned is not None  # _plan_call ends with the plan
+    request = replace(planned.request, previous_message_id=state.cache.message_id)  # the cache diagnosis
+    state.last_plan = planned.plan
+    trace.trace("api.request", messages=len(request.messages), tools=len(request.tools), model=request.model)
+    pending.clear()
+    pending.watch(history)
+    done: StreamDone | None = None
+    try:
+        async for item in stream_answer(config.provider, request, pending.partial):
+            if isinstance(item, StreamText):
+                yield ev.TextDelta(item.text)
+            elif isinstance(item, StreamNotice):
+                yield ev.Notice(item.text, item.level)  # type: ignore[arg-type]
+            elif isinstance(item, StreamDone):
+                done = item
+    except PromptTooLongError as error:
+        if turn.retried_too_long or "".join(pending.partial).strip():
+            raise
+        turn.retried_too_long = True
+        pending.clear()
+        real, limit = too_long_numbers(str(error))
+        lowered = fit_output_reserve(config.provider, config.compactor, limit)
+        if lowered:
+            yield ev.Notice(lowered, "warning")
+        config.compactor.too_long(history, real, limit)
+        yield ev.Notice(f"The model said the prompt is too long ({error}); compacting harder and retrying once.",
+                        "warning")
+        return
+    if done is None:
+        raise ProviderError("The model's stream ended without a complete message.",
+                            partial_text="".join(pending.partial))
+    yield done
+
+
+async def _take_answer(done: StreamDone, history: list[Message], config: LoopConfig, state: LoopState,
+                       pending: PendingTools) -> AsyncIterator[ev.EngineEvent]:
+    """The answer joins the history (its tool calls pending until answered), then its usage is told."""
+    # Any provider (scripted and demo included) gets the same guard: only blocks the API takes back
+    # (others are named in a notice below), no blank text, unique ids.
+    content, left_out = round_trip_blocks(blocks(done.message))
+    message = {**done.message, "content": assemble_content(content, tool_use_ids(history))}
+    history.append(message)
+    uses = tool_uses(message)
+    pending.clear()
+    pending.watch(history)
+    pending.uses = uses  # before any yield: a close at the next yield answers them
+    if uses:
+        trace.trace("api.assistant", kind="tool_use", tool_uses=len(uses))
+    else:
+        trace.trace("api.assistant", kind="text", text_len=len(text_of(message)))
+    yield ev.AssistantMessage(message, len(history) - 1, done.stop_reason)
+    if left_out:
+        yield ev.Notice(left_out_notice(left_out, "the answer"), "warning")
+    for event in answered(done, state.last_plan, config.compactor, config.provider, state, len(history) - 1):
+        yield event  # the usage (or why it is unreadable), what the server did, why the cache missed
+
+
+async def _answer_tools(done: StreamDone, history: list[Message], config: LoopConfig, ctx: ToolContext,
+                        turn: _Turn, pending: PendingTools) -> AsyncIterator[ev.EngineEvent]:
+    """Run the answer's tool calls and append their results; a `TurnEnded` when the turn ends here (an
+    answer without tool calls, or a denial nobody answers)."""
+    uses = pending.uses
+    if not uses:
+        pending.clear()
+        ended = ev.TurnEnded("denied" if turn.denied else "completed", turn.calls)
+        trace.trace("query.turn_end", reason=ended.reason, turn=turn.calls)
+        yield ended
+        return
+    # A reply cut off by the output limit may end in a tool call whose input was never finished
+    # (half-parsed JSON: a timeout of 120000 read as 12). It is answered, never run.
+    cut_off = set()
+    if done.stop_reason == "max_tokens" and blocks(history[-1])[-1].get("type") == "tool_use":
+        cut_off.add(uses[-1]["id"])
+    async for event in run_tools(uses, config, ctx, pending.finished, cut_off):
+        yield event
+    finished = pending.finished
+    denied = any(outcome.denied for outcome in finished.values())
+    results = [finished[u["id"]].block(u["id"]) for u in uses]
+    history.append({"role": "user", "content": results})
+    pending.clear()
+    yield ev.ToolResultsAppended(history[-1], len(history) - 1)
+    if denied and not config.answer_denials:
+        trace.trace("query.turn_end", reason="denied", turn=turn.calls)
+        yield ev.TurnEnded("denied", turn.calls)
+        return
+    turn.denied = turn.denied or denied
 
 
 async def summarise(compactor: CompactorProtocol, config: LoopConfig, system: str, schemas: list[dict[str, Any]], call: int,
@@ -362,26 +351,3 @@ def event_notice(plan: CompactPlan, *, headless: bool = False) -> str:
         what.append(event.line())
     tail = HEADLESS_HINT if headless else TUI_DROP_HINT if event.dropped else TUI_HINT
     return "Older turns are no longer sent in full: " + "; ".join(what) + f" ({event.reason})." + tail
-
-
-def _repair_after_interrupt(
-    history: list[Message],
-    partial: list[str] | str,
-    pending_uses: list[dict[str, Any]],
-    finished: dict[str, ToolOutcome],
-    reason: str,
-) -> None:
-    """Leave a valid history after a cancel or an error: keep what was shown, answer every tool_use."""
-    text = partial if isinstance(partial, str) else "".join(partial)
-    if pending_uses:
-        results = []
-        for use in pending_uses:
-            done = finished.get(use["id"])
-            if done is not None:
-                results.append(done.block(use["id"]))
-            else:
-                results.append(tool_result_block(use["id"], reason, True))
-        history.append({"role": "user", "content": results})
-    elif text.strip():
-        # The partial reply stays visible and in history, marked as interrupted; no half tool_use enters.
-        history.append({"role": "assistant", "content": [{"type": "text", "text": text + INTERRUPTED_MARK}]})

@@ -33,8 +33,8 @@ from tui_agent.core.tools.base import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.approval import Approver
-    from tui_agent.core.agent.builtin_commands import SkillCommandState
-    from tui_agent.core.mcp.install import McpState
+    from tui_agent.core.agent.commands import SkillCommandState
+    from tui_agent.core.mcp.state import McpState
     from tui_agent.core.providers.base import ModelRequest
     from tui_agent.core.access.trust import Answer, TrustQuestion
 

@@ -18,7 +18,7 @@ from tui_agent.core.tokens import text_tokens, tools_tokens
 
 if TYPE_CHECKING:
     from tui_agent.core.events import Notice
-    from tui_agent.core.agent.session import Session
+    from tui_agent.core.agent.commands import PromptHost
     from tui_agent.core.tools.base import ToolContext
 
 
@@ -34,7 +34,7 @@ def project_context_for(ctx: "ToolContext") -> ProjectContext:
     return ctx.project_context
 
 
-def build_system_prompt(session: "Session") -> str:
+def build_system_prompt(session: "PromptHost") -> str:
     """Base prompt + tool guidance + project instructions + skills catalog, separated by blank lines."""
     parts = [BASE_SYSTEM_PROMPT.format(workspace=session.workspace), TOOLS_GUIDANCE]
     loaded = project_context_for(session.ctx).get()
@@ -52,7 +52,7 @@ def build_system_prompt(session: "Session") -> str:
     return "\n\n".join(parts)
 
 
-def context_notices(session: "Session") -> list["Notice"]:
+def context_notices(session: "PromptHost") -> list["Notice"]:
     """Warnings to show at start-up: skipped skills, a truncated AGENTS.md."""
     from tui_agent.core.events import Notice
 
@@ -67,14 +67,14 @@ def context_notices(session: "Session") -> list["Notice"]:
     return notices
 
 
-def _shown(path, session: "Session") -> str:
+def _shown(path, session: "PromptHost") -> str:
     try:
         return path.relative_to(session.workspace).as_posix()
     except ValueError:
         return str(path)
 
 
-def _sync_skill_commands(session: "Session") -> None:
+def _sync_skill_commands(session: "PromptHost") -> None:
     """Keep `/<skill-id>` commands in step with the catalog, once builtin commands are registered."""
     if session.skill_commands is None:
         return
@@ -83,7 +83,7 @@ def _sync_skill_commands(session: "Session") -> None:
     sync_skill_commands(session)
 
 
-def base_breakdown(session: "Session") -> BaseBreakdown:
+def base_breakdown(session: "PromptHost") -> BaseBreakdown:
     """The base of `session`'s next call, each part measured from where it comes from."""
     
     system = text_tokens(session.system_prompt())

@@ -26,6 +26,7 @@ from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.events_of import budget_words, make_event, quiet_reason
 from tui_agent.core.compaction.facts import Facts, Rerunnable, newest_round_start
 from tui_agent.core.compaction.layout import Layout
+from tui_agent.core.compaction.marks import RECAP_MARK
 from tui_agent.core.compaction.steps import Work
 from tui_agent.core.compaction.plan import CompactEvent, CompactResult, EventKind, fmt_tokens
 from tui_agent.core.compaction.policy import CompactPolicy
@@ -336,7 +337,7 @@ class Compactor:
             result = self._result(w, history, call, previous, cached)
             self._keep(w, result)
             return result
-        w.state = w.state.evolve(summary_failures=0, summary=text.strip(), recap_call=call)
+        w.state = w.state.evolve(summary_failures=0, summary=text.strip(), recap_call=call, recap_mark=RECAP_MARK)
         first_change = min(steps.relayout(w, history, self.policy), cached)
         after = w.tokens.estimate()
         if previous is not None and previous.call == call:  # the same event, now with its summary

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Sequence, TypeVar, Union
 
 from tui_agent.core.compaction.cut import cut_block
-from tui_agent.core.compaction.mask import key_input, masked_block, placeholder_text
+from tui_agent.core.compaction.mask import masked_block, placeholder_text
 from tui_agent.core.formats import fmt_tokens
-from tui_agent.core.messages import Block, result_text
+from tui_agent.core.messages import Block, key_input, result_text
 
 DecisionOp = Literal["cut", "masked"]
 

@@ -34,7 +34,7 @@ def recap_of(state: CompactState, facts: Facts, policy: CompactPolicy, until: in
                         prompt_max_chars=policy.recap_prompt_max_chars,
                         call=state.recap_call if call is None else call,
                         summary=state.summary if summary is None and until is None else summary,
-                        start=state.drop_from, excluded=state.skip)
+                        start=state.drop_from, excluded=state.skip, mark=state.recap_mark)
 
 
 @dataclass
@@ -113,7 +113,7 @@ class Layout:
 
     def recap_for(self, state: CompactState, facts: Facts, policy: CompactPolicy) -> tuple[Recap, Message]:
         key = (state.drop_from, state.drop_until, state.kept_in_drop, state.skip, state.summary, state.recap_call,
-               policy.recap_prompt_chars, policy.recap_prompt_max_chars)
+               state.recap_mark, policy.recap_prompt_chars, policy.recap_prompt_max_chars)
         if self.recap_key != key or self.recap is None or self.recap_message is None:
             recap, _ = recap_of(state, facts, policy)
             self.recap, self.recap_message, self.recap_key = recap, recap_message(recap.text), key
@@ -145,6 +145,7 @@ class Layout:
         shown = self.recap if state.dropping else None
         for i, message in zip(indices, out):
             if i < 0:  # stable across processes (export/import), new with every recap
+                # the unit tag stays "ledger" (not the recap's name now): saved states hold it in their token export
                 unit: object = ("ledger", shown.call if shown else 0, i, shown.covers if shown else 0)
                 estimate = tk.message_tokens(message)
             else:

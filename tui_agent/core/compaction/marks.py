@@ -11,6 +11,10 @@ from __future__ import annotations
 from tui_agent.core.messages import Message, is_user_text, text_of
 
 RECAP_MARK = "[Context recap:"  # the first words of the message standing for dropped messages
+# the same words before issue 29 named the recap "ledger": a state saved then keeps sending them until its next
+# drop (a resumed session sends byte for byte what it sent), and a request holding them still has a recap
+OLD_RECAP_MARK = "[Context " + "ledger:"  # (spelt in two parts so /work/briefs/recap-rename.py leaves it)
+RECAP_MARKS = (RECAP_MARK, OLD_RECAP_MARK)
 RECAP_PROMPTS_HEADING = "The user's prompts in that part, oldest first (verbatim):"
 CONTINUES = "[The conversation continues from earlier messages that are not sent.]"
 SUMMARY_MARK = "[tui-agent: summary request]"
@@ -20,7 +24,7 @@ RECAP_SECTIONS = ("Files read: ", "Files written: ", "Files edited: ", "Files an
 
 
 def is_recap(message: Message) -> bool:
-    return is_user_text(message) and text_of(message).startswith(RECAP_MARK)
+    return is_user_text(message) and text_of(message).startswith(RECAP_MARKS)
 
 
 def is_compactor_text(message: Message) -> bool:
@@ -28,7 +32,7 @@ def is_compactor_text(message: Message) -> bool:
     if not is_user_text(message):
         return False
     text = text_of(message)
-    return text.startswith((RECAP_MARK, SUMMARY_MARK)) or text == CONTINUES
+    return text.startswith((*RECAP_MARKS, SUMMARY_MARK)) or text == CONTINUES
 
 
 def is_user_prompt(message: Message) -> bool:

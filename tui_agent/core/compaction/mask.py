@@ -10,24 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from tui_agent.core.formats import fmt_tokens
-from tui_agent.core.messages import Block
+from tui_agent.core.messages import Block, key_input  # (the one key-input table: messages.KEY_INPUTS)
 
-# The one key-input table (placeholders, recaps and the UI's rows and cards read it): the input a call is
-# known by, in order of preference (a Grep/Glob is known by its pattern; its folder is said after it).
 CLEARED = "cleared from context"  # a placeholder's own words (readers tell it from content by them)
-KEY_INPUTS = ("file_path", "notebook_path", "pattern", "command", "path", "skill", "url", "query", "description")
-
-
-def key_input(tool_input: Any, limit: int = 160) -> str:
-    """The input a person (and the model) recognises a call by: its path, pattern or command."""
-    if not isinstance(tool_input, dict):
-        return ""
-    for key in KEY_INPUTS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value.strip():
-            flat = " ".join(value.split())
-            return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-    return ""
 
 
 def placeholder_text(tool_name: str, tool_input: Any, original_chars: int) -> str:

@@ -119,6 +119,7 @@ def build_recap(
     summary: str | None = None,
     start: int = 0,
     excluded: frozenset[int] | set[int] = frozenset(),
+    mark: str = RECAP_MARK,
 ) -> tuple[Recap, Message]:
     """The recap for messages [start, until) less the `kept` (pinned) ones, from their facts."""
     sums = tally(facts, start, until, kept | excluded)  # the span's sums, extended from a shorter span's
@@ -155,6 +156,8 @@ def build_recap(
         lines.append("")
         lines.append("Summary of that part:")
         lines.append(summary.strip())
+    if mark != RECAP_MARK:  # `CompactState.recap_mark`: a state saved before the rename keeps its old words
+        lines[0] = mark + lines[0][len(RECAP_MARK):]
     text = "\n".join(lines)
     message: Message = {"role": "user", "content": [{"type": "text", "text": text}]}
     recap = Recap(

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from tui_agent.core.compaction.decisions import KINDS, BlockDecision, Cut, Decisions, Mask, of_kind
 from tui_agent.core.compaction.facts import Facts, digest, exchange, newest_round_start
+from tui_agent.core.compaction.marks import OLD_RECAP_MARK, RECAP_MARK, RECAP_MARKS
 from tui_agent.core.messages import Block, Message, blocks, protocol_errors
 
 # 3: one list of block decisions ("blocks", each tagged with its kind). 2: "cuts" and "masks" apart, and the
@@ -41,6 +42,7 @@ class CompactState:
     kept_for_use: frozenset[int] = frozenset()  # islands an event kept for the agent's own later use (`keep_for_use`)
     recap_call: int = 0  # the call whose event built the recap
     summary: str | None = None  # the model's summary of the dropped span, inside the recap
+    recap_mark: str = RECAP_MARK  # the recap's first words (a state saved before the rename: the old ones, until a drop)
     read_upto: int = 0  # cut on read has looked at every message before this one
     pins: frozenset[int] = frozenset()  # the user's wishes (applied at the next call: `dirty`)
     excludes: frozenset[int] = frozenset()
@@ -102,7 +104,7 @@ class CompactState:
             "blocks": [d.to_json() for i in sorted(self.blocks) for d in self.blocks[i]],
             "drop_from": self.drop_from, "drop_until": self.drop_until, "kept_in_drop": sorted(self.kept_in_drop),
             "kept_for_use": sorted(self.kept_for_use),
-            "ledger_call": self.recap_call, "summary": self.summary,
+            "ledger_call": self.recap_call, "summary": self.summary, "recap_mark": self.recap_mark,
             "cut_scan": self.read_upto, "pins": sorted(self.pins), "excluded": sorted(self.excludes),
             "skip": sorted(self.skip), "expanded": sorted(self.expanded), "dropped_reason": self.dropped_reason,
             "drop_reasons": [list(span) for span in self.drop_reasons], "summary_failures": self.summary_failures,
@@ -142,6 +144,8 @@ class CompactState:
             drop_from=drop_from, drop_until=drop_until, kept_in_drop=kept,
             kept_for_use=frozenset(_index(i, max(drop_until, 1)) for i in data.get("kept_for_use", [])),
             recap_call=int(data.get("ledger_call") or 0), summary=data.get("summary"),
+            # no mark saved: written before the rename, so its recap opened with the old words
+            recap_mark=_known(data.get("recap_mark", OLD_RECAP_MARK), RECAP_MARKS, RECAP_MARK),
             read_upto=int(data.get("cut_scan", 0)),
             pins=frozenset(_index(i, UNBOUNDED) for i in data.get("pins", [])), excludes=excludes,
             # message indices (an older journal saved (message, block) pairs: the message is what was expanded)
@@ -197,6 +201,11 @@ class CompactState:
             if errors:
                 return "; ".join(errors[:3])
         return ""
+
+
+def _known(value: object, known: tuple[str, ...], default: str) -> str:
+    """`value` if it is one of `known` (a forged state names no words of its own for the model)."""
+    return value if isinstance(value, str) and value in known else default
 
 
 def effective_skip(history: Sequence[Message], excludes: frozenset[int], newest: int | None = None) -> frozenset[int]:

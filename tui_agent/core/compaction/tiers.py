@@ -19,6 +19,7 @@ from tui_agent.core.compaction.decisions import BlockDecision, Cut, Mask, merged
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import Facts, exchange, last_assistant_before, pinned_with
 from tui_agent.core.compaction.layout import Layout, recap_of
+from tui_agent.core.compaction.marks import RECAP_MARK
 from tui_agent.core.compaction.mask import placeholder_text
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.pricing import calls_until_event, cut_on_read_now
@@ -331,7 +332,7 @@ def set_drop(state: CompactState, view: RequestView, until: int, why: str, start
     reason = f"dropped at call {call} ({why})"
     spans = [(new_from, until)] if old_until <= old_from else [(new_from, old_from), (old_until, until)]
     state = state.evolve(drop_reasons=state.drop_reasons + tuple((lo, hi, reason) for lo, hi in spans if hi > lo),
-                    drop_from=new_from, drop_until=until, dropped_reason=reason, recap_call=call,
+                    drop_from=new_from, drop_until=until, dropped_reason=reason, recap_call=call, recap_mark=RECAP_MARK,
                     summary=state.summary if until == old_until else None,
                     kept_for_use=frozenset(i for i in state.kept_for_use if new_from <= i < until))
     kept = islands(state, facts, history, until)

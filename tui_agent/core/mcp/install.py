@@ -8,16 +8,13 @@ turn), where the `mcp` SDK's ~1 s import is paid too. No config means no MCP and
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
-from tui_agent.core.agent.commands import Command, CommandResult
+from tui_agent.core.agent.commands import Command, CommandHost, CommandResult, McpHost
 from tui_agent.core.events import Notice
-
-if TYPE_CHECKING:
-    from tui_agent.core.mcp.manager import McpManager
-    from tui_agent.core.agent.session import Session
+from tui_agent.core.mcp.state import McpState
 
 NO_CONFIG_TEXT = (
     "No MCP servers configured. Add them to .mcp.json in the workspace, for example:\n"
@@ -25,20 +22,6 @@ NO_CONFIG_TEXT = (
     "(after `pip install mcp-server-time`), or to {user} (user-wide), or list config files in MCP_CONFIG "
     "(comma-separated)."
 )
-
-
-@dataclass
-class McpState:
-    """What `/mcp` reports; kept in `session.mcp`."""
-
-    phase: str = "waiting"  # waiting → starting → ready | none | error
-    manager: "McpManager | None" = None
-    error: str | None = None
-    user_config: Path | None = None
-    # Project servers (defined inside the workspace) → "approved", "refused", "pending" or
-    # "approved for this run" (--trust-project-mcp); with what each would run.
-    trust: dict[str, str] = field(default_factory=dict)
-    project_servers: dict[str, str] = field(default_factory=dict)
 
 
 TRUST_FLAG = "--trust-project-mcp"
@@ -51,7 +34,7 @@ TRUST_EXPLANATION = (
 
 
 def install_mcp(
-    session: "Session",
+    session: McpHost,
     *,
     environ: Mapping[str, str] | None = None,
     log_dir: Path | None = None,
@@ -70,8 +53,13 @@ def install_mcp(
     state = McpState()
     session.mcp = state
 
-    async def start(session: "Session") -> list[Notice]:
-        from tui_agent.core.mcp.config import McpConfigError, config_paths, load_config, user_config_dir
+    async def start(session: McpHost) -> list[Notice]:
+        from tui_agent.core.mcp.config import (
+            McpConfigError,
+            config_paths,
+            load_config,
+            user_config_dir,
+        )
         from tui_agent.core.mcp.manager import (
             DEFAULT_START_TIMEOUT,
             McpManager,
@@ -113,11 +101,18 @@ def install_mcp(
     session.commands.register(Command("mcp", "Show MCP servers: status, tools, last error, log file", mcp_command))
 
 
-async def _approve_project_servers(session: "Session", config, state: McpState, env: Mapping[str, str],
+async def _approve_project_servers(session: McpHost, config, state: McpState, env: Mapping[str, str],
                                    trust_project: bool) -> tuple[list[Notice], dict]:
     """(notices, the servers that may start): trusted ones, and project ones the user approved."""
+    from tui_agent.core.access.trust import (
+        TrustItem,
+        TrustQuestion,
+        TrustStore,
+        digest,
+        is_project_file,
+        trust_path,
+    )
     from tui_agent.core.mcp.config import USER_CONFIG_NAME, user_config_dir
-    from tui_agent.core.access.trust import TrustItem, TrustQuestion, TrustStore, digest, is_project_file, trust_path
 
     user_file = user_config_dir(env) / USER_CONFIG_NAME
     items = {
@@ -181,7 +176,7 @@ def trust_lines(state: McpState) -> list[str]:
     return lines
 
 
-def mcp_command(session: "Session", args: str) -> CommandResult:
+def mcp_command(session: CommandHost, args: str) -> CommandResult:
     state = session.mcp
     if state is None or state.phase == "waiting":
         return CommandResult("MCP: not started yet.")

@@ -7,7 +7,7 @@ is searched through the whole text, every call: on a 433-call log that was a thi
 But a request mostly repeats the previous one's first messages (`replay_checks.common_prefix`), so its
 text starts with the same `L` characters. Where the previous search found a string inside those, it is
 still there; where it did not, an occurrence can only start after `L - len(s)`: only the tail is searched.
-The answers are exactly those of `s in text` (tests/core/test_text_presence.py).
+The answers are exactly those of `s in text` (tests/core/recordings/test_text_presence.py).
 """
 
 from __future__ import annotations

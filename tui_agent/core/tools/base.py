@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
 
+from tui_agent.core.messages import key_value
+
 if TYPE_CHECKING:
     from tui_agent.core.agent.context_report import ContextView
     from tui_agent.core.agent.project_context import ProjectContext
@@ -83,12 +85,9 @@ class Tool(ABC):
         return [value] if isinstance(value, str) and value else []
 
     def summary(self, tool_input: dict[str, Any]) -> str:
-        """The key input shown on tool cards and status lines (path, pattern, command)."""
-        for key in ("file_path", "pattern", "command", "path", "skill", "url", "query"):
-            value = tool_input.get(key)
-            if isinstance(value, str) and value:
-                return value
-        return ""
+        """The key input shown on tool cards and status lines (path, pattern, command): the one table
+        of `messages.KEY_INPUTS`, which placeholders and the panel's rows read too."""
+        return key_value(tool_input)
 
     def permission_preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
         """What the permission prompt shows (a diff for Edit, a preview for Write, the command for Bash)."""

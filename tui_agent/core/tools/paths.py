@@ -69,3 +69,14 @@ def find_rg() -> str | None:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return shutil.which("rg")
+
+
+def git_internal(path: Path, workspace: Path) -> bool:
+    """True when `path` (resolved or not) lies inside a `.git` directory (or is one)."""
+    root = Path(workspace).resolve()
+    candidates = [Path(os.path.normpath(root / path)), resolve_path(str(path), root)]
+    for candidate in candidates:
+        parts = candidate.relative_to(root).parts if is_inside(candidate, root) else candidate.parts
+        if ".git" in parts:
+            return True
+    return False

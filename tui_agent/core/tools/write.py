@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui_agent.core.access.gate import git_internal
 from tui_agent.core.tools.atomic import write_atomic
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tui_agent.core.tools.paths import display_path, is_inside, resolve_path
+from tui_agent.core.tools.paths import display_path, git_internal, is_inside, resolve_path
 from tui_agent.core.formats import plural
 
 # One tool call carrying more than this is a runaway generation, not a source file.

@@ -1,14 +1,14 @@
 """A state saved by main's compactor before CompactState (`export_state` version 1, as journals hold it
 today) still loads: the decisions come back as they were, and the next request is the one the old
-process planned, byte for byte (tests/core/data/compact_state_v1.json, made by main's code from
-tests/core/state_v1_session.py by tests/core/data/make_state_v1.py.txt, run with main on the path)."""
+process planned, byte for byte (tests/core/compaction/data/compact_state_v1.json, made by main's code from
+tests/core/compaction/state_v1_session.py by tests/core/compaction/data/make_state_v1.py.txt, run with main on the path)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from tests.core.state_v1_session import BASELINE, POLICY, history
+from tests.core.compaction.state_v1_session import BASELINE, POLICY, history
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.layout import Layout
@@ -57,7 +57,7 @@ FIXTURE_V2 = json.loads((Path(__file__).parent / "data" / "compact_state_v2.json
 
 
 def test_a_version_2_state_written_by_main_loads_and_plans_what_it_planned():
-    """tests/core/data/compact_state_v2.json: written by main's code at b4ff187 (before one map of block
+    """tests/core/compaction/data/compact_state_v2.json: written by main's code at b4ff187 (before one map of block
     decisions) by make_state_v2.py.txt; it holds a cut and a later mask on the same blocks."""
     h = history()
     saved = FIXTURE_V2["state"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.core.state_v1_session import BASELINE, POLICY, history
+from tests.core.compaction.state_v1_session import BASELINE, POLICY, history
 from tui_agent.core.compaction import tiers
 from tui_agent.core.compaction.decisions import KINDS, Cut, Mask, merged, render_blocks, strongest
 from tui_agent.core.compaction.estimator import RequestEstimator

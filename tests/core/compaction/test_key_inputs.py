@@ -1,4 +1,4 @@
-"""One key-input table (compaction/mask.py): the placeholder and the panel's rows name a call alike."""
+"""One key-input table (core/messages.py): the placeholder, the panel's rows and a tool's card name a call alike."""
 
 from __future__ import annotations
 
@@ -19,3 +19,20 @@ def test_the_rows_and_the_placeholders_read_the_same_table() -> None:
                        {"command": "git status"}, {"skill": "pdf"}, {"description": "look around"}):
         assert row_key_input(tool_input) == key_input(tool_input)
     assert row_key_input({"file_path": "/ws/a.py"}, Path("/ws")) == "a.py"  # the rows make it relative
+
+
+def test_a_tools_card_reads_the_same_table() -> None:
+    # Tool.summary kept a table of its own (no notebook_path, no description): a card said nothing where
+    # the placeholder named the notebook
+    from tui_agent.core.tools.base import Tool
+
+    class NoSummary(Tool):
+        name, description, input_schema = "Notebook", "", {}
+
+        async def call(self, tool_input, ctx):  # pragma: no cover - never run here
+            raise NotImplementedError
+
+    tool = NoSummary()
+    for tool_input in ({"notebook_path": "nb.ipynb"}, {"description": "look around"}, {"pattern": "x", "path": "s"},
+                       {"command": "  "}, {}):
+        assert tool.summary(tool_input) == key_input(tool_input)

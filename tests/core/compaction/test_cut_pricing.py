@@ -7,7 +7,7 @@ from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.compaction.pricing import CutCase, calls_until_event, cut_on_read_now, cut_pays
 from tui_agent.core.messages import protocol_errors
 from tests.core.helpers import split_turn
-from tests.core.test_compactor import long_turn, run_calls
+from tests.core.compaction.test_compactor import long_turn, run_calls
 
 
 def test_calls_until_event_is_capped_by_the_session_so_far():

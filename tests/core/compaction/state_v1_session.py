@@ -1,4 +1,4 @@
-"""A deterministic session for the version-1 state fixture (tests/core/data/compact_state_v1.json): the
+"""A deterministic session for the version-1 state fixture (tests/core/compaction/data/compact_state_v1.json): the
 same code made the fixture with main's compactor (before CompactState) and replays it in the test."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.core.state_v1_session import BASELINE, POLICY, history
+from tests.core.compaction.state_v1_session import BASELINE, POLICY, history
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.messages import protocol_errors
 

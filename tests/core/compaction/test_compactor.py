@@ -156,7 +156,7 @@ def run_calls(compactor, history, start=1, step=2):
 
 def test_cut_on_read_cuts_once_and_freezes_the_copy():
     # the cut mechanism under the old rule, now an explicit option (`cut_always`): issue 17 replaced "cut
-    # every long result once read" with "no loss without pressure" (tests/core/test_cut_pricing.py)
+    # every long result once read" with "no loss without pressure" (tests/core/compaction/test_cut_pricing.py)
     history = long_turn(3, size=10_000)
     compactor = Compactor(CompactPolicy(context_window=1_000_000, max_output_tokens=10_000, enabled=True,
                                         cut_always=True))
