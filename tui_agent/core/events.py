@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from tui_agent.core.compaction import CompactPlan
-from tui_agent.core.messages import Message
-from tui_agent.core.providers.server_report import AppliedEdit, CompactionUsage
+from tui_agent.core.messages import AppliedEdit, CompactionUsage, Message
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.call import CallPlan

@@ -8,6 +8,7 @@ without importing the SDK (it costs about 2 s to import).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 Message = dict[str, Any]
@@ -297,3 +298,24 @@ def key_input(tool_input: Any, limit: int = 160) -> str:
     """`key_value` on one line, at most `limit` characters: its path, pattern or command."""
     flat = " ".join(key_value(tool_input).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+# -- what the API reports of its own context management (carried by the engine's events) ----------------
+@dataclass(frozen=True)
+class AppliedEdit:
+    """One context edit the server applied: `kind` is the edit type, `cleared` the tool uses (or
+    thinking turns) it cleared, `tokens` the input tokens that freed."""
+
+    kind: str
+    cleared: int
+    tokens: int
+
+
+@dataclass(frozen=True)
+class CompactionUsage:
+    """The server's compaction call, priced on its own (`usage.iterations`, type `compaction`)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0

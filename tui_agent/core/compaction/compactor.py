@@ -31,6 +31,7 @@ from tui_agent.core.compaction.steps import Work
 from tui_agent.core.compaction.plan import CompactEvent, CompactResult, EventKind, fmt_tokens
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.state import CompactState
+from tui_agent.core.compaction.undo import UndoRefused, undo_event
 from tui_agent.core.messages import Message
 
 FORCED_SHARE = 0.5  # /compact under the mark: the request gives up (at least) this share of itself
@@ -39,11 +40,6 @@ __all__ = ["Compactor", "Rerunnable", "UndoRefused", "newest_round_start"]
 
 
 UNDO_HOLD_SHARE = 0.1  # an undone event holds until the request grows this share of the budget past it
-UNDO_UNBOUNDED = 1 << 62
-
-
-class UndoRefused(ValueError):
-    """An event cannot be taken back (the request before it would not fit the window); says why."""
 
 COLD_MASK_MIN_CHARS = 300  # a cold cache's event clears results this long (their placeholder is ~150)
 
@@ -168,34 +164,8 @@ class Compactor:
         return self._undo_to[2] if self._undo_to is not None else None
 
     def undo_event(self, history: Sequence[Message], hold_share: float = UNDO_HOLD_SHARE) -> CompactEvent | None:
-        """Take the last event back: the decisions before it return (the user's pins, excludes and expands
-        made since stay), and hold — no event by the marks until the request grows `hold_share` of the
-        budget past its size now, or /compact. The hold is in the state, so the journal keeps it and a
-        resumed session holds the same. None: nothing to undo. Raises UndoRefused (nothing changed) when the
-        request before the event, with what came since, would not fit the window: it would be cut again."""
-        if self._undo_to is None:
-            return None
-        before, last_event, event = self._undo_to
-        now, kept = self.state, (self.state, self.facts, self.layout, self.last_event, self._before_event)
-        changed = (before.pins, before.excludes, before.expanded) != (now.pins, now.excludes, now.expanded)
-        restored = before.evolve(pending=(), dirty=before.dirty or changed, pins=now.pins, excludes=now.excludes,
-                                 expanded=now.expanded, learned_window=now.learned_window,
-                                 summary_failures=now.summary_failures, hold_until=UNDO_UNBOUNDED)
-        tokens = copy.deepcopy(self.tokens)
-        self.facts = Facts(self.tool_rerunnable)
-        self.facts.sync(history)
-        self.layout = Layout()
-        self.layout.rebuild(restored, history, self.facts, self.tokens, self.policy)
-        self.state, self.last_event, self._before_event = restored, last_event, None
-        plan = self.preview(history, now.calls + 1).plan
-        if plan.event is not None and plan.event.major:  # over the window: it would be fitted at once
-            self.state, self.facts, self.layout, self.last_event, self._before_event = kept
-            self.tokens = tokens
-            raise UndoRefused(f"the request before it with what came since is ≈{fmt_tokens(plan.event.tokens_before)} "
-                              f"tok, over the {budget_words(self.policy)}: it would be compacted again at once")
-        self._undo_to = None
-        self.state = self.state.evolve(hold_until=plan.estimated_tokens + int(self.policy.room * hold_share))
-        return event
+        """Take the last event back and hold (`compaction/undo.py`); None: nothing to undo."""
+        return undo_event(self, history, hold_share)
 
     def preview(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
         """What `compact(history, call)` would send: the same steps on the same state, nothing kept but the

@@ -88,9 +88,7 @@ def server_strategy_error(mode: str, provider: object) -> str | None:
     API's own, and a provider that does not send `context_management` would leave the context unmanaged."""
     if mode not in SERVER_MODES:
         return None
-    from tui_agent.core.providers.anthropic_provider import AnthropicProvider
-
-    if isinstance(provider, AnthropicProvider):
+    if getattr(provider, "manages_context", False):  # a provider that sends `context_management`
         return None
     name = getattr(provider, "name", "this")
     return (f"--compact {mode} is the Anthropic API's own context management; the {name} provider has none "

@@ -25,7 +25,7 @@ import asyncio
 import re
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, ClassVar
 
 from tui_agent.core.messages import Block, Message
 from tui_agent.core.providers.anthropic_blocks import (  # noqa: F401 - re-exported: the conversion's old home
@@ -75,6 +75,7 @@ _UNCACHEABLE = {"thinking", "redacted_thinking"}
 class AnthropicProvider(SdkProvider):
     model: str = DEFAULT_ANTHROPIC_MODEL
     name: str = "anthropic"
+    manages_context: ClassVar[bool] = True  # context editing and server compaction (`--compact server-*`)
     prompt_caching: bool = True
     key_variable: str = "ANTHROPIC_API_KEY"
     cache_ttl: str = "5m"  # "1h": every breakpoint asks for the 1-hour cache (writes cost 2x instead of 1.25x)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Union
+from typing import Any, AsyncIterator, ClassVar, Union
 
 from tui_agent.core.messages import Message
 from tui_agent.core.providers.server_report import ServerReport
@@ -123,6 +123,7 @@ class Provider(ABC):
     context_window: int = 200_000
     max_output_tokens: int = 8192
     name: str = "provider"
+    manages_context: ClassVar[bool] = False  # sends the API's `context_management` (the server strategies)
     reports_usage: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 

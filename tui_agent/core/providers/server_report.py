@@ -18,19 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tui_agent.core.messages import AppliedEdit, CompactionUsage  # the API's shapes (the events carry them)
+
 BETA_CONTEXT = "context-management-2025-06-27"
 BETA_COMPACT = "compact-2026-01-12"
 BETA_DIAGNOSIS = "cache-diagnosis-2026-04-07"
-
-
-@dataclass(frozen=True)
-class AppliedEdit:
-    """One context edit the server applied: `kind` is the edit type, `cleared` the tool uses (or
-    thinking turns) it cleared, `tokens` the input tokens that freed."""
-
-    kind: str
-    cleared: int
-    tokens: int
 
 
 @dataclass(frozen=True)
@@ -41,16 +33,6 @@ class CacheMissReason:
 
     kind: str
     missed_tokens: int = 0
-
-
-@dataclass(frozen=True)
-class CompactionUsage:
-    """The server's compaction call, priced on its own (`usage.iterations`, type `compaction`)."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
 
 
 @dataclass(frozen=True)
