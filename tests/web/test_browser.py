@@ -157,3 +157,79 @@ def test_serve_in_a_real_browser(tmp_path):
         assert "handler" in resumed.stdout  # the demo answers from the resumed conversation
     finally:
         assert served.stop() == 0
+
+
+CELL = """() => {
+  const terminal = window.__tuiAgentTerminal, box = terminal.element.getBoundingClientRect();
+  return {x: box.left, y: box.top, width: box.width / terminal.cols, height: box.height / terminal.rows};
+}"""
+
+
+def _click_text(page, screen: str, text: str) -> None:
+    """A real mouse click on the cell where `text` is drawn (xterm.js's grid: the element over cols × rows)."""
+    row = next(i for i, line in enumerate(screen.splitlines()) if text in line)
+    col = screen.splitlines()[row].index(text)
+    cell = page.evaluate(CELL)
+    page.mouse.click(cell["x"] + (col + 2) * cell["width"], cell["y"] + (row + 0.5) * cell["height"])
+
+
+def _wait_gone(page, needle: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while needle in page.evaluate(SCREEN_TEXT):
+        assert time.monotonic() < deadline, f"{needle!r} still on the screen after {timeout}s"
+        page.wait_for_timeout(100)
+
+
+def _type_whole(page, text: str) -> None:
+    """Type `text`: it must show whole in the prompt, and no letter of it may steer a row (a pin, an
+    exclude or an expand is announced in the chat with the way back: "… undoes it")."""
+    page.keyboard.type(text)
+    screen = wait_for_screen(page, text, 15)
+    prompt = next(line for line in screen.splitlines() if text in line)
+    assert f"▊ {text}" in prompt, f"the text did not reach the prompt whole:\n{screen}"
+    assert "undoes it" not in screen, f"a typed letter steered a row:\n{screen}"
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (Debian: apt-get install chromium; "
+                    ".ci/run installs it where apt-get works)")
+def test_typing_after_context_a_click_and_a_closed_view_reaches_the_prompt(tmp_path):
+    """Issue 28 §2 in the browser: after `/context` (which focuses the panel), after a click on a panel row
+    and after closing the view it opened, the next question reaches the prompt whole; no letter of it pins,
+    excludes or expands a row (each of those is announced in the chat with the way back)."""
+    from playwright.sync_api import sync_playwright
+
+    served = Served(make_repo(tmp_path), tmp_path / "config", "--model", "demo")
+    try:
+        served.wait_until_serving()
+        with sync_playwright() as playwright:
+            context = playwright.chromium.launch_persistent_context(
+                str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
+                viewport={"width": 1500, "height": 900})
+            try:
+                context.add_init_script(NOTE_TERMINAL)
+                page = context.pages[0] if context.pages else context.new_page()
+                page.goto(served.url, timeout=30_000)
+                wait_for_screen(page, "Context budget", 30)
+                page.wait_for_function(KEYS_FOCUSED, timeout=10_000)
+                page.keyboard.type("what does the handler do?")
+                page.keyboard.press("Enter")
+                wait_for_screen(page, "Here is what I found", 60)
+                wait_for_screen(page, "Next call", 10)
+
+                page.keyboard.type("/context")
+                page.keyboard.press("Enter")
+                _type_whole(page, "explain the pin rule")  # the panel has the focus now
+                page.keyboard.press("Enter")
+                wait_for_screen(page, "Ask about this repository", 60)  # answered: the prompt is empty again
+
+                screen = wait_for_screen(page, "tool_result Read", 10)
+                _click_text(page, screen, "tool_result Read")  # opens the row's message
+                wait_for_screen(page, "Esc closes", 15)  # the view is up, as a reader sees it
+                page.keyboard.press("Escape")
+                _wait_gone(page, "Esc closes", 15)
+                _type_whole(page, "expand on the pin rule")
+            finally:
+                context.close()
+    finally:
+        assert served.stop() == 0
+    assert "Traceback" not in "".join(served.stdout + served.stderr)

@@ -16,6 +16,7 @@ from textual.app import SystemCommand
 
 if TYPE_CHECKING:
     from tui_agent.ui.host import CommandHost
+    from tui_agent.ui.widgets.prompt_area import PromptArea
 
 UI_COMMANDS: list[tuple[str, str]] = [
     ("/help", "List commands and keys"),
@@ -63,6 +64,21 @@ def command_list(screen: "CommandHost") -> list[tuple[str, str]]:
         if f"/{command.name}" not in ui_names:
             items.append((usage, command.description))
     return items
+
+
+def enter_command(prompt: "PromptArea", choice: tuple[str, bool] | None, entered: str) -> None:
+    """Enter on a bare `/word` (`entered`): submit the chosen command, or complete one that takes
+    arguments. Keys typed after that Enter reached the prompt before this runs ("/context" then at once
+    "explain…"): they stay in the prompt for the next line instead of being wiped by the completion."""
+    now = prompt.text
+    typed_since = now[len(entered):] if now.startswith(entered) else ""
+    if choice is not None and choice[1]:
+        prompt.complete_to(choice[0] + " " + typed_since)
+        return
+    prompt.complete_to(choice[0] if choice is not None else entered)
+    prompt.submit()
+    if typed_since:
+        prompt.insert(typed_since)
 
 
 async def run_command(screen: "CommandHost", line: str) -> None:

@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 from tui_agent.core import events as ev
 from tui_agent.core.access.gate import PermissionDecision, PermissionPolicy
 from tui_agent.core.sanitize import strip_controls
-from tui_agent.ui.commands import command_list, run_command
+from tui_agent.ui.commands import command_list, enter_command, run_command
 from tui_agent.ui.steering import Steered
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.chat_pane import ChatPane
@@ -203,14 +203,8 @@ class MainScreen(Screen):
         self.query_one(CommandHints).move(event.delta)
 
     def on_prompt_area_command_entered(self, event: PromptArea.CommandEntered) -> None:
-        """Enter on `/he`: run the selected command (or complete one that takes arguments)."""
-        choice = self.query_one(CommandHints).choice(event.text)
-        if choice is not None:
-            command, takes_args = choice
-            self.prompt.complete_to(command + " " if takes_args else command)
-            if takes_args:
-                return
-        self.prompt.submit()
+        """Enter on `/he`: run the selected command, or complete one that takes arguments."""
+        enter_command(self.prompt, self.query_one(CommandHints).choice(event.text), event.text)
 
     def run_line(self, line: str) -> None:
         self.run_worker(self.run_line_async(line), group="command")
