@@ -115,13 +115,16 @@ def test_the_servers_edits_and_a_cache_miss_are_honest_updates() -> None:
     ledger.feed(ev.Usage(1, 100, 10, 900, 40_000))
     edited = ev.ServerEdited(1, 1, (AppliedEdit("clear_tool_uses_20250919", 4, 12_000),))
     start, done = session_updates(edited, ledger)
-    meta = start.field_meta["contextCompaction"]
+    # the adapters' keys in contextCompaction, ours (who did it, what it cleared) under _meta.tuiAgent
+    meta, ours = start.field_meta["contextCompaction"], start.field_meta["tuiAgent"]
     assert (start.session_update, done.status) == ("tool_call", "completed")
-    assert (meta["by"], meta["preTokens"], meta["postTokens"]) == ("server", 41_000 + 12_000, 41_000)
-    assert meta["edits"] == [{"type": "clear_tool_uses_20250919", "cleared": 4, "clearedTokens": 12_000}]
+    assert (meta["trigger"], meta["preTokens"], meta["postTokens"]) == ("automatic", 41_000 + 12_000, 41_000)
+    assert ours["by"] == "server"
+    assert ours["edits"] == [{"type": "clear_tool_uses_20250919", "cleared": 4, "clearedTokens": 12_000}]
     compacted = ev.ServerEdited(1, 1, compacted=True, compaction_usage=CompactionUsage(150_000, 2_000))
-    meta = session_updates(compacted, ledger)[0].field_meta["contextCompaction"]
-    assert meta["preTokens"] == 150_000 and meta["compactionUsage"] == {"inputTokens": 150_000, "outputTokens": 2_000}
+    update = session_updates(compacted, ledger)[0]
+    meta, ours = update.field_meta["contextCompaction"], update.field_meta["tuiAgent"]
+    assert meta["preTokens"] == 150_000 and ours["compactionUsage"] == {"inputTokens": 150_000, "outputTokens": 2_000}
     missed = ev.CacheMissed(1, 50_000, 40_000, "system_changed", "api", extra_cost_usd=0.03)
     update = session_updates(missed, ledger)[0]
     miss = update.field_meta["tuiAgent"]["cacheMiss"]

@@ -76,12 +76,12 @@ class EventsList(OnPurpose, OptionList, can_focus=False):
             options.append(Option(Content.assemble(Content(words), (" (before the resume)", MUTED)), disabled=True))
             self.entries.append(None)
         for entry in tail:
-            if isinstance(entry, EventEntry):
+            if isinstance(entry, (ServerEdited, CacheMissed)):  # the server's own, or why the cache missed
+                options.append(Option(Content(entry.line())))  # (no loss report to open)
+                self.entries.append(None)
+            else:
                 options.append(Option(Content(entry.line)))
                 self.entries.append(entry)
-            else:  # the server's own: its edit or compaction, or why the cache missed (no loss report)
-                options.append(Option(Content(entry.line())))
-                self.entries.append(None)
         if pending is not None:
             options.append(Option(Content.assemble(("next call · ", "bold"), pending.line().split(" · ", 1)[-1])))
             self.entries.append(pending_entry)
