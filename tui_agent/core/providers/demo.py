@@ -26,6 +26,7 @@ from typing import Any, AsyncIterator
 
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.summary import extractive_summary, is_summary_request
+from tui_agent.core.formats import plural
 from tui_agent.core.messages import Message, tool_uses
 from tui_agent.core.providers.base import ModelRequest, Provider, ProviderEvent, StreamDone, StreamText
 from tui_agent.core.providers.demo_answers import (
@@ -242,17 +243,18 @@ class DemoProvider(Provider):
 
     def _biggest(self, turn: Turn, hints: Words) -> tuple[str, list[tuple[str, dict]]]:
         """List the files, count their lines (their real size, from the tools), read the two largest."""
-        if not _used(turn, "Glob"):
+        sizes = line_counts(turn)  # from the counts, or from what it wrote down of them
+        if not sizes and not _used(turn, "Glob"):
             return "I'll list the files first, then measure them.", [("Glob", {"pattern": "**/*"})]
-        sizes = line_counts(turn)
-        if not _used(turn, "Grep"):
+        if not sizes and not _used(turn, "Grep"):
             return ("Now I'll count the lines of every file (a Grep for `^` in count mode), to compare real sizes.",
                     [("Grep", {"pattern": "^", "output_mode": "count", "head_limit": 0})])
         biggest = [p for p, _n in sizes if Path(p).suffix.lower() not in _SKIP_SUFFIXES and self._is_file(p)][:2]
         unread = [p for p in biggest if p not in _read_in_turn(turn)]
         if unread:
-            names = " and ".join(f"`{p}`" for p in unread)
-            return f"The largest are {names}; reading their heads.", [self._read(p, HEAD_LINES) for p in unread]
+            ranking = ", ".join(f"`{p}` ({plural(n, 'line')})" for p, n in sizes[:5])
+            return (f"By line count the largest are {ranking}; reading the heads of the two largest.",
+                    [self._read(p, HEAD_LINES) for p in unread])
         return biggest_answer(turn, sizes, hints), []
 
     def _listed_files(self, turn: Turn) -> list[str]:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tui_agent.core.formats import plural
-from tui_agent.core.providers.demo_turn import Turn, line_counts
+from tui_agent.core.providers.demo_turn import Turn, line_counts, lost
 
 LINE_NUMBER = re.compile(r"^\s*\d+\t")
 GREETING = re.compile(r"^\W*(hi|hello|hey|hallo|howdy|yo|thanks|thank you|good (morning|afternoon|evening))"
@@ -64,7 +64,8 @@ def biggest_answer(turn: Turn, sizes: list[tuple[str, int]], words: Words) -> st
     lines = ["The largest files by line count (counted with Grep, so these are real sizes):", ""]
     for path, count in sizes[:5]:
         lines.append(f"- `{path}`: {plural(count, 'line')}")
-    reads = [(str(i.get("file_path")), t) for name, i, t, e in turn.calls if name == "Read" and not e]
+    reads = [(str(i.get("file_path")), t) for name, i, t, e in turn.calls if name == "Read" and not e
+             and not lost(name, t)]
     if reads:
         lines += ["", "What the largest ones hold:"]
         for path, text in reads:

@@ -7,6 +7,7 @@ request). A real model tells them from the user's words by reading them; the dem
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,6 +24,7 @@ class Turn:
     prompt: str
     rounds: int
     calls: list[tuple[str, dict[str, Any], str, bool]]  # (tool name, input, result text, is_error)
+    notes: tuple[str, ...] = ()  # what the demo itself said in this turn (its text is never masked)
 
 
 def current_turn(messages: list[Message]) -> Turn:
@@ -32,15 +34,17 @@ def current_turn(messages: list[Message]) -> Turn:
     uses: dict[str, tuple[str, dict]] = {}
     calls: list[tuple[str, dict[str, Any], str, bool]] = []
     rounds = 0
+    notes: list[str] = []
     for message in messages[start + 1:]:
         if message.get("role") == "assistant":
             rounds += 1
+            notes.append(text_of(message))
             for use in tool_uses(message):
                 uses[use["id"]] = (use["name"], use.get("input", {}))
         for result in tool_results(message):
             name, tool_input = uses.get(result.get("tool_use_id", ""), ("?", {}))
             calls.append((name, tool_input, result_text(result), bool(result.get("is_error"))))
-    return Turn(prompt, rounds, calls)
+    return Turn(prompt, rounds, calls, tuple(notes))
 
 
 def earlier_prompts(messages: list[Message]) -> list[str]:
@@ -75,8 +79,13 @@ def still_held(turn: Turn) -> Turn:
     return turn if len(calls) == len(turn.calls) else replace(turn, calls=calls)
 
 
+RANKED = re.compile(r"`([^`]+)` \(([\d,]+) lines?\)")  # the demo's own note of a ranking
+
+
 def line_counts(turn: Turn) -> list[tuple[str, int]]:
-    """(path, lines) from this turn's Grep count results, largest first (ties by path: deterministic)."""
+    """(path, lines) from this turn's Grep count results, largest first (ties by path: deterministic);
+    when compaction took those results, from the ranking the demo wrote down when it had them, as a
+    model keeps what it found in its own words."""
     counts: dict[str, int] = {}
     for name, tool_input, text, is_error in turn.calls:
         if name != "Grep" or is_error or tool_input.get("output_mode") != "count" or lost(name, text):
@@ -85,4 +94,9 @@ def line_counts(turn: Turn) -> list[tuple[str, int]]:
             path, sep, number = line.rpartition(":")
             if sep and path and number.strip().isdigit():
                 counts[path.strip()] = int(number)
+    if not counts:
+        for note in reversed(turn.notes):
+            counts = {path: int(number.replace(",", "")) for path, number in RANKED.findall(note)}
+            if counts:
+                break
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
