@@ -77,3 +77,17 @@ def test_a_recall_that_holds_no_line_of_the_file_is_followed_by_a_read():
     turn = Turn("update AGENTS.md", 1, [("Context", {"action": "recall", "search": "AGENTS.md"}, held, False)])
     text, uses = recall_step(turn, ["AGENTS.md"], [])
     assert not uses and "> the rules" in text and "no file lines" not in text
+
+
+def test_the_demo_answers_from_its_own_note_when_the_counts_were_masked():
+    """The tour in a grown repository: the turn alone passed the high mark, so its Grep count left the
+    request before the answer. The demo had written the ranking down when it had it; it answers from that
+    note (never from the placeholder, never "could not measure")."""
+    from tui_agent.core.compaction.mask import CLEARED
+    from tui_agent.core.providers.demo_turn import Turn, line_counts
+
+    masked = ("Grep", {"pattern": "^", "output_mode": "count"}, f"[{CLEARED}: Grep ^ · 36,000 chars]", False)
+    note = "By line count the largest are `src/a.py` (1,204 lines), `b.md` (3 lines); reading the heads of the two largest."
+    assert line_counts(Turn("what are the biggest files?", 3, [masked], ("I'll list the files first.", note))) == \
+        [("src/a.py", 1204), ("b.md", 3)]
+    assert line_counts(Turn("what are the biggest files?", 3, [masked], ())) == []  # nothing kept: run it again
