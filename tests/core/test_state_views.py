@@ -21,3 +21,20 @@ def test_views_are_made_again_only_when_the_blocks_change(monkeypatch):
     assert len(made) == 2
     grown = state.evolve(blocks={**blocks, 99: (Cut(99, 0, "t99", "Read", 5_000, 500, 2),)})
     assert len(grown.cuts) == 51 and len(state.cuts) == 50 and len(made) == 3
+
+
+def test_a_plan_shows_the_states_views_instead_of_making_its_own(monkeypatch):
+    """Every call makes a plan; its cuts and masks are the state's (the panel reads them at each update:
+    made again per plan, they walked every decision of the session at every call)."""
+    from tui_agent.core.compaction import CompactPolicy, Compactor
+    from tui_agent.core.messages import user_text
+
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000))
+    history = [user_text("hello")]
+    first = compactor.compact(history).plan
+    made = []
+    monkeypatch.setattr("tui_agent.core.compaction.plan.of_kind", lambda blocks, kind: made.append(kind) or {})
+    history.append({"role": "assistant", "content": "hi"})
+    plan = compactor.compact(history).plan
+    assert plan.cuts is compactor.state.cuts and plan.masks is compactor.state.masks
+    assert first.cuts == {} and made == []  # no walk of the decisions to make the plan's own copy

@@ -187,6 +187,10 @@ class Layout:
             summary_requested=bool(event and "drop" in event.kinds and (summary_enabled or "summary" in event.kinds)),
             budget_room=policy.room, budget_source=budget_source(policy, state),
         )
+        # The plan's per-message views are the state's (kept from call to call while its blocks are the same
+        # object): made again for every plan, they cost a walk of every decision per call (the panel's update
+        # at 10,000 messages grew 1.35x -> 1.55x).
+        plan.__dict__.update(cuts=state.cuts, masks=state.masks)
         return CompactResult(list(self.out), plan)
 
 
