@@ -61,3 +61,17 @@ def test_the_view_lets_old_requests_go_and_gets_them_made_again(tmp_path, monkey
     assert json.dumps([to_json(m) for m in view.step(old).messages]) == messages
     assert step_json(view, again) == figures
     assert feed.remake(view.generation + 1, old) is None  # a generation that is gone
+
+
+def test_the_live_replays_runs_keep_no_per_call_list(tmp_path):
+    """The per-call compaction times and prices are what a report reads; a watch never reports, so its
+    runs keep none (they grew by a few hundred bytes a call for as long as the watch ran)."""
+    path, lines = _log(tmp_path)
+    live = watch.LiveReplay(path, strategies=("none", "v2"))
+    for at in range(0, len(lines), 9):
+        live.feed(Batch(lines=lines[at:at + 9]))
+        live.ready()
+    live.flush()
+    assert live.replay.made == CALLS
+    for run in live.replay._runs.values():
+        assert run.result.per_call == [] and run.result.times == [] and run.result.calls == CALLS

@@ -11,6 +11,7 @@ over small tuples. `tests/core/test_request_check.py` holds it to `protocol_erro
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import is_
@@ -63,20 +64,38 @@ def facts_of(message: Message) -> MessageFacts:
         not any(b.get("type") == "tool_result" for b in content[first_other:]))
 
 
-class RequestCheck:
-    """`valid(messages)` ≡ `not protocol_errors(messages)`, with each message's facts made once."""
+FACTS_KEPT = 8192  # messages whose facts a check keeps (a lane asks only for what changed: far fewer)
 
-    def __init__(self) -> None:
-        self._facts: dict[int, tuple[Message, MessageFacts]] = {}  # id → (message kept alive, its facts)
+
+class RequestCheck:
+    """`valid(messages)` ≡ `not protocol_errors(messages)`, with each message's facts made once.
+
+    The facts are kept for the newest `FACTS_KEPT` messages asked about, not for every one ever checked:
+    a watch runs for hours and each call's compaction makes new copies (cut and masked messages), which a
+    memo kept for good would keep alive, one set per call. A lane only asks for the messages past where
+    its request changed, so the newest few thousand cover every check; an older one is made again."""
+
+    def __init__(self, kept: int = FACTS_KEPT) -> None:
+        # id → (message kept alive, its facts), the most recently asked last
+        self._facts: OrderedDict[int, tuple[Message, MessageFacts]] = OrderedDict()
+        self._kept = kept
         self._lanes: dict[object, _Lane] = {}  # a strategy run's previous request and its check
 
     def facts(self, message: Message) -> MessageFacts:
         known = self._facts.get(id(message))
         if known is not None and known[0] is message:
+            self._facts.move_to_end(id(message))
             return known[1]
         found = facts_of(message)
         self._facts[id(message)] = (message, found)
+        if len(self._facts) > self._kept:
+            self._facts.popitem(last=False)
         return found
+
+    @property
+    def facts_kept(self) -> int:
+        """How many messages' facts are kept (bounded by `FACTS_KEPT`)."""
+        return len(self._facts)
 
     def valid(self, messages: list[Message], *, allow_pending: bool = False, lane: object = None) -> bool:
         """Whether `messages` is a valid request. With a `lane` (one per strategy run) the check starts

@@ -174,6 +174,14 @@ class Replay:
         assert step is not None
         return step
 
+    def bound(self, keep_steps: int, max_checkpoints: int) -> None:
+        """Keep at most `keep_steps` steps and `max_checkpoints` checkpoints, and no per-call lists in the
+        runs (the compaction times and per-call prices only a `report()` reads): what a watch, which runs
+        for hours and never reports, needs for its memory not to grow with every call it replays."""
+        self.keep_steps, self.max_checkpoints = keep_steps, max_checkpoints
+        for run in self._runs.values():
+            run.keeps_per_call = False
+
     def _checkpoint(self) -> Checkpoint:
         assert self._estimator is not None
         return Checkpoint(self.made, {name: run.state() for name, run in self._runs.items()},
