@@ -75,3 +75,20 @@ def test_the_live_replays_runs_keep_no_per_call_list(tmp_path):
     assert live.replay.made == CALLS
     for run in live.replay._runs.values():
         assert run.result.per_call == [] and run.result.times == [] and run.result.calls == CALLS
+
+
+def test_the_views_per_call_values_carry_no_instance_dict(tmp_path):
+    """A view keeps a step and its figures for every call the log has (the calls list shows them all), so
+    each of those values is a slotted one: no dict per step, per strategy's cost, per estimate or per row of
+    figures (about a kilobyte a call between them, for as long as the watch runs)."""
+    path, lines = _log(tmp_path)
+    feed = WatchFeed(path, None, ("none", "v2"))
+    view = CallsView(path)
+    for at in range(0, len(lines), 11):
+        arrival = feed.feed(Batch(lines=lines[at:at + 11]))
+        if arrival is not None:
+            view.apply(arrival)
+    assert view.calls == CALLS
+    kept = [*view.steps, *view.figures, *(s.estimate for s in view.steps),
+            *(cost for s in view.steps for cost in s.costs.values())]
+    assert len(kept) == CALLS * 5 and not [v for v in kept if hasattr(v, "__dict__")]

@@ -56,7 +56,7 @@ class AgentCompaction:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
 class StrategyCost:
     """One strategy at one call: this call's request and price, and the running totals."""
 
@@ -68,7 +68,7 @@ class StrategyCost:
     total_tokens: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
 class ReplayStep:
     number: int  # 1-based call number
     history_len: int  # the call's request was built from history[:history_len]; its reply is next
