@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
 KEPT = 8192  # the sizes and keys of other messages a session memo keeps (requests hold far fewer)
+KEY_CHARS = 2_000_000  # ... and the keys' characters at most (a 200k-token request is about 800k)
 
 
 class SessionMemo:
@@ -39,6 +40,7 @@ class SessionMemo:
             self._history = {id(m): (m, e) for m, e in zip(recorded.history, recorded.estimates)}
         self._sizes: OrderedDict[int, tuple[Message, int]] = OrderedDict()  # the newest used last
         self._keys: OrderedDict[int, tuple[Message, str]] = OrderedDict()
+        self.key_chars = 0  # the characters of the keys kept
 
     def size(self, message: Message) -> int:
         """`tk.message_tokens(message)`."""
@@ -48,8 +50,22 @@ class SessionMemo:
         return _kept(self._sizes, message, tk.message_tokens)
 
     def key(self, message: Message) -> str:
-        """`to_json(message)`: two requests share a cached prefix as far as these are equal."""
-        return _kept(self._keys, message, to_json)
+        """`to_json(message)`: two requests share a cached prefix as far as these are equal. The keys kept
+        are bounded by their characters too: the messages keyed are the ones a strategy made anew (a
+        recap at each event, which grows with the session), and a watch made one every hundred calls
+        for hours, each kept with its key until 8,192 of them were."""
+        keys = self._keys
+        known = keys.get(id(message))
+        if known is not None and known[0] is message:
+            keys.move_to_end(id(message))
+            return known[1]
+        value = to_json(message)
+        keys[id(message)] = (message, value)
+        self.key_chars += len(value)
+        while len(keys) > 1 and (len(keys) > KEPT or self.key_chars > KEY_CHARS):
+            _, (_, gone) = keys.popitem(last=False)
+            self.key_chars -= len(gone)
+        return value
 
 
 def _kept(memo: OrderedDict, message: Message, make: Callable[[Message], Any]) -> Any:
