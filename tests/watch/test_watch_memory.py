@@ -92,3 +92,28 @@ def test_the_views_per_call_values_carry_no_instance_dict(tmp_path):
     kept = [*view.steps, *view.figures, *(s.estimate for s in view.steps),
             *(cost for s in view.steps for cost in s.costs.values())]
     assert len(kept) == CALLS * 5 and not [v for v in kept if hasattr(v, "__dict__")]
+
+
+def test_a_growths_new_messages_are_measured_once_by_the_load(tmp_path, monkeypatch):
+    """A watch's load measures each new message (`Recorded.estimates`); the runs pricing the requests
+    take those sizes instead of measuring the same messages again (a few percent of a call's CPU)."""
+    from types import SimpleNamespace
+
+    from tui_agent.core import tokens as tk
+    from tui_agent.core.recordings import replay_checks
+
+    measured: list[dict] = []  # (kept alive: an id is never another's)
+
+    def counting(message):
+        measured.append(message)
+        return tk.message_tokens(message)
+
+    monkeypatch.setattr(replay_checks, "tk", SimpleNamespace(message_tokens=counting))
+    path, lines = _log(tmp_path)
+    live = watch.LiveReplay(path, strategies=("none", "v2"))
+    for at in range(0, len(lines), 9):
+        live.feed(Batch(lines=lines[at:at + 9]))
+        live.ready()
+    live.flush()
+    history = {id(m) for m in live.replay.history}
+    assert live.replay.made == CALLS and not [m for m in measured if id(m) in history]

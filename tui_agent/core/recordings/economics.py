@@ -237,6 +237,10 @@ class StrategyRun:
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
 
+    def seed_sizes(self, messages: Sequence[Message], estimates: Sequence[int]) -> None:
+        """`SessionMemo.seed`: the sizes a growing log's load measured of its new messages."""
+        self._sent.seed(messages, estimates)
+
     def _running_sums(self, messages: list[Message], cached_n: int) -> list[int]:
         """`messages`' running size sums (`sums[i]`: the first i messages), made from the previous request's:
         its first `cached_n` messages are the same (byte for byte), so their sums stand and only the rest

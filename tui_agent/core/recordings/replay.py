@@ -182,6 +182,13 @@ class Replay:
         for run in self._runs.values():
             run.keeps_per_call = False
 
+    def grown(self, start: int) -> None:
+        """The history from `start` on is new (a watch's growth): the runs take the sizes its load measured,
+        so each new message is measured once."""
+        recorded = self.recorded
+        for run in self._runs.values():
+            run.seed_sizes(recorded.history[start:], recorded.estimates[start:])
+
     def _checkpoint(self) -> Checkpoint:
         assert self._estimator is not None
         return Checkpoint(self.made, {name: run.state() for name, run in self._runs.items()},

@@ -6,7 +6,7 @@ whether the newest round went out whole, and the user prompts and touched paths 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.core import tokens as tk
@@ -48,6 +48,16 @@ class SessionMemo:
         if known is not None and known[0] is message:
             return known[1]
         return _kept(self._sizes, message, tk.message_tokens)
+
+    def seed(self, messages: Sequence[Message], estimates: Sequence[int]) -> None:
+        """Sizes already measured (a growing log's new messages, measured by its load): kept with the
+        newest, so a run sending them does not measure them again."""
+        sizes = self._sizes
+        for message, estimate in zip(messages, estimates):
+            sizes[id(message)] = (message, estimate)
+            sizes.move_to_end(id(message))
+        while len(sizes) > KEPT:
+            sizes.popitem(last=False)
 
     def key(self, message: Message) -> str:
         """`to_json(message)`: two requests share a cached prefix as far as these are equal. The keys kept

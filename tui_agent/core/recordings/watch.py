@@ -172,3 +172,4 @@ def _grow(replay: Replay, new: Recorded) -> None:
                  "times", "measured", "skipped_lines"):
         setattr(was, name, getattr(new, name))
     replay.agent_compactions = agent_compactions(was)
+    replay.grown(stable)
