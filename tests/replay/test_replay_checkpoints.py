@@ -109,3 +109,27 @@ def test_a_checkpoint_copies_nothing_that_grows_with_the_calls_and_a_resumed_run
         assert run.result.per_call == frontier.result.per_call[:call]
         run.step()
         assert run.result.per_call == frontier.result.per_call[:call + 1]
+
+
+
+def test_the_append_only_requests_head_is_not_walked_again_at_each_call(monkeypatch) -> None:
+    """The append-only request is a longer slice of a history that is never edited: neither its cache
+    prefix nor its validity check compares its head with the previous request's again (a walk over the
+    whole session at every call, most of a call's cost far into a long watch). Steps made again from a
+    checkpoint check on a lane of their own, so the frontier's lane holds only its own previous request.
+    (`replay --json` of the shared logs is byte for byte what the comparisons gave.)"""
+    from tui_agent.core import request_check
+    from tui_agent.core.recordings import replay_checks
+    from tui_agent.core.recordings.economics import strategy_runs
+    from tui_agent.core.recordings.recorded import load_recorded
+
+    recorded = load_recorded(SHARED / LOGS["drmaciver"])
+    walked: list[int] = []
+    same_head, head = request_check.same_head, replay_checks._head
+    monkeypatch.setattr(request_check, "same_head", lambda a, b: walked.append(1) or same_head(a, b))
+    monkeypatch.setattr(replay_checks, "_head", lambda items, n: walked.append(2) or head(items, n))
+    run = strategy_runs(recorded, ("none",), check_memory=False)["none"]
+    prices = [run.step() for _ in recorded.calls]
+    assert walked == [] and run.result.invalid == 0 and run.result.calls == len(recorded.calls) > 20
+    assert all(p.messages == recorded.history[:i] for p, i in zip(prices, recorded.calls))
+    assert all(b.cached >= a.tokens * 0.99 for a, b in zip(prices, prices[1:]) if b.cached)  # the whole previous one

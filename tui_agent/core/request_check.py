@@ -97,13 +97,16 @@ class RequestCheck:
         """How many messages' facts are kept (bounded by `FACTS_KEPT`)."""
         return len(self._facts)
 
-    def valid(self, messages: list[Message], *, allow_pending: bool = False, lane: object = None) -> bool:
+    def valid(self, messages: list[Message], *, allow_pending: bool = False, lane: object = None,
+              grows: bool = False) -> bool:
         """Whether `messages` is a valid request. With a `lane` (one per strategy run) the check starts
         where this request stops sharing its messages with the lane's previous one: a check at position i
         reads only positions i-1..i+1 and the tool_use ids before it, so up to the last shared message but
         one the previous answers hold, and only the rest is walked again. The lane is cut back and grown
         in place (its copy of the request, its ids and their set): a long session's call costs what it
-        changed, not a copy of every list it keeps."""
+        changed, not a copy of every list it keeps. `grows`: the caller says `messages` is the lane's
+        previous request grown at its end (an append-only conversation on a lane only it uses), so the
+        comparison, a walk over the whole session at every call, is skipped."""
         if not messages:
             return False
         previous = self._lanes.get(lane) if lane is not None else None
@@ -111,7 +114,10 @@ class RequestCheck:
             previous = _Lane([], allow_pending, [], [], set(), 0)
             if lane is not None:
                 self._lanes[lane] = previous
-        resume = same_head(previous.messages, messages) - 1  # positions before it are checked alike in both
+        if grows and len(previous.messages) <= len(messages):
+            resume = len(previous.messages) - 1
+        else:
+            resume = same_head(previous.messages, messages) - 1  # positions before it are checked alike in both
         if lane is not None:
             previous.messages[max(resume, 0):] = messages[max(resume, 0):]
         if resume > previous.first_bad:  # it failed inside the shared part: so does this one

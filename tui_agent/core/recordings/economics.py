@@ -137,6 +137,9 @@ class StrategyRun:
         # the per-call lists (`result.times`, `result.per_call`) are what a report reads; a watch, which
         # never reports, turns them off so that a run does not grow by a few hundred bytes a call for hours
         self.keeps_per_call = True
+        # the request check's lane: the frontier run's own (a run made again from a checkpoint uses another,
+        # so the frontier's lane holds only its own previous request)
+        self.lane: object = name
 
     def state(self) -> RunState:
         """This run between two calls, as data (a replay keeps one every few calls: `core.replay`).
@@ -161,7 +164,7 @@ class StrategyRun:
         compactor refuses it."""
         run = StrategyRun(self.name, self.recorded, self.policy, compactor, self.required, self.future, self.price,
                           entities=self._entities, check=self._check, texts=self._texts, sent=self._sent)
-        run.keeps_per_call = self.keeps_per_call
+        run.keeps_per_call, run.lane = self.keeps_per_call, (self.name, "made again")
         if compactor is not None and state.compactor is not None:
             upto = self.recorded.calls[state.k - 1] if state.k else 0
             data = json.loads(zlib.decompress(state.compactor))
@@ -192,7 +195,8 @@ class StrategyRun:
         if plan is not None and plan.event is not None and plan.event.major:
             result.events += 1
         said = len(self._previous) if compactor is None else getattr(plan, "cached_messages", 0)
-        cached_n = common_prefix(self._previous, messages, self._sent.key, said)
+        # the append-only request is a longer slice of the history than the previous one: its head is sure
+        cached_n = common_prefix(self._previous, messages, self._sent.key, said, sure=compactor is None)
         self._previous = messages
         sums = self._running_sums(messages, cached_n)
         total = model.request(sums[len(messages)])
@@ -216,7 +220,7 @@ class StrategyRun:
         result.cached += cached
         result.peak = max(result.peak, total)
         result.over_window += total > self.policy.context_window
-        result.invalid += not self._check.valid(messages, lane=self.name)
+        result.invalid += not self._check.valid(messages, lane=self.lane, grows=compactor is None and self.lane == self.name)
         result.newest_intact += newest_intact(prefix, messages)
         if self.required is not None and compactor is not None:  # the whole history holds everything
             prompts, paths = self.required[k]

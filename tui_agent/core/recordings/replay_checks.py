@@ -91,7 +91,7 @@ def _kept(memo: OrderedDict, message: Message, make: Callable[[Message], Any]) -
 
 
 def common_prefix(previous: list[Message], current: list[Message], key: Callable[[Message], str] = to_json,
-                  said: int = 0) -> int:
+                  said: int = 0, *, sure: bool = False) -> int:
     """How many first messages `current` repeats byte for byte from `previous` (what the cache reads).
     Mostly they are the very same objects (history is never edited); only a pair that is not is compared
     by `key` (a memo's `to_json`), so no serialized copy of a whole old request is kept between calls.
@@ -99,9 +99,11 @@ def common_prefix(previous: list[Message], current: list[Message], key: Callable
     `said`: how many first messages the maker of `current` says are the very ones of `previous` (a
     compactor's `plan.cached_messages`, or the length of an append-only request that grew). A long
     session's identity walk costs more than the rest of its call; one list comparison in C (identity
-    first) confirms the word instead, and a word it does not confirm is ignored (the walk from 0)."""
+    first) confirms the word instead, and a word it does not confirm is ignored (the walk from 0).
+    `sure`: the word needs no confirming (the append-only request, a longer slice of a history that is
+    never edited: the comparison walked the whole session again at every call)."""
     n = min(said, len(previous), len(current))
-    if n and _head(previous, n) != _head(current, n):
+    if n and not sure and _head(previous, n) != _head(current, n):
         n = 0
     n = n + identical_head(previous[n:], current[n:]) if n else identical_head(previous, current)
     for old, new in zip(previous[n:], current[n:]):
