@@ -124,3 +124,20 @@ def test_the_estimator_run_adds_each_requests_new_estimates_and_sums_nothing_aga
     run = EstimatorRun(recorded)
     assert [run.step() for _ in recorded.calls] == expected
     assert Read.reads <= 2 * len(recorded.estimates), Read.reads
+
+
+def test_a_session_memo_keeps_keys_bounded_by_their_characters(monkeypatch):
+    """The cache keys a replay makes are of messages a strategy made anew (a recap at each event, growing
+    with the session): a watch kept each with its key until 8,192 were. They are bounded by characters
+    too, and a key let go is made again equal."""
+    from tui_agent.core.messages import to_json, user_text
+    from tui_agent.core.recordings import replay_checks
+
+    monkeypatch.setattr(replay_checks, "KEY_CHARS", 50_000)
+    memo = replay_checks.SessionMemo()
+    made = [user_text(f"recap {i}: " + "read src/file.py, " * (i + 20)) for i in range(200)]
+    for message in made:
+        assert memo.key(message) == to_json(message)
+        assert memo.key_chars <= 50_000 + len(to_json(message))
+    assert memo.key_chars == sum(len(value) for _, value in memo._keys.values()) <= 50_000
+    assert len(memo._keys) < 40 and memo.key(made[0]) == to_json(made[0])

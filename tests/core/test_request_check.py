@@ -155,3 +155,19 @@ def test_a_lanes_check_of_a_grown_request_copies_nothing_the_size_of_the_session
         tracemalloc.stop()
     assert peak < 2 * 8 * len(grown), peak  # one pointer list is 8 bytes a message
     assert not check.valid(grown + call(3), lane="x")  # t3 twice: the ids were kept right
+
+
+def test_a_check_keeps_the_facts_of_the_newest_messages_only():
+    """A watch checks a request per call for hours, and each call's compaction makes new copies: the facts
+    (and the messages they keep alive) are kept for the newest `kept` messages, not one set per call, and
+    a message whose facts were let go is checked alike (they are made again)."""
+    check = RequestCheck(kept=50)
+    head = [user_text("go")]
+    for i in range(2_000):  # a fresh copy of every message at each call, as a compaction's cut copies are
+        request = [dict(m) for m in head] + [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {}}]},
+            {"role": "user", "content": [tool_result_block(f"t{i}", "ok")]}]
+        assert check.valid(request, lane="x") == (not protocol_errors(request))
+        assert check.facts_kept <= 50
+    broken_request = [dict(m) for m in head] + [{"role": "user", "content": [tool_result_block("t9", "ok")]}]
+    assert not check.valid(broken_request, lane="x") and protocol_errors(broken_request)

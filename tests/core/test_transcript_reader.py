@@ -153,3 +153,20 @@ def test_a_growing_logs_recorded_calls_reuse_nothing_but_what_a_fresh_reading_gi
             grown = recorded_transcript(load, path.name, 8, previous)
             assert figures(grown) == figures(recorded_transcript(load, path.name, 8)), (path.name, at)
             previous = grown
+
+
+def test_a_long_logs_messages_share_their_keys_instead_of_one_string_per_line():
+    """`json.loads` makes new key strings for every line: a watch that keeps a long log's messages held its
+    own "type", "tool_use_id", "input", "file_path" (and the usage's keys) per block. The loader interns
+    them: the distinct key and kind objects are a handful however long the log, and the history says the
+    same (equal strings)."""
+    from tests.replay.jsonl import Log, rounds
+
+    log = rounds(Log().user("Read every file, please."), 300, size=200)
+    load = TranscriptReader().feed(log.lines).load()
+    blocks = [b for m in load.history for b in m["content"]]
+    inner = [item for b in blocks if isinstance(b.get("content"), list) for item in b["content"]]
+    keys = {id(k) for b in [*blocks, *inner] for k in b} | {id(b["type"]) for b in blocks}
+    keys |= {id(k) for b in blocks if b["type"] == "tool_use" for k in b["input"]} | {id(k) for u in load.usage for k in u}
+    assert len(blocks) > 900 and len(keys) < 30, len(keys)
+    assert said(load) == said(parse_transcript(log.lines))

@@ -82,3 +82,54 @@ def test_thinned_checkpoints_stay_bounded_and_change_no_figure() -> None:
     assert all(c % replay.checkpoint_every == 0 for c in replay._checkpoints)
     for k in (0, 3, replay.calls // 2, replay.calls - 5):
         assert figures(replay, replay.step(k)) == expected[k], f"call {k + 1}"
+
+
+
+def test_a_checkpoint_copies_nothing_that_grows_with_the_calls_and_a_resumed_run_has_every_figure() -> None:
+    """A checkpoint keeps the per-call prices as their count (the frontier's list is append-only) and the
+    compactor's export compressed, so dozens of them over a long watch do not each hold a copy of what
+    grows with every call; a run resumed from one has the very per-call prices of the straight run."""
+    import zlib
+
+    from tui_agent.core.recordings.economics import make_strategy
+    from tui_agent.core.recordings.replay import baseline_estimate
+
+    replay = open_replay(SHARED / LOGS["drmaciver"], ("none", "v2"))
+    replay.checkpoint_every = 10
+    replay.run_all()
+    for call, checkpoint in replay._checkpoints.items():
+        for name, state in checkpoint.runs.items():
+            assert state.result.per_call == [] and state.per_call_upto == call
+        exported = checkpoint.runs["v2"].compactor
+        assert isinstance(exported, bytes) and len(exported) < len(zlib.decompress(exported))
+    call = max(c for c in replay._checkpoints if c < replay.calls)
+    for name, frontier in replay._runs.items():
+        run = frontier.resume(replay._checkpoints[call].runs[name],
+                              make_strategy(name, replay.policy, baseline_estimate(replay)))
+        assert run.result.per_call == frontier.result.per_call[:call]
+        run.step()
+        assert run.result.per_call == frontier.result.per_call[:call + 1]
+
+
+
+def test_the_append_only_requests_head_is_not_walked_again_at_each_call(monkeypatch) -> None:
+    """The append-only request is a longer slice of a history that is never edited: neither its cache
+    prefix nor its validity check compares its head with the previous request's again (a walk over the
+    whole session at every call, most of a call's cost far into a long watch). Steps made again from a
+    checkpoint check on a lane of their own, so the frontier's lane holds only its own previous request.
+    (`replay --json` of the shared logs is byte for byte what the comparisons gave.)"""
+    from tui_agent.core import request_check
+    from tui_agent.core.recordings import replay_checks
+    from tui_agent.core.recordings.economics import strategy_runs
+    from tui_agent.core.recordings.recorded import load_recorded
+
+    recorded = load_recorded(SHARED / LOGS["drmaciver"])
+    walked: list[int] = []
+    same_head, head = request_check.same_head, replay_checks._head
+    monkeypatch.setattr(request_check, "same_head", lambda a, b: walked.append(1) or same_head(a, b))
+    monkeypatch.setattr(replay_checks, "_head", lambda items, n: walked.append(2) or head(items, n))
+    run = strategy_runs(recorded, ("none",), check_memory=False)["none"]
+    prices = [run.step() for _ in recorded.calls]
+    assert walked == [] and run.result.invalid == 0 and run.result.calls == len(recorded.calls) > 20
+    assert all(p.messages == recorded.history[:i] for p, i in zip(prices, recorded.calls))
+    assert all(b.cached >= a.tokens * 0.99 for a, b in zip(prices, prices[1:]) if b.cached)  # the whole previous one

@@ -61,3 +61,59 @@ def test_the_view_lets_old_requests_go_and_gets_them_made_again(tmp_path, monkey
     assert json.dumps([to_json(m) for m in view.step(old).messages]) == messages
     assert step_json(view, again) == figures
     assert feed.remake(view.generation + 1, old) is None  # a generation that is gone
+
+
+def test_the_live_replays_runs_keep_no_per_call_list(tmp_path):
+    """The per-call compaction times and prices are what a report reads; a watch never reports, so its
+    runs keep none (they grew by a few hundred bytes a call for as long as the watch ran)."""
+    path, lines = _log(tmp_path)
+    live = watch.LiveReplay(path, strategies=("none", "v2"))
+    for at in range(0, len(lines), 9):
+        live.feed(Batch(lines=lines[at:at + 9]))
+        live.ready()
+    live.flush()
+    assert live.replay.made == CALLS
+    for run in live.replay._runs.values():
+        assert run.result.per_call == [] and run.result.times == [] and run.result.calls == CALLS
+
+
+def test_the_views_per_call_values_carry_no_instance_dict(tmp_path):
+    """A view keeps a step and its figures for every call the log has (the calls list shows them all), so
+    each of those values is a slotted one: no dict per step, per strategy's cost, per estimate or per row of
+    figures (about a kilobyte a call between them, for as long as the watch runs)."""
+    path, lines = _log(tmp_path)
+    feed = WatchFeed(path, None, ("none", "v2"))
+    view = CallsView(path)
+    for at in range(0, len(lines), 11):
+        arrival = feed.feed(Batch(lines=lines[at:at + 11]))
+        if arrival is not None:
+            view.apply(arrival)
+    assert view.calls == CALLS
+    kept = [*view.steps, *view.figures, *(s.estimate for s in view.steps),
+            *(cost for s in view.steps for cost in s.costs.values())]
+    assert len(kept) == CALLS * 5 and not [v for v in kept if hasattr(v, "__dict__")]
+
+
+def test_a_growths_new_messages_are_measured_once_by_the_load(tmp_path, monkeypatch):
+    """A watch's load measures each new message (`Recorded.estimates`); the runs pricing the requests
+    take those sizes instead of measuring the same messages again (a few percent of a call's CPU)."""
+    from types import SimpleNamespace
+
+    from tui_agent.core import tokens as tk
+    from tui_agent.core.recordings import replay_checks
+
+    measured: list[dict] = []  # (kept alive: an id is never another's)
+
+    def counting(message):
+        measured.append(message)
+        return tk.message_tokens(message)
+
+    monkeypatch.setattr(replay_checks, "tk", SimpleNamespace(message_tokens=counting))
+    path, lines = _log(tmp_path)
+    live = watch.LiveReplay(path, strategies=("none", "v2"))
+    for at in range(0, len(lines), 9):
+        live.feed(Batch(lines=lines[at:at + 9]))
+        live.ready()
+    live.flush()
+    history = {id(m) for m in live.replay.history}
+    assert live.replay.made == CALLS and not [m for m in measured if id(m) in history]

@@ -11,6 +11,7 @@ over small tuples. `tests/core/test_request_check.py` holds it to `protocol_erro
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import is_
@@ -63,28 +64,49 @@ def facts_of(message: Message) -> MessageFacts:
         not any(b.get("type") == "tool_result" for b in content[first_other:]))
 
 
-class RequestCheck:
-    """`valid(messages)` ≡ `not protocol_errors(messages)`, with each message's facts made once."""
+FACTS_KEPT = 8192  # messages whose facts a check keeps (a lane asks only for what changed: far fewer)
 
-    def __init__(self) -> None:
-        self._facts: dict[int, tuple[Message, MessageFacts]] = {}  # id → (message kept alive, its facts)
+
+class RequestCheck:
+    """`valid(messages)` ≡ `not protocol_errors(messages)`, with each message's facts made once.
+
+    The facts are kept for the newest `FACTS_KEPT` messages asked about, not for every one ever checked:
+    a watch runs for hours and each call's compaction makes new copies (cut and masked messages), which a
+    memo kept for good would keep alive, one set per call. A lane only asks for the messages past where
+    its request changed, so the newest few thousand cover every check; an older one is made again."""
+
+    def __init__(self, kept: int = FACTS_KEPT) -> None:
+        # id → (message kept alive, its facts), the most recently asked last
+        self._facts: OrderedDict[int, tuple[Message, MessageFacts]] = OrderedDict()
+        self._kept = kept
         self._lanes: dict[object, _Lane] = {}  # a strategy run's previous request and its check
 
     def facts(self, message: Message) -> MessageFacts:
         known = self._facts.get(id(message))
         if known is not None and known[0] is message:
+            self._facts.move_to_end(id(message))
             return known[1]
         found = facts_of(message)
         self._facts[id(message)] = (message, found)
+        if len(self._facts) > self._kept:
+            self._facts.popitem(last=False)
         return found
 
-    def valid(self, messages: list[Message], *, allow_pending: bool = False, lane: object = None) -> bool:
+    @property
+    def facts_kept(self) -> int:
+        """How many messages' facts are kept (bounded by `FACTS_KEPT`)."""
+        return len(self._facts)
+
+    def valid(self, messages: list[Message], *, allow_pending: bool = False, lane: object = None,
+              grows: bool = False) -> bool:
         """Whether `messages` is a valid request. With a `lane` (one per strategy run) the check starts
         where this request stops sharing its messages with the lane's previous one: a check at position i
         reads only positions i-1..i+1 and the tool_use ids before it, so up to the last shared message but
         one the previous answers hold, and only the rest is walked again. The lane is cut back and grown
         in place (its copy of the request, its ids and their set): a long session's call costs what it
-        changed, not a copy of every list it keeps."""
+        changed, not a copy of every list it keeps. `grows`: the caller says `messages` is the lane's
+        previous request grown at its end (an append-only conversation on a lane only it uses), so the
+        comparison, a walk over the whole session at every call, is skipped."""
         if not messages:
             return False
         previous = self._lanes.get(lane) if lane is not None else None
@@ -92,7 +114,10 @@ class RequestCheck:
             previous = _Lane([], allow_pending, [], [], set(), 0)
             if lane is not None:
                 self._lanes[lane] = previous
-        resume = same_head(previous.messages, messages) - 1  # positions before it are checked alike in both
+        if grows and len(previous.messages) <= len(messages):
+            resume = len(previous.messages) - 1
+        else:
+            resume = same_head(previous.messages, messages) - 1  # positions before it are checked alike in both
         if lane is not None:
             previous.messages[max(resume, 0):] = messages[max(resume, 0):]
         if resume > previous.first_bad:  # it failed inside the shared part: so does this one

@@ -19,7 +19,7 @@ from tui_agent.core.prices import CLASSIC, InputCost, for_model
 from tui_agent.core.recordings.replay import OURS, Replay, ReplayStep, step_cost
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
 class AgentCompactionFigures:
     kind: str  # "boundary" | "summary" | "event"
     index: int  # history index
@@ -27,7 +27,7 @@ class AgentCompactionFigures:
     text: str  # the summary's opening words
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
 class CallFigures:
     call: int
     model: str

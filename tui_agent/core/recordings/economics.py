@@ -13,7 +13,9 @@ Token counts come from one linear model per session, fitted to the recorded real
 
 from __future__ import annotations
 
+import json
 import time
+import zlib
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -132,11 +134,19 @@ class StrategyRun:
         # RunState); kept and extended in place, so a call adds only its new messages, never a whole re-sum
         self._sums: list[int] = [0]
         self._sent = sent or SessionMemo()  # each sent message's size and cache key: requests repeat them
+        # the per-call lists (`result.times`, `result.per_call`) are what a report reads; a watch, which
+        # never reports, turns them off so that a run does not grow by a few hundred bytes a call for hours
+        self.keeps_per_call = True
+        # the request check's lane: the frontier run's own (a run made again from a checkpoint uses another,
+        # so the frontier's lane holds only its own previous request)
+        self.lane: object = name
 
     def state(self) -> RunState:
-        """This run between two calls, as data (a replay keeps one every few calls: `core.replay`)."""
-        import json
+        """This run between two calls, as data (a replay keeps one every few calls: `core.replay`).
 
+        A watch keeps dozens of these for hours, so what grows with the session is not copied into each:
+        the compactor's export (its per-block decisions) is kept zlib-compressed, and the per-call figures
+        as their count (this run's own list is append-only: `resume` takes its first `per_call_upto`)."""
         exported = self.compactor.export_state() if self.compactor is not None else None  # type: ignore[attr-defined,union-attr]
         previous: tuple[Message, ...]
         if self.compactor is None:  # the append-only request is the history up to the call: kept as its length
@@ -144,23 +154,24 @@ class StrategyRun:
         else:
             previous, upto = tuple(self._previous), 0
         # (without the compaction times: a checkpoint per few calls would copy one per call made)
-        result = _copy_result(self.result, times=[])
-        return RunState(self.k, None if exported is None else json.dumps(exported), result, previous, upto)
+        result = _copy_result(self.result, times=[], per_call=[])
+        packed = None if exported is None else zlib.compress(json.dumps(exported).encode(), 1)
+        return RunState(self.k, packed, result, previous, upto, len(self.result.per_call))
 
     def resume(self, state: RunState, compactor: "CompactorProtocol | Peer | None") -> StrategyRun:
         """A run like this one (same session, checks and memos) that goes on from `state`, with `compactor`
         (a fresh one of the same strategy) restored from the state's export. Raises ValueError when the
         compactor refuses it."""
-        import json
-
         run = StrategyRun(self.name, self.recorded, self.policy, compactor, self.required, self.future, self.price,
                           entities=self._entities, check=self._check, texts=self._texts, sent=self._sent)
+        run.keeps_per_call, run.lane = self.keeps_per_call, (self.name, "made again")
         if compactor is not None and state.compactor is not None:
             upto = self.recorded.calls[state.k - 1] if state.k else 0
-            warning = compactor.import_state(self.recorded.history[:upto], json.loads(state.compactor))  # type: ignore[attr-defined,union-attr]
+            data = json.loads(zlib.decompress(state.compactor))
+            warning = compactor.import_state(self.recorded.history[:upto], data)  # type: ignore[attr-defined,union-attr]
             if warning:
                 raise ValueError(warning)
-        run.k, run.result = state.k, _copy_result(state.result)
+        run.k, run.result = state.k, _copy_result(state.result, per_call=self.result.per_call[:state.per_call_upto])
         run._previous = list(state.previous) or self.recorded.history[:state.previous_upto]
         return run
 
@@ -179,11 +190,13 @@ class StrategyRun:
                 compactor.cache_expired()  # what a live session's cache clock tells its compactor
             compacted = compactor.compact(prefix, k + 1)  # the call number is the caller's (one counter)
             messages, plan = compacted.messages, compacted.plan
-        result.times.append(time.perf_counter() - started)
+        if self.keeps_per_call:
+            result.times.append(time.perf_counter() - started)
         if plan is not None and plan.event is not None and plan.event.major:
             result.events += 1
         said = len(self._previous) if compactor is None else getattr(plan, "cached_messages", 0)
-        cached_n = common_prefix(self._previous, messages, self._sent.key, said)
+        # the append-only request is a longer slice of the history than the previous one: its head is sure
+        cached_n = common_prefix(self._previous, messages, self._sent.key, said, sure=compactor is None)
         self._previous = messages
         sums = self._running_sums(messages, cached_n)
         total = model.request(sums[len(messages)])
@@ -199,14 +212,15 @@ class StrategyRun:
             cached = model.baseline + model.ratio * sums[cached_n]
         made = self._summary_call(compactor)
         cost = self.price.cost(total, cached) + self._summary_cost(made, k)
-        result.per_call.append((total, warm, *(made or (0.0, 0.0))))
+        if self.keeps_per_call:
+            result.per_call.append((total, warm, *(made or (0.0, 0.0))))
         result.calls += 1
         result.tokens += total
         result.cost += cost
         result.cached += cached
         result.peak = max(result.peak, total)
         result.over_window += total > self.policy.context_window
-        result.invalid += not self._check.valid(messages, lane=self.name)
+        result.invalid += not self._check.valid(messages, lane=self.lane, grows=compactor is None and self.lane == self.name)
         result.newest_intact += newest_intact(prefix, messages)
         if self.required is not None and compactor is not None:  # the whole history holds everything
             prompts, paths = self.required[k]
@@ -226,6 +240,10 @@ class StrategyRun:
             result.coverage_recap.add(len(wanted), with_recap)
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
+
+    def seed_sizes(self, messages: Sequence[Message], estimates: Sequence[int]) -> None:
+        """`SessionMemo.seed`: the sizes a growing log's load measured of its new messages."""
+        self._sent.seed(messages, estimates)
 
     def _running_sums(self, messages: list[Message], cached_n: int) -> list[int]:
         """`messages`' running size sums (`sums[i]`: the first i messages), made from the previous request's:
@@ -262,17 +280,19 @@ class RunState:
     and the run's accumulators. `StrategyRun.resume` makes a run that goes on exactly as this one would."""
 
     k: int  # the next call to run
-    compactor: str | None  # json of the compactor's export_state() (None: the append-only conversation)
+    compactor: bytes | None  # the compactor's export_state(), JSON zlib-compressed (None: the append-only one)
     # the accumulators, but for `times`: wall-clock seconds of the frontier run's compactions, which the
     # report reads; a step made again from a checkpoint measures its own and is never reported
     result: StrategyResult
     previous: tuple[Message, ...]  # the previous request (its prefix is what the next one reads from cache)
     previous_upto: int = 0  # or, for the append-only conversation, the history up to here (its length only)
+    per_call_upto: int = 0  # `result.per_call` as its length: the first items of the run's own list
 
 
-def _copy_result(result: StrategyResult, times: list[float] | None = None) -> StrategyResult:
+def _copy_result(result: StrategyResult, times: list[float] | None = None,
+                 per_call: list[tuple[float, float, float, float]] | None = None) -> StrategyResult:
     return replace(result, times=list(result.times) if times is None else times, coverage=replace(result.coverage),
-                   per_call=list(result.per_call),
+                   per_call=list(result.per_call) if per_call is None else per_call,
                    coverage_recap=replace(result.coverage_recap))
 
 

@@ -43,7 +43,7 @@ class SessionReport:
     price: CachePrice = CLASSIC  # the cache prices the strategies' costs were computed at
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
 class EstimateStep:
     """Both estimators' guess of one request the recorded agent really sent, before its usage was known."""
 

@@ -56,7 +56,7 @@ class AgentCompaction:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
 class StrategyCost:
     """One strategy at one call: this call's request and price, and the running totals."""
 
@@ -68,7 +68,7 @@ class StrategyCost:
     total_tokens: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
 class ReplayStep:
     number: int  # 1-based call number
     history_len: int  # the call's request was built from history[:history_len]; its reply is next
@@ -173,6 +173,21 @@ class Replay:
                 self.progress(step.number, k + 1)
         assert step is not None
         return step
+
+    def bound(self, keep_steps: int, max_checkpoints: int) -> None:
+        """Keep at most `keep_steps` steps and `max_checkpoints` checkpoints, and no per-call lists in the
+        runs (the compaction times and per-call prices only a `report()` reads): what a watch, which runs
+        for hours and never reports, needs for its memory not to grow with every call it replays."""
+        self.keep_steps, self.max_checkpoints = keep_steps, max_checkpoints
+        for run in self._runs.values():
+            run.keeps_per_call = False
+
+    def grown(self, start: int) -> None:
+        """The history from `start` on is new (a watch's growth): the runs take the sizes its load measured,
+        so each new message is measured once."""
+        recorded = self.recorded
+        for run in self._runs.values():
+            run.seed_sizes(recorded.history[start:], recorded.estimates[start:])
 
     def _checkpoint(self) -> Checkpoint:
         assert self._estimator is not None

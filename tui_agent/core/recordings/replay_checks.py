@@ -6,7 +6,7 @@ whether the newest round went out whole, and the user prompts and touched paths 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.core import tokens as tk
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 PROMPT_MAX_CHARS, PROMPTS_BUDGET = 2_000, 80_000
 KEPT = 8192  # the sizes and keys of other messages a session memo keeps (requests hold far fewer)
+KEY_CHARS = 2_000_000  # ... and the keys' characters at most (a 200k-token request is about 800k)
 
 
 class SessionMemo:
@@ -39,6 +40,7 @@ class SessionMemo:
             self._history = {id(m): (m, e) for m, e in zip(recorded.history, recorded.estimates)}
         self._sizes: OrderedDict[int, tuple[Message, int]] = OrderedDict()  # the newest used last
         self._keys: OrderedDict[int, tuple[Message, str]] = OrderedDict()
+        self.key_chars = 0  # the characters of the keys kept
 
     def size(self, message: Message) -> int:
         """`tk.message_tokens(message)`."""
@@ -47,9 +49,33 @@ class SessionMemo:
             return known[1]
         return _kept(self._sizes, message, tk.message_tokens)
 
+    def seed(self, messages: Sequence[Message], estimates: Sequence[int]) -> None:
+        """Sizes already measured (a growing log's new messages, measured by its load): kept with the
+        newest, so a run sending them does not measure them again."""
+        sizes = self._sizes
+        for message, estimate in zip(messages, estimates):
+            sizes[id(message)] = (message, estimate)
+            sizes.move_to_end(id(message))
+        while len(sizes) > KEPT:
+            sizes.popitem(last=False)
+
     def key(self, message: Message) -> str:
-        """`to_json(message)`: two requests share a cached prefix as far as these are equal."""
-        return _kept(self._keys, message, to_json)
+        """`to_json(message)`: two requests share a cached prefix as far as these are equal. The keys kept
+        are bounded by their characters too: the messages keyed are the ones a strategy made anew (a
+        recap at each event, which grows with the session), and a watch made one every hundred calls
+        for hours, each kept with its key until 8,192 of them were."""
+        keys = self._keys
+        known = keys.get(id(message))
+        if known is not None and known[0] is message:
+            keys.move_to_end(id(message))
+            return known[1]
+        value = to_json(message)
+        keys[id(message)] = (message, value)
+        self.key_chars += len(value)
+        while len(keys) > 1 and (len(keys) > KEPT or self.key_chars > KEY_CHARS):
+            _, (_, gone) = keys.popitem(last=False)
+            self.key_chars -= len(gone)
+        return value
 
 
 def _kept(memo: OrderedDict, message: Message, make: Callable[[Message], Any]) -> Any:
@@ -65,7 +91,7 @@ def _kept(memo: OrderedDict, message: Message, make: Callable[[Message], Any]) -
 
 
 def common_prefix(previous: list[Message], current: list[Message], key: Callable[[Message], str] = to_json,
-                  said: int = 0) -> int:
+                  said: int = 0, *, sure: bool = False) -> int:
     """How many first messages `current` repeats byte for byte from `previous` (what the cache reads).
     Mostly they are the very same objects (history is never edited); only a pair that is not is compared
     by `key` (a memo's `to_json`), so no serialized copy of a whole old request is kept between calls.
@@ -73,9 +99,11 @@ def common_prefix(previous: list[Message], current: list[Message], key: Callable
     `said`: how many first messages the maker of `current` says are the very ones of `previous` (a
     compactor's `plan.cached_messages`, or the length of an append-only request that grew). A long
     session's identity walk costs more than the rest of its call; one list comparison in C (identity
-    first) confirms the word instead, and a word it does not confirm is ignored (the walk from 0)."""
+    first) confirms the word instead, and a word it does not confirm is ignored (the walk from 0).
+    `sure`: the word needs no confirming (the append-only request, a longer slice of a history that is
+    never edited: the comparison walked the whole session again at every call)."""
     n = min(said, len(previous), len(current))
-    if n and _head(previous, n) != _head(current, n):
+    if n and not sure and _head(previous, n) != _head(current, n):
         n = 0
     n = n + identical_head(previous[n:], current[n:]) if n else identical_head(previous, current)
     for old, new in zip(previous[n:], current[n:]):

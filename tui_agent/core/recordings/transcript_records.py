@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from sys import intern
 from typing import Any
 
 from tui_agent.core.messages import is_blank_text
@@ -43,8 +44,26 @@ def content_blocks(content: Any, role: str) -> list[dict[str, Any]]:
                      "input": block["input"] if isinstance(block.get("input"), dict) else {}}
         if kind == "tool_result" and not isinstance(block.get("content", ""), (str, list)):
             block = {**block, "content": json.dumps(block["content"])}
-        kept.append(block)
+        kept.append(shared_keys(block))
     return kept
+
+
+def shared_keys(block: dict[str, Any]) -> dict[str, Any]:
+    """`block` with its keys, its `type`, a tool's name and input's keys and its result's inner blocks' keys
+    interned. `json.loads` makes a new string of every key of every line, so a long log kept as messages
+    held its own "type", "tool_use_id", "input" and "file_path" per block: about a tenth of a watch's memory
+    per call. Equal strings either way: no figure changes."""
+    out = {intern(key): value for key, value in block.items()}
+    kind = out["type"] = intern(out["type"])
+    if kind == "tool_use":
+        if isinstance(out.get("name"), str):
+            out["name"] = intern(out["name"])
+        if isinstance(out.get("input"), dict):
+            out["input"] = {intern(key) if type(key) is str else key: value for key, value in out["input"].items()}
+    elif kind == "tool_result" and isinstance(out.get("content"), list):
+        out["content"] = [shared_keys(item) if isinstance(item, dict) and isinstance(item.get("type"), str) else item
+                          for item in out["content"]]
+    return out
 
 
 def _scrub_surrogates(value: Any) -> Any:

@@ -24,6 +24,7 @@ from collections import ChainMap
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from sys import intern
 from typing import Any, Iterable
 
 from tui_agent.core.config_files import read_bytes_capped
@@ -164,7 +165,7 @@ class TranscriptReader:
         usage = None
         if isinstance(message.get("usage"), dict) and key not in self._seen_usage:
             self._seen_usage.add(key)
-            usage = {k: v for k, v in message["usage"].items() if isinstance(v, int)}
+            usage = {intern(k): v for k, v in message["usage"].items() if isinstance(v, int)}  # (keys: one each)
             self._usage.append(usage)
         for block in blocks:
             logged = block.get("id") if block.get("type") == "tool_use" else None

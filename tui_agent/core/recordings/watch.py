@@ -137,7 +137,7 @@ class LiveReplay:
             self.restarts += 1
             self.handed = 0
         self.replay = replay_of(self.path, recorded, self.strategies, self.policy)
-        self.replay.keep_steps, self.replay.max_checkpoints = KEEP_STEPS, MAX_CHECKPOINTS
+        self.replay.bound(KEEP_STEPS, MAX_CHECKPOINTS)
 
 
 def _extends(old: Replay, new: Recorded) -> bool:
@@ -172,3 +172,4 @@ def _grow(replay: Replay, new: Recorded) -> None:
                  "times", "measured", "skipped_lines"):
         setattr(was, name, getattr(new, name))
     replay.agent_compactions = agent_compactions(was)
+    replay.grown(stable)
