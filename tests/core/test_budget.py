@@ -10,7 +10,7 @@ from tui_agent.core.budget import BudgetLedger, first_difference, recap_tokens, 
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.messages import tool_result_block, user_text
 from tui_agent.core.providers.base import UsageInfo
-from tui_agent.core.providers.models import cost_usd
+from tui_agent.core.models import cost_usd
 from tui_agent.core.providers.scripted import ScriptedProvider
 from tui_agent.core.agent.session import Session
 from tui_agent.core.agent.system_prompt import build_system_prompt

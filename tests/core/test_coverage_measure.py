@@ -14,7 +14,7 @@ from tui_agent.core.recordings.economics import replay
 from tui_agent.core.recordings.economics_table import cost_at, on_frontier, points
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
 from tui_agent.core.recordings.peers import PEERS, make_peer
-from tui_agent.core.prices import NEWER
+from tui_agent.core.models import NEWER
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 
 ATHENA = next(TRANSCRIPTS.glob("tensiondriven__athena*.jsonl"))

@@ -198,7 +198,7 @@ class Session:
                 await old.aclose()
             except Exception:  # noqa: BLE001 - closing the old client must not block the switch
                 pass
-        from tui_agent.core.prices import for_model  # the new model's cache prices price its cuts
+        from tui_agent.core.models import for_model  # the new model's cache prices price its cuts
 
         price = for_model(provider.model)
         self.compactor.retarget(provider.context_window, provider.max_output_tokens, price.read, price.write)

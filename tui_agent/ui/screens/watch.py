@@ -163,14 +163,15 @@ class WatchScreen(ReplayScreen):
         finally:
             self.follower_ended.set()
 
-    def _tracer(self):  # noqa: ANN202 - a core.telemetry.StepTracer or None
+    def _tracer(self):  # noqa: ANN202 - a core.recordings.spans.StepTracer or None
         """A span per call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.telemetry`; nothing otherwise)."""
         from tui_agent.core import telemetry
+        from tui_agent.core.recordings.spans import step_tracer
 
         if not telemetry.enabled():
             return None
         try:
-            return telemetry.step_tracer("watch")
+            return step_tracer("watch")
         except RuntimeError as error:  # the [otel] extra is missing: say so on screen, and watch on
             self.app.call_from_thread(self.notify, str(error), severity="warning", timeout=6)
             return None
