@@ -103,10 +103,10 @@ def test_type_only_imports_close_no_circle_inside_core() -> None:
 # the commands' protocols and git_internal moving beside the path helpers (tools/paths.py) took them to
 # 10 (14); the model table and cache prices as one ground module (core/models.py, with the usage counts in
 # messages.py), the replay's spans in recordings/spans.py and the summary call in agent/summary_draft.py
-# took them to these. They may only shrink.
+# took them to 5 (9); the /mcp wiring moving to agent/mcp_install.py to these. They may only shrink.
 FLOORS = ["ground", "shell", "tools", "access", "compaction", "providers", "mcp", "agent", "journal", "recordings"]
-BACK_UP_AT_RUN_TIME = 5
-BACK_UP_WITH_TYPE_ONLY = 9
+BACK_UP_AT_RUN_TIME = 4
+BACK_UP_WITH_TYPE_ONLY = 8
 
 
 def floor(module: str) -> str:

@@ -16,7 +16,7 @@ from tui_agent.core.agent.builtin_commands import register_builtin_commands, syn
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.settings import CompactSettings, settings_from
 from tui_agent.core.events import Notice
-from tui_agent.core.mcp import install_mcp
+from tui_agent.core.agent.mcp_install import install_mcp
 from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.models import for_provider
 from tui_agent.core.providers.base import Provider
