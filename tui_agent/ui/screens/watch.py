@@ -37,7 +37,7 @@ from tui_agent.ui.widgets.watch_card import WatchCard
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tui_agent.core.budget import EventEntry
+    from tui_agent.core.agent.budget import EventEntry
     from tui_agent.core.recordings.call_figures import CallFigures
     from tui_agent.core.compaction import CompactPolicy
     from tui_agent.core.recordings.replay import ReplayStep
@@ -323,7 +323,7 @@ class WatchScreen(ReplayScreen):
         """`entry` with the requests of its call and of the call before it (what its loss report's recap
         and its diff read), as the events list would hold them had nothing been let go; None while they
         are made again (the event opens once they are back, `on_step_remade`)."""
-        from tui_agent.core.budget import EventEntry
+        from tui_agent.core.agent.budget import EventEntry
 
         view = self.view
         k = entry.event.call - 1

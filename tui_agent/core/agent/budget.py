@@ -22,7 +22,7 @@ from tui_agent.core.messages import Message, UsageInfo
 from tui_agent.core.models import cost_usd, model_info
 from tui_agent.core.models import InputCost, input_cost
 from tui_agent.core.events import BaseBreakdown  # noqa: F401  (named here by the faces)
-from tui_agent.core.request_diff import EventEntry, RequestChange, first_difference, recap_tokens, request_diff  # noqa: F401
+from tui_agent.core.compaction.request_diff import EventEntry, RequestChange, first_difference, recap_tokens, request_diff  # noqa: F401
 from tui_agent.core.tokens import message_tokens, tokens_for_chars
 from tui_agent.core.formats import plural
 
