@@ -25,3 +25,6 @@ SYNTHETIC_LONG = ROOT / "tests" / "data" / "synthetic-long-claude-code.jsonl"
 #: The logs the whole-session checks run on: the real ones when present, else the long synthetic one.
 LOGS = TRANSCRIPT_FILES or [SYNTHETIC_LONG]
 SMALLEST_LOG = min(LOGS, key=lambda p: p.stat().st_size)
+#: The small real log several checks were written on (39 calls), else the long synthetic one.
+_SMALL_REAL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+SMALL_LOG = _SMALL_REAL if _SMALL_REAL.is_file() else SYNTHETIC_LONG
