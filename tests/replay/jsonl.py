@@ -101,34 +101,44 @@ def _work(i: int) -> tuple[dict, Any, bool]:
 def long_session(path: Path, calls: int = 48, compact_at: int = 30) -> Path:
     """A deterministic Claude Code log long enough for the checks written against real sessions: `calls`
     API calls over three user prompts, Read/Write/Edit/Grep/Bash rounds (one in twelve a failing command),
-    and Claude Code's own compaction (boundary + summary) before call `compact_at`. Each call's logged
-    input tokens follow its prompt's size (chars/4 plus the system prompt and tools), as a real tokenizer would."""
+    and Claude Code's own compaction (boundary + summary, naming one file) before call `compact_at`. Each
+    call's logged input tokens follow its prompt's size (chars/4 plus the system prompt and tools), as a
+    real tokenizer would; records are stamped 20 s apart, with a 10-minute pause before the third prompt
+    (the 5-minute cache goes cold there)."""
     log = Log()
     prompt_chars = 0
+    clock = [0]
 
-    def add_user(content: Any, **extra: Any) -> None:
+    def stamp(seconds: int = 20) -> str:
+        clock[0] += seconds
+        minutes, second = divmod(clock[0], 60)
+        return f"2026-12-01T{10 + minutes // 60:02d}:{minutes % 60:02d}:{second:02d}.000Z"
+
+    def add_user(content: Any, seconds: int = 20, **extra: Any) -> None:
         nonlocal prompt_chars
         prompt_chars += len(json.dumps(content))
-        log.user(content, **extra)
+        log.user(content, timestamp=stamp(seconds), **extra)
 
     add_user("Port the parser to Rust, please.")
     for i in range(calls - 1):
         if i == compact_at - 1:
             log.record(type="system", subtype="compact_boundary", content="Conversation compacted",
-                       parentUuid=None, compactMetadata={"trigger": "auto", "preTokens": SYSTEM_TOKENS + prompt_chars // 4})
+                       parentUuid=None, timestamp=stamp(),
+                       compactMetadata={"trigger": "auto", "preTokens": SYSTEM_TOKENS + prompt_chars // 4})
             prompt_chars = 0
             add_user("This session is being continued from a previous conversation that ran out of context. "
-                     "Summary: the parser is half ported; module tests fail.", isCompactSummary=True,
-                     isVisibleInTranscriptOnly=True)
+                     "Summary: the parser is half ported (src/module1.py done); module tests fail.",
+                     isCompactSummary=True, isVisibleInTranscriptOnly=True)
         elif i in (16, 40):
-            add_user(f"Now step {i // 16 + 1}: keep going with the next modules.")
+            add_user(f"Now step {i // 16 + 1}: keep going with the next modules.", 600 if i == 40 else 20)
         use, result, failed = _work(i)
         blocks = [text(f"Step {i}: {use['name']} on the next module."), use]
         prompt_chars += len(json.dumps(blocks))
-        log.assistant(blocks, input_tokens=SYSTEM_TOKENS + prompt_chars // 4)
+        log.assistant(blocks, input_tokens=SYSTEM_TOKENS + prompt_chars // 4, timestamp=stamp())
         answer = {"type": "tool_result", "tool_use_id": use["id"], "content": result}
         if failed:
             answer["is_error"] = True
         add_user([answer])
-    log.assistant([text("Done: the parser is ported and the tests pass.")], input_tokens=SYSTEM_TOKENS + prompt_chars // 4)
+    log.assistant([text("Done: the parser is ported and the tests pass.")],
+                  input_tokens=SYSTEM_TOKENS + prompt_chars // 4, timestamp=stamp())
     return log.write(path)
