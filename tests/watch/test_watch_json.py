@@ -20,11 +20,11 @@ from tui_agent.core.recordings.claude_logs import project_folder
 from tui_agent.core.recordings.recorded import recorded_transcript
 from tui_agent.core.recordings.transcripts import parse_transcript
 from tui_agent.core.recordings.watch import FIT_CALLS
-from tests.shared import SYNTHETIC_LONG, TRANSCRIPTS
+from tests.shared import SMALL_LOG, SYNTHETIC_LONG, TRANSCRIPTS
 
 SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 ATHENA = SHARED / "tensiondriven__athena__f059ad9a-9964-437c-90a1-28f4dd6d245b.jsonl"
-SMALL = SHARED / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+SMALL = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 ATHENA_LINES = 700  # past its first recorded compaction (the summary at line 623) and some calls after
 
 
