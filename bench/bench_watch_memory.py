@@ -124,7 +124,7 @@ def follow_tui(path: Path):
     from tui_agent.core.recordings.watch_feed import CallsView, WatchFeed
     from tui_agent.ui.screens.watch import STRATEGIES
 
-    from tui_agent.core.budget import BudgetLedger
+    from tui_agent.core.agent.budget import BudgetLedger
 
     follower = Follower(path)
     feed = WatchFeed(path, default_policy(), STRATEGIES)

@@ -166,7 +166,7 @@ def main() -> int:
         print(f"no sessions found in {DEFAULT_DIR}", file=sys.stderr)
         return 1
     from tui_agent.core.recordings.economics_table import format_points, points
-    from tui_agent.core.prices import PRICE_MODELS
+    from tui_agent.core.models import PRICE_MODELS
 
     prices = list(PRICE_MODELS) if args.prices == "all" else [PRICE_MODELS[int(i)] for i in args.prices.split(",")]
     strategies = args.strategies.split(",")

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.crash_faces import SECRET
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALL_LOG
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+SMALL = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 LINE = re.compile(r"tui-agent crashed: RuntimeError; details in (\S+)$")
 
 

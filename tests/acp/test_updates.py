@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger
+from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.messages import user_text
 from tui_agent.faces.acp.compaction import (

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from tui_agent.core import events as ev
 from tui_agent.core.agent.system_prompt import base_breakdown
-from tui_agent.core.budget import BudgetLedger, first_difference, recap_tokens, request_diff
+from tui_agent.core.agent.budget import BudgetLedger, first_difference, recap_tokens, request_diff
 from tui_agent.core.compaction import Compactor, CompactPolicy
 from tui_agent.core.messages import tool_result_block, user_text
 from tui_agent.core.providers.base import UsageInfo
-from tui_agent.core.providers.models import cost_usd
+from tui_agent.core.models import cost_usd
 from tui_agent.core.providers.scripted import ScriptedProvider
 from tui_agent.core.agent.session import Session
 from tui_agent.core.agent.system_prompt import build_system_prompt
@@ -145,7 +145,7 @@ def test_base_breakdown_names_each_part_of_the_system_prompt_and_tools(tmp_path:
 async def test_headless_prints_the_ledgers_figures(tmp_path: Path):
     import io
 
-    from tui_agent.core.budget import fmt_usd
+    from tui_agent.core.agent.budget import fmt_usd
     from tui_agent.core.providers.scripted import text_reply
     from tui_agent.faces.headless import consume
 
@@ -208,7 +208,7 @@ async def test_a_continued_run_says_this_run_and_the_sessions_cost(tmp_path: Pat
     import io
 
     from tui_agent.core import events as ev
-    from tui_agent.core.budget import fmt_usd
+    from tui_agent.core.agent.budget import fmt_usd
     from tui_agent.core.providers.scripted import text_reply
     from tui_agent.faces.headless import consume
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tui_agent.core.cache_clock import cache_outlook, outlook_line
-from tui_agent.core.prices import CLASSIC, NEWER, ONE_HOUR, CachePrice, for_model
+from tui_agent.core.models import CLASSIC, NEWER, ONE_HOUR, CachePrice, for_model
 
 
 def test_warm_then_cold_after_the_models_time_to_live():

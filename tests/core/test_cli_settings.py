@@ -8,7 +8,7 @@ import pytest
 from tests.core.test_demo_and_headless import cli
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.providers.demo import demo_policy
-from tui_agent.core.providers.models import DEFAULT_ANTHROPIC_MODEL
+from tui_agent.core.models import DEFAULT_ANTHROPIC_MODEL
 
 
 @pytest.mark.parametrize("flags, words", [

@@ -10,9 +10,8 @@ from tui_agent.core.recordings.coverage import Coverage, EntityIndex, entities, 
 from tui_agent.core.recordings.economics import replay
 from tui_agent.core.recordings.recorded import load_recorded
 from tui_agent.core.messages import assistant_text, tool_result_block, user_text
-from tests.shared import TRANSCRIPTS
+from tests.shared import LOGS
 
-SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 POLICY = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
 
 
@@ -58,7 +57,8 @@ def test_a_request_that_lost_the_read_covers_less():
     assert meter.value == 0.0 and meter.calls == 1
 
 
-@pytest.mark.parametrize("path", sorted(SHARED.glob("*.jsonl"))[:1], ids=lambda p: p.name[:30])
+# the first real log in ../shared, else the long synthetic one (tests/shared.LOGS): never skipped
+@pytest.mark.parametrize("path", LOGS[:1], ids=lambda p: p.name[:30])
 def test_the_append_only_conversation_covers_everything_and_strategies_are_measured(path):
     results = replay(load_recorded(path), ["none", "v1", "v2"], POLICY)
     assert results["none"].coverage.calls > 0

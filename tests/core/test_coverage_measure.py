@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALL_LOG, TRANSCRIPTS
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.cut import cut_block
 from tui_agent.core.compaction.mask import placeholder_text
@@ -14,11 +14,11 @@ from tui_agent.core.recordings.economics import replay
 from tui_agent.core.recordings.economics_table import cost_at, on_frontier, points
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
 from tui_agent.core.recordings.peers import PEERS, make_peer
-from tui_agent.core.prices import NEWER
+from tui_agent.core.models import NEWER
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 
-ATHENA = next(TRANSCRIPTS.glob("tensiondriven__athena*.jsonl"))
-SMALL = next(TRANSCRIPTS.glob("DRMacIver*.jsonl"))
+ATHENA = TRANSCRIPTS / "tensiondriven__athena__f059ad9a-9964-437c-90a1-28f4dd6d245b.jsonl"  # compacts at 200k
+SMALL = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 
 
 def test_identifiers_follow_the_definition():

@@ -109,9 +109,9 @@ async def test_after_a_drop_a_recap_lists_the_real_prompts_and_hello_counts_them
 async def test_a_named_file_after_a_drop_is_the_one_read():
     run = Run()
     await explore_until_a_drop(run)
-    events = await run.ask("what does tui_agent/core/budget.py do?")
+    events = await run.ask("what does tui_agent/core/agent/budget.py do?")
     name, tool_input = tools(events)[0]
-    assert (name, tool_input["file_path"]) == ("Read", "tui_agent/core/budget.py")
+    assert (name, tool_input["file_path"]) == ("Read", "tui_agent/core/agent/budget.py")
     assert "as you asked" in answer(events)
 
 

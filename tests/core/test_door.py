@@ -8,7 +8,7 @@ import pytest
 from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
-from tui_agent.core.budget import BudgetLedger
+from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.messages import protocol_errors, user_text
 
 

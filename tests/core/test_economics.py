@@ -1,6 +1,7 @@
 """Compaction 2.0 on the real shared Claude Code sessions: the acceptance checks of the economics replay.
 
-The sessions live in ../shared/transcripts (CI has them there); a fresh clone with ../shared must not skip.
+The sessions live in ../shared/transcripts (CI has them there); a clone without them runs the
+same checks on the long synthetic log (tests/shared.LOGS) instead of skipping.
 """
 
 from __future__ import annotations
@@ -8,19 +9,19 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shared import TRANSCRIPTS
+from tests.shared import LOGS, TRANSCRIPT_FILES, TRANSCRIPTS
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.recordings.economics import replay
 from tui_agent.core.recordings.recorded import load_recorded
 from tui_agent.core.recordings.economics_report import estimator_error, format_report, session_report
 
 SHARED = TRANSCRIPTS
-SESSIONS = sorted(SHARED.glob("*.jsonl"))
+SESSIONS = LOGS
 POLICY = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)
 
 
 def test_the_shared_sessions_are_there():
-    assert len(SESSIONS) >= 3, f"expected the shared Claude Code sessions in {SHARED}"
+    assert len(TRANSCRIPT_FILES) >= 3, f"expected the shared Claude Code sessions in {SHARED}"
 
 
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name[:30])

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.core.test_call_plan import play, small_session
 from tests.core.test_undo_compaction import medium_session
 from tui_agent.core.agent.compaction_control import undo_compaction
-from tui_agent.core.budget import BudgetLedger
+from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.compactor import Compactor
 from tui_agent.core.compaction.working_budget import set_budget

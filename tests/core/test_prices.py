@@ -1,4 +1,4 @@
-"""Cache prices (`core.prices`) and cache expiry in the economics replay."""
+"""Cache prices (`core.models`) and cache expiry in the economics replay."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.recordings.economics import replay
 from tui_agent.core.recordings.recorded import Recorded, TokenModel
 from tui_agent.core.messages import assistant_text, user_text
-from tui_agent.core.prices import CLASSIC, NEWER, CachePrice, for_model
+from tui_agent.core.models import CLASSIC, NEWER, CachePrice, for_model
 from tui_agent.core.recordings.transcript_records import timestamp as _timestamp
 
 POLICY = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)

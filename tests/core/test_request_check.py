@@ -9,9 +9,9 @@ from tui_agent.core.recordings.economics import strategy_runs
 from tui_agent.core.recordings.recorded import load_recorded
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
 from tui_agent.core.request_check import RequestCheck
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALL_LOG
 
-LOG = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+LOG = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 
 
 def broken(messages: list[dict], rng: random.Random) -> list[dict]:

@@ -8,7 +8,7 @@ import pytest
 from tests.core.test_coverage_measure import ATHENA
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
-from tui_agent.core.prices import NEWER
+from tui_agent.core.models import NEWER
 from tui_agent.core.recordings.economics import replay
 from tui_agent.core.recordings.recorded import load_recorded
 from tui_agent.core.recordings.server_peers import PLACEHOLDER, make_server_peer

@@ -10,7 +10,7 @@ from typing import AsyncIterator
 
 from tests.core.compaction.test_compactor import long_turn
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger
+from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.summary import is_summary_request
 from tui_agent.core.messages import protocol_errors

@@ -16,10 +16,10 @@ import pytest
 from tui_agent.faces.cli import main
 from tui_agent.core import events as ev
 from tui_agent.core import telemetry
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALL_LOG
 
 ROOT = Path(__file__).resolve().parents[2]
-LOG = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+LOG = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 
 
 class Receiver:

@@ -10,7 +10,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.shared import TRANSCRIPTS
+from tests.shared import LOGS, SMALL_LOG
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.recordings.transcripts import FRESH_ID, TranscriptLoad, TranscriptReader, parse_transcript
 
@@ -46,15 +46,14 @@ def read_in_chunks(lines: list[str], cuts: list[int]) -> None:
 
 
 def test_the_real_logs_read_in_chunks_say_what_a_whole_parse_says():
-    for path in sorted(TRANSCRIPTS.glob("*.jsonl")):
+    for path in LOGS:
         lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
         step = max(1, len(lines) // 60)
         read_in_chunks(lines, list(range(1, len(lines), step)) + [2, 3, 5])
 
 
 def test_a_growth_does_not_fold_the_lines_already_read_again(monkeypatch):
-    lines = (TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl").read_text(
-        encoding="utf-8").split("\n")
+    lines = SMALL_LOG.read_text(encoding="utf-8").split("\n")
     import tui_agent.core.recordings.transcripts as module
 
     read = []
@@ -129,8 +128,7 @@ def test_a_fresh_id_that_a_later_line_logs_as_its_own_makes_the_repairs_again():
 
 
 def test_a_message_handed_out_is_never_edited_by_the_lines_after_it():
-    lines = (TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl").read_text(
-        encoding="utf-8").split("\n")
+    lines = SMALL_LOG.read_text(encoding="utf-8").split("\n")
     reader, handed = TranscriptReader(), []
     for line in lines:
         history = reader.feed([line]).load().history
@@ -145,7 +143,7 @@ def test_a_growing_logs_recorded_calls_reuse_nothing_but_what_a_fresh_reading_gi
         return (recorded.calls, recorded.real, recorded.segment_start, recorded.estimates, recorded.usage,
                 recorded.times, recorded.summaries, recorded.boundaries, recorded.models, recorded.model)
 
-    for path in sorted(TRANSCRIPTS.glob("*.jsonl")):
+    for path in LOGS:
         lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
         reader, previous = TranscriptReader(), None
         for at in range(0, len(lines), max(1, len(lines) // 40)):

@@ -6,17 +6,13 @@ import json
 
 import pytest
 
-from tests.shared import TRANSCRIPTS
+from tests.shared import LOGS
 from tui_agent.compact import CompactOptions, compact_messages
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.recordings.transcripts import load_transcript
 
-SHARED = TRANSCRIPTS
-FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
 
-
-@pytest.mark.skipif(not FILES, reason=f"no transcripts at {SHARED}")
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:24])
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name[:24])
 def test_transcript_loads_valid_and_compacts_valid(path):
     load = load_transcript(path)
     history = load.history

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from tui_agent.core.agent.factory import build_session
-from tui_agent.core.mcp.install import McpState
+from tui_agent.core.mcp.state import McpState
 from tui_agent.core.agent.project_context import ProjectContext
 from tui_agent.core.agent.session import Session
 from tui_agent.core.agent.skills import SkillCatalog, catalog_for

@@ -13,7 +13,7 @@ from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.pricing import DEFAULT_BUDGET_TOKENS, default_budget, event_pays_above
 from tui_agent.core.compaction.settings import CompactSettingsError, settings_from
 from tui_agent.core.recordings.economics import replay
-from tui_agent.core.prices import NEWER
+from tui_agent.core.models import NEWER
 from tui_agent.core.providers.scripted import ScriptedProvider
 from tui_agent.core.recordings.recorded import load_recorded
 from tui_agent.core.agent.session import Session

@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.turns import scripted_session, turn_events
 from tests.mcp.helpers import demo_entry, write_config
 from tui_agent.core import events as ev
-from tui_agent.core.mcp import install_mcp
+from tui_agent.core.agent.mcp_install import install_mcp
 from tui_agent.core.messages import tool_results
 from tui_agent.core.access.gate import HEADLESS_DENY_MESSAGE, PermissionPolicy
 from tui_agent.core.providers.scripted import text_reply, tool_reply
@@ -115,7 +115,7 @@ def test_installing_does_not_import_the_sdk(tmp_path):
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from tui_agent.core.mcp import install_mcp\n"
+        "from tui_agent.core.agent.mcp_install import install_mcp\n"
         "from tui_agent.core.providers.scripted import ScriptedProvider\n"
         "from tui_agent.core.agent.session import Session\n"
         "from tui_agent.core.tools.base import ToolRegistry\n"

@@ -14,7 +14,7 @@ import pytest
 from tests.mcp.helpers import demo_entry, write_config
 from tests.ui.support import make_app
 from tui_agent.core.agent.factory import build_session
-from tui_agent.core.mcp import install_mcp
+from tui_agent.core.agent.mcp_install import install_mcp
 from tui_agent.core.access.rules import Rule
 from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.scripted import ScriptedProvider

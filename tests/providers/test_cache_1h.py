@@ -11,7 +11,7 @@ from tests.fakes.fake_anthropic import text
 from tests.providers.conftest import FAST_RETRY, collect
 from tui_agent.core.cache_clock import cache_outlook
 from tui_agent.core.messages import user_text
-from tui_agent.core.prices import WRITE_1H, WRITE_5M, for_provider
+from tui_agent.core.models import WRITE_1H, WRITE_5M, for_provider
 from tui_agent.core.providers.anthropic_provider import AnthropicProvider
 from tui_agent.core.providers.base import ModelRequest
 from tui_agent.core.providers.config import provider_from_env
@@ -73,7 +73,7 @@ async def test_hour_writes_are_read_from_the_usage_and_priced_twice_the_input(fa
     """The API splits the writes by TTL (`usage.cache_creation`); an hour's write costs 2x the input, so the
     dollar line must not price it as a 5-minute write (1.25x)."""
     from tui_agent.core.providers.base import StreamDone, UsageInfo
-    from tui_agent.core.providers.models import cost_usd
+    from tui_agent.core.models import cost_usd
 
     fake_anthropic.replies = [text("ok")]
     provider = AnthropicProvider(api_key="test-key", base_url=fake_anthropic.base_url, model="claude-sonnet-4-5",
@@ -95,7 +95,7 @@ def test_a_session_on_the_hour_cache_prices_and_journals_its_writes(tmp_path):
     from tests.e2e.conftest import cli_env
     from tui_agent.core.journal.reader import read_journal
     from tui_agent.core.providers.base import UsageInfo
-    from tui_agent.core.providers.models import cost_usd
+    from tui_agent.core.models import cost_usd
 
     workspace = tmp_path / "ws"
     workspace.mkdir()

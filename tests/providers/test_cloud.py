@@ -16,9 +16,10 @@ from tests.fakes.fake_cloud import FakeBedrock, FakeVertex, service_account
 from tests.providers.conftest import FAST_RETRY, collect
 from tui_agent.core.messages import user_text
 from tui_agent.core.providers.base import ModelRequest, ProviderError, StreamDone, StreamText
-from tui_agent.core.providers.cloud import CloudConfigError, canonical_model, platform_model_id
+from tui_agent.core.models import canonical_model
+from tui_agent.core.providers.cloud import CloudConfigError, platform_model_id
 from tui_agent.core.providers.config import chosen_provider, provider_from_env
-from tui_agent.core.providers.models import cost_usd, model_info
+from tui_agent.core.models import cost_usd, model_info
 
 AWS_ISOLATION = {"AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
                  "AWS_EC2_METADATA_DISABLED": "true"}

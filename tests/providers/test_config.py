@@ -9,7 +9,7 @@ import pytest
 
 from tui_agent.core.providers.base import UsageInfo
 from tui_agent.core.providers.config import missing_key_notice, provider_from_env
-from tui_agent.core.providers.models import (
+from tui_agent.core.models import (
     DEFAULT_ANTHROPIC_MODEL,
     DEFAULT_OUTPUT_CAP,
     cost_usd,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 MODEL = "claude-sonnet-4-5-20250929"
+SYSTEM_TOKENS = 16_000  # what Claude Code's system prompt and tool list weigh, about
 
 
 class Log:
@@ -71,4 +72,73 @@ def basic(path: Path, n: int = 6) -> Path:
     log = Log().user("Port the parser to Rust, please.")
     rounds(log, n)
     log.assistant([text("Done: the parser is ported.")], input_tokens=5_000 + n * 820)
+    return log.write(path)
+
+
+def _tool(tool_id: str, name: str, **tool_input: Any) -> dict:
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+
+
+def _work(i: int) -> tuple[dict, Any, bool]:
+    """Call `i`'s tool, its result and whether it failed: reads, writes, edits, a search and shell runs (one
+    failing), on a cycle, the reads large enough that a long session grows past what compaction leaves alone."""
+    path = f"src/module{i % 9}.py"
+    kind = i % 6
+    if kind == 0:
+        return _tool(f"t{i}", "Bash", command=f"pytest tests/test_{i % 9}.py -q"), \
+            f"FAILED tests/test_{i % 9}.py::test_case - AssertionError\n" * 40, i % 12 == 0
+    if kind == 1:
+        return _tool(f"t{i}", "Write", file_path=path, content=f"def f{i}():\n    return {i}\n" * 30), \
+            f"File created successfully at: {path}", False
+    if kind == 2:
+        return _tool(f"t{i}", "Edit", file_path=path, old_string=f"return {i - 1}", new_string=f"return {i}"), \
+            f"The file {path} has been updated.", False
+    if kind == 3:
+        return _tool(f"t{i}", "Grep", pattern=f"def f{i}", path="src"), f"{path}:{i}: def f{i}():\n" * 25, False
+    return _tool(f"t{i}", "Read", file_path=path), "".join(f"{n:>6}\tline {n} of {path}\n" for n in range(400)), False
+
+
+def long_session(path: Path, calls: int = 48, compact_at: int = 30) -> Path:
+    """A deterministic Claude Code log long enough for the checks written against real sessions: `calls`
+    API calls over three user prompts, Read/Write/Edit/Grep/Bash rounds (one in twelve a failing command),
+    and Claude Code's own compaction (boundary + summary, naming one file) before call `compact_at`. Each
+    call's logged input tokens follow its prompt's size (chars/4 plus the system prompt and tools), as a
+    real tokenizer would; records are stamped 20 s apart, with a 10-minute pause before the third prompt
+    (the 5-minute cache goes cold there)."""
+    log = Log()
+    prompt_chars = 0
+    clock = [0]
+
+    def stamp(seconds: int = 20) -> str:
+        clock[0] += seconds
+        minutes, second = divmod(clock[0], 60)
+        return f"2026-12-01T{10 + minutes // 60:02d}:{minutes % 60:02d}:{second:02d}.000Z"
+
+    def add_user(content: Any, seconds: int = 20, **extra: Any) -> None:
+        nonlocal prompt_chars
+        prompt_chars += len(json.dumps(content))
+        log.user(content, timestamp=stamp(seconds), **extra)
+
+    add_user("Port the parser to Rust, please.")
+    for i in range(calls - 1):
+        if i == compact_at - 1:
+            log.record(type="system", subtype="compact_boundary", content="Conversation compacted",
+                       parentUuid=None, timestamp=stamp(),
+                       compactMetadata={"trigger": "auto", "preTokens": SYSTEM_TOKENS + prompt_chars // 4})
+            prompt_chars = 0
+            add_user("This session is being continued from a previous conversation that ran out of context. "
+                     "Summary: the parser is half ported (src/module1.py done); module tests fail.",
+                     isCompactSummary=True, isVisibleInTranscriptOnly=True)
+        elif i in (16, 40):
+            add_user(f"Now step {i // 16 + 1}: keep going with the next modules.", 600 if i == 40 else 20)
+        use, result, failed = _work(i)
+        blocks = [text(f"Step {i}: {use['name']} on the next module."), use]
+        prompt_chars += len(json.dumps(blocks))
+        log.assistant(blocks, input_tokens=SYSTEM_TOKENS + prompt_chars // 4, timestamp=stamp())
+        answer = {"type": "tool_result", "tool_use_id": use["id"], "content": result}
+        if failed:
+            answer["is_error"] = True
+        add_user([answer])
+    log.assistant([text("Done: the parser is ported and the tests pass.")],
+                  input_tokens=SYSTEM_TOKENS + prompt_chars // 4, timestamp=stamp())
     return log.write(path)

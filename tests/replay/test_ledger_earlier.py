@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.shared import SYNTHETIC_TRANSCRIPT, TRANSCRIPT_FILES
-from tui_agent.core.budget import BudgetLedger
+from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.recordings.replay import open_replay
 
 

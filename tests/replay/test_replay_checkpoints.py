@@ -10,13 +10,18 @@ import random
 import pytest
 
 from tui_agent.core.recordings.economics import STRATEGIES
-from tests.shared import TRANSCRIPTS
+from tests.shared import SYNTHETIC_LONG, TRANSCRIPTS
 from tui_agent.core.recordings.replay import open_replay
 from tui_agent.core.recordings.replay_json import report_json, step_json
 
-SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 LOGS = {"drmaciver": "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl",
         "m-claude": "M-Thisness__M-Claude__3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl"}
+
+
+def log_path(log: str):
+    """The named real log in ../shared, else the long synthetic one (a clone without ../shared runs too)."""
+    path = TRANSCRIPTS / LOGS[log]
+    return path if path.is_file() else SYNTHETIC_LONG
 
 
 def figures(replay, step) -> str:
@@ -25,7 +30,7 @@ def figures(replay, step) -> str:
 
 @pytest.mark.parametrize("log", sorted(LOGS))
 def test_steps_made_again_from_checkpoints_are_the_straight_runs_steps(log: str) -> None:
-    path = SHARED / LOGS[log]
+    path = log_path(log)
     straight = open_replay(path, STRATEGIES, check_memory=True)
     expected = [figures(straight, s) for s in straight.run_all()]
     report = report_json(straight.report())
@@ -45,7 +50,7 @@ def test_steps_made_again_from_checkpoints_are_the_straight_runs_steps(log: str)
 
 
 def test_a_step_made_again_is_found_from_the_nearest_checkpoint() -> None:
-    replay = open_replay(SHARED / LOGS["drmaciver"])
+    replay = open_replay(log_path("drmaciver"))
     replay.checkpoint_every, replay.keep_steps = 5, 1
     replay.run_all()
     assert sorted(replay._checkpoints) == list(range(0, replay.calls, 5))
@@ -59,7 +64,7 @@ def test_a_step_made_again_is_found_from_the_nearest_checkpoint() -> None:
 def test_taking_a_checkpoint_at_every_call_changes_no_figure_of_the_report() -> None:
     from tui_agent.core.recordings.economics_report import session_report
 
-    path = SHARED / LOGS["drmaciver"]
+    path = log_path("drmaciver")
     replay = open_replay(path, STRATEGIES, check_memory=True)
     replay.checkpoint_every = 1
     replay.run_all()
@@ -70,7 +75,7 @@ def test_taking_a_checkpoint_at_every_call_changes_no_figure_of_the_report() -> 
 def test_thinned_checkpoints_stay_bounded_and_change_no_figure() -> None:
     """`max_checkpoints`: past it every other checkpoint goes and they are taken twice as far apart, so a
     long watch keeps a bounded number; a step made again from a thinned one is the straight run's step."""
-    path = SHARED / LOGS["drmaciver"]
+    path = log_path("drmaciver")
     straight = open_replay(path, ("none", "v2"))
     expected = [figures(straight, s) for s in straight.run_all()]
     replay = open_replay(path, ("none", "v2"))

@@ -8,15 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import TRANSCRIPTS
+from tests.shared import LOGS, SMALLEST_LOG, TRANSCRIPT_FILES
 from tests.replay.test_replay_core import compacting_log
 from tui_agent.faces.cli import main
 from tui_agent.core.recordings.economics_report import format_report, session_report
 
-SHARED = TRANSCRIPTS
-FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
-SMALLEST = min(FILES, key=lambda p: p.stat().st_size) if FILES else None
-LARGEST = max(FILES, key=lambda p: p.stat().st_size) if FILES else None
+FILES = LOGS  # the real logs in ../shared, else the long synthetic one: never skipped
+SMALLEST = SMALLEST_LOG
+LARGEST = max(FILES, key=lambda p: p.stat().st_size)
 TIMES = re.compile(r"\s+[\d.]+ms\s+[\d.]+ms$")  # the compaction-time columns: wall clock, never equal
 
 
@@ -98,12 +97,10 @@ def test_replay_is_listed_in_help_and_version_stays_light(capsys) -> None:
     assert "--report" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
 def test_the_smallest_shared_transcript_reports_like_the_benchmark(capsys) -> None:
     check_report_matches(SMALLEST, capsys)
 
 
-@pytest.mark.skipif(not FILES, reason=f"no transcripts at {SHARED}")
 @pytest.mark.parametrize("path", [pytest.param(p, marks=[] if p == SMALLEST else [pytest.mark.slow])
                                   for p in FILES], ids=lambda p: p.name[:24])
 def test_shared_transcripts_replay_headless(path: Path, capsys) -> None:
@@ -122,7 +119,7 @@ def test_shared_transcripts_replay_headless(path: Path, capsys) -> None:
         assert result["invalid"] == 0 and result["calls"] == len(steps)
         assert steps[-1]["costs"][name]["total_cost"] == pytest.approx(result["cost"], abs=0.001)
     assert all(s["ours"]["sent"] > 0 and s["recorded"]["real_tokens"] > 0 for s in steps)
-    if path == LARGEST and len(FILES) > 2:
+    if path == LARGEST and len(TRANSCRIPT_FILES) > 2:
         return  # its --json above already holds the whole report; a second full replay would double the time
     code, out, err = run(["replay", str(path), "--report", *flags], capsys)
     assert code == 0, err

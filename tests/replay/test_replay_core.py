@@ -203,3 +203,15 @@ def test_json_has_stable_keys_and_every_step(tmp_path: Path) -> None:
     assert step["agent_compactions"] and step["recorded"]["real_tokens"] == 20_000
     assert data["steps"][-1]["costs"]["v2"]["total_cost"] == pytest.approx(
         data["report"]["strategies"]["v2"]["cost"], abs=0.001)
+
+
+def test_the_long_synthetic_log_is_what_its_generator_writes(tmp_path: Path) -> None:
+    """tests/data's long synthetic log (what the whole-session checks run on without ../shared) is
+    `long_session`'s output, byte for byte: regenerate it with that function after changing it."""
+    from tests.replay.jsonl import long_session
+    from tests.shared import SYNTHETIC_LONG
+
+    assert long_session(tmp_path / "long.jsonl").read_bytes() == SYNTHETIC_LONG.read_bytes()
+    replay = open_replay(SYNTHETIC_LONG)
+    assert replay.calls == 48 and [(c.kind, c.call) for c in replay.agent_compactions] == [("boundary", 30),
+                                                                                          ("summary", 30)]

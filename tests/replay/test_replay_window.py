@@ -77,7 +77,7 @@ def test_replay_has_one_ruler_the_meter_the_card_and_the_costs_agree() -> None:
     (Was: "≈13,451 tok ours" in the card beside a meter of the compactor's own estimate, whose lines did
     not add up to its total.)"""
     from tests.shared import SYNTHETIC_TRANSCRIPT
-    from tui_agent.core.budget import BudgetLedger
+    from tui_agent.core.agent.budget import BudgetLedger
     from tui_agent.core.recordings.replay import open_replay
 
     replay = open_replay(SYNTHETIC_TRANSCRIPT)

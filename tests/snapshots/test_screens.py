@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from textual.pilot import Pilot
 
-from tests.shared import TRANSCRIPTS
+from tests.shared import SYNTHETIC_LONG
 from tests.waiting import wait_until
 from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.providers.scripted import text_reply, tool_reply
@@ -132,20 +132,15 @@ def test_panel_with_usage_and_exact_count(snap_compare, tmp_path) -> None:
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
 
 
-REPLAY_SHARED = TRANSCRIPTS
-REPLAY_FILES = sorted(REPLAY_SHARED.glob("*.jsonl")) if REPLAY_SHARED.is_dir() else []
-
-
-@pytest.mark.skipif(not REPLAY_FILES, reason=f"no transcripts at {REPLAY_SHARED}")
 def test_replay_mode(snap_compare) -> None:
-    """`tui-agent replay` on the smallest shared Claude Code log, at call 30 (one ✂ cut result): the card
+    """`tui-agent replay` on the long synthetic Claude Code log kept under tests/ (the same picture on every
+    machine, with or without ../shared), at call 30, the first after the agent's own compaction: the card
     (recorded real tokens, our estimate of them, what we would send, the agent's compactions, the cost
     table), the panel drawing our plan, the disabled prompt with its hint."""
     from tui_agent.core.recordings.replay import open_replay
     from tui_agent.ui.replay_app import ReplayApp
 
-    smallest = min(REPLAY_FILES, key=lambda p: p.stat().st_size)
-    app = ReplayApp(open_replay(smallest), start=29, workspace=fixed_repo(), session_label="test",
+    app = ReplayApp(open_replay(SYNTHETIC_LONG), start=29, workspace=fixed_repo(), session_label="test",
                     show_durations=False)
     app.animation_level = "none"
     assert snap_compare(app, terminal_size=(140, 40))

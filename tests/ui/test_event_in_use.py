@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.core.compaction.test_keep_for_use import POLICY, session
-from tui_agent.core.budget import EventEntry
+from tui_agent.core.agent.budget import EventEntry
 from tui_agent.core.compaction import Compactor
 from tui_agent.core.messages import user_text
 from tui_agent.ui.screens.event_view import loss_report_text

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tui_agent.core.budget import first_difference
+from tui_agent.core.agent.budget import first_difference
 from tui_agent.core.agent.builtin_commands import register_builtin_commands
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.messages import tool_result_block, user_text
@@ -86,7 +86,7 @@ async def test_every_operation_has_its_mark_and_the_sent_column_sums_to_the_mete
         recap_row = str(panel.query_one("#budget-recap-row").render())
         assert "≡recap for #" in recap_row and plan.recap is not None
         # the sent column (rows + the recap row) sums to the meter's "sent"
-        from tui_agent.core.budget import recap_tokens
+        from tui_agent.core.agent.budget import recap_tokens
 
         column = sum(view.sent_tokens(i, r.tokens) for i, r in enumerate(rows.index.rows))
         assert column + recap_tokens(plan, view.messages) == plan.message_tokens_after

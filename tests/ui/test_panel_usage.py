@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui_agent.core.providers.base import ModelRequest, ProviderError, UsageInfo
-from tui_agent.core.providers.models import cost_usd
+from tui_agent.core.models import cost_usd
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply
 from tui_agent.ui.budget_model import fmt_usd
 from tui_agent.ui.widgets.budget_meter import BudgetMeter

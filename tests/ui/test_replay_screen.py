@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALLEST_LOG
 from tests.replay.test_replay_core import compacting_log
 from tui_agent.core.recordings.replay import open_replay
 from tui_agent.ui.replay_app import ReplayApp
@@ -19,9 +19,7 @@ from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.history_rows import HistoryRows
 from tui_agent.ui.widgets.replay_card import ReplayCard
 
-SHARED = TRANSCRIPTS
-FILES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
-SMALLEST = min(FILES, key=lambda p: p.stat().st_size) if FILES else None
+SMALLEST = SMALLEST_LOG  # the smallest real log in ../shared, else the long synthetic one: never skipped
 
 
 def make(path: Path, **kwargs) -> ReplayApp:
@@ -58,8 +56,6 @@ async def jump(pilot, text: str) -> None:
 async def test_stepping_through_a_real_session_updates_the_card_panel_and_costs(source: str) -> None:
     from tests.shared import SYNTHETIC_TRANSCRIPT
 
-    if source == "shared" and SMALLEST is None:
-        pytest.skip(f"no transcripts at {SHARED} (the synthetic log under tests/ still runs)")
     app = make(SMALLEST if source == "shared" else SYNTHETIC_TRANSCRIPT)
     replay = app.replay
     async with app.run_test(size=(140, 40)) as pilot:
@@ -166,7 +162,6 @@ async def test_escape_sequences_in_a_log_never_reach_the_terminal(tmp_path: Path
         assert "\x1b" not in app.screen.sub_title
 
 
-@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
 async def test_the_replay_view_is_read_only() -> None:
     """Issue 18: the read-only panel offered p / x / e."""
     app = make(SMALLEST)
@@ -182,7 +177,6 @@ async def test_the_replay_view_is_read_only() -> None:
         assert "read-only" in legend and "p pin" not in legend
 
 
-@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
 async def test_a_far_jump_that_takes_long_shows_a_progress_line(monkeypatch) -> None:
     from textual.widgets import Static
 
@@ -200,7 +194,6 @@ async def test_a_far_jump_that_takes_long_shows_a_progress_line(monkeypatch) -> 
         assert not screen.query_one("#replay-progress", Static).has_class("-active")  # gone once there
 
 
-@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
 async def test_a_quick_jump_shows_no_progress_line(monkeypatch) -> None:
     monkeypatch.setattr("tui_agent.ui.screens.replay.PROGRESS_AFTER", 1e9)  # as if replaying were quick
     app = make(SMALLEST)
@@ -210,7 +203,6 @@ async def test_a_quick_jump_shows_no_progress_line(monkeypatch) -> None:
         assert app.screen.current == app.screen.replay.calls - 1 and app.screen.last_progress == ""
 
 
-@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
 async def test_an_event_search_that_replays_long_shows_the_progress_line_too(monkeypatch) -> None:
     monkeypatch.setattr("tui_agent.ui.screens.replay.PROGRESS_AFTER", 0.0)
     monkeypatch.setattr("tui_agent.ui.screens.replay.CHUNK", 1)
@@ -226,7 +218,6 @@ async def test_an_event_search_that_replays_long_shows_the_progress_line_too(mon
         assert screen.replay.made > 1  # it replayed on to look for our next event
 
 
-@pytest.mark.skipif(SMALLEST is None, reason=f"no transcripts at {SHARED}")
 async def test_history_and_sent_are_on_the_one_ruler_of_the_replay() -> None:
     """Issue 16 (one ruler in replay): with nothing dropped, cut or masked the request sends the whole
     history, so "history ≈X → sent ≈X" (the history was on chars/4 and sent on the fitted ruler:

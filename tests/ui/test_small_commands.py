@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from tui_agent.core.agent.builtin_commands import INIT_PROMPT, INIT_SHOWN, register_builtin_commands
-from tui_agent.core.mcp.install import NO_CONFIG_TEXT
+from tui_agent.core.agent.mcp_install import NO_CONFIG_TEXT
 from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.ui.widgets.notice_line import NoticeLine

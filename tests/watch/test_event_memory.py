@@ -13,7 +13,7 @@ import json
 from tests.replay.jsonl import Log, rounds
 from tests.waiting import wait_until
 from tui_agent.core.recordings import watch_feed
-from tui_agent.core.budget import EventEntry
+from tui_agent.core.agent.budget import EventEntry
 from tui_agent.core.recordings.economics import default_policy
 from tui_agent.core.recordings.follow import Batch
 from tui_agent.core.recordings.forgot import coverage_after

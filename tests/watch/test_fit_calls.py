@@ -6,9 +6,9 @@ import json
 
 from tui_agent.faces.cli import main
 from tui_agent.core.recordings.recorded import load_recorded
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALL_LOG
 
-SMALL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+SMALL = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 
 
 def test_the_ruler_is_fitted_on_the_first_calls_only(tmp_path):

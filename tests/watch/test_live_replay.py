@@ -11,11 +11,12 @@ from tui_agent.core.recordings.forgot import coverage_after, forgotten
 from tui_agent.core.messages import text_of
 from tui_agent.core.recordings.replay import open_replay
 from tui_agent.core.recordings.watch import FIT_CALLS, LiveReplay
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALL_LOG, SYNTHETIC_LONG, TRANSCRIPTS
 
 SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
-SMALL = SHARED / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+SMALL = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 ATHENA = SHARED / "tensiondriven__athena__f059ad9a-9964-437c-90a1-28f4dd6d245b.jsonl"
+COMPACTED = ATHENA if ATHENA.is_file() else SYNTHETIC_LONG  # a log with the agent's own compaction
 
 
 def _lines(path: Path) -> list[str]:
@@ -93,7 +94,7 @@ def test_figures_price_the_recorded_usage_at_the_call_model():
 
 
 def test_what_the_agent_forgot_at_its_compaction():
-    replay = open_replay(ATHENA, ("v2",))
+    replay = open_replay(COMPACTED, ("v2",))
     compaction = replay.agent_compactions[0]
     lost = forgotten(replay.history, compaction.index)
     summary = " ".join(text_of(replay.history[compaction.index]).split()).lower()

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.core.prices import for_model
+from tui_agent.core.models import for_model
 from tui_agent.core.providers.base import UsageInfo
-from tui_agent.core.providers.models import cost_usd, model_info
+from tui_agent.core.models import cost_usd, model_info
 from tui_agent.core.recordings.call_figures import FiguresRun
 from tui_agent.core.recordings.replay import open_replay
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALL_LOG, TRANSCRIPTS
 from tests.tmux import capture
 from tests.ui.test_terminal import CLI, TMUX
 from tests.waiting import wait_until, wait_until_sync
@@ -23,7 +23,7 @@ from tui_agent.ui.watch_app import WatchApp
 from tui_agent.faces.watch import LogSource
 
 ATHENA = TRANSCRIPTS / "tensiondriven__athena__f059ad9a-9964-437c-90a1-28f4dd6d245b.jsonl"
-SMALL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+SMALL = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 
 
 def _long_and_short() -> tuple[bytes, list[bytes]]:

@@ -16,7 +16,7 @@ from tui_agent.ui.watch_app import WatchApp
 from tui_agent.ui.widgets.replay_card import ReplayCard
 from tui_agent.ui.widgets.watch_card import WatchCard
 from tui_agent.faces.watch import LogSource
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALL_LOG, TRANSCRIPTS
 
 SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 ATHENA = SHARED / "tensiondriven__athena__f059ad9a-9964-437c-90a1-28f4dd6d245b.jsonl"
@@ -83,7 +83,7 @@ async def test_watch_latest_switches_to_a_newer_session_and_says_so(tmp_path, mo
 
     from tui_agent.core.recordings.claude_logs import project_folder
 
-    small = SHARED / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+    small = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
     lines = small.read_bytes().splitlines(keepends=True)
     project = tmp_path / "proj"
     project.mkdir()

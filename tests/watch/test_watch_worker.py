@@ -5,7 +5,7 @@ large chunk is being processed the app keeps answering keys, and every call stil
 from __future__ import annotations
 
 import threading
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALL_LOG
 from tests.waiting import wait_until
 from tui_agent.core.recordings.economics import default_policy
 from tui_agent.core.recordings.recorded import recorded_transcript
@@ -15,7 +15,7 @@ from tui_agent.core.recordings.watch_feed import CallsView, WatchFeed
 from tui_agent.ui.watch_app import WatchApp
 from tui_agent.faces.watch import LogSource
 
-SMALL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+SMALL = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 
 
 def watch_app(log) -> WatchApp:

@@ -1,7 +1,7 @@
 """When the prompt cache goes cold in a live session, and what the next call will then write.
 
 The provider keeps a request's prefix for its time to live (5 minutes, or an hour on the 1-hour cache,
-`core.prices`) after the last call that read or wrote it. Within it the next call reads the prefix at the
+`core.models`) after the last call that read or wrote it. Within it the next call reads the prefix at the
 read price and writes only what is new; past it the prefix is gone and the next call writes the whole
 request again at the write price. A person who stops to think for six minutes pays that rewrite without
 seeing it: the meter says, from the clock since the last call, how long the cache stays warm and what the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui_agent.core.prices import CachePrice, for_model
+from tui_agent.core.models import CachePrice, for_model
 
 
 @dataclass(frozen=True)

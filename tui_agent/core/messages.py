@@ -319,3 +319,18 @@ class CompactionUsage:
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class UsageInfo:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_write_1h: int = 0  # of the cache writes, those at the 1-hour TTL (priced 2x the input, not 1.25x)
+
+    @classmethod
+    def of(cls, usage: Any) -> "UsageInfo":
+        """The counts of anything that carries them (an `ev.Usage`, a journal's): one conversion for prices."""
+        return cls(usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens,
+                   usage.cache_read_input_tokens, getattr(usage, "cache_write_1h", 0))

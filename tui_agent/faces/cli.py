@@ -81,7 +81,7 @@ def help_defaults() -> HelpDefaults:
     from tui_agent.core.compaction.policy import CompactPolicy
     from tui_agent.core.agent.loop import DEFAULT_MAX_TURNS
     from tui_agent.core.providers.demo import demo_policy
-    from tui_agent.core.providers.models import DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL
+    from tui_agent.core.models import DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL
 
     policy = CompactPolicy()
     return HelpDefaults(f"{policy.high_water:g}", f"{policy.low_water:g}", f"{demo_policy().low_water:g}",

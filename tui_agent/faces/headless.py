@@ -76,7 +76,7 @@ async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev
 def _earlier_cost(model: str, usages: list[ev.Usage]) -> float | None:
     """What the session's calls before this run cost (None: there were none, or one has no price)."""
     from tui_agent.core.providers.base import UsageInfo
-    from tui_agent.core.providers.models import cost_usd
+    from tui_agent.core.models import cost_usd
 
     costs = [cost_usd(model, UsageInfo.of(u)) for u in usages]
     return sum(c for c in costs if c is not None) if costs and None not in costs else None

@@ -108,11 +108,12 @@ def replay_command(argv: list[str]) -> int:
 def _trace(replay) -> None:  # noqa: ANN001 - a core.replay.Replay (imported lazily)
     """One span per replayed call when OTEL_EXPORTER_OTLP_ENDPOINT is set (nothing imported otherwise)."""
     from tui_agent.core import telemetry
+    from tui_agent.core.recordings.spans import step_tracer
 
     if not telemetry.enabled():
         return
     try:
-        tracer = telemetry.step_tracer("replay")
+        tracer = step_tracer("replay")
     except RuntimeError as error:
         print(f"warning: {error}", file=sys.stderr)
         return

@@ -257,14 +257,15 @@ def behind_text(calls: int, unread_bytes: int) -> str:
     return ", ".join(parts) or "nothing"
 
 
-def watch_tracer():  # noqa: ANN201 - a core.telemetry.StepTracer or None (imported only when configured)
+def watch_tracer():  # noqa: ANN201 - a core.recordings.spans.StepTracer or None (imported only when configured)
     """A span per call (`tui_agent.source` "watch") when OTEL_EXPORTER_OTLP_ENDPOINT is set, else None."""
     from tui_agent.core import telemetry
+    from tui_agent.core.recordings.spans import step_tracer
 
     if not telemetry.enabled():
         return None
     try:
-        return telemetry.step_tracer("watch")
+        return step_tracer("watch")
     except RuntimeError as error:  # the [otel] extra is not installed: say so once, and watch on
         say(f"warning: {error}")
         return None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
-from tui_agent.core.budget import fmt_usd  # noqa: F401 - the panel's name for it
+from tui_agent.core.agent.budget import fmt_usd  # noqa: F401 - the panel's name for it
 from tui_agent.core.compaction import BlockCut, CompactPlan
 from tui_agent.core.messages import key_value
 from tui_agent.core.compaction.plan import OpKind

@@ -13,7 +13,7 @@ from textual import work
 from textual.content import Content
 
 from tui_agent.core.agent.server_compare import server_clear_line
-from tui_agent.core.budget import CallFigures
+from tui_agent.core.agent.budget import CallFigures
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter, exact_note
 

@@ -135,7 +135,7 @@ def test_bad_state_is_refused_with_one_line_and_never_raises(mode, state):
 async def test_a_model_switch_retargets_the_compactor(tmp_path, mode) -> None:
     """`/model` (Session.switch_model): the marks follow the new model's window and the cuts its cache
     prices; the compactor kept the old model's 200k window and prices before."""
-    from tui_agent.core.prices import for_model
+    from tui_agent.core.models import for_model
     from tui_agent.core.providers.demo import DemoProvider
     from tui_agent.core.providers.scripted import ScriptedProvider
     from tui_agent.core.agent.session import Session

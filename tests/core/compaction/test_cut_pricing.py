@@ -112,7 +112,7 @@ def test_masks_reach_the_request_after_an_event_and_stale_reads_go_first():
 
 def test_a_live_session_prices_its_cuts_at_its_models_cache_prices(tmp_path, monkeypatch):
     from tui_agent.core.agent import factory
-    from tui_agent.core.prices import CachePrice
+    from tui_agent.core.models import CachePrice
 
     monkeypatch.setattr(factory, "for_provider", lambda provider: CachePrice(read=0.05, write=2.0, ttl_seconds=3600))
     session, _ = factory.build_session(tmp_path, model="demo", headless=True)

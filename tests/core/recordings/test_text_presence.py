@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from tests.shared import TRANSCRIPTS
+from tests.shared import SMALL_LOG
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.compaction.recap import request_text
 from tui_agent.core.recordings.economics import strategy_runs
@@ -16,7 +16,7 @@ from tui_agent.core.messages import user_text
 from tui_agent.core.recordings.replay_checks import common_prefix, required_memory
 from tui_agent.core.recordings.text_presence import TextPresence
 
-LOG = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
+LOG = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 
 
 def test_missing_is_not_in_the_joined_text_on_every_replayed_request():

@@ -16,8 +16,8 @@ from tui_agent.core import events as ev
 from tui_agent.core.compaction.compactor import Compactor, UndoRefused
 from tui_agent.core.compaction.plan import CompactEvent
 from tui_agent.core.formats import fmt_tokens, fmt_usd
-from tui_agent.core.prices import for_model
-from tui_agent.core.providers.models import model_info
+from tui_agent.core.models import for_model
+from tui_agent.core.models import model_info
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.call import CallPlan

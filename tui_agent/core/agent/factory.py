@@ -16,9 +16,9 @@ from tui_agent.core.agent.builtin_commands import register_builtin_commands, syn
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.settings import CompactSettings, settings_from
 from tui_agent.core.events import Notice
-from tui_agent.core.mcp import install_mcp
+from tui_agent.core.agent.mcp_install import install_mcp
 from tui_agent.core.access.gate import PermissionPolicy
-from tui_agent.core.prices import for_provider
+from tui_agent.core.models import for_provider
 from tui_agent.core.providers.base import Provider
 from tui_agent.core.providers.demo import DemoProvider, demo_policy
 from tui_agent.core.agent.session import Session
@@ -97,7 +97,7 @@ def build_session(
         chosen.headless = headless
         base_policy = demo_policy()
     price = for_provider(chosen)  # the compactor prices its cuts at the model's own cache prices (and TTL)
-    from tui_agent.core.providers.models import model_info
+    from tui_agent.core.models import model_info
 
     base_policy = replace(base_policy or CompactPolicy(), cache_read=price.read, cache_write=price.write,
                           long_context_step=model_info(chosen.model).long_context_above)

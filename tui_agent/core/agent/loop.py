@@ -22,7 +22,7 @@ from tui_agent.core.agent.server_watch import CacheTrack, answered
 from tui_agent.core.cache_clock import went_cold
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
 from tui_agent.core.compaction.protocol import CompactorProtocol
-from tui_agent.core.compaction.summary import run_summary, summary_messages
+from tui_agent.core.compaction.summary import summary_messages
 from tui_agent.core.messages import (
     Message,
     answer_trailing_tool_uses,
@@ -46,6 +46,7 @@ from tui_agent.core.providers.base import (
 )
 from tui_agent.core.agent.pending_tools import CANCELLED_MESSAGE, PendingTools
 from tui_agent.core.agent.tool_round import run_tools
+from tui_agent.core.agent.summary_draft import run_summary
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
 from tui_agent.core.formats import plural
 

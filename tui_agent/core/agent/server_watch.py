@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from tui_agent.core.agent.answer_stream import checked_usage, usage_event
 
 from tui_agent.core import events as ev
-from tui_agent.core.prices import for_provider, per_token
+from tui_agent.core.models import for_provider, per_token
 from tui_agent.core.providers.server_report import ServerReport
 
 if TYPE_CHECKING:

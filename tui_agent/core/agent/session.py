@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.agent.base_prompt import BASE_SYSTEM_PROMPT
-from tui_agent.core.budget import BudgetLedger
+from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.commands import CommandRegistry
 from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, make_compactor
@@ -198,7 +198,7 @@ class Session:
                 await old.aclose()
             except Exception:  # noqa: BLE001 - closing the old client must not block the switch
                 pass
-        from tui_agent.core.prices import for_model  # the new model's cache prices price its cuts
+        from tui_agent.core.models import for_model  # the new model's cache prices price its cuts
 
         price = for_model(provider.model)
         self.compactor.retarget(provider.context_window, provider.max_output_tokens, price.read, price.write)

@@ -21,17 +21,49 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.agent.answer_stream import usage_event
-from tui_agent.core.compaction.summary import run_summary, summary_messages
+from tui_agent.core.compaction.summary import summary_messages
 from tui_agent.core.formats import plural
+from tui_agent.core.messages import Message, clean_message, text_of, tool_uses
+from tui_agent.core.providers.base import ModelRequest, StreamDone
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.call import CallPlan
     from tui_agent.core.compaction.plan import CompactResult
     from tui_agent.core.compaction.protocol import CompactorProtocol
-    from tui_agent.core.messages import Message
     from tui_agent.core.providers.base import Provider
 
 DraftState = Literal["writing", "ready", "attached", "failed", "used", "stale"]
+
+
+MAX_SUMMARY_TOKENS = 2_000  # a summary call's answer: a few paragraphs
+
+
+@dataclass(frozen=True)
+class SummaryOutcome:
+    text: str | None
+    error: str | None = None
+    usage: Any = None  # the provider's UsageInfo for the summary call, when it reports one
+
+
+async def run_summary(provider: Any, system: str, tools: list[dict[str, Any]], messages: list[Message]) -> SummaryOutcome:
+    """One summary call through the provider; every failure is an outcome, never an exception."""
+    request = ModelRequest(model=provider.model, system=system, messages=[clean_message(m) for m in messages],
+                           tools=tools, max_tokens=min(provider.max_output_tokens, MAX_SUMMARY_TOKENS))
+    done = None
+    try:
+        async for item in provider.stream(request):
+            if isinstance(item, StreamDone):
+                done = item
+    except Exception as error:  # noqa: BLE001 - a failed summary only counts towards the breaker
+        return SummaryOutcome(None, str(error) or type(error).__name__)
+    if done is None:
+        return SummaryOutcome(None, "the summary call ended without a reply")
+    if tool_uses(done.message):
+        return SummaryOutcome(None, "the model called a tool instead of writing the summary", done.usage)
+    text = text_of(done.message).strip()
+    if not text:
+        return SummaryOutcome(None, "the model's summary was empty", done.usage)
+    return SummaryOutcome(text, None, done.usage)
 
 
 @dataclass

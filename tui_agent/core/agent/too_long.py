@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tui_agent.core.prices import for_model
+from tui_agent.core.models import for_model
 
 if TYPE_CHECKING:
     from tui_agent.core.compaction.protocol import CompactorProtocol

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Sequence, TypeVar, Union
+from typing import Any, ClassVar, Literal, Protocol, Sequence, TypeVar, Union
 
 from tui_agent.core.compaction.cut import cut_block
 from tui_agent.core.compaction.mask import masked_block, placeholder_text
@@ -24,6 +24,22 @@ from tui_agent.core.formats import fmt_tokens
 from tui_agent.core.messages import Block, key_input, result_text
 
 DecisionOp = Literal["cut", "masked"]
+
+
+class ResultFacts(Protocol):
+    """What a decision needs of a tool_result block (`facts.BlockFacts`, known once as its message arrived;
+    a Protocol so that the facts, which import the recap, need not be imported here)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def tool_use_id(self) -> str: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def input(self) -> Any: ...
+    @property
+    def chars(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -106,6 +122,12 @@ class Mask:
         original = len(result_text(block))
         return cls(i, j, tool_id, name, key_input(tool_input), original, placeholder_text(name, tool_input, original),
                    call)
+
+    @classmethod
+    def of_facts(cls, i: int, result: ResultFacts, call: int) -> Mask:
+        """The mask of message i's result block `result` (its facts, known once: `Facts.results`)."""
+        return cls(i, result.index, result.tool_use_id, result.tool, key_input(result.input), result.chars,
+                   placeholder_text(result.tool, result.input, result.chars), call)
 
 
 BlockDecision = Union[Cut, Mask]

@@ -19,10 +19,30 @@ from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.entities import entities, held_text
 from tui_agent.core.compaction.recap import WRITE_TOOLS, MessageFacts, facts_of
-from tui_agent.core.messages import Message, is_user_text, tool_results, tool_uses
+from tui_agent.core.messages import Message, blocks, is_user_text, result_text, tool_results, tool_uses
 
 WRITERS = frozenset(WRITE_TOOLS)  # the tools whose calls `Facts.writers` indexes
 Rerunnable = Callable[[str, Any], "bool | None"]  # (tool name, input) → the tool's answer, None if unknown
+
+
+@dataclass(frozen=True)
+class BlockFacts:
+    """One tool_result block as it arrived: which block of its message, the call it answers (its tool's name
+    and input), how long its text is, whether it failed, and the tool's own answer to "can it be had again?"
+    (None: the tool did not say, so the policy's name table decides: `rerunnable`). The history is
+    append-only, so these never change; the tiers read them instead of re-reading the block."""
+
+    index: int  # the block's position in its message
+    tool_use_id: str
+    tool: str  # the name of the call it answers ("" for an unknown id)
+    input: Any
+    chars: int  # len(result_text(block))
+    error: bool
+    tool_answer: bool | None = None
+
+    def rerunnable(self, policy: CompactPolicy) -> bool:
+        """Can this result be had again? The tool answers for itself; a transcript's names use the table."""
+        return policy.rerunnable(self.tool, self.input) if self.tool_answer is None else self.tool_answer
 
 
 @dataclass
@@ -43,6 +63,7 @@ class Facts:
     held: dict[int, frozenset[str]] = field(default_factory=dict)
     turn_total: int = 0  # chars/4 of that turn, its prompt included (is it alone over the high mark?)
     writers: list[int] = field(default_factory=list)  # messages that call a file-writing tool (keep for use)
+    results: list[tuple[BlockFacts, ...]] = field(default_factory=list)  # each message's tool_result blocks
 
     def sync(self, history: Sequence[Message]) -> None:
         """Learn the messages added since the last call (O(new messages))."""
@@ -64,12 +85,28 @@ class Facts:
                 self.writers.append(i)
             for use in tool_uses(message):
                 self.calls[use.get("id", "")] = (use.get("name", ""), use.get("input"))
+            self.results.append(self._results_of(message))
+
+    def _results_of(self, message: Message) -> tuple[BlockFacts, ...]:
+        """The facts of the message's tool_result blocks (their calls came before them: already known)."""
+        if not tool_results(message):
+            return ()
+        out = []
+        for j, block in enumerate(blocks(message)):
+            if block.get("type") != "tool_result":
+                continue
+            tool_id = block.get("tool_use_id", "")
+            name, tool_input = self.call_of(tool_id)
+            answer = self.rerunnable_answer(name, tool_input) if self.rerunnable_answer is not None else None
+            out.append(BlockFacts(j, tool_id, name, tool_input, len(result_text(block)), bool(block.get("is_error")),
+                                  answer))
+        return tuple(out)
 
     def copy(self) -> Facts:
         """An independent copy (a preview over a replaced history must not disturb the real one)."""
         return Facts(self.rerunnable_answer, list(self.estimates), list(self.messages), self.total,
                      dict(self.calls), set(self.errors), self.first, self.first_digest, self.last_prompt, self.held,
-                     self.turn_total, list(self.writers))
+                     self.turn_total, list(self.writers), list(self.results))
 
     def entities_of(self, history: Sequence[Message], i: int) -> frozenset[str]:
         """The entities message i holds (what it says, calls with, or was answered: `held_text`)."""

@@ -6,7 +6,7 @@ still long can be cut then at no extra write. Cutting *before* that costs a rewr
 the result (at the write price instead of the read price) and, because the model may need what was cut, a
 read again: one more call that reads the whole request from the cache and writes the part again. Below the
 high-water mark the request fits; a cut there is a loss the agent did not have to take, so it must pay
-for itself against those costs in the model's own prices (`core.prices`).
+for itself against those costs in the model's own prices (`core.models`).
 
 How many calls are left until the next event is not known; it is estimated from the recent growth of the
 request, and capped at as many calls as the session has already had (a session is expected to go on about

@@ -10,14 +10,12 @@ an overlay on the recap (the history is untouched), reused until the next event;
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.core.compaction.marks import SUMMARY_MARK, is_recap
 from tui_agent.core.messages import Message, blocks, result_text, text_of, tool_uses, user_text
 from tui_agent.core.formats import plural
 
-MAX_SUMMARY_TOKENS = 2_000
 FOCUS_LINE = "Focus on: "
 _FOCUS_FILLER = {"keep", "the", "and", "details", "detail", "about", "focus", "for", "with", "please", "all", "any",
                  "what", "that", "this", "more", "info", "information", "facts", "notes", "parts", "part", "stuff"}
@@ -44,37 +42,6 @@ def summary_messages(before_event: list[Message], dropped: int, focus: str = "")
 
 def is_summary_request(messages: list[Message]) -> bool:
     return bool(messages) and messages[-1].get("role") == "user" and text_of(messages[-1]).startswith(SUMMARY_MARK)
-
-
-@dataclass(frozen=True)
-class SummaryOutcome:
-    text: str | None
-    error: str | None = None
-    usage: Any = None  # the provider's UsageInfo for the summary call, when it reports one
-
-
-async def run_summary(provider: Any, system: str, tools: list[dict[str, Any]], messages: list[Message]) -> SummaryOutcome:
-    """One summary call through the provider; every failure is an outcome, never an exception."""
-    from tui_agent.core.messages import clean_message
-    from tui_agent.core.providers.base import ModelRequest, StreamDone
-
-    request = ModelRequest(model=provider.model, system=system, messages=[clean_message(m) for m in messages],
-                           tools=tools, max_tokens=min(provider.max_output_tokens, MAX_SUMMARY_TOKENS))
-    done = None
-    try:
-        async for item in provider.stream(request):
-            if isinstance(item, StreamDone):
-                done = item
-    except Exception as error:  # noqa: BLE001 - a failed summary only counts towards the breaker
-        return SummaryOutcome(None, str(error) or type(error).__name__)
-    if done is None:
-        return SummaryOutcome(None, "the summary call ended without a reply")
-    if tool_uses(done.message):
-        return SummaryOutcome(None, "the model called a tool instead of writing the summary", done.usage)
-    text = text_of(done.message).strip()
-    if not text:
-        return SummaryOutcome(None, "the model's summary was empty", done.usage)
-    return SummaryOutcome(text, None, done.usage)
 
 
 def extractive_summary(messages: list[Message]) -> str:

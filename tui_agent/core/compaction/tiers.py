@@ -27,7 +27,7 @@ from tui_agent.core.compaction.ranking import in_progress_floor, mask_protection
 from tui_agent.core.compaction.render import render_message
 from tui_agent.core.compaction.state import CompactState, effective_skip
 from tui_agent.core.formats import fmt_tokens
-from tui_agent.core.messages import Message, blocks, result_text, tool_results
+from tui_agent.core.messages import Message, blocks, result_text
 
 HARD_KEEP_CHARS = 1000  # what the newest round is cut to when it alone does not fit the window
 MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and MIN_GAIN_SHARE of the request) to be worth its rewrite
@@ -117,22 +117,20 @@ def cut_on_read(state: CompactState, view: RequestView, prev_out: int = 0,
     for i in range(state.read_upto if start is None else start, end):
         if i in state.pins or i in state.masks or i in state.expanded or i in state.kept_in_drop:
             continue
-        message = history[i]
-        if not tool_results(message):
+        if not facts.results[i]:
             continue
         done = {c.block_index for c in state.cuts.get(i, ())}
-        for j, block in enumerate(blocks(message)):
-            if block.get("type") != "tool_result" or j in done or len(result_text(block)) <= limit:
+        for result in facts.results[i]:
+            if result.index in done or result.chars <= limit:
                 continue
-            if not at_event and not _cut_pays(policy, layout, tokens, i, len(result_text(block)), prev_out,
-                                              until_event):
+            if not at_event and not _cut_pays(policy, layout, tokens, i, result.chars, prev_out, until_event):
                 continue
-            name = facts.call_of(block.get("tool_use_id", ""))[0]
-            cut = cut_block(block, keep, name)
+            cut = cut_block(blocks(history[i])[result.index], keep, result.tool)
             if cut is None:
                 continue
             _, original, kept = cut
-            new.setdefault(i, {})[j] = Cut(i, j, block.get("tool_use_id", ""), name, original, kept, call)
+            new.setdefault(i, {})[result.index] = Cut(i, result.index, result.tool_use_id, result.tool, original,
+                                                      kept, call)
     state = state.evolve(read_upto=max(state.read_upto, end if at_event else newest))
     if not new:
         return state, []
@@ -179,23 +177,19 @@ def mask_old(state: CompactState, view: RequestView, target: int | None = None,
             break
         if i in state.pins or i >= last or i in state.expanded or i in state.kept_in_drop:
             continue  # a pinned island goes out verbatim, with the partners it needs
-        message = history[i]
-        if not tool_results(message):
+        if not facts.results[i]:
             continue
         current = blocks(layout.message(state, history, i))
         done = {m.block_index for m in state.masks.get(i, ())}
         chosen: dict[int, BlockDecision] = {}
-        for j, block in enumerate(blocks(message)):
-            if block.get("type") != "tool_result" or j in done:
+        for result in facts.results[i]:
+            j = result.index
+            if j in done or not result.rerunnable(policy):
                 continue
-            tool_id = block.get("tool_use_id", "")
-            if not facts.rerunnable(tool_id, policy):
-                continue
-            name, tool_input = facts.call_of(tool_id)
-            text = placeholder_text(name, tool_input, len(result_text(block)))
+            text = placeholder_text(result.tool, result.input, result.chars)
             if len(result_text(current[j])) < max(policy.mask_min_chars, len(text) * 3):
                 continue
-            chosen[j] = Mask.of(i, j, block, facts.call_of, call)
+            chosen[j] = Mask.of_facts(i, result, call)
         if chosen:
             candidates.append((i, pos, chosen))
     if target is not None and candidates:
@@ -231,18 +225,17 @@ def transient(state: CompactState, view: RequestView) -> float:
     """Tokens the newest round will give back by itself once it is read (cut on read whatever the budget:
     a huge result, or every long one under `cut_always`): a spike that passes is no reason to rewrite the
     whole request, as long as the request still fits the window."""
-    history, policy, tokens, newest = view.history, view.policy, view.tokens, view.newest
+    history, facts, policy, tokens, newest = view.history, view.facts, view.policy, view.tokens, view.newest
     if not policy.cut_on_read or newest in state.pins:
         return 0.0
     chars = 0
     for i in range(newest, len(history)):
         if i in state.expanded:
             continue
-        for block in blocks(history[i]):
-            if block.get("type") == "tool_result":
-                size = len(result_text(block))
-                if size > policy.cut_chars and (policy.cut_always or size > policy.huge_result_chars):
-                    chars += size - policy.cut_keep_chars  # below the mark only these are cut on read
+        for result in facts.results[i]:
+            size = result.chars
+            if size > policy.cut_chars and (policy.cut_always or size > policy.huge_result_chars):
+                chars += size - policy.cut_keep_chars  # below the mark only these are cut on read
     return tokens.size_of(tk.tokens_for_chars(chars))
 
 
@@ -367,15 +360,13 @@ def hard_cut_newest(state: CompactState, view: RequestView) -> tuple[CompactStat
     for i in range(newest, len(history)):
         if i in state.expanded:
             continue
-        for j, block in enumerate(blocks(history[i])):
-            if block.get("type") != "tool_result":
-                continue
-            name = facts.call_of(block.get("tool_use_id", ""))[0]
-            cut = cut_block(block, HARD_KEEP_CHARS, name)
+        for result in facts.results[i]:
+            cut = cut_block(blocks(history[i])[result.index], HARD_KEEP_CHARS, result.tool)
             if cut is None:
                 continue
             _, original, kept = cut
-            new.setdefault(i, {})[j] = Cut(i, j, block.get("tool_use_id", ""), name, original, kept, call, hard=True)
+            new.setdefault(i, {})[result.index] = Cut(i, result.index, result.tool_use_id, result.tool, original,
+                                                      kept, call, hard=True)
     if not new:
         return state, []
     return _with(state, merged(state.blocks, new), set(new)), sorted(new)

@@ -247,7 +247,7 @@ class Journal:
 
 def _cost(model: str, usage: ev.Usage) -> float | None:
     from tui_agent.core.providers.base import UsageInfo
-    from tui_agent.core.providers.models import cost_usd
+    from tui_agent.core.models import cost_usd
 
     return cost_usd(model, UsageInfo.of(usage))
 

@@ -53,7 +53,7 @@ from tui_agent.core.providers.base import (
     StreamText,
     with_notice,
 )
-from tui_agent.core.providers.models import DEFAULT_ANTHROPIC_MODEL
+from tui_agent.core.models import DEFAULT_ANTHROPIC_MODEL
 from tui_agent.core.providers.retry import (
     RETRYABLE_STATUS,
     RetryableFailure,

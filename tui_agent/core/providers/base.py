@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, ClassVar, Union
 
-from tui_agent.core.messages import Message
+from tui_agent.core.messages import Message, UsageInfo  # noqa: F401  (UsageInfo: named here by the providers)
 from tui_agent.core.providers.server_report import ServerReport
 
 
@@ -68,21 +68,6 @@ class StreamNotice:
 
     text: str
     level: str = "warning"
-
-
-@dataclass(frozen=True)
-class UsageInfo:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_write_1h: int = 0  # of the cache writes, those at the 1-hour TTL (priced 2x the input, not 1.25x)
-
-    @classmethod
-    def of(cls, usage: Any) -> "UsageInfo":
-        """The counts of anything that carries them (an `ev.Usage`, a journal's): one conversion for prices."""
-        return cls(usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens,
-                   usage.cache_read_input_tokens, getattr(usage, "cache_write_1h", 0))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ event-stream decoding): nothing of those protocols is written here. What is ours
 - which platform, from the environment, and a one-line error naming the variable that is missing
   (`CloudConfigError`), before anything runs;
 - the model id each platform expects (`platform_model_id`), while the engine keeps the plain Claude id for
-  limits and prices (`canonical_model` maps a cloud id back);
+  limits and prices (`core.models.canonical_model` maps a cloud id back);
 - the gateway switches (`CLAUDE_CODE_SKIP_BEDROCK_AUTH` / `_VERTEX_AUTH`): an LLM gateway in front of the
   platform adds its own credentials, so the request goes unsigned.
 
@@ -123,9 +123,6 @@ def cloud_settings(env: Mapping[str, str], platform: str) -> CloudSettings:
 
 # -- model ids ------------------------------------------------------------------------------------------
 _DATED = re.compile(r"^(?P<base>claude-[a-z0-9-]+?)-(?P<date>\d{8})$")
-_BEDROCK_ID = re.compile(r"^(?:(?:us|eu|apac|jp|au|global|us-gov)\.)?anthropic\.(?P<id>[a-z0-9.-]+?)"
-                         r"(?:-v\d+(?::\d+)?)?$")
-
 
 def _bedrock_geo(region: str | None) -> str:
     """The cross-region inference profile a region belongs to (Bedrock's `us.`, `eu.`, `apac.`, ... prefix)."""
@@ -161,21 +158,6 @@ def platform_model_id(platform: str | None, model: str, region: str | None = Non
             return model
         dated = _DATED.match(model)
         return f"{dated['base']}@{dated['date']}" if dated else model
-    return model
-
-
-def canonical_model(model: str) -> str:
-    """The plain Claude id of a platform's model id (for limits and prices): `us.anthropic.claude-x-20250101
-    -v1:0` → `claude-x-20250101`, `claude-x@20250101` → `claude-x-20250101`; anything else unchanged."""
-    name = model.strip()
-    if name.startswith("arn:"):
-        name = name.rsplit("/", 1)[-1]
-    bedrock = _BEDROCK_ID.match(name)
-    if bedrock:
-        return bedrock["id"]
-    if name.startswith("claude-") and "@" in name:
-        base, _, version = name.partition("@")
-        return f"{base}-{version}" if version.isdigit() else base
     return model
 
 

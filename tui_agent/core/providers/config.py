@@ -32,7 +32,7 @@ from typing import Mapping
 
 from tui_agent.core.providers.base import Provider
 from tui_agent.core.providers.cloud import PLATFORMS, chosen_platform, cloud_settings
-from tui_agent.core.providers.models import (
+from tui_agent.core.models import (
     DEFAULT_ANTHROPIC_MODEL,
     DEFAULT_OPENAI_BASE_URL,
     DEFAULT_OPENAI_MODEL,

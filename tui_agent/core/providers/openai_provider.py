@@ -32,7 +32,7 @@ from tui_agent.core.providers.base import (
     StreamText,
     UsageInfo,
 )
-from tui_agent.core.providers.models import DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL
+from tui_agent.core.models import DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL
 from tui_agent.core.providers.sdk import SdkProvider
 from tui_agent.core.providers.retry import (
     RETRYABLE_STATUS,

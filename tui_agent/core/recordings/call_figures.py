@@ -2,7 +2,7 @@
 
 `tui-agent watch` prints these (`--json`, one object per call) and draws them. The recorded side is the
 log's own usage (uncached input, cache read, cache write), priced at the model that made the call
-(`core.prices.for_model`: its read multiplier, the 5-minute write); the gap since the previous call is
+(`core.models.for_model`: its read multiplier, the 5-minute write); the gap since the previous call is
 flagged when it is longer than that cache's time to live (the prefix had gone cold, so the agent paid a
 write for it again). Our side is the replay step's own request and price (`core.replay`, the same numbers
 as `replay --json`: tokens on the session's ruler, cost in uncached-input-token units), in dollars at the
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui_agent.core.recordings.forgot import Forgotten, forgotten
-from tui_agent.core.providers.models import model_info
-from tui_agent.core.prices import CLASSIC, InputCost, for_model
+from tui_agent.core.models import model_info
+from tui_agent.core.models import CLASSIC, InputCost, for_model
 from tui_agent.core.recordings.replay import OURS, Replay, ReplayStep, step_cost
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.recordings.coverage import Coverage, IdentifierIndex, future_identifiers
-from tui_agent.core.prices import CLASSIC, CachePrice
+from tui_agent.core.models import CLASSIC, CachePrice
 from tui_agent.core.messages import Message
 from tui_agent.core.request_check import RequestCheck
 from tui_agent.core.recordings.replay_checks import SessionMemo, common_prefix, newest_intact, required_memory

@@ -17,7 +17,7 @@ from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.recordings.economics import STRATEGIES, StrategyResult, replay
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
-from tui_agent.core.prices import CLASSIC, CachePrice
+from tui_agent.core.models import CLASSIC, CachePrice
 from tui_agent.core.formats import plural
 
 

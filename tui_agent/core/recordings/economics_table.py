@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from tui_agent.core.recordings.coverage import Coverage
 from tui_agent.core.recordings.economics import StrategyResult
-from tui_agent.core.prices import CachePrice
+from tui_agent.core.models import CachePrice
 from tui_agent.core.recordings.recorded import Recorded
 
 

@@ -25,9 +25,9 @@ from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_record
 from tui_agent.core.recordings.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
 from tui_agent.core.events import CompactionReported, ServerEdited
 from tui_agent.core.messages import Message, text_of
-from tui_agent.core.providers.models import model_info
+from tui_agent.core.models import model_info
 from tui_agent.core.formats import plural
-from tui_agent.core.prices import CLASSIC, InputCost
+from tui_agent.core.models import CLASSIC, InputCost
 
 # The strategies a replay runs side by side: the append-only conversation, the seed article's v1, ours.
 REPLAY_STRATEGIES = ("none", "seed-v1", "v2")

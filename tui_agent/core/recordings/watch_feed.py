@@ -80,7 +80,7 @@ class WatchFeed:
     def __init__(self, path: Path, policy: CompactPolicy | None, strategies: Sequence[str],
                  tracer: Callable[[Replay, ReplayStep], object] | None = None) -> None:
         self.path = path
-        self.tracer = tracer  # told each call once its figures are final (`core.telemetry.StepTracer`)
+        self.tracer = tracer  # told each call once its figures are final (`core.recordings.spans.StepTracer`)
         self._traced = 0  # calls told to the tracer in this generation
         self.live = LiveReplay(path, policy, strategies)
         self.generation = 0

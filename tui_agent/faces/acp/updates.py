@@ -21,7 +21,7 @@ from acp.helpers import (
 )
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, CallFigures
+from tui_agent.core.agent.budget import BudgetLedger, CallFigures
 from tui_agent.faces.acp.compaction import CompactionReport, CompactionReporter
 
 # The ACP tool kind of each built-in tool (an editor picks its icon from it); MCP tools are "other".

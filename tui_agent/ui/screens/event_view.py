@@ -1,7 +1,7 @@
 """One compaction event explained: its loss report, what the recap kept, and the request diff.
 
 Opened from the panel's events list. Everything comes from the plan the engine reported for that call
-(`CompactEvent.loss`, `plan.recap`) and the two requests it changed (`core.budget.request_diff`), so
+(`CompactEvent.loss`, `plan.recap`) and the two requests it changed (`core.compaction.request_diff`), so
 what the user reads here is what was sent, not a reconstruction.
 """
 
@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from tui_agent.core.budget import EventEntry, request_diff
+from tui_agent.core.agent.budget import EventEntry, request_diff
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import counted, fmt_k
 from tui_agent.ui.themes import MUTED

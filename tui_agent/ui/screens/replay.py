@@ -23,7 +23,7 @@ from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.replay_card import ReplayCard
 
 if TYPE_CHECKING:
-    from tui_agent.core.budget import EventEntry
+    from tui_agent.core.agent.budget import EventEntry
     from tui_agent.core.recordings.replay import Replay, ReplayStep
     from tui_agent.core.agent.session import Session
 

@@ -37,7 +37,7 @@ from tui_agent.ui.widgets.watch_card import WatchCard
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tui_agent.core.budget import EventEntry
+    from tui_agent.core.agent.budget import EventEntry
     from tui_agent.core.recordings.call_figures import CallFigures
     from tui_agent.core.compaction import CompactPolicy
     from tui_agent.core.recordings.replay import ReplayStep
@@ -163,14 +163,15 @@ class WatchScreen(ReplayScreen):
         finally:
             self.follower_ended.set()
 
-    def _tracer(self):  # noqa: ANN202 - a core.telemetry.StepTracer or None
+    def _tracer(self):  # noqa: ANN202 - a core.recordings.spans.StepTracer or None
         """A span per call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.telemetry`; nothing otherwise)."""
         from tui_agent.core import telemetry
+        from tui_agent.core.recordings.spans import step_tracer
 
         if not telemetry.enabled():
             return None
         try:
-            return telemetry.step_tracer("watch")
+            return step_tracer("watch")
         except RuntimeError as error:  # the [otel] extra is missing: say so on screen, and watch on
             self.app.call_from_thread(self.notify, str(error), severity="warning", timeout=6)
             return None
@@ -322,7 +323,7 @@ class WatchScreen(ReplayScreen):
         """`entry` with the requests of its call and of the call before it (what its loss report's recap
         and its diff read), as the events list would hold them had nothing been let go; None while they
         are made again (the event opens once they are back, `on_step_remade`)."""
-        from tui_agent.core.budget import EventEntry
+        from tui_agent.core.agent.budget import EventEntry
 
         view = self.view
         k = entry.event.call - 1

@@ -1,6 +1,6 @@
 """The budget meter: one call's request against the model's context window, cached / new and priced.
 
-Its numbers are the core's (`core.budget.CallFigures`, set from above); the meter only draws them. The
+Its numbers are the core's (`core.agent.budget.CallFigures`, set from above); the meter only draws them. The
 bar splits the request into the prefix the provider reads from its cache and the part it reads new,
 then free space up to the high-water mark (the tick: where compaction starts) and the output reserve.
 Below it: the price of the call (list price, or new-token equivalents when the model has no price), the water
@@ -17,9 +17,9 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui_agent.core.budget import BaseBreakdown, CallFigures
+from tui_agent.core.agent.budget import BaseBreakdown, CallFigures
 from tui_agent.core.cache_clock import cache_outlook, outlook_line
-from tui_agent.core.prices import CachePrice
+from tui_agent.core.models import CachePrice
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import cache_parts, counted, fmt_k
 from tui_agent.ui.themes import MUTED
@@ -127,7 +127,7 @@ class BudgetMeter(Widget):
     @staticmethod
     def _price_line(meter: CallFigures) -> Content:
         who = "this call" if meter.call is not None else "next call"
-        cost = meter.cost  # the same figure the replay and watch cards show for the call (`prices.InputCost`)
+        cost = meter.cost  # the same figure the replay and watch cards show for the call (`models.InputCost`)
         if cost.usd is not None:
             return Content.assemble((f"{who} ", MUTED), (cost.text(), "bold $text-success"),
                                     (" input, list price", MUTED))

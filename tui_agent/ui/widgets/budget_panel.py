@@ -21,8 +21,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.core.budget import BudgetLedger, EventEntry, first_difference, recap_tokens
-from tui_agent.core.prices import for_provider, per_token
+from tui_agent.core.agent.budget import BudgetLedger, EventEntry, first_difference, recap_tokens
+from tui_agent.core.models import for_provider, per_token
 from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter

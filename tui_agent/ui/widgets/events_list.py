@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui_agent.core.budget import BudgetLedger, EventEntry
+from tui_agent.core.agent.budget import BudgetLedger, EventEntry
 from tui_agent.core.compaction.plan import CompactEvent
 from tui_agent.core.events import CacheMissed, ServerEdited
 from tui_agent.ui.themes import MUTED

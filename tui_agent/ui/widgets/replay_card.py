@@ -13,14 +13,14 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui_agent.core.messages import blocks
-from tui_agent.core.prices import UNIT_NAME
+from tui_agent.core.models import UNIT_NAME
 from tui_agent.core.recordings.replay import LABELS, OURS, strategy_cost
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import counted, fmt_k, fmt_usd, preview
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
-    from tui_agent.core.prices import InputCost
+    from tui_agent.core.models import InputCost
     from tui_agent.core.recordings.replay import Replay, ReplayStep
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from tui_agent.core.budget import BudgetLedger
+from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.ui.budget_model import counted, fmt_k, spark
 from tui_agent.ui.themes import MUTED
 

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui_agent.core.budget import CONTEXT_TOOL
+from tui_agent.core.agent.budget import CONTEXT_TOOL
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.core.tokens import tokens_for_chars
 from tui_agent.ui.budget_model import fmt_k

@@ -18,12 +18,11 @@ from typing import Sequence
 from tui_agent.core import events as ev
 from tui_agent.core.compaction.plan import CompactPlan, CompactResult
 from tui_agent.core.formats import fmt_tokens, fmt_usd
-from tui_agent.core.messages import Message
-from tui_agent.core.providers.base import UsageInfo
-from tui_agent.core.providers.models import cost_usd, model_info
-from tui_agent.core.prices import InputCost, input_cost
+from tui_agent.core.messages import Message, UsageInfo
+from tui_agent.core.models import cost_usd, model_info
+from tui_agent.core.models import InputCost, input_cost
 from tui_agent.core.events import BaseBreakdown  # noqa: F401  (named here by the faces)
-from tui_agent.core.request_diff import EventEntry, RequestChange, first_difference, recap_tokens, request_diff  # noqa: F401
+from tui_agent.core.compaction.request_diff import EventEntry, RequestChange, first_difference, recap_tokens, request_diff  # noqa: F401
 from tui_agent.core.tokens import message_tokens, tokens_for_chars
 from tui_agent.core.formats import plural
 
@@ -44,7 +43,7 @@ class CallFigures:
     cached_messages: int  # leading outbound messages in the cached prefix
     high: int
     low: int
-    cost: InputCost  # this request's input price (`prices.input_cost`: the one figure every face shows)
+    cost: InputCost  # this request's input price (`models.input_cost`: the one figure every face shows)
     exact_total: int | None = None  # the API's count, once the call reported usage
     history_tokens: int = 0
     dropped: int = 0
