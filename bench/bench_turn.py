@@ -172,7 +172,7 @@ def profile_ours(ws: Path, files: list[str], env: dict[str, str]) -> None:
     stats = pstats.Stats(str(target))
     groups = {"HTTP (anthropic SDK, httpx2)": ("anthropic", "httpx", "httpcore", "h11", "pydantic", "jiter"),
               "compaction": ("tui_agent/core/compaction",), "journal": ("tui_agent/core/journal",),
-              "events / budget": ("tui_agent/core/events", "tui_agent/core/budget", "tui_agent/headless"),
+              "events / budget": ("tui_agent/core/events", "tui_agent/core/agent/budget", "tui_agent/faces/headless"),
               "tools": ("tui_agent/core/tools",), "loop / session": ("tui_agent/core/loop", "tui_agent/core/session")}
     own: dict[str, float] = {name: 0.0 for name in groups}
     for (filename, _, _), (_, _, tottime, _, _) in stats.stats.items():  # type: ignore[attr-defined]

@@ -99,7 +99,7 @@ def test_a_checkpoint_copies_nothing_that_grows_with_the_calls_and_a_resumed_run
     from tui_agent.core.recordings.economics import make_strategy
     from tui_agent.core.recordings.replay import baseline_estimate
 
-    replay = open_replay(SHARED / LOGS["drmaciver"], ("none", "v2"))
+    replay = open_replay(log_path("drmaciver"), ("none", "v2"))
     replay.checkpoint_every = 10
     replay.run_all()
     for call, checkpoint in replay._checkpoints.items():
@@ -128,7 +128,7 @@ def test_the_append_only_requests_head_is_not_walked_again_at_each_call(monkeypa
     from tui_agent.core.recordings.economics import strategy_runs
     from tui_agent.core.recordings.recorded import load_recorded
 
-    recorded = load_recorded(SHARED / LOGS["drmaciver"])
+    recorded = load_recorded(log_path("drmaciver"))
     walked: list[int] = []
     same_head, head = request_check.same_head, replay_checks._head
     monkeypatch.setattr(request_check, "same_head", lambda a, b: walked.append(1) or same_head(a, b))
