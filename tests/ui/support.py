@@ -12,7 +12,7 @@ from typing import Any
 
 from tui_agent.core.compaction import CompactOptions
 from tui_agent.core.providers.demo import DemoProvider
-from tui_agent.core.providers.scripted import ScriptedProvider
+from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply
 from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolOutput, ToolRegistry, builtin_tools
 from tui_agent.core.tools.base import Tool, ToolContext
@@ -174,3 +174,18 @@ async def send(pilot: Any, text: str) -> None:
     await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def wait_for(pilot: Any, condition: Any, what: str) -> None:
+    """The one bounded wait (tests/waiting.py), then a pause so the screen shows what was waited for."""
+    from tests.waiting import wait_until
+
+    await wait_until(condition, what=what)
+    await pilot.pause()
+
+
+def three_reads(workspace: Path) -> Session:
+    """A quick scripted turn with three tool cards (the demo's six rounds are not needed here)."""
+    return scripted_session(workspace, [tool_reply("Read", {"file_path": name}, f"t{i}", f"Reading {name}.")
+                                        for i, name in enumerate(("README.md", "src/app.py", "src/util.py"))]
+                            + [text_reply("Done.")])

@@ -60,7 +60,6 @@ async def test_a_compaction_block_shows_with_its_own_usage(tmp_path):
     assert kept and kept[0]["content"][0]["content"] == SUMMARY
 
 
-
 async def test_context_shows_what_server_clear_would_send_beside_our_count(tmp_path):
     from tui_agent.ui.widgets.budget_meter import BudgetMeter
 

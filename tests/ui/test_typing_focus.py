@@ -12,7 +12,7 @@ from tui_agent.core.messages import text_of
 
 from .support import make_app, make_repo, send
 from .test_panel_plan import planned_session
-from .test_trial_fixes import three_reads
+from .support import three_reads
 
 
 def outbound_changes(session) -> list:

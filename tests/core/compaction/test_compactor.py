@@ -5,8 +5,7 @@ from __future__ import annotations
 import copy
 import json
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tui_agent.compact import Compactor, CompactPolicy, render
 from tui_agent.core.compaction import newest_round_start
