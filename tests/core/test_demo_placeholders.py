@@ -91,3 +91,20 @@ def test_the_demo_answers_from_its_own_note_when_the_counts_were_masked():
     assert line_counts(Turn("what are the biggest files?", 3, [masked], ("I'll list the files first.", note))) == \
         [("src/a.py", 1204), ("b.md", 3)]
     assert line_counts(Turn("what are the biggest files?", 3, [masked], ())) == []  # nothing kept: run it again
+
+
+def test_the_overview_keeps_the_layout_it_wrote_down_when_the_count_left():
+    """"What is in this repo?" in a grown repository: the count behind the folder sizes was masked before the
+    answer; the folders come from the demo's own note, as it wrote them when it had the count."""
+    from tui_agent.core.compaction.mask import CLEARED
+    from tui_agent.core.providers.demo_answers import folder_note, layout_lines
+    from tui_agent.core.providers.demo_turn import Turn
+
+    count = ("Grep", {"pattern": "^", "output_mode": "count"}, "src/a.py:10\nsrc/b.py:5\ndocs/x.md:3\nREADME.md:2", False)
+    listing = ("Glob", {"pattern": "*"}, "src\ndocs\nREADME.md", False)
+    note = folder_note(Turn("what is in this repo?", 1, [listing, count]))
+    assert note == "`src/` (2 files, 15 lines); `docs/` (1 file, 3 lines)"
+    masked = (count[0], count[1], f"[{CLEARED}: Grep ^ · 48 chars]", False)
+    lines = layout_lines(Turn("what is in this repo?", 3, [listing, masked], (f"The folders: {note}. Reading…",)))
+    assert "- `src/`: 2 files, 15 lines" in lines and "- `docs/`: 1 file, 3 lines" in lines
+    assert any("Loose files at the top level (1): `README.md`" in line for line in lines)

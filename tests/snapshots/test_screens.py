@@ -49,10 +49,14 @@ def test_selected_row(snap_compare, tmp_path) -> None:
     async def run_before(pilot: Pilot) -> None:
         for prompt in PROMPTS[:2]:
             await send(pilot, prompt)
+        await pilot.wait_for_scheduled_animations()  # the chat has scrolled to its end (its scrollbar shows)
         rows = pilot.app.screen.query_one(HistoryRows)
         rows.enter_on_purpose()  # F2: the steering mode
         rows.cursor = next(iter(rows.view.truncated))
+        await pilot.pause()  # the rows scroll to the cursor after a refresh
+        await pilot.wait_for_scheduled_animations()
         await pilot.press("enter")
+        await pilot.wait_for_scheduled_animations()
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(140, 44), run_before=run_before)

@@ -37,6 +37,7 @@ from tui_agent.core.providers.demo_answers import (
     Words,
     answer,
     biggest_answer,
+    folder_note,
     from_conversation,
     grep_answer,
     md_escape,
@@ -237,7 +238,9 @@ class DemoProvider(Provider):
             picks = picks or _pick(fresh, set(), "", 1)
             if picks:
                 names = " and ".join(f"`{p}`" for p in picks)
-                return (f"Reading the head of {names} for what the project says of itself.",
+                layout = folder_note(turn)
+                return ((f"The folders: {layout}. " if layout else "")
+                        + f"Reading the head of {names} for what the project says of itself.",
                         [self._read(p, HEAD_LINES) for p in picks])
         return answer(turn, hints), []
 

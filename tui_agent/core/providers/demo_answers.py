@@ -139,16 +139,37 @@ def answer(turn: Turn, words: Words) -> str:
     return "\n".join(lines)
 
 
-def layout_lines(turn: Turn) -> list[str]:
-    """The layout: each top-level folder with its files and lines (the Grep line count: text files only),
-    largest first, then the loose files of the top-level listing."""
-    out: list[str] = []
+_FOLDER_NOTE = re.compile(r"`([^`]+/)` \(([\d,]+) files?, ([\d,]+) lines?\)")  # the demo's own note of them
+
+
+def folder_sizes(turn: Turn) -> dict[str, list[int]]:
+    """Each top-level folder's [files, lines] from the Grep line count (text files only); when compaction
+    took that count, from the note the demo wrote when it had it."""
     folders: dict[str, list[int]] = {}
     for path, count in line_counts(turn):
         if "/" in path:
             size = folders.setdefault(path.split("/", 1)[0] + "/", [0, 0])
             size[0] += 1
             size[1] += count
+    for note in reversed(turn.notes if not folders else ()):
+        folders = {name: [int(files.replace(",", "")), int(lines.replace(",", ""))]
+                   for name, files, lines in _FOLDER_NOTE.findall(note)}
+        if folders:
+            break
+    return folders
+
+
+def folder_note(turn: Turn) -> str:
+    """The layout in a line the demo says before reading on, so it still knows it if the count leaves."""
+    folders = sorted(folder_sizes(turn).items(), key=lambda item: (-item[1][1], item[0]))
+    return "; ".join(f"`{name}` ({plural(files, 'file')}, {plural(count, 'line')})" for name, (files, count) in folders)
+
+
+def layout_lines(turn: Turn) -> list[str]:
+    """The layout: each top-level folder with its files and lines (the Grep line count: text files only),
+    largest first, then the loose files of the top-level listing."""
+    out: list[str] = []
+    folders = folder_sizes(turn)
     if folders:
         out += ["", f"The layout: {plural(len(folders), 'folder')} (text files and lines, counted with Grep):"]
         for name, (files, count) in sorted(folders.items(), key=lambda item: (-item[1][1], item[0])):
