@@ -64,6 +64,15 @@ def on_loopback(url: str) -> bool:
     return urlsplit(url).hostname in {"127.0.0.1", "localhost", "::1"}
 
 
+def launch(playwright, tmp_path: Path):
+    """Debian's Chromium, headless, offline flags, a fresh profile; the page notes its terminal."""
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
+        viewport={"width": 1500, "height": 900})
+    context.add_init_script(NOTE_TERMINAL)
+    return context
+
+
 def wait_for_screen(page, needle: str, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     screen = ""
@@ -99,11 +108,8 @@ def test_serve_in_a_real_browser(tmp_path):
     try:
         served.wait_until_serving()
         with sync_playwright() as playwright:
-            context = playwright.chromium.launch_persistent_context(
-                str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
-                viewport={"width": 1500, "height": 900})
+            context = launch(playwright, tmp_path)
             try:
-                context.add_init_script(NOTE_TERMINAL)
                 context.route("**/*", route)
                 context.on("request", lambda request: requests.append(request.url))
                 page = context.pages[0] if context.pages else context.new_page()
@@ -202,11 +208,8 @@ def test_typing_after_context_a_click_and_a_closed_view_reaches_the_prompt(tmp_p
     try:
         served.wait_until_serving()
         with sync_playwright() as playwright:
-            context = playwright.chromium.launch_persistent_context(
-                str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
-                viewport={"width": 1500, "height": 900})
+            context = launch(playwright, tmp_path)
             try:
-                context.add_init_script(NOTE_TERMINAL)
                 page = context.pages[0] if context.pages else context.new_page()
                 page.goto(served.url, timeout=30_000)
                 wait_for_screen(page, "Context budget", 30)
