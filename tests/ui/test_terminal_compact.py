@@ -80,7 +80,7 @@ def test_compact_quit_continue_print_outbound_is_the_panels_next_call(tmp_path) 
     assert len(recap) == 1, "the resumed request carries the recap /compact made"  # was: every message, no recap
     assert f"{last - first + 1} messages after the first {first} " in json.dumps(recap[0])
     assert "Summary of that part" in json.dumps(recap[0])  # with the demo model's summary
-    assert len(messages) == sent + 1  # the history messages the panel showed as sent, and the recap
+    assert len(messages) == sent  # the panel's "sent" counts the request's messages, the recap among them (#28)
     estimate = (text_tokens(body.get("system", "")) + tools_tokens(body.get("tools", []))
                 + sum(message_tokens(m) for m in messages))
     assert estimate == shown_total  # the very request the meter measured as next

@@ -54,7 +54,8 @@ def test_plan_marks_and_pin_in_a_real_terminal(tmp_path) -> None:
            "TERM": "xterm-256color"}
     command = ("env -u COLUMNS -u LINES " + " ".join(f"{k}={v}" for k, v in env.items())
                + f" {sys.executable} {launcher}")
-    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "agent", "-x", "160", "-y", "50",
+    # 54 lines: the meter has a budget line now (#30), and the first dropped rows must still show
+    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "agent", "-x", "160", "-y", "54",
                     "-c", str(repo), command], check=True)
     try:
         # before any call: the loaded history's next-call plan
