@@ -10,9 +10,55 @@ next call will write either way. Pure: the clock and the figures come in as argu
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from tui_agent.core.models import CachePrice, for_model
+
+# Keep warm: while the agent waits (for the person, or for a long tool), one request that repeats the last
+# one exactly (answer capped at one token) reads the prefix and starts its time to live again. A ping costs
+# `read` per prefix token; the rewrite it spares costs `write - read` more than the read the next call makes
+# anyway. So warmth is kept for as many pings as half that rewrite pays for (at 0.05/1.25: 12 pings, 54
+# minutes; at 0.1: 5 pings, 22.5 minutes), and never past an hour of idleness (someone gone that long is
+# not about to type). A ping leaves `PING_MARGIN` of the time to live unused: a network round trip late is
+# still warm.
+PING_MARGIN = 0.1
+WARM_AT_MOST_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class KeepWarm:
+    """How a live session keeps its prompt cache warm while idle: a ping every `interval_seconds`, at most
+    `max_pings` in a row (0: never). Pure figures, from the price (`keep_warm_for`)."""
+
+    interval_seconds: float
+    max_pings: int
+
+    def pings(self, idle_seconds: float | None) -> int:
+        """Pings sent during an idle stretch of `idle_seconds` (the next call comes at its end)."""
+        if idle_seconds is None or self.max_pings <= 0 or idle_seconds <= self.interval_seconds:
+            return 0
+        return min(self.max_pings, math.ceil(idle_seconds / self.interval_seconds) - 1)
+
+    def idle_after_pings(self, idle_seconds: float | None) -> float | None:
+        """What the cache has been idle when the next call comes: since the last ping, or the whole gap."""
+        pings = self.pings(idle_seconds)
+        return idle_seconds if idle_seconds is None or not pings else idle_seconds - pings * self.interval_seconds
+
+
+NEVER_WARM = KeepWarm(interval_seconds=math.inf, max_pings=0)
+
+
+def keep_warm_for(price: CachePrice, minutes: float | None = None) -> KeepWarm:
+    """The pings `price` pays for (see `PING_MARGIN` above), or at most `minutes` of idleness when the
+    person set it (0: never). No expiry, or reads that cost as much as writes: no pings."""
+    ttl = price.ttl_seconds
+    if ttl is None or price.read <= 0 or price.read >= price.write:
+        return NEVER_WARM
+    interval = ttl * (1 - PING_MARGIN)
+    by_price = int((price.write - price.read) / (2 * price.read) + 1e-9)  # (1.25 - 0.05) / 0.1 is 11.999…
+    most = WARM_AT_MOST_SECONDS if minutes is None else max(minutes, 0.0) * 60
+    return KeepWarm(interval_seconds=interval, max_pings=max(min(by_price, int(most // interval)), 0))
 
 
 @dataclass(frozen=True)
