@@ -153,7 +153,7 @@ def replay_window(path: Path, window: int, strategies: list[str], price_models: 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
-    parser.add_argument("--strategies", default="none,v2,cc-77,cc-92,opencode,clear-100k,server-clear,server-compact")
+    parser.add_argument("--strategies", default="none,v2,v2-cold,cc-77,cc-92,opencode,clear-100k,server-clear,server-compact")
     parser.add_argument("--windows", default="200000,1000000")
     parser.add_argument("--prices", default="all", help="all, or indices into 0.1/0.05+TTL/0.025+TTL/1h (e.g. 1)")
     parser.add_argument("--jobs", type=int, default=1, help="sessions replayed in parallel (the machine is shared)")

@@ -23,6 +23,7 @@ from tui_agent.core.models import CachePrice, for_model
 # not about to type). A ping leaves `PING_MARGIN` of the time to live unused: a network round trip late is
 # still warm.
 PING_MARGIN = 0.1
+PING_OUTPUT_TOKENS = 5  # a ping stops reading its answer at the first event: a few output tokens at most
 WARM_AT_MOST_SECONDS = 3600.0
 
 

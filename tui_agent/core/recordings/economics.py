@@ -19,6 +19,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from tui_agent.core.cache_clock import NEVER_WARM, PING_OUTPUT_TOKENS, KeepWarm, keep_warm_for
 from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.recordings.coverage import Coverage, IdentifierIndex, future_identifiers
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from tui_agent.core.recordings.peers import Peer, PeerPlan
 
 STRATEGIES = ("none", "seed-v1", "v1", "v2")
+# one call's figures: request tokens, what a warm cache would read of them, a summary call's request and output
+# tokens, the pings before the call, the seconds its cache had then been idle (`StrategyResult.per_call`)
+PerCall = tuple[float, float, float, float, int, "float | None"]
 
 
 @dataclass
@@ -56,10 +60,12 @@ class StrategyResult:
     coverage_recap: Coverage = field(default_factory=Coverage)
     summary_calls: int = 0  # calls a strategy made to summarise (priced into `cost`)
     # per call: (request tokens, the tokens its shared prefix would read from a warm cache, a summary
-    # call's request tokens, its output tokens): enough to price the same requests at any other price
+    # call's request tokens, its output tokens, the pings that kept the cache warm before it, the seconds
+    # the cache was idle after them): enough to price the same requests at any other price
     # (`economics_table.cost_at`) without replaying a strategy whose decisions do not depend on it
-    per_call: list[tuple[float, float, float, float]] = field(default_factory=list)
+    per_call: list[PerCall] = field(default_factory=list)
     expired: int = 0  # calls whose cached prefix had gone cold (idle past the cache's time to live)
+    pings: int = 0  # requests that only kept the cache warm while the session was idle (priced into `cost`)
 
     @property
     def price(self) -> float:
@@ -74,7 +80,9 @@ class StrategyResult:
         return self.cached / self.tokens if self.tokens else 0.0
 
 
-STRATEGY_MODES = {"seed-v1": "seed", "v1": "v1", "v2": "v2"}  # the bench's names for the compaction modes
+# the bench's names for the compaction modes; `v2-cold` is v2 in a session that never keeps its cache warm
+STRATEGY_MODES = {"seed-v1": "seed", "v1": "v1", "v2": "v2", "v2-cold": "v2"}
+NEVER_PINGS = frozenset({"v2-cold"})
 
 
 def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int,
@@ -140,6 +148,10 @@ class StrategyRun:
         # the request check's lane: the frontier run's own (a run made again from a checkpoint uses another,
         # so the frontier's lane holds only its own previous request)
         self.lane: object = name
+        # keeping the cache warm while idle (`core.cache_clock.KeepWarm`): what a live session of ours does;
+        # the append-only conversation and the peers never ping (set by `strategy_runs`)
+        self.warmth: KeepWarm = NEVER_WARM
+        self._previous_tokens = 0.0  # the previous request's size: what a ping reads
 
     def state(self) -> RunState:
         """This run between two calls, as data (a replay keeps one every few calls: `core.replay`).
@@ -156,7 +168,7 @@ class StrategyRun:
         # (without the compaction times: a checkpoint per few calls would copy one per call made)
         result = _copy_result(self.result, times=[], per_call=[])
         packed = None if exported is None else zlib.compress(json.dumps(exported).encode(), 1)
-        return RunState(self.k, packed, result, previous, upto, len(self.result.per_call))
+        return RunState(self.k, packed, result, previous, upto, len(self.result.per_call), self._previous_tokens)
 
     def resume(self, state: RunState, compactor: "CompactorProtocol | Peer | None") -> StrategyRun:
         """A run like this one (same session, checks and memos) that goes on from `state`, with `compactor`
@@ -164,7 +176,7 @@ class StrategyRun:
         compactor refuses it."""
         run = StrategyRun(self.name, self.recorded, self.policy, compactor, self.required, self.future, self.price,
                           entities=self._entities, check=self._check, texts=self._texts, sent=self._sent)
-        run.keeps_per_call, run.lane = self.keeps_per_call, (self.name, "made again")
+        run.keeps_per_call, run.lane, run.warmth = self.keeps_per_call, (self.name, "made again"), self.warmth
         if compactor is not None and state.compactor is not None:
             upto = self.recorded.calls[state.k - 1] if state.k else 0
             data = json.loads(zlib.decompress(state.compactor))
@@ -173,6 +185,7 @@ class StrategyRun:
                 raise ValueError(warning)
         run.k, run.result = state.k, _copy_result(state.result, per_call=self.result.per_call[:state.per_call_upto])
         run._previous = list(state.previous) or self.recorded.history[:state.previous_upto]
+        run._previous_tokens = state.previous_tokens
         return run
 
     def step(self) -> CallPrice:
@@ -182,11 +195,12 @@ class StrategyRun:
         model = recorded.model
         prefix = recorded.history[:index]
         started = time.perf_counter()
+        pings, idle = self._warm_gap(k)
         if compactor is None:
             messages = prefix
             plan = None
         else:
-            if k and self.price.expired(recorded.gap(k)) and hasattr(compactor, "cache_expired"):
+            if k and self.price.expired(idle) and hasattr(compactor, "cache_expired"):
                 compactor.cache_expired()  # what a live session's cache clock tells its compactor
             compacted = compactor.compact(prefix, k + 1)  # the call number is the caller's (one counter)
             messages, plan = compacted.messages, compacted.plan
@@ -205,15 +219,16 @@ class StrategyRun:
         warm = model.baseline + model.ratio * sums[cached_n] if k else 0.0
         if k == 0:
             cached = 0.0
-        elif self.price.expired(recorded.gap(k)):  # the whole prefix went cold: written again in full
+        elif self.price.expired(idle):  # the whole prefix went cold: written again in full
             cached = 0.0
             result.expired += 1
         else:
             cached = model.baseline + model.ratio * sums[cached_n]
         made = self._summary_call(compactor)
-        cost = self.price.cost(total, cached) + self._summary_cost(made, k)
+        cost = self.price.cost(total, cached) + self._summary_cost(made, k) + self._ping_cost(pings)
+        self._previous_tokens = total
         if self.keeps_per_call:
-            result.per_call.append((total, warm, *(made or (0.0, 0.0))))
+            result.per_call.append((total, warm, *(made or (0.0, 0.0)), pings, idle))
         result.calls += 1
         result.tokens += total
         result.cost += cost
@@ -240,6 +255,19 @@ class StrategyRun:
             result.coverage_recap.add(len(wanted), with_recap)
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
+
+    def _warm_gap(self, k: int) -> tuple[int, float | None]:
+        """The pings this run's session sent while idle before call k, and how long its cache had then been
+        idle (since the last ping, or the whole gap): what decides whether call k finds the prefix warm."""
+        gap = self.recorded.gap(k)
+        return self.warmth.pings(gap), self.warmth.idle_after_pings(gap)
+
+    def _ping_cost(self, pings: int) -> float:
+        """Each ping repeats the previous request: all of it read from the cache, an answer of a token or so."""
+        if not pings:
+            return 0.0
+        self.result.pings += pings
+        return pings * (self.price.read * self._previous_tokens + self.price.output * PING_OUTPUT_TOKENS)
 
     def seed_sizes(self, messages: Sequence[Message], estimates: Sequence[int]) -> None:
         """`SessionMemo.seed`: the sizes a growing log's load measured of its new messages."""
@@ -270,7 +298,7 @@ class StrategyRun:
         if made is None:
             return 0.0
         read_tokens, output_tokens = made
-        cold = k == 0 or self.price.expired(self.recorded.gap(k))
+        cold = k == 0 or self.price.expired(self._warm_gap(k)[1])
         return self.price.cost(read_tokens, 0.0 if cold else read_tokens) + self.price.output * output_tokens
 
 
@@ -287,10 +315,11 @@ class RunState:
     previous: tuple[Message, ...]  # the previous request (its prefix is what the next one reads from cache)
     previous_upto: int = 0  # or, for the append-only conversation, the history up to here (its length only)
     per_call_upto: int = 0  # `result.per_call` as its length: the first items of the run's own list
+    previous_tokens: float = 0.0  # the previous request's size (what a ping before the next call reads)
 
 
 def _copy_result(result: StrategyResult, times: list[float] | None = None,
-                 per_call: list[tuple[float, float, float, float]] | None = None) -> StrategyResult:
+                 per_call: list[PerCall] | None = None) -> StrategyResult:
     return replace(result, times=list(result.times) if times is None else times, coverage=replace(result.coverage),
                    per_call=list(result.per_call) if per_call is None else per_call,
                    coverage_recap=replace(result.coverage_recap))
@@ -321,8 +350,10 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
     for name in strategies:
         compactor = factories[name]() if factories and name in factories else make_strategy(
             name, policy, baseline_estimate, model)
-        out[name] = StrategyRun(name, recorded, policy, compactor, required, future, price, entities=entities,
-                                check=check, texts=texts, sent=sent)
+        out[name] = run = StrategyRun(name, recorded, policy, compactor, required, future, price, entities=entities,
+                                      check=check, texts=texts, sent=sent)
+        if name in STRATEGY_MODES and name not in NEVER_PINGS:  # ours: a live session keeps its cache warm
+            run.warmth = keep_warm_for(price)
     return out
 
 

@@ -13,6 +13,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tui_agent.core.cache_clock import PING_OUTPUT_TOKENS
 from tui_agent.core.recordings.coverage import Coverage
 from tui_agent.core.recordings.economics import StrategyResult
 from tui_agent.core.models import CachePrice
@@ -21,12 +22,14 @@ from tui_agent.core.recordings.recorded import Recorded
 
 def cost_at(result: StrategyResult, recorded: Recorded, price: CachePrice) -> float:
     """The strategy's requests of one replay priced at `price` (the same requests, another price model)."""
-    total = 0.0
-    for k, (tokens, warm, summary_read, summary_out) in enumerate(result.per_call):
-        cold = k == 0 or price.expired(recorded.gap(k))
+    total, previous = 0.0, 0.0
+    for k, (tokens, warm, summary_read, summary_out, pings, idle) in enumerate(result.per_call):
+        cold = k == 0 or price.expired(idle)
         total += price.cost(tokens, 0.0 if cold else warm)
         if summary_read or summary_out:
             total += price.cost(summary_read, 0.0 if cold else summary_read) + price.output * summary_out
+        total += pings * (price.read * previous + price.output * PING_OUTPUT_TOKENS)  # repeat the last request
+        previous = tokens
     return total
 
 
@@ -46,6 +49,7 @@ class Point:
     prompts_missing: int
     paths_missing: int
     events: int
+    pings: int  # requests that only kept a cache warm while the session was idle (priced in `cost`)
     sessions: list[tuple[float, float]]  # per session: cost ÷ append-only, pooled coverage (no recap)
     infeasible: bool  # append-only went over the window on some session
 
@@ -58,7 +62,7 @@ def points(runs: Sequence[tuple[Recorded, dict[str, StrategyResult]]], price: Ca
     for name in names:
         costs, bases, tokens, calls, ratios, sessions = 0.0, 0.0, 0.0, 0, [], []
         coverage, recap = Coverage(), Coverage()
-        over = invalid = prompts = paths = events = 0
+        over = invalid = prompts = paths = events = pings = 0
         infeasible = False
         for recorded, results in runs:
             r, base = results[name], results["none"]
@@ -69,12 +73,12 @@ def points(runs: Sequence[tuple[Recorded, dict[str, StrategyResult]]], price: Ca
             sessions.append((cost / base_cost if base_cost else 0.0, r.coverage.pooled))
             coverage.merge(r.coverage)
             recap.merge(r.coverage_recap)
-            over, invalid, events = over + r.over_window, invalid + r.invalid, events + r.events
+            over, invalid, events, pings = over + r.over_window, invalid + r.invalid, events + r.events, pings + r.pings
             prompts, paths = prompts + r.prompts_missing, paths + r.paths_missing
             infeasible |= base.over_window > 0
         out.append(Point(name, costs / bases if bases else 0.0, costs / calls if calls else 0.0,
                          statistics.fmean(ratios) if ratios else 0.0, max(ratios, default=0.0), coverage, recap,
-                         over, invalid, prompts, paths, events, sessions, infeasible))
+                         over, invalid, prompts, paths, events, pings, sessions, infeasible))
     return out
 
 
@@ -90,7 +94,7 @@ def on_frontier(point: Point, others: Sequence[Point]) -> bool:
 
 
 HEAD = (f"{'strategy':<22} {'cost÷none':>10} {'per call':>9} {'price÷none':>10} {'worst':>6} {'cover':>6} "
-        f"{'mean':>6} {'+recap':>6} {'over':>5} {'bad':>4} {'prompts✗':>8} {'paths✗':>6} {'events':>6}  "
+        f"{'mean':>6} {'+recap':>6} {'over':>5} {'bad':>4} {'prompts✗':>8} {'paths✗':>6} {'events':>6} {'pings':>5}  "
         f"per session (cost÷none / cover)")
 
 
@@ -104,5 +108,5 @@ def format_points(title: str, found: Sequence[Point]) -> str:
         lines.append(f"{mark}{p.name:<21} {cost:>10} {p.per_call / 1000:>8.1f}k {p.price_mean:>10.3f} "
                      f"{p.price_worst:>6.3f} {p.coverage.pooled:>6.3f} {p.coverage.value:>6.3f} "
                      f"{p.coverage_recap.pooled:>6.3f} {p.over:>5} {p.invalid:>4} {p.prompts_missing:>8} "
-                     f"{p.paths_missing:>6} {p.events:>6}  {per_session}")
+                     f"{p.paths_missing:>6} {p.events:>6} {p.pings:>5}  {per_session}")
     return "\n".join(lines)
