@@ -145,6 +145,14 @@ def test_recurring_identifiers_keep_the_exchange_that_holds_them_and_not_one_the
     assert choose(1_000, tail_from=9) == {1, 2, 3, 4}  # with no tail, b's recurring name is worth keeping
     assert choose(10) == frozenset()  # an exchange never splits to fit
     assert choose(0) == frozenset()
+    # a span that ends between a call and its result: the call is never kept without the result it waits
+    # for (a real session sent 117 requests with a tool_use unanswered before this)
+    split = [user_text("go"), _call("x", "Bash", command="echo dup_name_one"), _result("x", "ok"),
+             _call("y", "Bash", command="echo dup_name_one"), _result("y", "ok"), _call("z", "Bash", command="ls"),
+             _result("z", "done")]
+    kept = choose_recurring(split, 1, 4, lambda i: 10.0, 1_000, lambda i: frozenset(entities(held_text(split[i]))),
+                            frozenset())
+    assert kept == {1, 2} and not protocol_errors([split[i] for i in (0, *sorted(kept), 5, 6)])
 
 
 def test_an_event_with_recurring_share_keeps_an_old_exchange_the_session_keeps_naming():

@@ -113,7 +113,9 @@ def choose_recurring(history: Sequence[Message], lo: int, tail_from: int, size_o
     for i in range(lo, tail_from):
         if history[i].get("role") != "assistant" or i in kept:
             continue
-        unit = frozenset(k for k in pinned_with(history, i) if lo <= k < tail_from)
+        unit = frozenset(pinned_with(history, i))
+        if not all(lo <= k < tail_from for k in unit):
+            continue  # its partner lies past the span: kept alone it would split a tool_use from its result
         size = sum(size_of(k) for k in unit)
         if unit and not unit & (protected | kept) and size <= budget and (value := worth(unit)) > 0:
             heapq.heappush(heap, (-value / max(size, 1.0), i, unit, size))
