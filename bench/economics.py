@@ -84,28 +84,30 @@ def time_growth(calls: int = 60) -> str:
 
 
 # Our policy's settings the frontier compares (named rules, none tuned to a session): the default, the default
-# before this round, each of compaction 4's moves taken back, the old marks' trade (budgets), the
-# clear-the-result variants and keep-what-recurs.
+# before this round (compaction 4's round 6), each of this round's moves taken back, each mark one step either
+# way (how much the figures move), the old marks' trade (budgets), and ours without keeping the cache warm.
+ROUND_6 = {"high_water": 0.65, "low_water": 0.30, "keep_for_use_share": 0.25, "keep_recurring_share": 0.0,
+           "cut_keep_chars": 2000}
 FRONTIER = {
     "default": {},
-    "before (head 20 %, cold clears)": {"keep_head": 0.20, "cold_clears_only": True, "cold_target": 0.0},
-    "head 20 %": {"keep_head": 0.20},
-    "cold event clears only": {"cold_clears_only": True, "cold_target": 0.0},
-    "cold target 0.0": {"cold_target": 0.0},
-    "cold target 0.35": {"cold_target": 0.35},
-    "no keep-for-use": {"keep_for_use": False},
-    "no cold-cache event": {"cold_event": False},
-    "neither (compaction 3)": {"keep_for_use": False, "cold_event": False},
-    "budget 120k": {"budget_tokens": 120_000},
-    "budget 140k": {"budget_tokens": 140_000},
-    "budget 150k": {"budget_tokens": 150_000},
-    "budget 200k": {"budget_tokens": 200_000},
-    "budget 260k": {"budget_tokens": 260_000},
-    "keep share 0.5": {"keep_for_use_share": 0.5},
-    "clear any result at events": {"mask_any_result": True, "mask_all_at_event": True, "mask_min_chars": 300},
+    "no keep-warm (v2-cold)": {"strategy": "v2-cold"},
+    "round 6 (0.65/0.30, writes 25 %)": ROUND_6,
+    "round 6, no keep-warm": {**ROUND_6, "strategy": "v2-cold"},
+    "high 0.58": {"high_water": 0.58},
+    "high 0.62": {"high_water": 0.62},
+    "high 0.65": {"high_water": 0.65},
+    "low 0.08": {"low_water": 0.08},
+    "low 0.12": {"low_water": 0.12},
+    "low 0.20": {"low_water": 0.20},
+    "writes 0.6": {"keep_for_use_share": 0.6},
+    "writes 0.8": {"keep_for_use_share": 0.8},
     "recurring 0.1": {"keep_recurring_share": 0.1},
-    "budget 130k + recurring 0.1": {"budget_tokens": 130_000, "keep_recurring_share": 0.1},
-    "budget 140k + recurring 0.1": {"budget_tokens": 140_000, "keep_recurring_share": 0.1},
+    "recurring 0.3": {"keep_recurring_share": 0.3},
+    "no recurring": {"keep_recurring_share": 0.0},
+    "no keep-for-use": {"keep_for_use": False, "keep_recurring_share": 0.0},
+    "cold target 0.5": {"cold_target": 0.5},
+    "budget 140k": {"budget_tokens": 140_000},
+    "budget 200k": {"budget_tokens": 200_000},
 }
 
 
@@ -121,8 +123,10 @@ def frontier(recorded: list, window: int, price) -> str:
     policy = CompactPolicy(context_window=window, max_output_tokens=32_000, enabled=True)
     runs = [(r, replay(r, ["none", *PEERS], policy, price=price)) for r in recorded]
     for name, change in FRONTIER.items():
+        change = dict(change)
+        strategy = change.pop("strategy", "v2")
         for r, results in runs:
-            results[f"v2 {name}"] = replay(r, ["v2"], replace(policy, **change), price=price)["v2"]
+            results[f"v2 {name}"] = replay(r, [strategy], replace(policy, **change), price=price)[strategy]
     return format_points(f"######## frontier at window {window:,} · cache {price.label}", points(runs, price, window))
 
 

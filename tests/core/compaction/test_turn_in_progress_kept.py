@@ -37,7 +37,9 @@ def tour_history(turn_chars: int) -> tuple[list[dict], int]:
 
 def demo_like() -> Compactor:
     return Compactor(CompactPolicy(context_window=24_000, max_output_tokens=4_096, low_water=0.4, keep_head=0.06,
-                                   mask_protect_tokens=4_000, enabled=True), baseline_tokens=4_600)
+                                   mask_protect_tokens=4_000, enabled=True, high_water=0.65, keep_for_use_share=0.25,
+                                   keep_recurring_share=0.0, cut_keep_chars=2000),  # the demo's (`demo_policy`)
+                     baseline_tokens=4_600)
 
 
 def sent_results(messages: list[dict]) -> dict[str, str]:

@@ -44,15 +44,20 @@ class CompactPolicy:
     long_context_step: int | None = None  # tokens above which the model charges more per token
     budget_from_prices: bool = False  # a larger default budget where cheap reads make events pay later
     enabled: bool | None = None
-    high_water: float = 0.65
-    low_water: float = 0.30
+    # Compaction 4 (issue 30): above 60 % of the budget an event leaves little but the head, the turn in progress
+    # and what the agent will name (its writes, what recurs: `keep_for_use_share`, `keep_recurring_share` of
+    # the low mark); a live session keeps its cache warm while idle (`core.cache_clock.KeepWarm`), so the
+    # few events are the only rewrites. Shared sessions, 0.05 + 5-min TTL: cost 0.567 -> 0.450 of
+    # append-only's, pooled coverage 0.956 -> 0.963 (docs/compaction-4.md, round 7).
+    high_water: float = 0.60
+    low_water: float = 0.10
     # Cut on read: a tool result longer than `cut_chars` that the model has already seen is cut once to
     # its first `cut_keep_chars` and frozen that way -- below the high-water mark only where it pays at the
     # cache prices below, or when it is one huge result (`compaction.pricing`); at an event for free.
     # `cut_always` is the old rule (every long result as soon as it is read), kept for the benchmark.
     cut_on_read: bool = True
     cut_chars: int = 4000
-    cut_keep_chars: int = 2000
+    cut_keep_chars: int = 1500
     cut_always: bool = False
     huge_result_chars: int = HUGE_RESULT_CHARS
     cache_read: float = 0.1  # the model's cache read and write prices (units of one uncached input token)
@@ -81,12 +86,13 @@ class CompactPolicy:
     cold_target: float = 0.2
     cold_clears_only: bool = False  # True: a cold cache's event clears old results (inputs kept), drops nothing
     keep_for_use: bool = True
-    keep_for_use_share: float = 0.25
+    keep_for_use_share: float = 0.7
     keep_for_use_tools: tuple[str, ...] = ("Write",)
     # Beside the writes, the exchanges holding the most identifiers that recur in the session and that the
-    # kept tail lacks, within this share of the low mark (`keep_for_use.choose_recurring`). Off: on the shared
-    # sessions it lifts coverage at budgets of 120k–140k (+0.02–0.04) but not at the default budget.
-    keep_recurring_share: float = 0.0
+    # kept tail lacks, within this share of the low mark (`keep_for_use.choose_recurring`). With the low mark
+    # of compaction 4 the tail an event keeps is short, and what recurs is what it lacks: 0.2 (0.1: coverage
+    # 0.954, 0.3: cost 0.457 on the shared sessions).
+    keep_recurring_share: float = 0.2
     # Drop: whole old messages leave at an event, replaced by a deterministic recap. The first
     # `keep_head` of the conversation (the task as first stated) stays in front: it is never rewritten,
     # so it is read from the cache at every call. 5 %, not 20 %: the oldest part is the least named later,

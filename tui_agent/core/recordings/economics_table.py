@@ -93,19 +93,22 @@ def on_frontier(point: Point, others: Sequence[Point]) -> bool:
     return True
 
 
-HEAD = (f"{'strategy':<22} {'cost÷none':>10} {'per call':>9} {'price÷none':>10} {'worst':>6} {'cover':>6} "
-        f"{'mean':>6} {'+recap':>6} {'over':>5} {'bad':>4} {'prompts✗':>8} {'paths✗':>6} {'events':>6} {'pings':>5}  "
-        f"per session (cost÷none / cover)")
+def head(width: int = 21) -> str:
+    """The table's header line, its first column `width` wide (the longest strategy name)."""
+    return (f"{'strategy':<{width + 1}} {'cost÷none':>10} {'per call':>9} {'price÷none':>10} {'worst':>6} {'cover':>6} "
+            f"{'mean':>6} {'+recap':>6} {'over':>5} {'bad':>4} {'prompts✗':>8} {'paths✗':>6} {'events':>6} "
+            f"{'pings':>5}  per session (cost÷none / cover)")
 
 
 def format_points(title: str, found: Sequence[Point]) -> str:
     """One block of the table: a row per strategy, `*` on the frontier, `!` where append-only is infeasible."""
-    lines = [title, HEAD]
+    width = max([21, *(len(p.name) for p in found)])
+    lines = [title, head(width)]
     for p in found:
         mark = "*" if on_frontier(p, found) else " "
         cost = f"{p.cost:.3f}{'!' if p.infeasible else ' '}"
         per_session = "  ".join(f"{c:.3f}/{v:.3f}" for c, v in p.sessions)
-        lines.append(f"{mark}{p.name:<21} {cost:>10} {p.per_call / 1000:>8.1f}k {p.price_mean:>10.3f} "
+        lines.append(f"{mark}{p.name:<{width}} {cost:>10} {p.per_call / 1000:>8.1f}k {p.price_mean:>10.3f} "
                      f"{p.price_worst:>6.3f} {p.coverage.pooled:>6.3f} {p.coverage.value:>6.3f} "
                      f"{p.coverage_recap.pooled:>6.3f} {p.over:>5} {p.invalid:>4} {p.prompts_missing:>8} "
                      f"{p.paths_missing:>6} {p.events:>6} {p.pings:>5}  {per_session}")
