@@ -348,7 +348,7 @@ class KeepWarmStopped:
     def line(self) -> str:
         if self.reason == "limit":
             return (f"Stopped keeping the prompt cache warm after {self.pings} ping{'s' * (self.pings != 1)} (the "
-                    "most the price pays for); it goes cold 5 minutes later unless you send something.")
+                    "most the price pays for); it goes cold when its time to live runs out.")
         return (f"Stopped keeping the prompt cache warm: a ping failed ({self.detail}). The next call "
                 "works as usual.")
 

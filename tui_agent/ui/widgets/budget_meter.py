@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_agent.core.agent.budget import BaseBreakdown, CallFigures
+from tui_agent.core.agent.keep_warm import warm_line
 from tui_agent.core.cache_clock import cache_outlook, outlook_line
 from tui_agent.core.models import CachePrice
 from tui_agent.core.sanitize import strip_controls
@@ -25,7 +26,7 @@ from tui_agent.ui.budget_model import cache_parts, counted, fmt_k
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
-    from tui_agent.core.events import CacheMissed, Usage
+    from tui_agent.core.events import CacheKeptWarm, CacheMissed, Usage
 
 
 class BudgetMeter(Widget):
@@ -52,9 +53,26 @@ class BudgetMeter(Widget):
         if not getattr(self.app, "show_durations", False):
             return
         self._clock = (time.monotonic(), price, input_price_per_token)
+        self._warm: tuple[CacheKeptWarm, float, float | None] | None = None  # a new call: no ping since
         if getattr(self, "_clock_timer", None) is None:
             self._clock_timer = self.set_interval(self.CLOCK_SECONDS, self._tick)
         self._tick()
+
+    def kept_warm(self, ping: "CacheKeptWarm", pings_usd: float | None) -> None:
+        """A keep-warm ping read the prefix again: its time to live starts over now (the outlook says warm),
+        and a line above it says which ping it was, when the next comes and what the pings cost so far."""
+        if getattr(self, "_clock", None) is None:  # no clock on this screen (snapshots)
+            return
+        _, price, per_token = self._clock
+        self._clock = (time.monotonic(), price, per_token)
+        self._warm = (ping, time.monotonic(), pings_usd)
+        self._tick()
+
+    def warm_stopped(self) -> None:
+        """Warming stopped (limit or a failed ping): the clock counts on from the last ping, alone."""
+        if getattr(self, "_clock", None) is not None:
+            self._warm = None
+            self._tick()
 
     def retick(self) -> None:
         """Redraw the clock line now (the last call's miss became known after its usage)."""
@@ -71,6 +89,11 @@ class BudgetMeter(Widget):
         miss = self.miss
         if miss is not None and line:  # the clock restarted from a rewrite: say what caused it
             line = f"last call missed {miss.missed:,} tok ({miss.why()}) · {line}"
+        warm = getattr(self, "_warm", None)
+        if warm is not None and line:
+            ping, at, usd = warm
+            line = warm_line(ping.ping, ping.max_pings, ping.interval_seconds - (time.monotonic() - at), usd) \
+                + "\n" + line
         self.clock_line = line
 
     def watch_meter(self, old: CallFigures | None, new: CallFigures | None) -> None:
