@@ -14,6 +14,7 @@ from tests.fakes.http import Reply
 from tests.providers.conftest import FAST_RETRY, ended, run
 from tests.waiting import wait_until
 from tui_agent.core import events as ev
+from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
 from tui_agent.core.agent.keep_warm import Warmer, install_keep_warm, keep_warm_of, minutes_from, warm_line
 from tui_agent.core.agent.session import Session
@@ -230,3 +231,86 @@ async def test_a_call_after_a_warm_gap_is_not_told_the_cache_went_cold(tmp_path)
         await wait_until(lambda: session.budget.pings == 1, what="the ping")
         assert not went_cold(session.state.answered_at, MODEL, now=time.monotonic() + 100)  # 380 s after the call
         await session.aclose()
+
+
+async def test_pings_change_nothing_a_resumed_session_sends(tmp_path):
+    """Journal a session whose idle gaps were kept warm, resume it in a new session: the next request is the
+    one the old session would send, byte for byte as posted, and the same as a session that never pinged."""
+    from tui_agent.core.journal.reader import read_journal
+    from tui_agent.core.journal.resume import resume_journaled
+    from tui_agent.core.journal.writer import journal_of, start_journal
+
+    async def play(ping: bool, data: str) -> Session:
+        session = _session(fake, tmp_path)
+        environ = {"TUI_AGENT_DATA_DIR": str(tmp_path / data)}
+        start_journal(session, environ=environ)
+        ticks = Ticks()
+        install_keep_warm(session, keep=KeepWarm(270, 3) if ping else NEVER_WARM, sleep=ticks.sleep)
+        for prompt in ("hello", "and then?", "one more"):
+            await run(session, prompt)
+            if ping:
+                ticks.tick()
+                await wait_until(lambda: session.budget.warm is not None, what="a ping in the gap")
+        return session
+
+    fake = FakeAnthropic(model=lambda body: text(f"Answer {len(body['messages'])}."))
+    with fake:
+        warmed, plain = await play(True, "a"), await play(False, "b")
+        assert warmed.budget.pings == 3 and plain.budget.pings == 0
+        journal_of(warmed).close()
+        fresh = _session(fake, tmp_path)
+        resume_journaled(fresh, read_journal(journal_of(warmed).path), {"TUI_AGENT_DATA_DIR": str(tmp_path / "a")})
+        bodies = [s.provider.outbound_body(s.next_request()) for s in (warmed, fresh, plain)]
+        for session in (warmed, fresh, plain):
+            await session.aclose()
+    assert bodies[0] == bodies[1] == bodies[2]
+    assert fresh.history == warmed.history and fresh.usage_history == warmed.usage_history
+
+
+async def test_a_long_tool_is_kept_warm_and_the_next_call_goes_on(tmp_path):
+    """Idle is also the agent waiting for a tool: the ping goes out while the tool runs, and the call after
+    the tool cancels whatever is left."""
+    from tests.fakes.fake_anthropic import tool_use
+    from tui_agent.core.tools import ToolOutput
+    from tui_agent.core.tools.base import Tool, ToolContext
+
+    release = asyncio.Event()
+
+    class Slow(Tool):
+        name = "Slow"
+        description = "Waits until released."
+        input_schema = {"type": "object", "properties": {}}
+
+        async def call(self, tool_input, ctx: ToolContext) -> ToolOutput:
+            await release.wait()
+            return ToolOutput("done")
+
+    fake = FakeAnthropic(replies=[tool_use("Slow", {}, "toolu_slow")], model=lambda body: text("Finished."))
+    with fake:
+        provider = AnthropicProvider(api_key="test-key", base_url=fake.base_url, model=MODEL, retry=FAST_RETRY)
+        session = Session(provider, ToolRegistry([Slow()]), workspace=tmp_path)
+        ticks = Ticks()
+        warmer = install_keep_warm(session, keep=KeepWarm(270, 5), sleep=ticks.sleep)
+        turn = asyncio.create_task(run(session, "wait for it", {"Slow": PermissionDecision.ALLOW_ONCE}))
+        await wait_until(lambda: ticks.waits == 1, what="the tool to be running", task=turn)
+        ticks.tick()
+        await wait_until(lambda: session.budget.pings == 1, what="a ping during the tool", task=turn)
+        pending = warmer.task
+        release.set()
+        assert ended(await turn).reason == "completed"
+        requests = [r["body"] for r in fake.message_requests]
+        await session.aclose()
+    assert pending is not None and pending.cancelled()
+    assert len(requests) == 3 and requests[1] == {**requests[0], "max_tokens": 1}
+
+
+def test_the_flag_is_the_variable(monkeypatch):
+    from tui_agent.faces.cli import _flags_to_env, build_parser
+
+    monkeypatch.setenv("TUI_AGENT_KEEP_WARM", "")  # recorded: the test leaves the variable as it found it
+    _flags_to_env(build_parser().parse_args(["--keep-warm", "10"]))
+    import os
+
+    assert os.environ["TUI_AGENT_KEEP_WARM"] == "10" and minutes_from(os.environ) == 10
+    _flags_to_env(build_parser().parse_args(["serve", "--keep-warm", "0"]))  # serve's tabs inherit it
+    assert os.environ["TUI_AGENT_KEEP_WARM"] == "0"
