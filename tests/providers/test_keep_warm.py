@@ -69,6 +69,7 @@ async def test_a_ping_repeats_the_last_request_and_stops_at_max_pings(tmp_path):
         call_cost, answered = session.budget.cost, session.state.answered_at
         await wait_until(lambda: ticks.waits == 1, what="the first wait")
         assert warmer.running and len(fake.message_requests) == 1
+        assert session.budget.keep_warm == ev.KeepWarmArmed(2, 270)  # told with the call's usage
         ticks.tick()
         await wait_until(lambda: len(seen) == 1, what="the first ping")
         ticks.tick()
@@ -94,7 +95,7 @@ async def test_a_ping_repeats_the_last_request_and_stops_at_max_pings(tmp_path):
     # the ledger (the meter's money) counts the pings; the cache clock restarted with them
     assert session.budget.pings == 2 and session.budget.ping_read_tokens == 2 * whole
     assert session.budget.cost == pytest.approx(call_cost + 2 * ping_usd)
-    assert session.budget.warm == second
+    assert session.budget.warm == second and session.budget.keep_warm is None  # stopped: nothing planned
     assert session.state.answered_at is not None and answered is not None and session.state.answered_at > answered
     assert len(session.usage_history) == 1  # a ping is no call of the conversation
 
@@ -214,6 +215,7 @@ def test_the_door_keeps_live_faces_warm_and_never_headless(tmp_path):
 def test_the_meter_line():
     assert warm_line(3, 12, 252.4, 0.004) == "kept warm: ping 3 of 12, next in 4:12 · pings so far ≈$0.0040"
     assert warm_line(12, 12, 0, None) == "kept warm: ping 12 of 12, the last"
+    assert warm_line(0, 12, 269.9, None) == "keeps warm while idle: first ping in 4:29 (up to 12)"
 
 
 async def test_a_call_after_a_warm_gap_is_not_told_the_cache_went_cold(tmp_path):

@@ -37,12 +37,16 @@ async def test_the_meter_shows_each_ping_and_the_chat_says_when_warming_stops(tm
         async with app.run_test(size=(140, 44)) as pilot:
             meter = app.screen.query_one(BudgetMeter)
             await send(pilot, "hello")
-            assert meter.clock_line.startswith("cache warm "), meter.clock_line
+            first, outlook = meter.clock_line.split("\n")
+            assert first.startswith("keeps warm while idle: first ping in 4:") and first.endswith("(up to 2)")
+            assert outlook.startswith("cache warm 4:"), outlook
             call_cost = session.budget.cost
             since, price, per_token = meter._clock
-            meter._clock = (since - 250, price, per_token)  # 250 s idle: 0:50 left before the first ping
+            meter._clock = (since - 250, price, per_token)  # 250 s idle: the ping is due in 0:20
+            meter._warm = (0, 2, 270, since - 250, None)
             meter._tick()
-            assert meter.clock_line.startswith("cache warm 0:")
+            assert meter.clock_line.startswith("keeps warm while idle: first ping in 0:")
+            assert "\ncache warm 0:" in meter.clock_line
             ticks.tick()
             await wait_for(pilot, lambda: session.budget.pings == 1, "the first ping")
             line = meter.clock_line

@@ -320,6 +320,15 @@ class NextRequestChanged:
 
 
 @dataclass(frozen=True)
+class KeepWarmArmed:
+    """A call was answered and the idle session will be kept warm: a ping every `interval_seconds`, at most
+    `max_pings` (told before the face sees the call's usage, so its meter can say so from the start)."""
+
+    max_pings: int
+    interval_seconds: float
+
+
+@dataclass(frozen=True)
 class CacheKeptWarm:
     """A keep-warm ping (`core/agent/keep_warm.py`) read the idle session's cached prefix again: its time
     to live starts over. Its usage is paid for like a call's (the ledger adds it to the session's cost)
@@ -354,7 +363,7 @@ class KeepWarmStopped:
 
 
 SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed, CompactionChanged, NextRequestChanged,
-                     CacheKeptWarm, KeepWarmStopped]
+                     KeepWarmArmed, CacheKeptWarm, KeepWarmStopped]
 
 
 EngineEvent = Union[

@@ -138,6 +138,7 @@ class BudgetLedger:
     ping_cost: float = 0.0  # USD of the pings (also in `cost`)
     ping_read_tokens: int = 0  # what the pings read from the cache
     warm: ev.CacheKeptWarm | None = None  # the last ping since the last call (None: none since)
+    keep_warm: ev.KeepWarmArmed | None = None  # the pings planned since the last call (None: none, or stopped)
     _context_started: dict[str, str] = field(default_factory=dict, repr=False)  # tool_use id → summary
 
     # -- feeding --------------------------------------------------------------------------------
@@ -160,6 +161,10 @@ class BudgetLedger:
                 self.context_uses.append(ContextUse(call, summary, tokens_for_chars(event.chars), event.is_error))
             case ev.CacheKeptWarm():
                 self._on_ping(event)
+            case ev.KeepWarmArmed():
+                self.keep_warm = event
+            case ev.KeepWarmStopped():
+                self.keep_warm = None
             case ev.SessionCleared():
                 self.reset()
 
@@ -256,7 +261,8 @@ class BudgetLedger:
         self.warm = ping
 
     def _on_usage(self, usage: ev.Usage) -> None:
-        self.warm = None if usage.purpose == "call" else self.warm
+        if usage.purpose == "call":  # a new call: its own pings (if any) are armed after this
+            self.warm, self.keep_warm = None, None
         cost = cost_usd(self.model, UsageInfo.of(usage))
         if cost is None:
             self.unpriced_calls += 1

@@ -123,6 +123,7 @@ class Warmer:
         except RuntimeError:  # fed outside an event loop (a replay, a test): nothing to keep warm
             return
         self.task = loop.create_task(self._warm(self.session.provider, request, keep))
+        self._emit(ev.KeepWarmArmed(keep.max_pings, keep.interval_seconds))
 
     def cancel(self) -> None:
         task, self.task = self.task, None
@@ -178,10 +179,14 @@ def install_keep_warm(session: Any, minutes: float | None = None, keep: KeepWarm
 
 
 def warm_line(ping: int, max_pings: int, seconds_to_next: float, pings_usd: float | None) -> str:
-    """The meter's line after a ping: "kept warm: ping 3 of 12, next in 4:12 · pings so far ≈$0.0040"."""
+    """The meter's line after a ping: "kept warm: ping 3 of 12, next in 4:12 · pings so far ≈$0.0040";
+    before the first (`ping` 0): "keeps warm while idle: first ping in 4:29 (up to 12)"."""
+    whole = max(int(seconds_to_next), 0)
+    clock = f"{whole // 60}:{whole % 60:02d}"
+    if ping <= 0:
+        return f"keeps warm while idle: first ping in {clock} (up to {max_pings})"
     if ping >= max_pings:
         what = f"kept warm: ping {ping} of {max_pings}, the last"
     else:
-        whole = max(int(seconds_to_next), 0)
-        what = f"kept warm: ping {ping} of {max_pings}, next in {whole // 60}:{whole % 60:02d}"
+        what = f"kept warm: ping {ping} of {max_pings}, next in {clock}"
     return what + (f" · pings so far ≈${pings_usd:.4f}" if pings_usd is not None else "")

@@ -206,7 +206,8 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
             self.meter.usage = self.ledger.usage
             self._render_spark()
             self.meter.miss = self.ledger.last_miss  # a miss of this call follows its usage (on_server)
-            self.meter.call_finished(for_provider(self.session.provider), per_token(self.session.model))
+            self.meter.call_finished(for_provider(self.session.provider), per_token(self.session.model),
+                                     self.ledger.keep_warm)
         self._render_title()
         self.post_message(self.CostChanged())
         self.post_message(self.Changed())
