@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.fakes.fake_anthropic import FakeAnthropic, error_reply, message_events, text
+from tests.fakes.fake_anthropic import FakeAnthropic, error_reply, message_events, rate_limited, text
 from tests.fakes.http import Reply
 from tests.providers.conftest import FAST_RETRY, ended, run
 from tests.waiting import wait_until
@@ -136,10 +136,10 @@ async def test_a_new_prompt_cancels_the_pending_ping(tmp_path):
     assert requests[2]["messages"] == requests[1]["messages"]
 
 
-@pytest.mark.parametrize("failure", ["500", "dropped"])
+@pytest.mark.parametrize("failure", ["500", "429", "dropped"])
 async def test_a_failed_ping_stops_warming_quietly_and_the_next_call_works(tmp_path, failure):
-    broken = (error_reply(500, "api_error", "Internal server error") if failure == "500"
-              else Reply(chunks=message_events(text("x")), drop_after=0))
+    broken = {"500": error_reply(500, "api_error", "Internal server error"), "429": rate_limited(10),
+              "dropped": Reply(chunks=message_events(text("x")), drop_after=0)}[failure]
     fake = FakeAnthropic(replies=[text("Hello."), broken], model=lambda body: text("Again."))
     with fake:
         session = _session(fake, tmp_path)
@@ -152,7 +152,7 @@ async def test_a_failed_ping_stops_warming_quietly_and_the_next_call_works(tmp_p
         assert not warmer.running and ticks.waits == 1  # no retry, no second wait
         stopped = seen[0]
         assert isinstance(stopped, ev.KeepWarmStopped) and stopped.reason == "failed" and stopped.pings == 0
-        assert ("500" in stopped.detail) if failure == "500" else stopped.detail
+        assert (failure in stopped.detail) if failure != "dropped" else stopped.detail
         assert "a ping failed" in stopped.line
         assert session.budget.pings == 0
         events = await run(session, "still there?")
