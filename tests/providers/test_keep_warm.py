@@ -316,3 +316,25 @@ def test_the_flag_is_the_variable(monkeypatch):
     assert os.environ["TUI_AGENT_KEEP_WARM"] == "10" and minutes_from(os.environ) == 10
     _flags_to_env(build_parser().parse_args(["serve", "--keep-warm", "0"]))  # serve's tabs inherit it
     assert os.environ["TUI_AGENT_KEEP_WARM"] == "0"
+
+
+async def test_a_ping_in_flight_is_cancelled_by_a_new_prompt(tmp_path):
+    """The server holds the ping's stream open (no `message_start` yet) when the person sends a prompt: the
+    ping is cancelled (its response closed), the call goes out and is answered, nothing is told of the ping."""
+    stalled = Reply(chunks=message_events(text("x")), stall_after=0)
+    fake = FakeAnthropic(replies=[text("Hello."), stalled], model=lambda body: text("Answered."))
+    with fake:
+        session = _session(fake, tmp_path)
+        ticks = Ticks()
+        warmer = install_keep_warm(session, keep=KeepWarm(270, 5), sleep=ticks.sleep)
+        seen = _heard(session)
+        await run(session, "hello")
+        pending = warmer.task
+        ticks.tick()
+        await asyncio.to_thread(fake.stalled.wait, 10)  # the ping's request reached the server
+        events = await run(session, "are you there?")
+        await asyncio.sleep(0)
+        assert pending is not None and pending.cancelled()
+        await session.aclose()
+    assert ended(events).reason == "completed" and seen == []
+    assert len(fake.message_requests) == 3 and session.budget.pings == 0
