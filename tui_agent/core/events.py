@@ -319,7 +319,51 @@ class NextRequestChanged:
     why: str
 
 
-SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed, CompactionChanged, NextRequestChanged]
+@dataclass(frozen=True)
+class KeepWarmArmed:
+    """A call was answered and the idle session will be kept warm: a ping every `interval_seconds`, at most
+    `max_pings` (told before the face sees the call's usage, so its meter can say so from the start)."""
+
+    max_pings: int
+    interval_seconds: float
+
+
+@dataclass(frozen=True)
+class CacheKeptWarm:
+    """A keep-warm ping (`core/agent/keep_warm.py`) read the idle session's cached prefix again: its time
+    to live starts over. Its usage is paid for like a call's (the ledger adds it to the session's cost)
+    but it is no call of the conversation: nothing it sent or got joins the history or the journal."""
+
+    ping: int  # 1 for the first ping of this idle stretch
+    max_pings: int
+    interval_seconds: float  # until the next ping (if `ping < max_pings`)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_write_1h: int = 0
+
+
+@dataclass(frozen=True)
+class KeepWarmStopped:
+    """Keeping the cache warm stopped on its own (not by a new call): the pings the price pays for were
+    sent ("limit"), or a ping failed ("failed": `detail` says how; no retry). Said once, quietly."""
+
+    reason: Literal["limit", "failed"]
+    pings: int
+    detail: str = ""
+
+    @property
+    def line(self) -> str:
+        if self.reason == "limit":
+            return (f"Stopped keeping the prompt cache warm after {self.pings} ping{'s' * (self.pings != 1)} (the "
+                    "most the price pays for); it goes cold when its time to live runs out.")
+        return (f"Stopped keeping the prompt cache warm: a ping failed ({self.detail}). The next call "
+                "works as usual.")
+
+
+SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed, CompactionChanged, NextRequestChanged,
+                     KeepWarmArmed, CacheKeptWarm, KeepWarmStopped]
 
 
 EngineEvent = Union[

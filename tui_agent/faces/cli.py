@@ -16,15 +16,8 @@ from typing import Mapping, TextIO
 
 from tui_agent import __version__
 from tui_agent.faces import exit_codes
-from tui_agent.faces.sessions import (
-    SUBCOMMANDS,
-    add_session_flags,
-    journal_hook,
-    model_for,
-    print_notice,
-    resolve_resume,
-    workspace_for,
-)
+from tui_agent.faces.sessions import (SUBCOMMANDS, add_session_flags, journal_hook, model_for, print_notice,
+                                     resolve_resume, workspace_for)
 from tui_agent.core.formats import plural
 
 ENV_HELP = """environment:
@@ -44,6 +37,7 @@ ENV_HELP = """environment:
   MCP_CONFIG              comma-separated MCP config files (default: .mcp.json)
   TEXTUAL_DRIVER          set by a Textual driver host (tui-agent serve): always open the app, never headless
   TUI_AGENT_DATA_DIR      where sessions are saved (default: the platform's user data dir)
+  TUI_AGENT_KEEP_WARM     minutes to keep the prompt cache warm while idle (same as --keep-warm; 0 = off)
 
 security: a repository's own MCP servers (.mcp.json) and allow rules need your approval (the TUI asks;
 headless refuses them; --trust-project-mcp starts its MCP servers for one run). See the README.
@@ -172,6 +166,8 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
                         "(same as ENABLE_PROMPT_CACHING_1H=1)")
     parser.add_argument("--thinking-tokens", type=int, default=default, metavar="TOKENS",
                         help="extended thinking with this budget per call (same as MAX_THINKING_TOKENS)")
+    parser.add_argument("--keep-warm", type=float, default=default, metavar="MINUTES", help="keep the prompt "
+                        "cache warm this long while idle (0 = off; default: what the price pays for; TUI_AGENT_KEEP_WARM)")
     parser.add_argument("-C", "--cwd", type=Path, default=default, metavar="DIR",
                         help="workspace (default: current directory)")
 
@@ -221,13 +217,13 @@ def _load_transcript(path: Path):
 
 
 def _flags_to_env(args: argparse.Namespace) -> None:
-    """`--cache-1h` and `--thinking-tokens` are Claude Code's variables under a flag: set, they reach the
-    provider the same way from every door (-p, the TUI, `serve`'s tabs)."""
+    """`--cache-1h`, `--thinking-tokens` (Claude Code's variables) and `--keep-warm` are variables under a flag:
+    set, they reach the session the same way from every door (-p, the TUI, `serve`'s tabs)."""
     if getattr(args, "cache_1h", None):
         os.environ["ENABLE_PROMPT_CACHING_1H"] = "1"
-    tokens = getattr(args, "thinking_tokens", None)
-    if tokens is not None:
-        os.environ["MAX_THINKING_TOKENS"] = str(tokens)
+    for name, variable in (("thinking_tokens", "MAX_THINKING_TOKENS"), ("keep_warm", "TUI_AGENT_KEEP_WARM")):
+        if getattr(args, name, None) is not None:
+            os.environ[variable] = f"{getattr(args, name):g}" if name == "keep_warm" else str(getattr(args, name))
 
 
 def main(argv: list[str] | None = None) -> int:

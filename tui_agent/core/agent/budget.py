@@ -134,6 +134,11 @@ class BudgetLedger:
     last_messages: Sequence[Message] = ()
     context_uses: list[ContextUse] = field(default_factory=list)  # every Context tool use, in order
     earlier_events: list[tuple[int, str]] = field(default_factory=list)  # a resumed session's: (call, words)
+    pings: int = 0  # keep-warm pings (`CacheKeptWarm`): paid for (in `cost`), no call of the conversation
+    ping_cost: float = 0.0  # USD of the pings (also in `cost`)
+    ping_read_tokens: int = 0  # what the pings read from the cache
+    warm: ev.CacheKeptWarm | None = None  # the last ping since the last call (None: none since)
+    keep_warm: ev.KeepWarmArmed | None = None  # the pings planned since the last call (None: none, or stopped)
     _context_started: dict[str, str] = field(default_factory=dict, repr=False)  # tool_use id → summary
 
     # -- feeding --------------------------------------------------------------------------------
@@ -154,6 +159,12 @@ class BudgetLedger:
                 summary = self._context_started.pop(event.tool_use_id, "")
                 call = max(self.calls, default=0)
                 self.context_uses.append(ContextUse(call, summary, tokens_for_chars(event.chars), event.is_error))
+            case ev.CacheKeptWarm():
+                self._on_ping(event)
+            case ev.KeepWarmArmed():
+                self.keep_warm = event
+            case ev.KeepWarmStopped():
+                self.keep_warm = None
             case ev.SessionCleared():
                 self.reset()
 
@@ -239,7 +250,19 @@ class BudgetLedger:
         if swapped:
             self.major_events = [swapped.get(id(entry), entry) for entry in self.major_events]
 
+    def _on_ping(self, ping: ev.CacheKeptWarm) -> None:
+        """A keep-warm ping's usage is paid for like a call's: in the cost, apart from the calls."""
+        cost = cost_usd(self.model, UsageInfo.of(ping))
+        self.cost += cost or 0.0
+        self.unpriced_calls += cost is None
+        self.ping_cost += cost or 0.0
+        self.pings += 1
+        self.ping_read_tokens += ping.cache_read_input_tokens
+        self.warm = ping
+
     def _on_usage(self, usage: ev.Usage) -> None:
+        if usage.purpose == "call":  # a new call: its own pings (if any) are armed after this
+            self.warm, self.keep_warm = None, None
         cost = cost_usd(self.model, UsageInfo.of(usage))
         if cost is None:
             self.unpriced_calls += 1

@@ -98,6 +98,8 @@ def open_session(options: SessionOptions) -> OpenedSession:
     problem = session_budget_error(session) or server_strategy_error(session.compactor.mode, session.provider)
     if problem:
         raise SessionRefused(problem)
+    if not options.headless:  # -p exits when its turn ends: nothing idle to keep warm
+        _keep_warm(session, options.env)
     if options.history:
         session.history.extend(options.history)
         notices += [options.history_notice] if options.history_notice is not None else []
@@ -107,6 +109,17 @@ def open_session(options: SessionOptions) -> OpenedSession:
     trace.bind_session(session.trace_id)  # after `prepare`: a journaled session has its id by now
     trace.trace("cli.start", mode=options.face)
     return OpenedSession(session, notices)
+
+
+def _keep_warm(session: Session, env: Mapping[str, str]) -> None:
+    """Keep the prompt cache warm while the session waits (`keep_warm.py`): as long as the price pays for,
+    or `--keep-warm` / TUI_AGENT_KEEP_WARM minutes (0: never). A bad value refuses the session."""
+    from tui_agent.core.agent.keep_warm import install_keep_warm, minutes_from
+
+    try:
+        install_keep_warm(session, minutes_from(env))
+    except ValueError as error:
+        raise SessionRefused(str(error)) from None
 
 
 def _foreign_thinking(session: Session, written_by: Mapping[int, str]) -> list[Notice]:

@@ -37,6 +37,7 @@ from tui_agent.core.messages import (
 )
 from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.base import (
+    ModelRequest,
     PromptTooLongError,
     Provider,
     ProviderError,
@@ -87,6 +88,7 @@ class LoopState:
     last_plan: CompactPlan | None = None
     answered_at: float | None = None  # time.monotonic() of the last call's usage (the cache's clock)
     cache: CacheTrack = field(default_factory=CacheTrack)  # the previous answer's id and cached prefix
+    last_request: ModelRequest | None = None  # what the last call sent: a keep-warm ping repeats it
 
 
 async def _plan_call(config: LoopConfig, history: list[Message], call: int,
@@ -222,7 +224,7 @@ async def _ask_model(history: list[Message], config: LoopConfig, state: LoopStat
             yield item
     assert planned is not None  # _plan_call ends with the plan
     request = replace(planned.request, previous_message_id=state.cache.message_id)  # the cache diagnosis
-    state.last_plan = planned.plan
+    state.last_plan, state.last_request = planned.plan, request
     trace.trace("api.request", messages=len(request.messages), tools=len(request.tools), model=request.model)
     pending.clear()
     pending.watch(history)

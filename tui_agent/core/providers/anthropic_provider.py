@@ -51,6 +51,7 @@ from tui_agent.core.providers.base import (
     StreamDone,
     StreamNotice,
     StreamText,
+    UsageInfo,
     with_notice,
 )
 from tui_agent.core.models import DEFAULT_ANTHROPIC_MODEL
@@ -157,6 +158,12 @@ class AnthropicProvider(SdkProvider):
         params = self.build_params(request)
         async for item in with_retries(lambda: self._attempt(params), self.retry, where):
             yield item
+
+    async def ping(self, request: ModelRequest) -> UsageInfo:
+        """Keep the cache warm: `request` sent again, read up to its usage (`anthropic_ping.py`)."""
+        from tui_agent.core.providers.anthropic_ping import ping
+
+        return await ping(self, request)
 
     def _sdk(self) -> Any:
         """The SDK client, created (and the SDK imported, or its background import joined) on first use."""

@@ -130,6 +130,9 @@ class MainScreen(Screen):
         self.update_title()
         self.query_one(ContextLine).text = self.panel.context_text
 
+    def on_budget_panel_said(self, event: BudgetPanel.Said) -> None:
+        self.chat.add_notice_nowait(event.text, "info")
+
     def on_budget_panel_changed(self, event: BudgetPanel.Changed) -> None:
         self.query_one(ContextLine).text = self.panel.context_text
 

@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_agent.core.agent.budget import BaseBreakdown, CallFigures
+from tui_agent.core.agent.keep_warm import warm_line
 from tui_agent.core.cache_clock import cache_outlook, outlook_line
 from tui_agent.core.models import CachePrice
 from tui_agent.core.sanitize import strip_controls
@@ -25,7 +26,7 @@ from tui_agent.ui.budget_model import cache_parts, counted, fmt_k
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
-    from tui_agent.core.events import CacheMissed, Usage
+    from tui_agent.core.events import CacheKeptWarm, CacheMissed, KeepWarmArmed, Usage
 
 
 class BudgetMeter(Widget):
@@ -45,16 +46,39 @@ class BudgetMeter(Widget):
     miss: "CacheMissed | None" = None  # the last call's cache miss: the clock says why before when
     CLOCK_SECONDS = 1.0
 
-    def call_finished(self, price: CachePrice, input_price_per_token: float | None = None) -> None:
+    def call_finished(self, price: CachePrice, input_price_per_token: float | None = None,
+                      keep_warm: "KeepWarmArmed | None" = None) -> None:
         """A call reported its usage: from now the clock says how long its prefix stays cached and what
-        the next call then writes (`core.cache_clock`). Only where the screen shows durations: a clock in
-        a snapshot would differ from run to run."""
+        the next call then writes (`core.cache_clock`), and when the first keep-warm ping is due if the
+        session keeps it warm (`keep_warm`). Only where the screen shows durations: a clock in a snapshot
+        would differ from run to run."""
         if not getattr(self.app, "show_durations", False):
             return
-        self._clock = (time.monotonic(), price, input_price_per_token)
+        now = time.monotonic()
+        self._clock = (now, price, input_price_per_token)
+        # (pings so far, most pings, seconds between pings, since when, what the pings cost): no ping yet
+        self._warm: tuple[int, int, float, float, float | None] | None = (
+            (0, keep_warm.max_pings, keep_warm.interval_seconds, now, None) if keep_warm is not None else None)
         if getattr(self, "_clock_timer", None) is None:
             self._clock_timer = self.set_interval(self.CLOCK_SECONDS, self._tick)
         self._tick()
+
+    def kept_warm(self, ping: "CacheKeptWarm", pings_usd: float | None) -> None:
+        """A keep-warm ping read the prefix again: its time to live starts over now (the outlook says warm),
+        and a line above it says which ping it was, when the next comes and what the pings cost so far."""
+        if getattr(self, "_clock", None) is None:  # no clock on this screen (snapshots)
+            return
+        _, price, per_token = self._clock
+        now = time.monotonic()
+        self._clock = (now, price, per_token)
+        self._warm = (ping.ping, ping.max_pings, ping.interval_seconds, now, pings_usd)
+        self._tick()
+
+    def warm_stopped(self) -> None:
+        """Warming stopped (limit or a failed ping): the clock counts on from the last ping, alone."""
+        if getattr(self, "_clock", None) is not None:
+            self._warm = None
+            self._tick()
 
     def retick(self) -> None:
         """Redraw the clock line now (the last call's miss became known after its usage)."""
@@ -71,6 +95,10 @@ class BudgetMeter(Widget):
         miss = self.miss
         if miss is not None and line:  # the clock restarted from a rewrite: say what caused it
             line = f"last call missed {miss.missed:,} tok ({miss.why()}) · {line}"
+        warm = getattr(self, "_warm", None)
+        if warm is not None and line:
+            pings, most, interval, at, usd = warm
+            line = warm_line(pings, most, interval - (time.monotonic() - at), usd) + "\n" + line
         self.clock_line = line
 
     def watch_meter(self, old: CallFigures | None, new: CallFigures | None) -> None:

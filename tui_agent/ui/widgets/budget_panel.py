@@ -78,6 +78,13 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
     class Changed(Message):
         """The figures changed (the one-line context meter redraws)."""
 
+    class Said(Message):
+        """A quiet line for the chat (keeping the cache warm stopped, and why)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     def compose(self) -> ComposeResult:
         yield Static("", id="budget-title", classes="panel-title")
         yield BudgetMeter(id="budget-meter")
@@ -126,6 +133,13 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         """A session listener: the engine's word that the next request changed is drawn at once."""
         if isinstance(event, ev.NextRequestChanged):
             self.show_next_call(event)
+        elif isinstance(event, ev.CacheKeptWarm):  # a keep-warm ping: the meter's clock and the cost
+            self.meter.kept_warm(event, self.ledger.ping_cost if self.ledger.priced else None)
+            self._render_title()
+            self.post_message(self.CostChanged())
+        elif isinstance(event, ev.KeepWarmStopped):
+            self.meter.warm_stopped()
+            self.post_message(self.Said(event.line))
 
     def on_resize(self) -> None:
         self.events.fit(max(5, self.size.height // 4))  # a taller panel shows more events, each whole
@@ -192,7 +206,8 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
             self.meter.usage = self.ledger.usage
             self._render_spark()
             self.meter.miss = self.ledger.last_miss  # a miss of this call follows its usage (on_server)
-            self.meter.call_finished(for_provider(self.session.provider), per_token(self.session.model))
+            self.meter.call_finished(for_provider(self.session.provider), per_token(self.session.model),
+                                     self.ledger.keep_warm)
         self._render_title()
         self.post_message(self.CostChanged())
         self.post_message(self.Changed())

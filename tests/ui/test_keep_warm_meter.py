@@ -1,0 +1,83 @@
+"""The meter while the cache is kept warm: each ping's line above the cache clock (which starts over, warm),
+the pings' cost in the session's, and one quiet chat line when warming stops. Real HTTP: the fake Anthropic
+server and the SDK; the pings' waits are opened by the test."""
+
+from __future__ import annotations
+
+from tests.fakes.fake_anthropic import FakeAnthropic, error_reply, text
+from tests.providers.conftest import FAST_RETRY
+from tests.providers.test_keep_warm import MODEL, Ticks
+from tui_agent.core.agent.keep_warm import install_keep_warm
+from tui_agent.core.agent.session import Session
+from tui_agent.core.cache_clock import KeepWarm
+from tui_agent.core.providers.anthropic_provider import AnthropicProvider
+from tui_agent.core.tools.base import ToolRegistry
+from tui_agent.ui.widgets.budget_meter import BudgetMeter
+from tui_agent.ui.widgets.notice_line import NoticeLine
+
+from .support import frozen, make_app, make_repo, reading_tools, send, wait_for
+
+
+def _session(fake: FakeAnthropic, tmp_path) -> Session:
+    provider = AnthropicProvider(api_key="test-key", base_url=fake.base_url, model=MODEL, retry=FAST_RETRY)
+    return frozen(Session(provider, ToolRegistry(reading_tools()), make_repo(tmp_path)))
+
+
+def _chat(app) -> list[str]:
+    return [n.text for n in app.screen.query(NoticeLine)]
+
+
+async def test_the_meter_shows_each_ping_and_the_chat_says_when_warming_stops(tmp_path) -> None:
+    fake = FakeAnthropic(model=lambda body: text("Hi."))
+    with fake:
+        session = _session(fake, tmp_path)
+        ticks = Ticks()
+        install_keep_warm(session, keep=KeepWarm(270, 2), sleep=ticks.sleep)
+        app = make_app(session, show_durations=True)
+        async with app.run_test(size=(140, 44)) as pilot:
+            meter = app.screen.query_one(BudgetMeter)
+            await send(pilot, "hello")
+            first, outlook = meter.clock_line.split("\n")
+            assert first.startswith("keeps warm while idle: first ping in 4:") and first.endswith("(up to 2)")
+            assert outlook.startswith("cache warm 4:"), outlook
+            call_cost = session.budget.cost
+            since, price, per_token = meter._clock
+            meter._clock = (since - 250, price, per_token)  # 250 s idle: the ping is due in 0:20
+            meter._warm = (0, 2, 270, since - 250, None)
+            meter._tick()
+            assert meter.clock_line.startswith("keeps warm while idle: first ping in 0:")
+            assert "\ncache warm 0:" in meter.clock_line
+            ticks.tick()
+            await wait_for(pilot, lambda: session.budget.pings == 1, "the first ping")
+            line = meter.clock_line
+            assert line.startswith("kept warm: ping 1 of 2, next in 4:"), line
+            assert "pings so far ≈$0.0" in line
+            assert "\ncache warm 4:" in line or "\ncache warm 5:" in line  # the outlook agrees: warm again
+            assert line.split("\n")[0] in str(meter.render())
+            assert session.budget.cost > call_cost  # the header's session cost counts the ping
+            ticks.tick()
+            await wait_for(pilot, lambda: any("Stopped keeping" in t for t in _chat(app)), "the stop line")
+            assert session.budget.pings == 2
+            assert not meter.clock_line.startswith("kept warm")  # warming over: the clock alone
+            assert "cache warm" in meter.clock_line
+            (stopped,) = [t for t in _chat(app) if "Stopped keeping" in t]
+            assert "after 2 pings" in stopped
+    assert fake.violations == []
+
+
+async def test_a_failed_ping_is_one_quiet_chat_line(tmp_path) -> None:
+    fake = FakeAnthropic(replies=[text("Hi."), error_reply(500, "api_error", "Internal server error")],
+                         model=lambda body: text("Again."))
+    with fake:
+        session = _session(fake, tmp_path)
+        ticks = Ticks()
+        install_keep_warm(session, keep=KeepWarm(270, 3), sleep=ticks.sleep)
+        app = make_app(session, show_durations=True)
+        async with app.run_test(size=(140, 44)) as pilot:
+            await send(pilot, "hello")
+            ticks.tick()
+            await wait_for(pilot, lambda: any("a ping failed" in t for t in _chat(app)), "the failure line")
+            lines = [n for n in app.screen.query(NoticeLine) if "ping failed" in n.text]
+            assert len(lines) == 1 and lines[0].level == "info" and "500" in lines[0].text
+            await send(pilot, "still there?")
+            assert len(fake.message_requests) == 3
