@@ -19,6 +19,11 @@ from tui_agent.core.tools.base import Tool, ToolContext
 from tui_agent.ui.app import AgentApp
 
 FIXED_MTIME = 1_700_000_000
+# Compaction 3's marks (high 65 %, low 30 %, the newest writes within a quarter of the low mark, nothing kept
+# for recurring), which the demo keeps too (`demo_policy`): the panel's scenes on a 16k window need an event
+# that leaves masked and cut rows in the request, and compaction 4's 10 % low mark drops them in that event.
+SMALL_WINDOW_MARKS = dict(high_water=0.65, low_water=0.30, keep_for_use_share=0.25, keep_recurring_share=0.0,
+                          cut_keep_chars=2000)
 
 
 def make_repo(root: Path, name: str = "demo-repo") -> Path:

@@ -21,10 +21,10 @@ from tui_agent.ui.widgets.context_line import ContextLine
 from tui_agent.ui.widgets.events_list import NONE_YET
 from tui_agent.ui.widgets.history_rows import HistoryRows
 
-from .support import frozen, make_app, make_repo, reading_tools, send
+from .support import SMALL_WINDOW_MARKS, frozen, make_app, make_repo, reading_tools, send
 
 # The demo model's window is 16k; masks need re-runnable results older than the protected budget.
-POLICY = CompactPolicy(mask_protect_tokens=1000, keep_head=0.20)  # a head of 20 % keeps a cut row in view (the default is 5 %)
+POLICY = CompactPolicy(mask_protect_tokens=1000, keep_head=0.20, **SMALL_WINDOW_MARKS)  # a head of 20 % keeps a cut row in view (the default is 5 %)
 # The scene of a loaded transcript and one prompt that shows every mark at once, after the turn: under the
 # old cut-on-read-always rule (an explicit option since issue 17), the turn's own reads are cut as they are
 # read, so no second event in the turn drops the rows the first one masked and cut.
