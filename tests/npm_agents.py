@@ -8,6 +8,7 @@ it cannot (CI reaches the npm registry).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -27,12 +28,18 @@ def npm_agent(name: str) -> Path:
     package, binary = PACKAGES[name]
     folder = cache_dir() / name
     exe = folder / "node_modules" / ".bin" / binary
-    if not exe.exists():
-        assert shutil.which("npm"), f"npm is needed to install {package}"
-        folder.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(["npm", "install", "--no-audit", "--no-fund", package], cwd=folder,
-                              capture_output=True, text=True, timeout=600)
-        assert exe.exists(), f"npm install {package} failed: {done.stderr[-2000:]}"
+    if exe.exists():
+        return exe
+    assert shutil.which("npm"), f"npm is needed to install {package}"
+    folder.mkdir(parents=True, exist_ok=True)
+    # pytest-xdist's workers (and other test runs) may want the same agent at once: one installs, the others
+    # wait for it under the folder's lock and find it installed.
+    with open(folder / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not exe.exists():
+            done = subprocess.run(["npm", "install", "--no-audit", "--no-fund", package], cwd=folder,
+                                  capture_output=True, text=True, timeout=600)
+            assert exe.exists(), f"npm install {package} failed: {done.stderr[-2000:]}"
     return exe
 
 

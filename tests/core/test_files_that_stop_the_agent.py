@@ -122,8 +122,8 @@ def test_skill_md(tmp_path: Path, kind: str) -> None:
     out = run_python("""
         import sys
         from pathlib import Path
-        from tui_agent.core.agent.skills import discover_skills
-        from tui_agent.core.agent.skills import SkillError, parse_skill
+        from tui_agent.core.tools.skill_catalog import discover_skills
+        from tui_agent.core.tools.skill_catalog import SkillError, parse_skill
         skills, warnings = discover_skills(Path(sys.argv[2]), None)
         print([s.name for s in skills]); print("\\n".join(warnings))
         try:  # named directly, not only through discovery (which already skips what is not a file)

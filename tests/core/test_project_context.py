@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.turns import scripted_session
-from tui_agent.core.agent.project_context import ProjectContext, load_project_context
+from tui_agent.core.tools.project_context import ProjectContext, load_project_context
 from tui_agent.core.providers.scripted import text_reply
 from tui_agent.core.agent.session import Session
 from tui_agent.core.agent.system_prompt import build_system_prompt, context_notices
@@ -111,7 +111,7 @@ def test_truncation_notice(repo: Path) -> None:
 
 # -- symlinks out of the workspace (issue 9, item 5) ---------------------------------------------------
 def test_context_file_symlinked_out_of_the_workspace_is_not_loaded(tmp_path: Path) -> None:
-    from tui_agent.core.agent.project_context import load_with_warnings
+    from tui_agent.core.tools.project_context import load_with_warnings
 
     secret = tmp_path / "home" / ".aws" / "credentials"
     secret.parent.mkdir(parents=True)
@@ -154,7 +154,7 @@ def test_fifo_as_agents_md_does_not_hang(tmp_path: Path) -> None:
 
 def test_a_symlink_loop_is_skipped_with_a_warning(tmp_path: Path) -> None:
     """Issue 19 item 9: `AGENTS.md -> AGENTS.md` used to raise "Symlink loop" on every turn."""
-    from tui_agent.core.agent.project_context import load_with_warnings
+    from tui_agent.core.tools.project_context import load_with_warnings
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "AGENTS.md").symlink_to("AGENTS.md")

@@ -9,7 +9,7 @@ import pytest
 from tests.turns import scripted_session
 from tui_agent.core.agent.builtin_commands import INIT_PROMPT, register_builtin_commands
 from tui_agent.core.agent.session import Session
-from tui_agent.core.agent.skills import SkillCatalog, catalog_text, discover_skills
+from tui_agent.core.tools.skill_catalog import SkillCatalog, catalog_text, discover_skills
 from tui_agent.core.agent.system_prompt import build_system_prompt, context_notices
 
 

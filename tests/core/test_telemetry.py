@@ -15,7 +15,7 @@ import pytest
 
 from tui_agent.faces.cli import main
 from tui_agent.core import events as ev
-from tui_agent.core import telemetry
+from tui_agent.core.agent import telemetry
 from tests.shared import SMALL_LOG
 
 ROOT = Path(__file__).resolve().parents[2]

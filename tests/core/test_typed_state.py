@@ -8,9 +8,9 @@ import dataclasses
 
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.mcp.state import McpState
-from tui_agent.core.agent.project_context import ProjectContext
+from tui_agent.core.tools.project_context import ProjectContext
 from tui_agent.core.agent.session import Session
-from tui_agent.core.agent.skills import SkillCatalog, catalog_for
+from tui_agent.core.tools.skill_catalog import SkillCatalog, catalog_for
 from tui_agent.core.agent.system_prompt import project_context_for
 from tui_agent.core.tools.base import ToolContext
 

@@ -107,7 +107,7 @@ def replay_command(argv: list[str]) -> int:
 
 def _trace(replay) -> None:  # noqa: ANN001 - a core.replay.Replay (imported lazily)
     """One span per replayed call when OTEL_EXPORTER_OTLP_ENDPOINT is set (nothing imported otherwise)."""
-    from tui_agent.core import telemetry
+    from tui_agent.core.agent import telemetry
     from tui_agent.core.recordings.spans import step_tracer
 
     if not telemetry.enabled():

@@ -259,7 +259,7 @@ def behind_text(calls: int, unread_bytes: int) -> str:
 
 def watch_tracer():  # noqa: ANN201 - a core.recordings.spans.StepTracer or None (imported only when configured)
     """A span per call (`tui_agent.source` "watch") when OTEL_EXPORTER_OTLP_ENDPOINT is set, else None."""
-    from tui_agent.core import telemetry
+    from tui_agent.core.agent import telemetry
     from tui_agent.core.recordings.spans import step_tracer
 
     if not telemetry.enabled():

@@ -11,7 +11,7 @@ import re
 
 from tui_agent.core.agent.commands import Command, CommandHost, CommandResult, PromptHost, SkillCommandState
 from tui_agent.core.access.rules import Rule
-from tui_agent.core.agent.skills import catalog_for
+from tui_agent.core.tools.skill_catalog import catalog_for
 from tui_agent.core.formats import plural
 
 _COMMAND_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")

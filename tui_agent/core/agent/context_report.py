@@ -5,7 +5,8 @@ History is append-only, so every compaction is reversible: whatever left the req
 masked) is still in memory. These pure functions read the session's current plan (the plan of the call
 the model is answering, owned by the session) and the history; they never plan anything themselves, so
 what they report is exactly what the model was sent. The Context tool (`core/tools/context.py`) is
-their only caller in a turn.
+their only caller in a turn: it reads them through `ContextView`, which satisfies the tools floor's
+`ContextLens` (checked by mypy where the session hands its view to `ToolContext.context_view`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tui_agent.core.compaction.plan import CompactPlan, fmt_tokens
+from tui_agent.core.tools.base import ToolError
 from tui_agent.core.messages import Message, blocks, result_text, text_of, tool_results, tool_uses
 from tui_agent.core.tokens import CHARS_PER_TOKEN
 from tui_agent.core.formats import plural
@@ -40,6 +42,16 @@ class ContextView:
 
     history: Sequence[Message]
     plan: CompactPlan | None
+
+    def status(self) -> str:
+        return status_text(self)
+
+    def recalled(self, index: int | None, start: int | None, end: int | None, search: str | None) -> str:
+        """What `recall` returns for what the model asked (`ToolError` when it cannot: one line)."""
+        chosen = select(self, index, start, end, search)
+        if isinstance(chosen, str):
+            raise ToolError(chosen)
+        return recall(self, chosen, recall_cap(self.plan)).text
 
 
 def _short(text: str, limit: int = _DESCRIPTION_CHARS) -> str:

@@ -117,8 +117,8 @@ def build_session(
 
 
 def _install_telemetry(session: Session, env: Mapping[str, str]) -> list[Notice]:
-    """A span per model call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.telemetry`; else nothing)."""
-    from tui_agent.core import telemetry
+    """A span per model call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.agent.telemetry`; else nothing)."""
+    from tui_agent.core.agent import telemetry
 
     if not telemetry.enabled(env):
         return []

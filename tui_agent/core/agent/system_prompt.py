@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui_agent.core.agent.base_prompt import BASE_SYSTEM_PROMPT
-from tui_agent.core.agent.project_context import ProjectContext
-from tui_agent.core.agent.skills import catalog_for, catalog_text
+from tui_agent.core.tools.project_context import ProjectContext
+from tui_agent.core.tools.skill_catalog import catalog_for, catalog_text
 from tui_agent.core.events import BaseBreakdown
 from tui_agent.core.tokens import text_tokens, tools_tokens
 
@@ -89,7 +89,7 @@ def base_breakdown(session: "PromptHost") -> BaseBreakdown:
     system = text_tokens(session.system_prompt())
     project = skills = 0
     if session.system_prompt_builder is build_system_prompt:  # only that builder adds these parts
-        from tui_agent.core.agent.skills import catalog_for, catalog_text
+        from tui_agent.core.tools.skill_catalog import catalog_for, catalog_text
 
         loaded = project_context_for(session.ctx).get()
         project = text_tokens(loaded.text) if loaded is not None else 0

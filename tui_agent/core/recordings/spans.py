@@ -1,13 +1,13 @@
 """Replay and watch as OpenTelemetry spans: one `CallSpan` per recorded call with what our compactor would
 have sent at it (the figures of `replay --json`). The span type and its export are the ground floor's
-`core.telemetry`; turning a replayed step into one is recorded-session analysis, so it lives here."""
+`core.agent.telemetry`; turning a replayed step into one is recorded-session analysis, so it lives here."""
 
 from __future__ import annotations
 
 from typing import Mapping
 
 from tui_agent.core.recordings.replay import OURS, Replay, ReplayStep
-from tui_agent.core.telemetry import CallSpan, CallTracer, tracer_from_env
+from tui_agent.core.agent.telemetry import CallSpan, CallTracer, tracer_from_env
 
 
 def replay_span(replay: Replay, step: ReplayStep, source: str = "replay") -> CallSpan:

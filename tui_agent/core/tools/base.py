@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
 from tui_agent.core.messages import key_value
 
 if TYPE_CHECKING:
-    from tui_agent.core.agent.context_report import ContextView
-    from tui_agent.core.agent.project_context import ProjectContext
-    from tui_agent.core.agent.skills import SkillCatalog
+    from tui_agent.core.tools.project_context import ProjectContext
+    from tui_agent.core.tools.skill_catalog import SkillCatalog
 
 ToolContent = str | list[dict[str, Any]]
 
@@ -39,6 +38,18 @@ class ReadDenies(Protocol):
     def read_deny_globs(self) -> list[str]: ...
 
 
+class ContextLens(Protocol):
+    """What the Context tool asks of the session it runs in: the status of the request the model is
+    answering, and the original content of what compaction took out of it. The session's
+    `agent/context_report.ContextView` is one; the tool never sees the plan or the history itself."""
+
+    def status(self) -> str: ...
+
+    def recalled(self, index: int | None, start: int | None, end: int | None, search: str | None) -> str:
+        """The recalled text, or `ToolError` with one line saying why nothing can be recalled."""
+        ...
+
+
 @dataclass
 class ToolContext:
     """What a tool may use: the workspace root and session-scoped state shared between tools.
@@ -56,7 +67,7 @@ class ToolContext:
     permissions: "ReadDenies | None" = None
     project_context: "ProjectContext | None" = None
     skills: "SkillCatalog | None" = None
-    context_view: "Callable[[], ContextView] | None" = None
+    context_view: "Callable[[], ContextLens] | None" = None
 
 
 class Tool(ABC):

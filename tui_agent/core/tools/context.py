@@ -4,14 +4,14 @@
 history index with a one-line description; `recall` (an index, a range or a search string) returns the
 original content of such messages from the history, within a size cap (`context_report.recall_cap`).
 It is read-only and never asks permission: it reads what the session already holds, through the
-session's own view (`ToolContext.context_view`: its history and the plan of the current call).
+session's own view (`ToolContext.context_view`, a `ContextLens`: the session's `agent/context_report`
+reads its history and the plan of the current call), so this tool needs nothing from the agent above it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tui_agent.core.agent.context_report import ContextView, recall, recall_cap, select, status_text
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 NAME = "Context"
@@ -55,11 +55,8 @@ class ContextTool(Tool):
     async def call(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         if ctx.context_view is None:
             raise ToolError("Context is not available here: this agent was started without a session view.")
-        view: ContextView = ctx.context_view()
+        view = ctx.context_view()
         if tool_input["action"] == "status":
-            return ToolOutput(status_text(view))
-        chosen = select(view, tool_input.get("index"), tool_input.get("start"), tool_input.get("end"),
-                        tool_input.get("search"))
-        if isinstance(chosen, str):
-            raise ToolError(chosen)
-        return ToolOutput(recall(view, chosen, recall_cap(view.plan)).text)
+            return ToolOutput(view.status())
+        return ToolOutput(view.recalled(tool_input.get("index"), tool_input.get("start"), tool_input.get("end"),
+                                        tool_input.get("search")))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_agent.core.agent.skills import catalog_for, launch_text
+from tui_agent.core.tools.skill_catalog import catalog_for, launch_text
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 DESCRIPTION = """Execute a skill within the main conversation.

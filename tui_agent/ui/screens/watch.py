@@ -164,8 +164,8 @@ class WatchScreen(ReplayScreen):
             self.follower_ended.set()
 
     def _tracer(self):  # noqa: ANN202 - a core.recordings.spans.StepTracer or None
-        """A span per call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.telemetry`; nothing otherwise)."""
-        from tui_agent.core import telemetry
+        """A span per call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.agent.telemetry`; nothing otherwise)."""
+        from tui_agent.core.agent import telemetry
         from tui_agent.core.recordings.spans import step_tracer
 
         if not telemetry.enabled():

@@ -14,6 +14,8 @@ Discovery (seed §10, extended by the issue with a user folder):
 
 Only the catalog (id and description) goes into the system prompt; a body costs tokens only when used.
 The catalog re-scans when a skill folder or file changes, so a new skill works without a restart.
+It lives on the tools floor beside the Skill tool (`tools/skill.py`) that reads it; the system prompt and
+`/skills` above share the same catalog through `ToolContext.skills`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tui_agent.core.config_files import read_bytes_capped
-from tui_agent.core.agent.project_context import truncate_utf8
+from tui_agent.core.tools.project_context import truncate_utf8
 
 SKILL_FILE = "SKILL.md"
 MAX_BODY_BYTES = 32 * 1024

@@ -16,6 +16,9 @@ Seed rules (§9), kept because users already write their files for them:
 The text lives in the system prompt, never in the history, so `/clear` keeps it. `ProjectContext`
 re-checks the candidate files' mtimes on every use (a dozen `stat` calls) and re-reads only when one
 changed, so an edit to AGENTS.md applies to the next model call.
+
+It lives on the tools floor because `ToolContext` keeps the session's `ProjectContext` (created on first
+use, kept by `/clear`); it reads only the workspace, so the agent above it and the tools below share it.
 """
 
 from __future__ import annotations

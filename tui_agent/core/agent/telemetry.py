@@ -17,6 +17,8 @@ event's reason and, where the replay measured it, the future-entity coverage.
 
 Three sources make one span per call: the live loop (`LiveTracer`, a Session listener), `tui-agent
 replay` and `tui-agent watch` (`step_tracer("replay" | "watch")`, called with each replayed step).
+It lives in the agent's wing: it listens to a session's events and names the compaction plan of each call,
+both from the floors below; the recordings wing above turns replayed steps into spans through it.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from tui_agent.core import events as ev
 
 if TYPE_CHECKING:
-    from tui_agent.core.compaction import CompactPlan
+    from tui_agent.core.compaction.plan import CompactPlan
 
 ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 SERVICE = "tui-agent"
