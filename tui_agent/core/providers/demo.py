@@ -72,10 +72,8 @@ def demo_policy() -> CompactPolicy:
     turn's older results to be masked before its prompt would have to go; and the summary tier is on (the demo writes an extractive summary, no model needed). Swept on
     this repository: cut, mask, drop and summary all show by the third or fourth prompt. Since cuts wait
     for pressure and masks stop at the low mark (issue 17), the low mark is 0.4: at 0.5 the masks alone
-    reached it and no drop (so no summary) showed within five prompts. The high mark and what a drop keeps
-    for use are compaction 3's (65 %, the newest writes within a quarter of the low mark, nothing kept for
-    recurring): compaction 4's defaults are tuned for long sessions and a real model's cache prices, where
-    a drop keeps little but the agent's own writes; on a 20k window that leaves the tour no drop to show."""
+    reached it and no drop (so no summary) showed within five prompts. The rest is compaction 3's: compaction
+    4's drop keeps little but the agent's writes, which on a 20k window leaves the tour no drop to show."""
     return CompactPolicy(high_water=0.65, low_water=0.4, keep_head=0.06, mask_protect_tokens=4_000, summary=True,
                          keep_for_use_share=0.25, keep_recurring_share=0.0, cut_keep_chars=2000)
 
