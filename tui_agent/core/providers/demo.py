@@ -69,11 +69,10 @@ def demo_policy() -> CompactPolicy:
     The low mark sits well above the base (system prompt and tools, about 4.6k tokens here), so a drop
     keeps a head, a recap and the turn in progress; the masked results' protected tail (at most 4k, and
     at each event no more than half of what the drop keeps: `ranking.mask_protection`) leaves room for a
-    turn's older results to be masked before its prompt would have to go; and the summary tier is on (the demo writes an extractive summary, no model needed). Swept on
-    this repository: cut, mask, drop and summary all show by the third or fourth prompt. Since cuts wait
-    for pressure and masks stop at the low mark (issue 17), the low mark is 0.4: at 0.5 the masks alone
-    reached it and no drop (so no summary) showed within five prompts. The rest is compaction 3's: compaction
-    4's drop keeps little but the agent's writes, which on a 20k window leaves the tour no drop to show."""
+    turn's older results to be masked before its prompt would have to go; the summary tier is on (extractive,
+    no model needed). Cut, mask, drop and summary all show by the third or fourth prompt here. The low mark
+    is 0.4 (at 0.5 the masks alone reached it: no drop within five prompts); the rest is compaction 3's
+    (compaction 4 keeps little but the agent's writes: a 20k window's tour would show no drop)."""
     return CompactPolicy(high_water=0.65, low_water=0.4, keep_head=0.06, mask_protect_tokens=4_000, summary=True,
                          keep_for_use_share=0.25, keep_recurring_share=0.0, cut_keep_chars=2000)
 
