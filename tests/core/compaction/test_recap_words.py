@@ -68,3 +68,18 @@ def test_both_words_mark_a_recap():
         message = user_text(f"{mark} 4 earlier messages (1.2k chars) of this conversation are no longer sent in full.]")
         assert is_recap(message) and is_compactor_text(message) and not is_user_prompt(message)
     assert not is_recap(user_text("what is a context recap?"))
+
+
+def test_a_state_saved_now_names_no_ledger_and_reads_the_old_names_as_the_recaps():
+    """What a state saves says recap (`recap_call`, the recap's token unit); one saved before the rename is read
+    the same: its `ledger_call` is the recap's call, and its recap's learned size (tagged "ledger") still
+    counts, so the resumed estimate, and so what is sent, does not change."""
+    h, saved_at = history(), FIXTURE["saved_at"]
+    old_unit = next(unit for unit, _ in FIXTURE["state"]["tokens"]["measured"] if unit[0] == "ledger")
+    compactor = Compactor(CompactPolicy(**POLICY), baseline_tokens=BASELINE)
+    assert compactor.import_state(h[:saved_at], FIXTURE["state"]) is None
+    assert compactor.state.recap_call == FIXTURE["state"]["ledger_call"] > 0
+    assert ("recap", *old_unit[1:]) in compactor.tokens._measured  # the recap's learned size, not dropped
+    saved = compactor.export_state()
+    assert "ledger_call" not in saved and saved["recap_call"] == FIXTURE["state"]["ledger_call"]
+    assert not [unit for unit, _ in saved["tokens"]["measured"] if unit[0] == "ledger"]

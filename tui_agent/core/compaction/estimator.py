@@ -17,6 +17,10 @@ import copy
 from typing import Hashable
 
 MIN_RATIO, MAX_RATIO = 0.5, 3.0
+# the tag of the recap's unit (its size is learned like any message's); states saved before issue 29 named the
+# recap "ledger" and their token export holds that tag (`restore` reads it as the recap's)
+RECAP_UNIT = "recap"
+OLD_RECAP_UNIT = "ledger"
 RATIO_MIN_EVIDENCE = 200  # estimated tokens of new content needed before a call's ratio is trusted
 
 
@@ -180,6 +184,8 @@ class RequestEstimator:
         self._den = float(data.get("den", 0.0))
         for unit, size in data.get("measured", []):
             key = tuple(unit) if isinstance(unit, list) else unit
+            if isinstance(key, tuple) and key and key[0] == OLD_RECAP_UNIT:  # saved before the recap's rename
+                key = (RECAP_UNIT, *key[1:])
             estimate = self._pending.pop(key, None)
             if estimate is None:
                 continue  # not in the request any more

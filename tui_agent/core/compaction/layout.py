@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from tui_agent.core import tokens as tk
-from tui_agent.core.compaction.estimator import RequestEstimator
+from tui_agent.core.compaction.estimator import RECAP_UNIT, RequestEstimator
 from tui_agent.core.compaction.facts import Facts, newest_round_start
 from tui_agent.core.compaction.plan import RECAP_INDEX, CompactEvent, CompactPlan, CompactResult, Recap
 from tui_agent.core.compaction.policy import CompactPolicy
@@ -145,8 +145,8 @@ class Layout:
         shown = self.recap if state.dropping else None
         for i, message in zip(indices, out):
             if i < 0:  # stable across processes (export/import), new with every recap
-                # the unit tag stays "ledger" (not the recap's name now): saved states hold it in their token export
-                unit: object = ("ledger", shown.call if shown else 0, i, shown.covers if shown else 0)
+                # (states saved before the rename tag it "ledger" in their token export: `RequestEstimator.restore`)
+                unit: object = (RECAP_UNIT, shown.call if shown else 0, i, shown.covers if shown else 0)
                 estimate = tk.message_tokens(message)
             else:
                 unit = self.unit(state, i)

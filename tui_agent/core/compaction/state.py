@@ -104,7 +104,7 @@ class CompactState:
             "blocks": [d.to_json() for i in sorted(self.blocks) for d in self.blocks[i]],
             "drop_from": self.drop_from, "drop_until": self.drop_until, "kept_in_drop": sorted(self.kept_in_drop),
             "kept_for_use": sorted(self.kept_for_use),
-            "ledger_call": self.recap_call, "summary": self.summary, "recap_mark": self.recap_mark,
+            "recap_call": self.recap_call, "summary": self.summary, "recap_mark": self.recap_mark,
             "cut_scan": self.read_upto, "pins": sorted(self.pins), "excluded": sorted(self.excludes),
             "skip": sorted(self.skip), "expanded": sorted(self.expanded), "dropped_reason": self.dropped_reason,
             "drop_reasons": [list(span) for span in self.drop_reasons], "summary_failures": self.summary_failures,
@@ -143,7 +143,8 @@ class CompactState:
             blocks=decided,
             drop_from=drop_from, drop_until=drop_until, kept_in_drop=kept,
             kept_for_use=frozenset(_index(i, max(drop_until, 1)) for i in data.get("kept_for_use", [])),
-            recap_call=int(data.get("ledger_call") or 0), summary=data.get("summary"),
+            recap_call=int(data.get("recap_call", data.get("ledger_call")) or 0),  # (saved before the rename)
+            summary=data.get("summary"),
             # no mark saved: written before the rename, so its recap opened with the old words
             recap_mark=_known(data.get("recap_mark", OLD_RECAP_MARK), RECAP_MARKS, RECAP_MARK),
             read_upto=int(data.get("cut_scan", 0)),

@@ -312,7 +312,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
 
     def _update_sizes(self) -> None:
         view = self.rows.view
-        sent = view.plan.sent_count if view is not None else 0  # the request's messages (ledger, placeholder too)
+        sent = view.plan.sent_count if view is not None else 0  # the request's messages (the recap, the placeholder too)
         self.meter.history = (self.index.total_tokens, len(self.index.rows), sent)
 
     def _render_columns(self) -> None:
