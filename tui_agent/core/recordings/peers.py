@@ -153,7 +153,8 @@ def summary_text(dropped: Sequence[Message]) -> str:
             f"Last request: {prompt[:2000]}\nFiles read last: {', '.join(reads)}\nKey names: ")
     names: list[str] = []
     used = len(head)
-    for name, _ in counts.most_common():
+    # ties by name: a set's order changes with each process's string hashing, and the figures must not
+    for name, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
         if used + len(name) + 2 > budget:
             break
         names.append(name)
