@@ -237,3 +237,31 @@ def test_chat_completions_pass_and_their_recording_replays_as_a_conversation(pro
     replay = open_replay(path, ("none", "v2"))
     assert [replay.step(k).real_tokens for k in range(replay.calls)] == [900, 1300]
     assert replay.agent_compactions == []
+
+
+def test_an_answer_passed_on_whole_keeps_its_usage_when_the_handler_is_cancelled_at_its_last_write(proxied, monkeypatch):
+    """The real Codex CLI through the proxy, under load: it had its whole answer and hung up while the proxy's
+    last write was still returning; the handler was cancelled there, and the exchange was recorded without its
+    usage (the chunk that carried it was kept only after the write). What is passed on is kept first."""
+    import asyncio
+
+    from aiohttp import web
+
+    upstream, port, path = proxied
+    upstream.replies.append(Reply(chunks=message_events(text("all of it"), output_tokens=42)))
+    original = web.StreamResponse.write
+
+    async def delivered_then_cancelled(self: web.StreamResponse, data: bytes) -> None:
+        await original(self, data)
+        if b"message_delta" in data:  # the client has the chunk; the handler is cancelled before the write returns
+            raise asyncio.CancelledError
+
+    monkeypatch.setattr(web.StreamResponse, "write", delivered_then_cancelled)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    connection.request("POST", "/v1/messages", body=BODY, headers={"content-type": "application/json"})
+    try:
+        connection.getresponse().read()
+    except (http.client.IncompleteRead, ConnectionError):
+        pass  # the cancelled handler never ended the stream
+    [exchange] = wait_until_sync(lambda: _exchanges(path), what="the exchange recorded")
+    assert exchange["outcome"] == "client-disconnected" and exchange["usage"]["output_tokens"] == 42

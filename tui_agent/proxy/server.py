@@ -93,9 +93,9 @@ class Forwarder:
                 async for chunk in upstream.content.iter_any():
                     if exchange.ttfb_ms is None:
                         exchange.ttfb_ms = (time.perf_counter() - started) * 1000
+                    if len(kept) < KEEP_ANSWER_BYTES:  # kept before it is passed on: an agent that has its
+                        kept += chunk  # whole answer may hang up (and cancel this) before the write returns
                     await _to_client(answer.write(chunk))
-                    if len(kept) < KEEP_ANSWER_BYTES:
-                        kept += chunk
             except (_ClientGone, asyncio.CancelledError) as gone:
                 exchange.outcome = "client-disconnected"
                 upstream.close()
