@@ -267,6 +267,11 @@ async def test_pings_change_nothing_a_resumed_session_sends(tmp_path):
             await session.aclose()
     assert bodies[0] == bodies[1] == bodies[2]
     assert fresh.history == warmed.history and fresh.usage_history == warmed.usage_history
+    # what the pings cost is journaled: the resumed meter's money is the quit session's (no call of it, and no
+    # "kept warm" line until this process pings)
+    assert (fresh.budget.pings, fresh.budget.ping_read_tokens) == (3, warmed.budget.ping_read_tokens)
+    assert fresh.budget.ping_cost == pytest.approx(warmed.budget.ping_cost) and warmed.budget.ping_cost > 0
+    assert fresh.budget.warm is None and plain.budget.ping_cost == 0
 
 
 async def test_a_long_tool_is_kept_warm_and_the_next_call_goes_on(tmp_path):

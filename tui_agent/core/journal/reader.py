@@ -65,6 +65,7 @@ class JournalLoad:
     warnings: list[str] = field(default_factory=list)
     states: StateChain = field(default_factory=StateChain, repr=False)  # the state records, whole and changes
     server_events: list[ev.ServerEdited | ev.CacheMissed] = field(default_factory=list)  # `server` records
+    pings: list[ev.CacheKeptWarm] = field(default_factory=list)  # keep-warm pings: their price is the session's
     last_message_id: str = ""  # the last answer's id and what it left cached (the cache diagnosis goes on)
     cached: int = 0
 
@@ -156,6 +157,11 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
             if call.call == usage.call:
                 call.usage, call.cost_usd = usage, cost
                 break
+    elif kind == rec.PING:
+        load.pings.append(ev.CacheKeptWarm(
+            as_int(record.get("ping", 1)), 0, 0.0, as_int(record.get("input_tokens", 0)),
+            as_int(record.get("output_tokens", 0)), as_int(record.get("cache_creation_input_tokens", 0)),
+            as_int(record.get("cache_read_input_tokens", 0)), as_int(record.get("cache_write_1h", 0))))
     elif kind == rec.COMPACTION_STATE:
         if "delta" in record:  # a change of the state before it (older journals hold whole states only)
             load.states.delta(record["delta"], record.get("base"), record.get("check"))

@@ -28,6 +28,7 @@ PERMISSION = "permission"  # a permission answer, by request id
 MODEL = "model"  # a model switch
 CLEARED = "cleared"  # /clear: the conversation continues in the `next` session file
 RESUMED = "resumed"  # a process reopened this session
+PING = "ping"  # a keep-warm ping's usage and price: paid for like a call, no call of the conversation
 
 
 class JournalError(Exception):

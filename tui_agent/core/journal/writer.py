@@ -173,6 +173,12 @@ class Journal:
                              calibration=self.session.calibration, calls=self.session.state.calls,
                              **_purpose(event), **_hour_writes(event),
                              **cache_fields(self.session.state.cache))
+            case ev.CacheKeptWarm():  # its price is the session's (a resumed meter counts it), never a call
+                self._append(rec.PING, ping=event.ping, input_tokens=event.input_tokens,
+                             output_tokens=event.output_tokens,
+                             cache_creation_input_tokens=event.cache_creation_input_tokens,
+                             cache_read_input_tokens=event.cache_read_input_tokens,
+                             cost_usd=_cost(self.session.model, event), **_hour_writes(event))
             case ev.ServerEdited() | ev.CacheMissed():
                 self._append(SERVER, **server_fields(event))
             case ev.PermissionAnswered():
@@ -245,14 +251,14 @@ class Journal:
         self.session.session_id = new_id
 
 
-def _cost(model: str, usage: ev.Usage) -> float | None:
+def _cost(model: str, usage: ev.Usage | ev.CacheKeptWarm) -> float | None:
     from tui_agent.core.providers.base import UsageInfo
     from tui_agent.core.models import cost_usd
 
     return cost_usd(model, UsageInfo.of(usage))
 
 
-def _hour_writes(usage: ev.Usage) -> dict[str, Any]:
+def _hour_writes(usage: ev.Usage | ev.CacheKeptWarm) -> dict[str, Any]:
     """The 1-hour cache writes, only when there are some (older journals and 5-minute sessions: no key)."""
     return {"cache_write_1h": usage.cache_write_1h} if usage.cache_write_1h else {}
 
