@@ -168,3 +168,33 @@ def test_an_event_with_recurring_share_keeps_an_old_exchange_the_session_keeps_n
     assert "drop" in plain.plan.event.kinds and "drop" in recurring.plan.event.kinds
     assert "n0" not in _sent_ids(plain.messages) and "n0" in _sent_ids(recurring.messages)
     assert not protocol_errors(recurring.messages)
+
+
+def test_keep_what_recurs_looks_at_a_bounded_span_and_counts_each_message_once():
+    """An event far into a long session: the search reads the entities of the newest `RECURRING_SEARCH`
+    messages before the tail (and the tail), not the whole session; the recurrence counts are extended by
+    the new messages only (a watch of a 16,000-message log fell from 1,000 to 330 calls a second)."""
+    from tui_agent.core.compaction.facts import Facts
+    from tui_agent.core.compaction.keep_for_use import RECURRING_SEARCH, choose_recurring
+    from tui_agent.core.recordings.coverage import entities, held_text
+
+    history = [user_text("go")]
+    for k in range(3 * RECURRING_SEARCH):
+        history += [_call(f"t{k}", "Bash", command=f"echo shared_name_{k % 50}"), _result(f"t{k}", "ok")]
+    read: list[int] = []
+
+    def entities_of(i: int) -> frozenset[str]:
+        read.append(i)
+        return frozenset(entities(held_text(history[i])))
+
+    tail_from = len(history) - 10
+    facts = Facts()
+    counts = facts.recurrence_of(history)
+    kept = choose_recurring(history, 1, tail_from, lambda i: 10.0, 1_000, entities_of, frozenset(), counts=counts)
+    assert kept and min(kept) >= tail_from - RECURRING_SEARCH
+    assert min(read) >= tail_from - RECURRING_SEARCH  # nothing older was read: a third of this session
+    assert len(set(read)) < len(history) / 2
+    looked, before = set(facts.held), counts["shared_name_1"]
+    history += [_call("new", "Bash", command="echo shared_name_1"), _result("new", "ok")]
+    assert facts.recurrence_of(history)["shared_name_1"] == before + 1
+    assert set(facts.held) - looked == {len(history) - 2, len(history) - 1}  # only the two new messages read

@@ -64,6 +64,10 @@ class Facts:
     turn_total: int = 0  # chars/4 of that turn, its prompt included (is it alone over the high mark?)
     writers: list[int] = field(default_factory=list)  # messages that call a file-writing tool (keep for use)
     results: list[tuple[BlockFacts, ...]] = field(default_factory=list)  # each message's tool_result blocks
+    # in how many messages each entity occurs, counted up to `recurrence_upto` and extended as the history
+    # grows (keep what recurs asks at every event: counting the whole session again made a long watch slow)
+    recurrence: dict[str, int] = field(default_factory=dict)
+    recurrence_upto: int = 0
 
     def sync(self, history: Sequence[Message]) -> None:
         """Learn the messages added since the last call (O(new messages))."""
@@ -106,7 +110,8 @@ class Facts:
         """An independent copy (a preview over a replaced history must not disturb the real one)."""
         return Facts(self.rerunnable_answer, list(self.estimates), list(self.messages), self.total,
                      dict(self.calls), set(self.errors), self.first, self.first_digest, self.last_prompt, self.held,
-                     self.turn_total, list(self.writers), list(self.results))
+                     self.turn_total, list(self.writers), list(self.results), dict(self.recurrence),
+                     self.recurrence_upto)
 
     def entities_of(self, history: Sequence[Message], i: int) -> frozenset[str]:
         """The entities message i holds (what it says, calls with, or was answered: `held_text`)."""
@@ -114,6 +119,15 @@ class Facts:
         if found is None:
             found = self.held[i] = frozenset(entities(held_text(history[i])))
         return found
+
+    def recurrence_of(self, history: Sequence[Message]) -> dict[str, int]:
+        """In how many messages of `history` each entity occurs (`keep_for_use.recurrence`, kept up to date)."""
+        counts = self.recurrence
+        for i in range(self.recurrence_upto, len(history)):
+            for name in self.entities_of(history, i):
+                counts[name] = counts.get(name, 0) + 1
+        self.recurrence_upto = max(self.recurrence_upto, len(history))
+        return counts
 
     def call_of(self, tool_use_id: str) -> tuple[str, Any]:
         """(tool name, input) of the call a result answers; ("", None) for an unknown id."""

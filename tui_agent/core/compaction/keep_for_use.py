@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from tui_agent.core.compaction.facts import pinned_with
 from tui_agent.core.messages import Message, tool_uses
 
 KEEP_TOOLS = ("Write",)  # the agent's own writes: what it names most after it wrote them
+RECURRING_SEARCH = 1_000  # messages before the kept tail that "keep what recurs" looks at (`choose_recurring`)
 
 
 def written_path(message: Message, tools: Sequence[str]) -> list[str]:
@@ -89,7 +90,7 @@ def recurrence(history: Sequence[Message], entities_of: Callable[[int], frozense
 
 def choose_recurring(history: Sequence[Message], lo: int, tail_from: int, size_of: Callable[[int], float],
                      budget: float, entities_of: Callable[[int], frozenset[str]], kept: frozenset[int],
-                     protected: frozenset[int] = frozenset()) -> frozenset[int]:
+                     protected: frozenset[int] = frozenset(), counts: Mapping[str, int] | None = None) -> frozenset[int]:
     """More exchanges of [lo, tail_from) to keep beside `kept` (`CompactPolicy.keep_recurring_share`):
     those holding the most identifiers that recur in the session and that neither the tail from
     `tail_from` nor what is kept already holds, per token, while they fit `budget`.
@@ -97,10 +98,15 @@ def choose_recurring(history: Sequence[Message], lo: int, tail_from: int, size_o
     Why: an identifier the session keeps coming back to is one the agent will name again, and one the tail
     holds is covered already; so each identifier weighs its recurrence (messages it occurs in, less one)
     once, and an exchange is worth the new ones it brings. Greedy by worth per token, lazily (a worth only
-    falls as more is kept, so an exchange whose worth, computed again, still leads the heap is the best)."""
+    falls as more is kept, so an exchange whose worth, computed again, still leads the heap is the best).
+    `counts`: the recurrence already counted (`Facts.recurrence_of`). Only the newest `RECURRING_SEARCH`
+    messages before the tail are looked at: an event searching a 16,000-message session whole took 0.13 s
+    (a watch far into a long log fell from 1,000 to 330 calls a second); the shared sessions, under 1,000
+    messages, choose the same."""
     if budget <= 0 or tail_from <= lo:
         return frozenset()
-    counts = recurrence(history, entities_of)
+    if counts is None:
+        counts = recurrence(history, entities_of)
     covered: set[str] = set()
     for i in [*range(tail_from, len(history)), *kept]:
         covered |= entities_of(i)
@@ -110,7 +116,7 @@ def choose_recurring(history: Sequence[Message], lo: int, tail_from: int, size_o
         return float(sum(counts.get(name, 1) - 1 for name in names))
 
     heap: list[tuple[float, int, frozenset[int], float]] = []
-    for i in range(lo, tail_from):
+    for i in range(max(lo, tail_from - RECURRING_SEARCH), tail_from):
         if history[i].get("role") != "assistant" or i in kept:
             continue
         unit = frozenset(pinned_with(history, i))

@@ -154,7 +154,8 @@ def _kept_for_use(w: Work, history: Sequence[Message], policy: CompactPolicy, ne
         tail_from -= 1
         seen += size_of(tail_from)
     return kept | choose_recurring(history, w.state.drop_from, tail_from, size_of, share * target,
-                                   lambda i: w.facts.entities_of(history, i), kept, protected)
+                                   lambda i: w.facts.entities_of(history, i), kept, protected,
+                                   counts=w.facts.recurrence_of(history))
 
 
 def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tuple[list[EventKind], int]:
