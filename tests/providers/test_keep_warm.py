@@ -51,6 +51,12 @@ def _session(fake: FakeAnthropic, tmp_path, thinking: int = 0) -> Session:
     return Session(provider, ToolRegistry(builtin_tools()), workspace=tmp_path)
 
 
+def _warming(session: Session, keep: KeepWarm) -> tuple[Ticks, Warmer]:
+    """The session's warmer, its waits opened by the test (`Ticks.tick`)."""
+    ticks = Ticks()
+    return ticks, install_keep_warm(session, keep=keep, sleep=ticks.sleep)
+
+
 def _heard(session: Session) -> list:
     seen: list = []
     session.listeners.append(lambda event: seen.append(event)
@@ -62,8 +68,7 @@ async def test_a_ping_repeats_the_last_request_and_stops_at_max_pings(tmp_path):
     fake = FakeAnthropic(model=lambda body: text("Hello."))
     with fake:
         session = _session(fake, tmp_path)
-        ticks = Ticks()
-        warmer = install_keep_warm(session, keep=KeepWarm(interval_seconds=270, max_pings=2), sleep=ticks.sleep)
+        ticks, warmer = _warming(session, KeepWarm(interval_seconds=270, max_pings=2))
         seen = _heard(session)
         assert ended(await run(session, "hello")).reason == "completed"
         call_cost, answered = session.budget.cost, session.state.answered_at
@@ -104,8 +109,7 @@ async def test_with_thinking_the_ping_body_is_the_request_byte_for_byte(tmp_path
     fake = FakeAnthropic(model=lambda body: text("Hello."))
     with fake:
         session = _session(fake, tmp_path, thinking=2048)
-        ticks = Ticks()
-        install_keep_warm(session, keep=KeepWarm(270, 1), sleep=ticks.sleep)
+        ticks, _ = _warming(session, KeepWarm(270, 1))
         seen = _heard(session)
         await run(session, "hello")
         ticks.tick()
@@ -119,8 +123,7 @@ async def test_a_new_prompt_cancels_the_pending_ping(tmp_path):
     fake = FakeAnthropic(model=lambda body: text("Hello."))
     with fake:
         session = _session(fake, tmp_path)
-        ticks = Ticks()
-        warmer = install_keep_warm(session, keep=KeepWarm(270, 5), sleep=ticks.sleep)
+        ticks, warmer = _warming(session, KeepWarm(270, 5))
         await run(session, "hello")
         pending = warmer.task
         assert pending is not None and not pending.done()
@@ -143,8 +146,7 @@ async def test_a_failed_ping_stops_warming_quietly_and_the_next_call_works(tmp_p
     fake = FakeAnthropic(replies=[text("Hello."), broken], model=lambda body: text("Again."))
     with fake:
         session = _session(fake, tmp_path)
-        ticks = Ticks()
-        warmer = install_keep_warm(session, keep=KeepWarm(270, 5), sleep=ticks.sleep)
+        ticks, warmer = _warming(session, KeepWarm(270, 5))
         seen = _heard(session)
         await run(session, "hello")
         ticks.tick()
@@ -225,8 +227,7 @@ async def test_a_call_after_a_warm_gap_is_not_told_the_cache_went_cold(tmp_path)
     fake = FakeAnthropic(model=lambda body: text("Hello."))
     with fake:
         session = _session(fake, tmp_path)
-        ticks = Ticks()
-        install_keep_warm(session, keep=KeepWarm(270, 1), sleep=ticks.sleep)
+        ticks, _ = _warming(session, KeepWarm(270, 1))
         await run(session, "hello")
         session.state.answered_at = time.monotonic() - 280  # the call answered 280 s ago, the ping is due
         ticks.tick()
@@ -246,8 +247,7 @@ async def test_pings_change_nothing_a_resumed_session_sends(tmp_path):
         session = _session(fake, tmp_path)
         environ = {"TUI_AGENT_DATA_DIR": str(tmp_path / data)}
         start_journal(session, environ=environ)
-        ticks = Ticks()
-        install_keep_warm(session, keep=KeepWarm(270, 3) if ping else NEVER_WARM, sleep=ticks.sleep)
+        ticks, _ = _warming(session, KeepWarm(270, 3) if ping else NEVER_WARM)
         for prompt in ("hello", "and then?", "one more"):
             await run(session, prompt)
             if ping:
@@ -296,8 +296,7 @@ async def test_a_long_tool_is_kept_warm_and_the_next_call_goes_on(tmp_path):
     with fake:
         provider = AnthropicProvider(api_key="test-key", base_url=fake.base_url, model=MODEL, retry=FAST_RETRY)
         session = Session(provider, ToolRegistry([Slow()]), workspace=tmp_path)
-        ticks = Ticks()
-        warmer = install_keep_warm(session, keep=KeepWarm(270, 5), sleep=ticks.sleep)
+        ticks, warmer = _warming(session, KeepWarm(270, 5))
         turn = asyncio.create_task(run(session, "wait for it", {"Slow": PermissionDecision.ALLOW_ONCE}))
         await wait_until(lambda: ticks.waits == 1, what="the tool to be running", task=turn)
         ticks.tick()
@@ -330,8 +329,7 @@ async def test_a_ping_in_flight_is_cancelled_by_a_new_prompt(tmp_path):
     fake = FakeAnthropic(replies=[text("Hello."), stalled], model=lambda body: text("Answered."))
     with fake:
         session = _session(fake, tmp_path)
-        ticks = Ticks()
-        warmer = install_keep_warm(session, keep=KeepWarm(270, 5), sleep=ticks.sleep)
+        ticks, warmer = _warming(session, KeepWarm(270, 5))
         seen = _heard(session)
         await run(session, "hello")
         pending = warmer.task
