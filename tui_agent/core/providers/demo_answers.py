@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from tui_agent.core.formats import plural
 from tui_agent.core.providers.demo_turn import Turn, line_counts, lost
+from tui_agent.core.tools.glob import NO_FILES
 
 LINE_NUMBER = re.compile(r"^\s*\d+\t")
 GREETING = re.compile(r"^\W*(hi|hello|hey|hallo|howdy|yo|thanks|thank you|good (morning|afternoon|evening))"
@@ -176,7 +177,8 @@ def layout_lines(turn: Turn) -> list[str]:
             out.append(f"- `{md_escape(name)}`: {plural(files, 'file')}, {plural(count, 'line')}")
     top_level = [t for name, i, t, e in turn.calls if name == "Glob" and not e and i.get("pattern") == "*"]
     if top_level:
-        entries = [l.strip() for l in top_level[0].splitlines() if l.strip() and not l.startswith(("…", "(", "["))]
+        entries = [l.strip() for l in top_level[0].splitlines()
+                   if l.strip() and l.strip() != NO_FILES and not l.startswith(("…", "(", "["))]  # Glob's "none"
         loose = [e for e in dict.fromkeys(entries) if "/" not in e and e.rstrip("/") + "/" not in folders]
         if loose:
             shown = ", ".join(f"`{md_escape(t)}`" for t in loose[:12]) + (" …" if len(loose) > 12 else "")
