@@ -187,3 +187,30 @@ async def test_a_burst_of_keys_on_the_chat_or_the_entered_rows_arrives_whole_and
         burst(app, "apex")  # typed text, although p, e, x are the rows' keys once entered
         await pilot.pause()
         assert screen.query_one(PromptArea).text == "apex" and changes == []
+
+
+async def test_keys_the_prompt_gets_while_typed_text_is_on_its_way_land_after_it(tmp_path) -> None:
+    """The browser under load: "explain the pin rule" typed after `/context` arrived as "explaie pin rulen th".
+    The first keys reached the panel and were sent on to the prompt; the focus moved; the next keys reached the
+    prompt directly and overtook the ones still on their way. Here the prompt gets "n" and Enter before the
+    screen has taken "explai": they land after it, and what is sent is the question as typed."""
+    from textual import events
+
+    from tui_agent.ui.widgets.history_rows import HistoryRows
+    from tui_agent.ui.widgets.prompt_area import PromptArea
+    from tui_agent.ui.widgets.type_through import forward
+
+    session = three_reads(make_repo(tmp_path))
+    app = make_app(session)
+    async with app.run_test(size=(140, 36)) as pilot:
+        await send(pilot, "what does the handler do?")
+        prompt, rows = app.screen.query_one(PromptArea), app.screen.query_one(HistoryRows)
+        rows.focus()
+        await pilot.pause()
+        forward(rows, "explai")  # on its way to the prompt, not taken yet
+        await prompt._on_key(events.Key("n", "n"))  # (the handler itself: the key got there first)
+        await prompt._on_key(events.Key("enter", "\r"))
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert user_texts(session)[-1] == "explain" and prompt.text == ""

@@ -33,7 +33,7 @@ from tui_agent.ui.widgets.context_line import ContextLine
 from tui_agent.ui.widgets.history_rows import HistoryRows
 from tui_agent.ui.widgets.prompt_area import PromptArea
 from tui_agent.ui.widgets.queued_prompts import QueuedPrompts
-from tui_agent.ui.widgets.type_through import TypedToPrompt
+from tui_agent.ui.widgets.type_through import TypedToPrompt, taken_by_prompt
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
@@ -376,6 +376,7 @@ class MainScreen(Screen):
     def on_typed_to_prompt(self, event: TypedToPrompt) -> None:
         """A key typed on the chat, a card or the panel belongs to the prompt, not to the void."""
         event.stop()
+        taken_by_prompt(self)
         self.prompt.focus()
         if event.enter:
             self.prompt.press_enter()

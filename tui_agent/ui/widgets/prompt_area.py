@@ -15,6 +15,8 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui_agent.ui.widgets.type_through import typed_first
+
 
 class PromptArea(TextArea):
     DEFAULT_CSS = """
@@ -59,6 +61,8 @@ class PromptArea(TextArea):
         self.recall_queued: Callable[[], str | None] | None = None  # ↑ on an empty prompt: edit a queued one
 
     async def _on_key(self, event: events.Key) -> None:
+        if typed_first(self.screen, event):  # typed on the panel or a card, still on its way here: after it
+            return
         key = event.key
         if key == "enter":
             event.stop()

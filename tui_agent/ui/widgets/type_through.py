@@ -129,7 +129,35 @@ def forward(widget: object, text: str) -> None:
     moved (tmux delivers "explain this⏎" in one read); from the first one on, `forwarding` sends every
     key after it, in order, the widget's own keys too: "ap" must not pin."""
     widget.forwarding = True  # type: ignore[attr-defined]
-    widget.post_message(TypedToPrompt("" if text == "\n" else text, enter=text == "\n"))  # type: ignore[attr-defined]
+    to_prompt(widget.screen, text)  # type: ignore[attr-defined]
 
 
-__all__ = ["OnPurpose", "TypeThroughView", "TypedToPrompt", "forward", "typed_text"]
+def to_prompt(screen: object, text: str) -> None:
+    """Post `text` to the screen for its prompt, counted in the screen's `typed_pending` until the screen
+    takes it (`taken_by_prompt`): while any is on its way, the prompt sends the keys it gets itself the same
+    way (`typed_first`), so they land after it. Keys reaching the prompt directly once the focus had moved
+    overtook the ones still on their way: "explain the pin rule" arrived as "explaie pin rulen th", and an
+    Enter sent the prompt before its words were in it."""
+    screen.typed_pending = getattr(screen, "typed_pending", 0) + 1  # type: ignore[attr-defined]
+    screen.post_message(TypedToPrompt("" if text == "\n" else text, enter=text == "\n"))  # type: ignore[attr-defined]
+
+
+def taken_by_prompt(screen: object) -> None:
+    """The screen took one `TypedToPrompt` (see `to_prompt`)."""
+    screen.typed_pending = max(getattr(screen, "typed_pending", 0) - 1, 0)  # type: ignore[attr-defined]
+
+
+def typed_first(screen: object, event: events.Key) -> bool:
+    """A key the prompt got while typed text is still on its way to it: sent after that text (True), or
+    False when nothing is on its way (or the key types nothing: it acts at once)."""
+    text = typed_text(event)
+    if not getattr(screen, "typed_pending", 0) or text is None:
+        return False
+    event.stop()
+    event.prevent_default()
+    to_prompt(screen, text)
+    return True
+
+
+__all__ = ["OnPurpose", "TypeThroughView", "TypedToPrompt", "forward", "taken_by_prompt", "to_prompt", "typed_first",
+           "typed_text"]
