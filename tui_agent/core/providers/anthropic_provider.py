@@ -35,7 +35,6 @@ from tui_agent.core.providers.anthropic_blocks import (  # noqa: F401 - re-expor
 )
 from tui_agent.core.providers.background_import import import_finished, import_in_background
 from tui_agent.core.providers.anthropic_transport import (
-    is_connection_error,
     is_transport,
     make_client,
     not_a_stream_error,
@@ -181,13 +180,14 @@ class AnthropicProvider(SdkProvider):
     async def _attempt(self, params: dict[str, Any]) -> AsyncIterator[ProviderEvent]:
         """One HTTP request; raises `RetryableFailure` for retryable failures before any text was shown."""
         shown: list[str] = []
+        answered: list[bool] = []  # one entry once the response's status and headers came
         if self._client is None:
             await import_finished()
         client = self._sdk()
         import anthropic
 
         try:
-            async for item in self._streamed(client, params, shown):
+            async for item in self._streamed(client, params, shown, answered):
                 yield item
         except anthropic.APIStatusError as error:
             failure = self._status_error(error, shown)
@@ -200,8 +200,9 @@ class AnthropicProvider(SdkProvider):
         except Exception as error:  # noqa: BLE001 - transport errors, malformed events, ...
             if isinstance(error, _Dropped) or is_transport(error):
                 if not shown:
-                    connect = not isinstance(error, _Dropped) and is_connection_error(error)
-                    raise RetryableFailure("connection failed" if connect else "connection dropped") from error
+                    # What happened, not what the SDK calls it (its versions wrap a read error mid-stream
+                    # differently): no response yet is a failed connection, a response cut short a drop.
+                    raise RetryableFailure("connection dropped" if answered else "connection failed") from error
                 raise ProviderError(
                     f"Connection to the Anthropic API dropped mid-reply ({one_line(error, 120)}).",
                     partial_text="".join(shown),
@@ -212,8 +213,10 @@ class AnthropicProvider(SdkProvider):
                 partial_text="".join(shown),
             ) from error
 
-    async def _streamed(self, client: Any, params: dict[str, Any], shown: list[str]) -> AsyncIterator[ProviderEvent]:
-        """The SDK's stream: text as it comes, then the SDK's accumulated message as history keeps it."""
+    async def _streamed(self, client: Any, params: dict[str, Any], shown: list[str],
+                        answered: list[bool]) -> AsyncIterator[ProviderEvent]:
+        """The SDK's stream: text as it comes, then the SDK's accumulated message as history keeps it.
+        `answered` gets an entry once the response came (its status and headers), `shown` each text."""
         betas = betas_for(params.get("context_management"), "diagnostics" in params, params["messages"])
         # The beta client when a beta is asked for (context management, diagnosis), else the plain one.
         open_stream = partial(client.beta.messages.stream, betas=betas) if betas else client.messages.stream
@@ -223,6 +226,7 @@ class AnthropicProvider(SdkProvider):
         except UnicodeEncodeError:  # a lone surrogate: nothing was sent yet
             manager = open_stream(**sendable(params))
             stream = await manager.__aenter__()
+        answered.append(True)
         # `__aexit__` closes the HTTP response on any exit, including cancellation (Esc).
         try:
             problem = not_a_stream_error(stream.response.headers.get("content-type", ""), self.base_url)

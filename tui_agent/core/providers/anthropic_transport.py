@@ -88,13 +88,10 @@ def _replace_surrogates(value: Any) -> Any:
 
 
 def is_transport(error: BaseException) -> bool:
-    """httpx2 transport errors (refused, peer closed, read error, timeout) and the SDK's connection
-    errors, without importing either here."""
-    names = {cls.__name__ for cls in type(error).__mro__}
-    return bool(names & {"TransportError", "StreamError", "APIConnectionError"})
+    """A failure of the connection itself (refused, reset, closed early, timed out), whatever the SDK
+    version wraps it in: the SDK's connection error or its HTTP library's transport and stream errors.
+    Whether it came before or after the response is the caller's to tell (it saw what arrived)."""
+    import anthropic
+    import httpx2
 
-
-def is_connection_error(error: BaseException) -> bool:
-    """No response came (refused, DNS, TLS, a timeout): worth a retry when nothing was shown."""
-    names = {cls.__name__ for cls in type(error).__mro__}
-    return bool(names & {"APIConnectionError", "ConnectError", "TimeoutException"})
+    return isinstance(error, (anthropic.APIConnectionError, httpx2.TransportError, httpx2.StreamError))
