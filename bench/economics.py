@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tui_agent.core.compaction import Compactor, CompactPolicy  # noqa: E402
+from tui_agent.core.recordings.counted import ruler_errors  # noqa: E402
 from tui_agent.core.recordings.recorded import load_recorded  # noqa: E402
 from tui_agent.core.messages import tool_result_block, user_text  # noqa: E402
 
@@ -130,6 +131,39 @@ def frontier(recorded: list, window: int, price) -> str:
     return format_points(f"######## frontier at window {window:,} · cache {price.label}", points(runs, price, window))
 
 
+def thinking_fits(recorded) -> str:
+    """How well three ways of counting thinking fit one log's usage: every block sent (`all`), the turn in
+    progress only (`turn`: the API's rule before Opus 4.5), none. For each, the ruler is fitted on the calls
+    the agent sent whole and the call-to-call growth it predicts is set beside the logged growth: the sum of
+    |predicted − logged| over those steps (a count that a drift of the fit does not hide)."""
+    from itertools import accumulate
+
+    from tui_agent.core import tokens as tk
+    from tui_agent.core.recordings.counted import ThinkingMemo, turn_thinking
+    from tui_agent.core.recordings.recorded import _fit
+
+    history, calls, starts = recorded.history, recorded.calls, recorded.segment_start
+    thinking = [tk.thinking_tokens(m) for m in history]
+    stripped = [tk.message_tokens(m) - t for m, t in zip(history, thinking)]
+    memo = ThinkingMemo.of(history, thinking)
+    every, bare = [0, *accumulate(tk.message_tokens(m) for m in history)], [0, *accumulate(stripped)]
+    sizes = {
+        "all": [every[i] - every[s] for i, s in zip(calls, starts)],
+        "turn": [bare[i] - bare[s] + turn_thinking(history, memo, s, i) for i, s in zip(calls, starts)],
+        "none": [bare[i] - bare[s] for i, s in zip(calls, starts)],
+    }
+    whole = [k for k in range(len(calls)) if starts[k] == 0]
+    parts = []
+    for name, xs in sizes.items():
+        model = _fit([xs[k] for k in whole], [recorded.real[k] for k in whole])
+        miss = sum(abs((recorded.real[k] - recorded.real[k - 1]) - model.ratio * (xs[k] - xs[k - 1]))
+                   for k in whole[1:] if starts[k - 1] == 0)
+        parts.append(f"{name} {miss:,.0f}")
+    return (f"{recorded.name}: thinking {sum(thinking):,} tokens; |growth predicted − logged| summed over "
+            f"{len(whole) - 1} steps: " + ", ".join(parts) + f" (this log's model: "
+            f"{'keeps' if recorded.keeps_thinking else 'strips'} earlier thinking)")
+
+
 def replay_window(path: Path, window: int, strategies: list[str], price_models: list, check: bool,
                   policy_change: dict | None = None) -> tuple:
     """One session at one window: each strategy's replay, per price model where its decisions depend on
@@ -164,11 +198,17 @@ def main() -> int:
     parser.add_argument("--no-memory", action="store_true", help="skip coverage and the prompts/paths check")
     parser.add_argument("--frontier", action="store_true", help="also coverage against cost for a few v2 policies")
     parser.add_argument("--timing", action="store_true", help="also compaction time at 1,000 vs 10,000 messages")
+    parser.add_argument("--ruler", action="store_true",
+                        help="only how well each way of counting thinking fits the logs' usage, then exit")
     args = parser.parse_args()
     files = args.files or sorted(DEFAULT_DIR.glob("*.jsonl"))
     if not files:
         print(f"no sessions found in {DEFAULT_DIR}", file=sys.stderr)
         return 1
+    if args.ruler:
+        for f in files:
+            print(thinking_fits(load_recorded(f)))
+        return 0
     from tui_agent.core.recordings.economics_table import format_points, points
     from tui_agent.core.models import PRICE_MODELS
 
@@ -180,8 +220,10 @@ def main() -> int:
         jobs = [(f, window, strategies, prices, not args.no_memory) for f in files]
         done = _run(jobs, args.jobs)
         for f, (recorded, _, took) in zip(files, done):
+            error = ruler_errors(recorded)
             print(f"{recorded.name}: {len(recorded.calls)} calls; ruler tokens ≈ {recorded.model.baseline:,.0f} + "
-                  f"{recorded.model.ratio:.3f} × chars/4; replayed in {took:.1f} s")
+                  f"{recorded.model.ratio:.3f} × chars/4 (earlier thinking {'counted' if recorded.keeps_thinking else 'left out'}); "
+                  f"{error.line() if error else 'no measured call'}; replayed in {took:.1f} s")
         for price in prices:
             runs = [(recorded, by_price[price.label]) for recorded, by_price, _ in done]
             print()

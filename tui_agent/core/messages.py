@@ -115,6 +115,15 @@ def is_user_text(message: Message) -> bool:
     return all(b.get("type") == "text" for b in blocks(message))
 
 
+def opens_turn(message: Message) -> bool:
+    """A user message that is more than tool results: a new turn of the person (or an agent's prompt). The
+    assistant messages after the last one are the turn in progress (the API keeps their thinking)."""
+    if message.get("role") != "user":
+        return False
+    content = message.get("content")
+    return isinstance(content, str) or any(b.get("type") != "tool_result" for b in blocks(message))
+
+
 def text_of(message: Message) -> str:
     """All text blocks of a message joined (used for previews and the demo model)."""
     return "".join(b.get("text", "") for b in blocks(message) if b.get("type") == "text")

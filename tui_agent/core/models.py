@@ -143,6 +143,25 @@ def model_info(model: str) -> ModelInfo:
     return _OTHER_FALLBACK
 
 
+# Which models count the thinking of earlier turns. The API leaves the thinking blocks of earlier assistant
+# turns out of the context (they are neither counted nor billed) on the models before Claude Opus 4.5; only
+# the turn in progress (the assistant messages since the last user message that is not only tool results)
+# keeps its thinking. From Opus 4.5 on, earlier thinking stays in the model's context and counts. Measured on
+# the shared Claude Code logs: the per-call growth of the logged usage fits the stripped count better on
+# Sonnet 4 and Sonnet 4.5 (`bench/economics.py --ruler`).
+_STRIPS_EARLIER_THINKING = frozenset({"claude-sonnet-4", "claude-opus-4", "claude-opus-4-1", "claude-sonnet-4-5",
+                                      "claude-haiku-4-5"})
+
+
+def keeps_earlier_thinking(model: str | None) -> bool:
+    """Whether `model` counts (and sees) the thinking of earlier turns. Unknown or non-Claude models: True
+    (what is sent is counted)."""
+    if not model:
+        return True
+    name = _DATE_SUFFIX.sub("", canonical_model(model.strip().lower()))
+    return not (name in _STRIPS_EARLIER_THINKING or name.startswith(("claude-3", "claude-2", "claude-instant")))
+
+
 def _env_int(env: Mapping[str, str], key: str) -> int | None:
     raw = (env.get(key) or "").strip().replace("_", "").replace(",", "")
     if not raw:

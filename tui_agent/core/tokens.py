@@ -76,6 +76,14 @@ def message_tokens(message: Message) -> int:
     return MESSAGE_OVERHEAD_TOKENS + sum(block_tokens(b) for b in blocks(message))
 
 
+def thinking_tokens(message: Message) -> int:
+    """The part of `message_tokens` that is thinking (what the API leaves out of earlier turns on the models
+    that do not keep it: `models.keeps_earlier_thinking`)."""
+    if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+        return 0
+    return sum(block_tokens(b) for b in blocks(message) if b.get("type") == "thinking")
+
+
 def message_sizes(message: Message) -> tuple[int, int]:
     """(`message_tokens`, `message_chars`) in one walk of the blocks: each block's text (a tool input's
     JSON, a result's joined text) is made once for both, where measuring them apart made it twice."""

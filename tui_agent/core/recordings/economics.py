@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from tui_agent.core.cache_clock import NEVER_WARM, PING_OUTPUT_TOKENS, KeepWarm, keep_warm_for
 from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.memo import MessageMemo
+from tui_agent.core.recordings.counted import ThinkingMemo, turn_thinking_split
 from tui_agent.core.recordings.coverage import Coverage, IdentifierIndex, future_identifiers
 from tui_agent.core.models import CLASSIC, CachePrice
 from tui_agent.core.messages import Message
@@ -152,6 +153,9 @@ class StrategyRun:
         # the append-only conversation and the peers never ping (set by `strategy_runs`)
         self.warmth: KeepWarm = NEVER_WARM
         self._previous_tokens = 0.0  # the previous request's size: what a ping reads
+        # each message's thinking where the model leaves earlier turns' thinking out (`counted.py`)
+        self._thinking = (ThinkingMemo.of(recorded.history, recorded.thinking)
+                          if not recorded.keeps_thinking and any(recorded.thinking) else None)
 
     def state(self) -> RunState:
         """This run between two calls, as data (a replay keeps one every few calls: `core.replay`).
@@ -213,17 +217,19 @@ class StrategyRun:
         cached_n = common_prefix(self._previous, messages, self._sent.key, said, sure=compactor is None)
         self._previous = messages
         sums = self._running_sums(messages, cached_n)
-        total = model.request(sums[len(messages)])
+        # the thinking the API still counts (the turn in progress) where the model leaves earlier turns' out
+        extra, extra_cached = turn_thinking_split(messages, self._thinking, cached_n) if self._thinking else (0, 0)
+        total = model.request(sums[len(messages)] + extra)
         if compactor is not None:
             compactor.observe_usage(round(total))
-        warm = model.baseline + model.ratio * sums[cached_n] if k else 0.0
+        warm = model.request(sums[cached_n] + extra_cached) if k else 0.0
         if k == 0:
             cached = 0.0
         elif self.price.expired(idle):  # the whole prefix went cold: written again in full
             cached = 0.0
             result.expired += 1
         else:
-            cached = model.baseline + model.ratio * sums[cached_n]
+            cached = warm
         made = self._summary_call(compactor)
         cost = self.price.cost(total, cached) + self._summary_cost(made, k) + self._ping_cost(pings)
         self._previous_tokens = total

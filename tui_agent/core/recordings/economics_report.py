@@ -15,6 +15,7 @@ from typing import Sequence
 
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.estimator import RequestEstimator
+from tui_agent.core.recordings.counted import RulerError, ruler_errors
 from tui_agent.core.recordings.economics import STRATEGIES, StrategyResult, replay
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.models import CLASSIC, CachePrice
@@ -41,6 +42,7 @@ class SessionReport:
     estimate: EstimateError
     estimate_v1: EstimateError
     price: CachePrice = CLASSIC  # the cache prices the strategies' costs were computed at
+    ruler: RulerError | None = None  # the replay's ruler against each call's logged usage (`counted.py`)
 
 
 @dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
@@ -85,7 +87,9 @@ class EstimatorRun:
         return twin
 
     def step(self) -> EstimateStep:
-        recorded, ledger, est, k = self.recorded, self.ledger, self.recorded.estimates, self.k
+        # the sizes a live session's estimators see: every block as sent (the API's count of thinking is the
+        # ruler's business, `counted.py`); read at each step, since a watch's growth replaces the lists
+        recorded, ledger, est, k = self.recorded, self.ledger, self.recorded.sent_estimates(), self.k
         index, start = recorded.calls[k], recorded.segment_start[k]
         event = start != self._start
         if event:
@@ -142,7 +146,7 @@ def session_report(path: str | Path, strategies: Sequence[str] = STRATEGIES,
     results = replay(recorded, strategies, policy, check_memory=check_memory, price=price)
     ours, v1 = estimator_error(recorded)
     return SessionReport(recorded.name, len(recorded.calls), len(recorded.history), recorded.model, results, ours, v1,
-                         price)
+                         price, ruler_errors(recorded))
 
 
 def format_report(reports: Sequence[SessionReport]) -> str:
@@ -181,6 +185,8 @@ def format_report(reports: Sequence[SessionReport]) -> str:
             lines.append(f"estimate error vs logged usage ({plural(e.compared, 'call')}): ours median {e.median:.2%} p90 {e.p90:.2%} first-after-event "
                          f"{_each(e.after_events)} | v1 median {v.median:.2%} p90 {v.p90:.2%} "
                          f"first-after-event {_each(v.after_events)}")
+        if report.ruler is not None:
+            lines.append(report.ruler.line())
         lines.append("")
     if len(reports) > 1:
         lines.append("== total")

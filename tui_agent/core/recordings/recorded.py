@@ -11,14 +11,16 @@ length). Token counts come from one linear model per session, fitted to the reco
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.messages import Message
+from tui_agent.core.models import keeps_earlier_thinking
 from tui_agent.core.request_check import identical_head
 from tui_agent.core.recordings.transcripts import TranscriptLoad
 
@@ -30,7 +32,7 @@ class TokenModel:
     baseline: float
     ratio: float
 
-    def request(self, message_estimate: int) -> float:
+    def request(self, message_estimate: float) -> float:
         return self.baseline + self.ratio * message_estimate
 
 
@@ -55,6 +57,18 @@ class Recorded:
     # model's journal; nothing to measure an estimator against). Empty: every call was measured.
     measured: list[bool] = field(default_factory=list)
     times: list[float | None] = field(default_factory=list)  # when each call was logged (None: unknown)
+    # the thinking tokens of each history message, and whether the session's model counts earlier turns'
+    # thinking (`counted.py`): when it does not, `estimates` leave thinking out and each request adds back
+    # the thinking of its own turn in progress
+    thinking: list[int] = field(default_factory=list)
+    keeps_thinking: bool = True
+
+    def sent_estimates(self) -> Sequence[int]:
+        """Each message's chars/4 size as it is sent, its thinking included (what a live session's own
+        estimator sees before the API counts: `estimates` leave thinking out where the API does)."""
+        if self.keeps_thinking:
+            return self.estimates
+        return _Sent(self.estimates, self.thinking)
 
     def is_measured(self, k: int) -> bool:
         return not self.measured or self.measured[k]
@@ -64,6 +78,21 @@ class Recorded:
         if k <= 0 or k >= len(self.times) or self.times[k] is None or self.times[k - 1] is None:
             return None
         return self.times[k] - self.times[k - 1]  # type: ignore[operator]
+
+
+class _Sent(Sequence[int]):
+    """`estimates[i] + thinking[i]`, read on demand (a long session's list is not copied at each step)."""
+
+    def __init__(self, estimates: list[int], thinking: list[int]) -> None:
+        self.estimates, self.thinking = estimates, thinking
+
+    def __len__(self) -> int:
+        return len(self.estimates)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [e + t for e, t in zip(self.estimates[i], self.thinking[i])]
+        return self.estimates[i] + self.thinking[i]
 
 
 def load_recorded(path: str | Path, fit_calls: int | None = None) -> Recorded:
@@ -88,8 +117,11 @@ def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None =
         old = previous.history
         limit = min(len(old), len(history), len(previous.estimates))
         same = identical_head(old[:limit], history)  # in C: a long watch's growth walked every message here
+    keeps = keeps_earlier_thinking(_main_model(load.message_models))
+    thinking = previous.thinking[:same] if previous is not None else []
+    thinking += [tk.thinking_tokens(m) for m in history[same:]]
     estimates = previous.estimates[:same] if previous is not None else []
-    estimates += [tk.message_tokens(m) for m in history[same:]]
+    estimates += [tk.message_tokens(m) - (0 if keeps else t) for m, t in zip(history[same:], thinking[same:])]
     summaries = sorted(load.compaction_summaries)
     # the calls answered by a message that is the same object as before are the same calls (a summary
     # logged since lands after them): only the calls after those are read again
@@ -115,9 +147,31 @@ def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None =
     whole = [k for k in range(min(fit_on, len(calls))) if starts[k] == 0]
     chosen = whole if len(whole) >= MIN_FIT_CALLS else list(range(min(fit_on, len(calls))))
     cumulative = [0, *accumulate(estimates[:max((calls[k] for k in chosen), default=-1) + 1])]
-    model = _fit([cumulative[calls[k]] - cumulative[starts[k]] for k in chosen], [real[k] for k in chosen])
+    turn = _turn_thinking(history, thinking, keeps)
+    model = _fit([cumulative[calls[k]] - cumulative[starts[k]] + turn(starts[k], calls[k]) for k in chosen],
+                 [real[k] for k in chosen])
     return Recorded(name, history, calls, real, starts, model, estimates, load.skipped_lines,
-                    usages, summaries, sorted(load.compaction_boundaries), load.message_models, times=times)
+                    usages, summaries, sorted(load.compaction_boundaries), load.message_models, times=times,
+                    thinking=thinking, keeps_thinking=keeps)
+
+
+def _main_model(written_by: dict[int, str]) -> str | None:
+    """The model that wrote most of a session's replies (whose thinking rule its requests follow)."""
+    if not written_by:
+        return None
+    counts = Counter(written_by.values())  # counted in C: a watch's growth runs no line per message
+    return max(sorted(counts), key=counts.__getitem__)
+
+
+def _turn_thinking(history: list[Message], thinking: list[int], keeps: bool) -> Callable[[int, int], int]:
+    """(start, index) → the thinking of the turn in progress in `history[start:index]` when the model leaves
+    earlier turns' thinking out (0 otherwise: it is in the estimates already)."""
+    if keeps or not any(thinking):
+        return lambda start, index: 0
+    from tui_agent.core.recordings.counted import ThinkingMemo, turn_thinking
+
+    memo = ThinkingMemo.of(history, thinking)
+    return lambda start, index: turn_thinking(history, memo, start, index)
 
 
 MIN_FIT_CALLS = 8  # fewer calls before the first own compaction: fit on every segment
@@ -151,7 +205,9 @@ def _recorded_journal(path: str | Path) -> Recorded:
 
     load = read_journal(Path(path))
     history = load.history
-    estimates = [tk.message_tokens(m) for m in history]
+    keeps = keeps_earlier_thinking(load.model)
+    thinking = [tk.thinking_tokens(m) for m in history]
+    estimates = [tk.message_tokens(m) - (0 if keeps else t) for m, t in zip(history, thinking)]
     cumulative = [0]
     for e in estimates:
         cumulative.append(cumulative[-1] + e)
@@ -175,9 +231,11 @@ def _recorded_journal(path: str | Path) -> Recorded:
         measured.append(usage is not None)
         whole.append(not record.dropped and record.event is None)
     fit_on = [k for k, w in enumerate(whole) if w] or list(range(len(calls)))
-    model = _fit([cumulative[calls[k]] for k in fit_on], [real[k] for k in fit_on])
+    turn = _turn_thinking(history, thinking, keeps)
+    model = _fit([cumulative[calls[k]] + turn(0, calls[k]) for k in fit_on], [real[k] for k in fit_on])
     return Recorded(Path(path).name, history, calls, real, [0] * len(calls), model, estimates,
-                    len(load.warnings), usages, journal=load, measured=measured)
+                    len(load.warnings), usages, journal=load, measured=measured, thinking=thinking,
+                    keeps_thinking=keeps)
 
 
 def _fit(xs: Sequence[int], ys: Sequence[int]) -> TokenModel:

@@ -22,6 +22,7 @@ from typing import Protocol, Sequence
 from tui_agent.core.compaction import CompactPlan, CompactPolicy
 from tui_agent.core.recordings.economics import RunState, StrategyRun, default_policy, make_strategy, strategy_runs
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
+from tui_agent.core.recordings.counted import ruler_errors
 from tui_agent.core.recordings.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
 from tui_agent.core.events import CompactionReported, ServerEdited
 from tui_agent.core.messages import Message, text_of
@@ -249,7 +250,8 @@ class Replay:
         `StrategyResult`s the table prints, from the very runs the steps came from."""
         ours, v1 = estimator_error(self.recorded)
         return SessionReport(self.recorded.name, self.made, len(self.recorded.history), self.recorded.model,
-                             {name: run.result for name, run in self._runs.items()}, ours, v1)
+                             {name: run.result for name, run in self._runs.items()}, ours, v1,
+                             self._runs[next(iter(self._runs))].price, ruler_errors(self.recorded))
 
     # -- navigation helpers for faces ---------------------------------------------------------------
     def event_calls(self, upto: int | None = None) -> list[tuple[int, str]]:

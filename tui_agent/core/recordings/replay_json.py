@@ -33,6 +33,9 @@ def report_json(report: SessionReport) -> dict:
     return {
         "name": report.name, "calls": report.calls, "messages": report.messages,
         "token_model": {"baseline": report.model.baseline, "ratio": report.model.ratio},
+        "ruler_error": None if report.ruler is None else {
+            "median": report.ruler.median, "p90": report.ruler.p90, "median_all": report.ruler.median_all,
+            "p90_all": report.ruler.p90_all, "calls": report.ruler.calls},
         "strategies": {name: {
             "calls": r.calls, "over_window": r.over_window, "peak": r.peak, "tokens": r.tokens, "cost": r.cost,
             "cached": r.cached, "price": r.price, "average": r.average, "hit_share": r.hit_share,
