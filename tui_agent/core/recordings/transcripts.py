@@ -57,6 +57,8 @@ class TranscriptLoad:
     # history index of an assistant message → when the call that began it was logged (POSIX seconds): the
     # gaps price cache expiry
     call_times: dict[int, float] = field(default_factory=dict)
+    # records whose uuid an earlier record had: a resumed session's copy of its start, folded once
+    repeated_records: int = 0
 
 
 class TranscriptReader:
@@ -80,6 +82,8 @@ class TranscriptReader:
     def __init__(self, *, keep_thinking: bool = True, keep_meta: bool = True) -> None:
         self.keep_thinking, self.keep_meta = keep_thinking, keep_meta
         self.skipped_lines = 0
+        self.repeated_records = 0  # records whose uuid came before (a resumed session's copy)
+        self._uuids: set[str] = set()
         self._raw: list[Message] = []  # the history as the records fold it, before the repairs
         self._summaries: list[int] = []
         self._usage: list[dict[str, int]] = []
@@ -117,6 +121,13 @@ class TranscriptReader:
         return self
 
     def _fold(self, record: dict[str, Any]) -> None:
+        uid = record.get("uuid")
+        if isinstance(uid, str):
+            # a resumed session writes its earlier records again, uuids and all: one conversation, folded once
+            if uid in self._uuids:
+                self.repeated_records += 1
+                return
+            self._uuids.add(uid)
         history = self._raw
         if record.get("type") == "system":
             if not self._boundary_pending:
@@ -201,7 +212,7 @@ class TranscriptReader:
         # calls' are history indices)
         return TranscriptLoad(history, self.skipped_lines, list(self._summaries), list(self._usage),
                               set(self._models), list(self._started), boundaries, list(self._pre_tokens),
-                              dict(self._written_by), dict(self._stamped))
+                              dict(self._written_by), dict(self._stamped), self.repeated_records)
 
     def _settle(self) -> None:
         """Repair, once, the messages that can no longer change: all but the last logged one."""
