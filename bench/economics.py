@@ -171,18 +171,20 @@ def replay_window(path: Path, window: int, strategies: list[str], price_models: 
     append-only). Returns (recorded, {price label: {strategy: result}}, seconds)."""
     from dataclasses import replace
 
-    from tui_agent.core.recordings.economics import STRATEGY_MODES, replay
+    from tui_agent.core.recordings.economics import STRATEGY_MODES, idle_mode, replay
 
     started = time.perf_counter()
     recorded = load_recorded(path)
     policy = CompactPolicy(context_window=window, max_output_tokens=32_000, enabled=True)
     if policy_change:
         policy = replace(policy, **policy_change)
-    fixed = [s for s in strategies if s not in STRATEGY_MODES]
+    # the strategies whose decisions do not depend on the price are replayed once and priced at each model;
+    # ours (the cut pays, the idle policy) and every strategy that keeps warm (how many pings) per price model
+    fixed = [s for s in strategies if s not in STRATEGY_MODES and idle_mode(s) == "never"]
     once = replay(recorded, fixed, policy, check_memory=check, price=price_models[0])
     out = {}
     for price in price_models:
-        ours = replay(recorded, [s for s in strategies if s in STRATEGY_MODES], policy, check_memory=check,
+        ours = replay(recorded, [s for s in strategies if s not in fixed], policy, check_memory=check,
                       price=price)
         out[price.label] = {name: once.get(name) or ours[name] for name in strategies}
     return recorded, out, time.perf_counter() - started
@@ -191,7 +193,8 @@ def replay_window(path: Path, window: int, strategies: list[str], price_models: 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
-    parser.add_argument("--strategies", default="none,v2,v2-cold,cc-77,cc-92,opencode,clear-100k,server-clear,server-compact")
+    parser.add_argument("--strategies", default="none,none+warm,v2,v2-ping,v2-cold,cc-77,cc-77+warm,cc-92,cc-92+warm,"
+                        "opencode,opencode+warm,clear-100k,server-clear,server-compact")
     parser.add_argument("--windows", default="200000,1000000")
     parser.add_argument("--prices", default="all", help="all, or indices into 0.1/0.05+TTL/0.025+TTL/1h (e.g. 1)")
     parser.add_argument("--jobs", type=int, default=1, help="sessions replayed in parallel (the machine is shared)")

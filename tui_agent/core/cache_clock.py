@@ -39,6 +39,8 @@ class KeepWarm:
         """Pings sent during an idle stretch of `idle_seconds` (the next call comes at its end)."""
         if idle_seconds is None or self.max_pings <= 0 or idle_seconds <= self.interval_seconds:
             return 0
+        if math.isinf(idle_seconds):  # the person never comes back: every ping allowed is sent
+            return self.max_pings
         return min(self.max_pings, math.ceil(idle_seconds / self.interval_seconds) - 1)
 
     def idle_after_pings(self, idle_seconds: float | None) -> float | None:
@@ -50,16 +52,18 @@ class KeepWarm:
 NEVER_WARM = KeepWarm(interval_seconds=math.inf, max_pings=0)
 
 
-def keep_warm_for(price: CachePrice, minutes: float | None = None) -> KeepWarm:
+def keep_warm_for(price: CachePrice, minutes: float | None = None, by_price: bool = True) -> KeepWarm:
     """The pings `price` pays for (see `PING_MARGIN` above), or at most `minutes` of idleness when the
-    person set it (0: never). No expiry, or reads that cost as much as writes: no pings."""
+    person set it (0: never). No expiry, or reads that cost as much as writes: no pings. `by_price=False`:
+    only the time limit (the priced idle policy, `core/idle.py`, decides each ping itself)."""
     ttl = price.ttl_seconds
     if ttl is None or price.read <= 0 or price.read >= price.write:
         return NEVER_WARM
     interval = ttl * (1 - PING_MARGIN)
-    by_price = int((price.write - price.read) / (2 * price.read) + 1e-9)  # (1.25 - 0.05) / 0.1 is 11.999…
+    paid = int((price.write - price.read) / (2 * price.read) + 1e-9)  # (1.25 - 0.05) / 0.1 is 11.999…
     most = WARM_AT_MOST_SECONDS if minutes is None else max(minutes, 0.0) * 60
-    return KeepWarm(interval_seconds=interval, max_pings=max(min(by_price, int(most // interval)), 0))
+    limit = int(most // interval)
+    return KeepWarm(interval_seconds=interval, max_pings=max(min(paid, limit) if by_price else limit, 0))
 
 
 @dataclass(frozen=True)

@@ -171,9 +171,15 @@ class Compactor:
         """What `compact(history, call)` would send: the same steps on the same state, nothing kept but the
         facts of the messages (a cache of the history itself, learned by the compact after anyway: a resumed
         long session's preview and first call learned its 200,000 messages twice)."""
+        return self.preview_with(history, (), call)
+
+    def preview_with(self, history: Sequence[Message], pending: tuple[str, ...], call: int | None = None) -> CompactResult:
+        """What the next call would send if `pending` had been asked before it (`("cold",)`: the cache went
+        cold; `("drop",)`: an event now): the idle policy prices these (`core/idle.py`). Nothing is kept."""
         if not self._replaced(self._work(), history):
             self.facts.sync(history)
-        work = Work(self.state, self.facts.copy(), self.layout.copy(), copy.deepcopy(self.tokens), self.last_event)
+        state = self.state.evolve(pending=self.state.pending + pending)
+        work = Work(state, self.facts.copy(), self.layout.copy(), copy.deepcopy(self.tokens), self.last_event)
         return self._plan(history, call, work)[1]
 
     def _work(self) -> Work:

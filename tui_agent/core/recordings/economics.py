@@ -16,14 +16,16 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from tui_agent.core.cache_clock import NEVER_WARM, PING_OUTPUT_TOKENS, KeepWarm, keep_warm_for
+from tui_agent.core.idle import PRIOR, IdleSizes, Returns
 from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.recordings.counted import ThinkingMemo, turn_thinking_split
-from tui_agent.core.recordings.coverage import Coverage, IdentifierIndex, future_identifiers
+from tui_agent.core.recordings.coverage import IdentifierIndex, future_identifiers
+from tui_agent.core.recordings.idle_replay import NO_WAIT, IdleReplay
+from tui_agent.core.recordings.strategy_result import PerCall, StrategyResult
 from tui_agent.core.models import CLASSIC, CachePrice
 from tui_agent.core.messages import Message
 from tui_agent.core.request_check import RequestCheck
@@ -35,61 +37,27 @@ if TYPE_CHECKING:
     from tui_agent.core.recordings.peers import Peer, PeerPlan
 
 STRATEGIES = ("none", "seed-v1", "v1", "v2")
-# one call's figures: request tokens, what a warm cache would read of them, a summary call's request and output
-# tokens, the pings before the call, the seconds its cache had then been idle (`StrategyResult.per_call`)
-PerCall = tuple[float, float, float, float, int, "float | None"]
 
 
-@dataclass
-class StrategyResult:
-    strategy: str
-    calls: int = 0
-    over_window: int = 0
-    peak: float = 0.0
-    tokens: float = 0.0
-    cost: float = 0.0
-    cached: float = 0.0
-    newest_intact: int = 0
-    prompts_missing: int = 0
-    paths_missing: int = 0
-    invalid: int = 0
-    events: int = 0
-    times: list[float] = field(default_factory=list)
-    # future-entity coverage (`core.coverage`, `shared/reference/coverage-measure.md`): the conversation's
-    # own text only, and beside it with the recap, summaries and traces of what left counted too
-    coverage: Coverage = field(default_factory=Coverage)
-    coverage_recap: Coverage = field(default_factory=Coverage)
-    summary_calls: int = 0  # calls a strategy made to summarise (priced into `cost`)
-    # per call: (request tokens, the tokens its shared prefix would read from a warm cache, a summary
-    # call's request tokens, its output tokens, the pings that kept the cache warm before it, the seconds
-    # the cache was idle after them): enough to price the same requests at any other price
-    # (`economics_table.cost_at`) without replaying a strategy whose decisions do not depend on it
-    per_call: list[PerCall] = field(default_factory=list)
-    expired: int = 0  # calls whose cached prefix had gone cold (idle past the cache's time to live)
-    pings: int = 0  # requests that only kept the cache warm while the session was idle (priced into `cost`)
-
-    @property
-    def price(self) -> float:
-        return self.cost / self.tokens if self.tokens else 0.0
-
-    @property
-    def average(self) -> float:
-        return self.tokens / self.calls if self.calls else 0.0
-
-    @property
-    def hit_share(self) -> float:
-        return self.cached / self.tokens if self.tokens else 0.0
+# the bench's names for the compaction modes: `v2` waits by the priced idle policy (`core/idle.py`, auto),
+# `v2-ping` keeps warm by the fixed rule, `v2-compact` compacts while idle, `v2-cold` never pings
+STRATEGY_MODES = {"seed-v1": "seed", "v1": "v1", "v2": "v2", "v2-cold": "v2", "v2-ping": "v2", "v2-compact": "v2"}
+# how each strategy's session waits (`idle_replay.IdleReplay`); a name ending in `+warm` (a peer, or
+# `none+warm`: the append-only conversation) keeps warm by the fixed rule any client could follow
+IDLE_MODES = {"seed-v1": "fixed", "v1": "fixed", "v2": "auto", "v2-ping": "fixed", "v2-compact": "compact"}
+WARM_SUFFIX = "+warm"
 
 
-# the bench's names for the compaction modes; `v2-cold` is v2 in a session that never keeps its cache warm
-STRATEGY_MODES = {"seed-v1": "seed", "v1": "v1", "v2": "v2", "v2-cold": "v2"}
-NEVER_PINGS = frozenset({"v2-cold"})
+def idle_mode(name: str) -> str:
+    """How strategy `name`'s session waits: never pings unless it is ours or named `…+warm`."""
+    return "fixed" if name.endswith(WARM_SUFFIX) else IDLE_MODES.get(name, "never")
 
 
 def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int,
                   ruler: object | None = None) -> "CompactorProtocol | Peer | None":
     """By bench name, from the sessions' one factory (`none`, the append-only conversation, has none);
     the peers (`core.peers`) measure their thresholds on the session's ruler."""
+    name = name.removesuffix(WARM_SUFFIX)
     if name == "none":
         return None
     if name in ("server-clear", "server-compact"):  # the API's own, as our server strategies send it
@@ -149,9 +117,9 @@ class StrategyRun:
         # the request check's lane: the frontier run's own (a run made again from a checkpoint uses another,
         # so the frontier's lane holds only its own previous request)
         self.lane: object = name
-        # keeping the cache warm while idle (`core.cache_clock.KeepWarm`): what a live session of ours does;
-        # the append-only conversation and the peers never ping (set by `strategy_runs`)
-        self.warmth: KeepWarm = NEVER_WARM
+        # how the session waits between calls and after the last (`idle_replay.py`; set by `strategy_runs`):
+        # the append-only conversation and the peers never ping unless named `…+warm`
+        self.idle = IdleReplay(recorded, price)
         self._previous_tokens = 0.0  # the previous request's size: what a ping reads
         # each message's thinking where the model leaves earlier turns' thinking out (`counted.py`)
         self._thinking = (ThinkingMemo.of(recorded.history, recorded.thinking)
@@ -180,7 +148,8 @@ class StrategyRun:
         compactor refuses it."""
         run = StrategyRun(self.name, self.recorded, self.policy, compactor, self.required, self.future, self.price,
                           entities=self._entities, check=self._check, texts=self._texts, sent=self._sent)
-        run.keeps_per_call, run.lane, run.warmth = self.keeps_per_call, (self.name, "made again"), self.warmth
+        run.keeps_per_call, run.lane = self.keeps_per_call, (self.name, "made again")
+        run.idle = self.idle.at(state.k)
         if compactor is not None and state.compactor is not None:
             upto = self.recorded.calls[state.k - 1] if state.k else 0
             data = json.loads(zlib.decompress(state.compactor))
@@ -199,12 +168,15 @@ class StrategyRun:
         model = recorded.model
         prefix = recorded.history[:index]
         started = time.perf_counter()
-        pings, idle = self._warm_gap(k)
+        wait = self.idle.before(k, self._previous_tokens, lambda: self._idle_sizes(prefix, k + 1)) if k else NO_WAIT
+        idle = wait.idle
         if compactor is None:
             messages = prefix
             plan = None
         else:
-            if k and self.price.expired(idle) and hasattr(compactor, "cache_expired"):
+            if wait.compacted is not None and hasattr(compactor, "request_event"):
+                compactor.request_event("drop")  # the event the session made while it waited
+            elif k and self.price.expired(idle) and hasattr(compactor, "cache_expired"):
                 compactor.cache_expired()  # what a live session's cache clock tells its compactor
             compacted = compactor.compact(prefix, k + 1)  # the call number is the caller's (one counter)
             messages, plan = compacted.messages, compacted.plan
@@ -223,6 +195,8 @@ class StrategyRun:
         if compactor is not None:
             compactor.observe_usage(round(total))
         warm = model.request(sums[cached_n] + extra_cached) if k else 0.0
+        if wait.compacted is not None:  # the idle event's request was written then: this call reads it
+            warm = min(wait.compacted, total)
         if k == 0:
             cached = 0.0
         elif self.price.expired(idle):  # the whole prefix went cold: written again in full
@@ -231,10 +205,13 @@ class StrategyRun:
         else:
             cached = warm
         made = self._summary_call(compactor)
-        cost = self.price.cost(total, cached) + self._summary_cost(made, k) + self._ping_cost(pings)
+        cost = self.price.cost(total, cached) + self._summary_cost(made, k, idle) + wait.cost
+        result.pings += wait.pings
+        ping_tokens = self._previous_tokens if wait.compacted is None else wait.compacted
         self._previous_tokens = total
         if self.keeps_per_call:
-            result.per_call.append((total, warm, *(made or (0.0, 0.0)), pings, idle))
+            result.per_call.append((total, warm, *(made or (0.0, 0.0)), wait.pings, idle, ping_tokens,
+                                    wait.compacted or 0.0))
         result.calls += 1
         result.tokens += total
         result.cost += cost
@@ -262,18 +239,30 @@ class StrategyRun:
         self.k += 1
         return CallPrice(messages, plan, total, cached, cost)
 
-    def _warm_gap(self, k: int) -> tuple[int, float | None]:
-        """The pings this run's session sent while idle before call k, and how long its cache had then been
-        idle (since the last ping, or the whole gap): what decides whether call k finds the prefix warm."""
-        gap = self.recorded.gap(k)
-        return self.warmth.pings(gap), self.warmth.idle_after_pings(gap)
+    def finish(self) -> None:
+        """After the last call: the wait that never ends (the person left). A live session still pings until
+        its idle policy stops; those pings are priced here (`result.tail`), once."""
+        if self.k < len(self.recorded.calls) or self.result.tail != (0, 0.0, 0.0) or not self.k:
+            return
+        history = self.recorded.history
+        wait = self.idle.tail(self._previous_tokens, lambda: self._idle_sizes(history, self.k + 1))
+        reads = self._previous_tokens if wait.compacted is None else wait.compacted
+        self.result.tail = (wait.pings, reads, wait.compacted or 0.0)
+        self.result.tail_cost = wait.cost
+        self.result.cost += wait.cost
+        self.result.pings += wait.pings
+        self.result.idle_choices = dict(self.idle.decisions)
 
-    def _ping_cost(self, pings: int) -> float:
-        """Each ping repeats the previous request: all of it read from the cache, an answer of a token or so."""
-        if not pings:
-            return 0.0
-        self.result.pings += pings
-        return pings * (self.price.read * self._previous_tokens + self.price.output * PING_OUTPUT_TOKENS)
+    def _idle_sizes(self, history: Sequence[Message], call: int) -> IdleSizes:
+        """The requests the idle policy chooses between: the last one (what a ping reads), what the next call
+        would write once the cache is cold, and what an event now would send (the compactor's what-ifs)."""
+        prefix, compactor = self._previous_tokens, self.compactor
+        what_if = getattr(compactor, "preview_with", None)
+        if what_if is None:
+            return IdleSizes(prefix, prefix, prefix)
+        cold = what_if(history, ("cold",), call).plan.estimated_tokens
+        compacted = what_if(history, ("drop",), call).plan.estimated_tokens
+        return IdleSizes(prefix, min(cold, prefix), min(compacted, prefix))
 
     def seed_sizes(self, messages: Sequence[Message], estimates: Sequence[int]) -> None:
         """`SessionMemo.seed`: the sizes a growing log's load measured of its new messages."""
@@ -298,13 +287,13 @@ class StrategyRun:
         self.result.summary_calls += made is not None
         return made
 
-    def _summary_cost(self, made: tuple[float, float] | None, k: int) -> float:
+    def _summary_cost(self, made: tuple[float, float] | None, k: int, idle: float | None) -> float:
         """A summary call reads the previous request (from the cache unless it went cold) and writes its
         summary at the output price."""
         if made is None:
             return 0.0
         read_tokens, output_tokens = made
-        cold = k == 0 or self.price.expired(self._warm_gap(k)[1])
+        cold = k == 0 or self.price.expired(idle)
         return self.price.cost(read_tokens, 0.0 if cold else read_tokens) + self.price.output * output_tokens
 
 
@@ -343,7 +332,7 @@ def default_policy(context_window: int = DEFAULT_REPLAY_WINDOW) -> CompactPolicy
 
 def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
                   *, check_memory: bool = True, factories: dict[str, Callable[[], "CompactorProtocol | Peer | None"]] | None = None,
-                  price: CachePrice = CLASSIC) -> dict[str, StrategyRun]:
+                  price: CachePrice = CLASSIC, prior: Returns = PRIOR) -> dict[str, StrategyRun]:
     """A fresh `StrategyRun` per strategy, each at call 0; the compactors price their cuts at `price`
     (what a live session's compactor does at its model's prices)."""
     policy = replace(policy or default_policy(), cache_read=price.read, cache_write=price.write)
@@ -358,20 +347,20 @@ def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, po
             name, policy, baseline_estimate, model)
         out[name] = run = StrategyRun(name, recorded, policy, compactor, required, future, price, entities=entities,
                                       check=check, texts=texts, sent=sent)
-        if name in STRATEGY_MODES and name not in NEVER_PINGS:  # ours: a live session keeps its cache warm
-            run.warmth = keep_warm_for(price)
+        run.idle = IdleReplay(recorded, price, idle_mode(name), prior)
     return out
 
 
 def replay(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,
            *, check_memory: bool = True, factories: dict[str, Callable[[], "CompactorProtocol | Peer | None"]] | None = None,
-           price: CachePrice = CLASSIC) -> dict[str, StrategyResult]:
+           price: CachePrice = CLASSIC, prior: Returns = PRIOR) -> dict[str, StrategyResult]:
     """Run each strategy over the recorded calls; `check_memory` counts prompts/paths missing and the
     future-entity coverage (slower)."""
     out: dict[str, StrategyResult] = {}
     for name, run in strategy_runs(recorded, strategies, policy, check_memory=check_memory,
-                                   factories=factories, price=price).items():
+                                   factories=factories, price=price, prior=prior).items():
         for _ in recorded.calls:
             run.step()
+        run.finish()
         out[name] = run.result
     return out

@@ -248,6 +248,9 @@ class Replay:
     def report(self) -> SessionReport:
         """The economics report of the calls replayed so far (all of them after `run_all`): the same
         `StrategyResult`s the table prints, from the very runs the steps came from."""
+        if self.made == self.calls:  # the session is over: its tail (the pings after the last call) counts
+            for run in self._runs.values():
+                run.finish()
         ours, v1 = estimator_error(self.recorded)
         return SessionReport(self.recorded.name, self.made, len(self.recorded.history), self.recorded.model,
                              {name: run.result for name, run in self._runs.items()}, ours, v1,
