@@ -174,6 +174,9 @@ class StrategyRun:
             messages = prefix
             plan = None
         else:
+            waited = getattr(compactor, "waited", None)
+            if waited is not None:  # a peer that acts on how long the session waited (`cc-idle`)
+                waited(self.recorded.gap(k) if k else None)
             if wait.compacted is not None and hasattr(compactor, "request_event"):
                 compactor.request_event("drop")  # the event the session made while it waited
             elif k and self.price.expired(idle) and hasattr(compactor, "cache_expired"):
@@ -293,6 +296,9 @@ class StrategyRun:
         if made is None:
             return 0.0
         read_tokens, output_tokens = made
+        made_after = getattr(self.compactor, "summary_idle", None)  # a summary made while the session waited
+        if made_after is not None:
+            self.compactor.summary_idle, idle = None, min(made_after, idle or made_after)  # type: ignore[union-attr]
         cold = k == 0 or self.price.expired(idle)
         return self.price.cost(read_tokens, 0.0 if cold else read_tokens) + self.price.output * output_tokens
 

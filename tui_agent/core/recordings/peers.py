@@ -9,6 +9,9 @@ Each is a model of its documented rule, not its code:
 - `opencode` — opencode's prune: at each new user turn, tool outputs older than the newest 40k tokens of
   tool output (the last two turns always kept) are erased, sticky, when that frees at least 20k; a summary
   as above when the request would overflow the window.
+- `cc-idle` — Claude Code 2.1.286+: `cc-77` plus its idle compaction: about 54 minutes after the last reply,
+  a session whose request is at least 200k tokens is summarised before its (1-hour) cache expires, so the
+  summary call reads the prefix warm and the next call writes only the summary and the new prompt.
 - `clear-100k` — Anthropic's server-side context editing `clear_tool_uses` (trigger 100k input tokens,
   keep the 3 newest tool uses): above the trigger every older tool result is replaced by a placeholder,
   the inputs kept; the client still sends everything, so the clearing moves with every call.
@@ -26,7 +29,8 @@ from tui_agent.core import tokens as tk
 from tui_agent.core.recordings.coverage import held_text, identifiers, vocabulary
 from tui_agent.core.messages import Message, blocks, is_user_text, text_of, tool_results, tool_uses
 
-PEERS = ("cc-77", "cc-92", "opencode", "clear-100k")
+PEERS = ("cc-77", "cc-92", "cc-idle", "opencode", "clear-100k")
+IDLE_AFTER_SECONDS, IDLE_MIN_TOKENS = 54 * 60, 200_000  # Claude Code's idle compaction
 SUMMARY_TOKENS = 2_900  # Claude Code's summaries in the shared logs are about this long
 OPENCODE_PROTECT, OPENCODE_MINIMUM = 40_000, 20_000
 CLEAR_TRIGGER, CLEAR_KEEP = 100_000, 3
@@ -178,6 +182,30 @@ class ClaudeCodeStandIn(Peer):
         return PeerResult(self.render(history, ""), PeerPlan(PeerEvent()))
 
 
+class ClaudeCodeIdle(ClaudeCodeStandIn):
+    """`cc-77` and Claude Code's idle compaction: a wait of 54 minutes or more after a request of at least
+    200k tokens is spent summarising (at the 54th minute: `summary_idle`, what the summary call's cache had
+    been idle then)."""
+
+    def __init__(self, window: int, ruler: Any | None) -> None:
+        super().__init__(window, ruler, 0.775)
+        self._pending_idle = False
+        self.summary_idle: float | None = None
+
+    def waited(self, gap_seconds: float | None) -> None:
+        """Told by the replay before each call: how long the session waited."""
+        self._pending_idle = gap_seconds is not None and gap_seconds >= IDLE_AFTER_SECONDS \
+            and self._sent >= IDLE_MIN_TOKENS
+
+    def compact(self, history: Sequence[Message], call: int | None = None) -> PeerResult:
+        if self._pending_idle:
+            self._pending_idle = False
+            self.summarise(history, self._sent)
+            self.summary_idle = IDLE_AFTER_SECONDS
+            return PeerResult(self.render(history, ""), PeerPlan(PeerEvent()))
+        return super().compact(history, call)
+
+
 class OpencodePrune(Peer):
     """opencode: prune old tool outputs at each user turn; summarise when the window would overflow."""
 
@@ -243,6 +271,8 @@ def make_peer(name: str, policy: Any, ruler: Any | None) -> Peer:
         return ClaudeCodeStandIn(window, ruler, 0.775)
     if name == "cc-92":
         return ClaudeCodeStandIn(window, ruler, 0.92)
+    if name == "cc-idle":
+        return ClaudeCodeIdle(window, ruler)
     if name == "opencode":
         return OpencodePrune(window, ruler, policy.max_output_tokens)
     if name == "clear-100k":
