@@ -93,6 +93,10 @@ class CompactPolicy:
     # of compaction 4 the tail an event keeps is short, and what recurs is what it lacks: 0.2 (0.1: coverage
     # 0.954, 0.3: cost 0.457 on the shared sessions).
     keep_recurring_share: float = 0.2
+    # Beside them, the agent's own words: exchanges kept in place with their results cleared (the text it
+    # wrote, the commands and paths it called with), within this share of the low mark
+    # (`keep_for_use.choose_own_words`). 0: off.
+    keep_own_words_share: float = 0.0
     # Drop: whole old messages leave at an event, replaced by a deterministic recap. The first
     # `keep_head` of the conversation (the task as first stated) stays in front: it is never rewritten,
     # so it is read from the cache at every call. 5 %, not 20 %: the oldest part is the least named later,

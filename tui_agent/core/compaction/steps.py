@@ -5,13 +5,16 @@ between them, since each next tier decides from the sizes the previous one left.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tui_agent.core.compaction import tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import WRITERS, Facts
-from tui_agent.core.compaction.keep_for_use import choose_kept, choose_recurring
+from tui_agent.core import tokens as tk
+from tui_agent.core.compaction.decisions import BlockDecision, Mask, merged
+from tui_agent.core.compaction.keep_for_use import choose_kept, choose_own_words, choose_recurring
+from tui_agent.core.compaction.mask import placeholder_text
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.plan import CompactEvent, EventKind
 from tui_agent.core.compaction.policy import CompactPolicy
@@ -112,13 +115,19 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
         did("mask", _mask(w, history, policy, newest, call, target, keep_from))
     kept_before = w.state.kept_for_use
     if policy.drop and (asked or w.tokens.estimate() - tiers.transient(w.state, view) > target):
+        blocks_before, cleared = w.state.blocks, None
         if policy.keep_for_use and not asked:
-            w.state = w.state.evolve(kept_for_use=_kept_for_use(w, history, policy, newest, target))
+            kept, own = _kept_for_use(w, history, policy, newest, target)
+            w.state = w.state.evolve(kept_for_use=kept | own)
+            cleared = _clear_results(w, history, own, call)
         until = tiers.choose_drop(w.state, view, target, keep_from)
         if until > max(w.state.drop_until, w.state.drop_from) and tiers.worth_dropping(
                 tiers.drop_gain(w.state, view, until), w.tokens):
             w.state = tiers.set_drop(w.state, view, until, why)
             kinds.append("drop")
+            did("mask", cleared)
+        elif cleared is not None:  # no drop: the own-words islands' results go out as they were
+            w.state = w.state.evolve(blocks=blocks_before)
     if asked:  # /compact dropped (or summarised) the older part first; then the rest as at any event
         cut_all()
         if policy.mask:
@@ -130,9 +139,11 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
     return kinds, min(first, relayout(w, history, policy))
 
 
-def _kept_for_use(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, target: int) -> frozenset[int]:
-    """The exchanges this event keeps for the agent's own use (`keep_for_use`), within a share of the
-    low mark; pinned and excluded messages are the user's, never chosen here."""
+def _kept_for_use(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int,
+                  target: int) -> tuple[frozenset[int], frozenset[int]]:
+    """The exchanges this event keeps for the agent's own use (`keep_for_use`), within shares of the low
+    mark: whole (its writes, what recurs) and as its own words (`choose_own_words`: their results cleared);
+    pinned and excluded messages are the user's, never chosen here."""
     layout = w.layout
 
     def size_of(i: int) -> float:
@@ -146,16 +157,45 @@ def _kept_for_use(w: Work, history: Sequence[Message], policy: CompactPolicy, ne
                        tools_of=lambda i: w.facts.messages[i].tools,
                        writers=w.facts.writers if WRITERS.issuperset(policy.keep_for_use_tools) else None)
     share = policy.keep_recurring_share
-    if share <= 0:
-        return kept
     tail_room = target * (1 - policy.keep_for_use_share - share) - w.tokens.baseline
     tail_from, seen = newest, 0.0
     while tail_from > w.state.drop_from and seen + size_of(tail_from - 1) <= tail_room:
         tail_from -= 1
         seen += size_of(tail_from)
-    return kept | choose_recurring(history, w.state.drop_from, tail_from, size_of, share * target,
-                                   lambda i: w.facts.entities_of(history, i), kept, protected,
-                                   counts=w.facts.recurrence_of(history))
+    entities_of = lambda i: w.facts.entities_of(history, i)  # noqa: E731
+    counts = w.facts.recurrence_of(history) if share > 0 or policy.keep_own_words_share > 0 else None
+    if share > 0:
+        kept |= choose_recurring(history, w.state.drop_from, tail_from, size_of, share * target, entities_of, kept,
+                                 protected, counts=counts)
+    own: frozenset[int] = frozenset()
+    if policy.keep_own_words_share > 0:
+        own = choose_own_words(history, w.state.drop_from, tail_from, lambda i: _cleared_size(w, size_of, i),
+                               policy.keep_own_words_share * target, entities_of, kept, protected, counts)
+    return kept, own
+
+
+def _cleared_size(w: Work, size_of: Callable[[int], float], i: int) -> float:
+    """Message i's size with its results cleared (a placeholder each): what an own-words island sends."""
+    results = w.facts.results[i]
+    if not results:
+        return size_of(i)
+    return w.tokens.size_of(4 + sum(tk.tokens_for_chars(len(placeholder_text(r.tool, r.input, r.chars)))
+                                    for r in results))
+
+
+def _clear_results(w: Work, history: Sequence[Message], islands: frozenset[int], call: int) -> int | None:
+    """Every result of the own-words islands becomes its placeholder (kept in place, the calls' inputs
+    with them); the first position changed."""
+    new: dict[int, dict[int, BlockDecision]] = {}
+    for i in islands:
+        done = {m.block_index for m in w.state.masks.get(i, ())}
+        chosen = {r.index: Mask.of_facts(i, r, call) for r in w.facts.results[i] if r.index not in done}
+        if chosen:
+            new[i] = chosen  # type: ignore[assignment]
+    if not new:
+        return None
+    return apply(w, history, tiers.with_decisions(w.state, merged(w.state.blocks, new), set(new)), sorted(new),
+                 cut=False)
 
 
 def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tuple[list[EventKind], int]:

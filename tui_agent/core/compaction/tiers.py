@@ -72,7 +72,7 @@ def still_over(view: RequestView) -> str:
     return f"; the {what} alone is {fmt_tokens(round(alone))}"
 
 
-def _with(state: CompactState, decided: dict, touched: set[int]) -> CompactState:
+def with_decisions(state: CompactState, decided: dict, touched: set[int]) -> CompactState:
     """The state with new per-message block decisions; each touched message's version moves on."""
     versions = dict(state.versions)
     for i in touched:
@@ -91,7 +91,7 @@ def apply_user_changes(state: CompactState, view: RequestView) -> CompactState:
             touched.add(i)
     excludes = frozenset(i for i in state.excludes
                          if max(exchange(history, i) if i < len(history) else {i}) < newest)
-    state = _with(state, decided, touched).evolve(excludes=excludes,
+    state = with_decisions(state, decided, touched).evolve(excludes=excludes,
                     skip=effective_skip(history, excludes, newest), dirty=False)
     if state.dropping:
         state = state.evolve(kept_in_drop=islands(state, facts, history, state.drop_until), recap_call=call)
@@ -134,7 +134,7 @@ def cut_on_read(state: CompactState, view: RequestView, prev_out: int = 0,
     state = state.evolve(read_upto=max(state.read_upto, end if at_event else newest))
     if not new:
         return state, []
-    return _with(state, merged(state.blocks, new), set(new)), sorted(new)
+    return with_decisions(state, merged(state.blocks, new), set(new)), sorted(new)
 
 
 def _cut_pays(policy: CompactPolicy, layout: Layout, tokens: RequestEstimator, i: int, chars: int, prev_out: int,
@@ -208,7 +208,7 @@ def mask_old(state: CompactState, view: RequestView, target: int | None = None,
     if not new:
         return state, [], 0
     count = sum(len(per) for per in new.values())
-    return _with(state, merged(state.blocks, new), set(new)), sorted(new), count
+    return with_decisions(state, merged(state.blocks, new), set(new)), sorted(new), count
 
 
 def _mask_saving(state: CompactState, facts: Facts, history: Sequence[Message], layout: Layout,
@@ -369,4 +369,4 @@ def hard_cut_newest(state: CompactState, view: RequestView) -> tuple[CompactStat
                                                       kept, call, hard=True)
     if not new:
         return state, []
-    return _with(state, merged(state.blocks, new), set(new)), sorted(new)
+    return with_decisions(state, merged(state.blocks, new), set(new)), sorted(new)

@@ -46,6 +46,8 @@ class CallFigures:
     ours_total_usd: float | None
     agent_compactions: tuple[AgentCompactionFigures, ...]
     forgot: tuple[Forgotten, ...] = ()  # per recorded summary before this call: what it no longer names
+    cache_miss_reason: str | None = None  # the API's own reason, when the log holds it (Claude Code 2.1.233+)
+    cache_missed_tokens: int | None = None
 
     @property
     def ours_cost(self) -> InputCost:
@@ -74,6 +76,7 @@ class CallFigures:
             "agent_compaction": self.agent_compaction,
             "agent_compactions": [{"kind": c.kind, "index": c.index, "pre_tokens": c.pre_tokens, "text": c.text}
                                   for c in self.agent_compactions],
+            "cache_miss_reason": self.cache_miss_reason, "cache_missed_tokens": self.cache_missed_tokens,
             "agent_forgot": [{"prompts": list(f.prompts), "paths": list(f.paths), "prompts_before": f.prompts_before,
                               "paths_before": f.paths_before} for f in self.forgot],
         }
@@ -115,9 +118,11 @@ class FiguresRun:
         start = recorded.segment_start[k - 1] if k > 0 else 0  # where its request began before this
         forgot = tuple(forgotten(recorded.history, c.index, start) for c in step.agent_compactions
                        if c.kind == "summary")
+        reason = step.miss_reason
         return CallFigures(
             step.number, model, uncached, read, write, step.real_tokens,
             read / step.real_tokens if step.real_tokens else 0.0, gap, price.expired(gap),
             cost, self.recorded_total if self.priced else None, step.ours_tokens, ours_units,
             ours_units * ours_unit if ours_unit is not None else None,
-            ours.total_cost * ours_unit if ours_unit is not None and ours is not None else None, compactions, forgot)
+            ours.total_cost * ours_unit if ours_unit is not None and ours is not None else None, compactions, forgot,
+            reason[0] if reason else None, reason[1] if reason else None)

@@ -57,12 +57,19 @@ class Point:
     pings: int  # requests that only kept a cache warm while the session was idle (priced in `cost`)
     sessions: list[tuple[float, float]]  # per session: cost ÷ append-only, pooled coverage (no recap)
     infeasible: bool  # append-only went over the window on some session
+    cost_warm: float | None = None  # Σ cost ÷ Σ the cost of append-only that keeps warm by the fixed rule
+
+
+WARM_BASE = "none+warm"  # append-only that keeps its cache warm by the rule any client could follow
 
 
 def points(runs: Sequence[tuple[Recorded, dict[str, StrategyResult]]], price: CachePrice,
            window: int) -> list[Point]:
-    """Each strategy's point: `runs` holds, per session, every strategy's replay (append-only as `none`)."""
+    """Each strategy's point: `runs` holds, per session, every strategy's replay (append-only as `none`;
+    `none+warm`, when replayed, is the second base: what any client that keeps warm pays)."""
     names = list(runs[0][1]) if runs else []
+    warm_base = sum(cost_at(results[WARM_BASE], recorded, price) for recorded, results in runs
+                    if WARM_BASE in results) if runs and WARM_BASE in runs[0][1] else 0.0
     out = []
     for name in names:
         costs, bases, tokens, calls, ratios, sessions = 0.0, 0.0, 0.0, 0, [], []
@@ -83,7 +90,8 @@ def points(runs: Sequence[tuple[Recorded, dict[str, StrategyResult]]], price: Ca
             infeasible |= base.over_window > 0
         out.append(Point(name, costs / bases if bases else 0.0, costs / calls if calls else 0.0,
                          statistics.fmean(ratios) if ratios else 0.0, max(ratios, default=0.0), coverage, recap,
-                         over, invalid, prompts, paths, events, pings, sessions, infeasible))
+                         over, invalid, prompts, paths, events, pings, sessions, infeasible,
+                         costs / warm_base if warm_base else None))
     return out
 
 
@@ -100,7 +108,7 @@ def on_frontier(point: Point, others: Sequence[Point]) -> bool:
 
 def head(width: int = 21) -> str:
     """The table's header line, its first column `width` wide (the longest strategy name)."""
-    return (f"{'strategy':<{width + 1}} {'cost÷none':>10} {'per call':>9} {'price÷none':>10} {'worst':>6} {'cover':>6} "
+    return (f"{'strategy':<{width + 1}} {'cost÷none':>10} {'÷warm':>6} {'per call':>9} {'price÷none':>10} {'worst':>6} {'cover':>6} "
             f"{'mean':>6} {'+recap':>6} {'over':>5} {'bad':>4} {'prompts✗':>8} {'paths✗':>6} {'events':>6} "
             f"{'pings':>5}  per session (cost÷none / cover)")
 
@@ -113,7 +121,8 @@ def format_points(title: str, found: Sequence[Point]) -> str:
         mark = "*" if on_frontier(p, found) else " "
         cost = f"{p.cost:.3f}{'!' if p.infeasible else ' '}"
         per_session = "  ".join(f"{c:.3f}/{v:.3f}" for c, v in p.sessions)
-        lines.append(f"{mark}{p.name:<{width}} {cost:>10} {p.per_call / 1000:>8.1f}k {p.price_mean:>10.3f} "
+        warm = f"{p.cost_warm:.3f}" if p.cost_warm is not None else "-"
+        lines.append(f"{mark}{p.name:<{width}} {cost:>10} {warm:>6} {p.per_call / 1000:>8.1f}k {p.price_mean:>10.3f} "
                      f"{p.price_worst:>6.3f} {p.coverage.pooled:>6.3f} {p.coverage.value:>6.3f} "
                      f"{p.coverage_recap.pooled:>6.3f} {p.over:>5} {p.invalid:>4} {p.prompts_missing:>8} "
                      f"{p.paths_missing:>6} {p.events:>6} {p.pings:>5}  {per_session}")

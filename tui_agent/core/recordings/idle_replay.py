@@ -146,3 +146,23 @@ class IdleReplay:
 
     def _returns(self) -> Returns:
         return self.prior.with_waits(self._human, OWN_WEIGHT)
+
+
+def session_waits(recorded: object) -> list[float]:
+    """A recorded session's waits after each turn ended, and one that never ended (it stopped there): what
+    a prior of how long people stay away is made of (`core.idle.Returns`; the bench builds the prior of
+    each held-out session from the others')."""
+    calls = recorded.calls  # type: ignore[attr-defined]
+    history = recorded.history  # type: ignore[attr-defined]
+    out: list[float] = []
+    for k in range(1, len(calls)):
+        gap = recorded.gap(k)  # type: ignore[attr-defined]
+        if gap is not None and gap > 0 and calls[k] > 0 and opens_turn(history[calls[k] - 1]):
+            out.append(gap)
+    return [*out, math.inf] if calls else out
+
+
+def prior_from(sessions: list[object]) -> Returns:
+    """The return model of the waits of `sessions` (each ended once)."""
+    waits = [w for recorded in sessions for w in session_waits(recorded)]
+    return Returns(tuple(waits), (1.0,) * len(waits))

@@ -62,6 +62,8 @@ class Recorded:
     # the thinking of its own turn in progress
     thinking: list[int] = field(default_factory=list)
     keeps_thinking: bool = True
+    # per call: the API's logged reason its cache missed (type, tokens missed), None when the log says none
+    miss_reasons: list[tuple[str, int | None] | None] = field(default_factory=list)
 
     def sent_estimates(self) -> Sequence[int]:
         """Each message's chars/4 size as it is sent, its thinking included (what a live session's own
@@ -69,6 +71,10 @@ class Recorded:
         if self.keeps_thinking:
             return self.estimates
         return _Sent(self.estimates, self.thinking)
+
+    def miss_reason(self, k: int) -> tuple[str, int | None] | None:
+        """Why the API said call k's cache missed, when the log holds it."""
+        return self.miss_reasons[k] if k < len(self.miss_reasons) else None
 
     def is_measured(self, k: int) -> bool:
         return not self.measured or self.measured[k]
@@ -130,6 +136,7 @@ def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None =
                            list(previous.segment_start[:kept])) if previous is not None else ([], [], [])
     usages = list(previous.usage[:kept]) if previous is not None else []
     times = list(previous.times[:kept]) if previous is not None else []
+    reasons = list(previous.miss_reasons[:kept]) if previous is not None else []
     for index, usage in load.call_usage[bisect_left(load.call_usage, same, key=lambda c: c[0]) if kept else 0:]:
         total = _input_total(usage)
         if total <= 0 or index == 0:
@@ -141,6 +148,7 @@ def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None =
         starts.append(start)
         usages.append(usage)
         times.append(load.call_times.get(index))
+        reasons.append(load.call_miss_reasons.get(index))
     fit_on = len(calls) if fit_calls is None else max(fit_calls, 1)
     # the ruler is fitted on the calls before the recorded agent's first own compaction (its requests are
     # the history itself there); a log that compacted almost at once is fitted on all its segments
@@ -152,7 +160,7 @@ def recorded_transcript(load: TranscriptLoad, name: str, fit_calls: int | None =
                  [real[k] for k in chosen])
     return Recorded(name, history, calls, real, starts, model, estimates, load.skipped_lines,
                     usages, summaries, sorted(load.compaction_boundaries), load.message_models, times=times,
-                    thinking=thinking, keeps_thinking=keeps)
+                    thinking=thinking, keeps_thinking=keeps, miss_reasons=reasons)
 
 
 def _main_model(written_by: dict[int, str]) -> str | None:

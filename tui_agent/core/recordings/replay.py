@@ -83,6 +83,7 @@ class ReplayStep:
     costs: dict[str, StrategyCost]
     agent_compactions: tuple[AgentCompaction, ...] = ()  # the agent's compactions since the previous call
     coverage: float | None = None  # our running future-entity coverage (memory checks on; None: not measured)
+    miss_reason: tuple[str, int | None] | None = None  # the API's logged reason the call's cache missed
 
     @property
     def event_line(self) -> str | None:
@@ -238,7 +239,7 @@ class Replay:
         coverage = runs[OURS].result.coverage.value if runs[OURS].future is not None else None
         return ReplayStep(k + 1, index, recorded.segment_start[k], recorded.real[k],
                           recorded.usage[k] if k < len(recorded.usage) else {}, estimate, ours.plan,
-                          ours.messages, ours.tokens, costs, since, coverage)
+                          ours.messages, ours.tokens, costs, since, coverage, recorded.miss_reason(k))
 
     def run_all(self) -> list[ReplayStep]:
         if self.calls:

@@ -13,11 +13,14 @@ from tui_agent.core.recordings.replay import Replay, ReplayStep
 def step_json(replay: Replay, step: ReplayStep) -> dict:
     """The machine form of one step (stable keys; sizes in tokens, costs in uncached-input-token units)."""
     plan = step.plan
+    reason = step.miss_reason
     return {
         "call": step.number,
         "history_len": step.history_len,
         "recorded": {"start": step.recorded_start, "real_tokens": step.real_tokens, "usage": dict(step.usage),
-                     "estimate": round(step.estimate.ours, 1), "estimate_error": round(step.estimate.error, 6)},
+                     "estimate": round(step.estimate.ours, 1), "estimate_error": round(step.estimate.error, 6),
+                     "cache_miss_reason": reason[0] if reason else None,
+                     "cache_missed_tokens": reason[1] if reason else None},
         "ours": {"tokens": round(step.ours_tokens, 1), "estimated_tokens": plan.estimated_tokens,
                  "sent": plan.sent_count, "dropped": plan.dropped_count, "cut": sum(len(v) for v in plan.cuts.values()),
                  "masked": sum(len(v) for v in plan.masks.values()), "event": step.event_line,

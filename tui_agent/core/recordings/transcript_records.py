@@ -149,3 +149,20 @@ def lands(record: dict[str, Any], keep_thinking: bool, keep_meta: bool) -> bool:
     if record["type"] == "user" and record.get("isMeta") and not keep_meta:
         return False
     return bool(record_blocks(record, keep_thinking))
+
+
+MISS_REASON_CHARS = 60  # a reason's type is a short word; a log is untrusted text
+
+
+def miss_reason(message: dict[str, Any]) -> tuple[str, int | None] | None:
+    """The API's own word on why a call's prompt cache missed, as Claude Code logs it with the response
+    (`message.diagnostics.cache_miss_reason`: `{"type": "messages_changed", "cache_missed_input_tokens": N}`),
+    or None. Whatever else a hostile log puts there is ignored."""
+    diagnostics = message.get("diagnostics")
+    reason = diagnostics.get("cache_miss_reason") if isinstance(diagnostics, dict) else None
+    if not isinstance(reason, dict) or not isinstance(reason.get("type"), str):
+        return None
+    kind = "".join(c for c in reason["type"][:MISS_REASON_CHARS] if c.isalnum() or c in "_-")
+    missed = reason.get("cache_missed_input_tokens")
+    tokens = missed if isinstance(missed, int) and not isinstance(missed, bool) and 0 <= missed < 10**12 else None
+    return (kind, tokens) if kind else None

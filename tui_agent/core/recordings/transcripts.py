@@ -29,7 +29,15 @@ from typing import Any, Iterable
 
 from tui_agent.core.config_files import read_bytes_capped
 from tui_agent.core.messages import Message, tool_result_block
-from tui_agent.core.recordings.transcript_records import SKIPPED, lands, pre_tokens, read_record, record_blocks, timestamp
+from tui_agent.core.recordings.transcript_records import (
+    SKIPPED,
+    lands,
+    miss_reason,
+    pre_tokens,
+    read_record,
+    record_blocks,
+    timestamp,
+)
 
 MISSING_RESULT = "[result missing]"
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024  # the largest real logs are tens of MB
@@ -59,6 +67,9 @@ class TranscriptLoad:
     call_times: dict[int, float] = field(default_factory=dict)
     # records whose uuid an earlier record had: a resumed session's copy of its start, folded once
     repeated_records: int = 0
+    # history index of an assistant message → why the API said its call's prompt cache missed (Claude Code
+    # 2.1.233+ logs the response's `diagnostics.cache_miss_reason`: its type, and the tokens it missed)
+    call_miss_reasons: dict[int, tuple[str, int | None]] = field(default_factory=dict)
 
 
 class TranscriptReader:
@@ -93,6 +104,7 @@ class TranscriptReader:
         self._started: list[tuple[int, dict[str, int]]] = []
         self._written_by: dict[int, str] = {}
         self._stamped: dict[int, float] = {}
+        self._missed: dict[int, tuple[str, int | None]] = {}
         # each compact_boundary names the message the next record lands in (a summary merged into the
         # user message before it lands there, not in a new one)
         self._boundaries: list[int] = []
@@ -195,6 +207,9 @@ class TranscriptReader:
             stamp = timestamp(record.get("timestamp"))
             if stamp is not None:
                 self._stamped[index] = stamp
+            reason = miss_reason(message)
+            if reason is not None:
+                self._missed[index] = reason
         if model:
             self._written_by[index] = model
 
@@ -212,7 +227,8 @@ class TranscriptReader:
         # calls' are history indices)
         return TranscriptLoad(history, self.skipped_lines, list(self._summaries), list(self._usage),
                               set(self._models), list(self._started), boundaries, list(self._pre_tokens),
-                              dict(self._written_by), dict(self._stamped), self.repeated_records)
+                              dict(self._written_by), dict(self._stamped), self.repeated_records,
+                              dict(self._missed))
 
     def _settle(self) -> None:
         """Repair, once, the messages that can no longer change: all but the last logged one."""

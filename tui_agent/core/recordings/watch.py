@@ -169,7 +169,7 @@ def _grow(replay: Replay, new: Recorded) -> None:
     stable = stable_index(replay)
     was.history[stable:] = new.history[stable:]
     for name in ("calls", "real", "segment_start", "estimates", "usage", "summaries", "boundaries", "models",
-                 "times", "measured", "skipped_lines", "thinking", "keeps_thinking"):
+                 "times", "measured", "skipped_lines", "thinking", "keeps_thinking", "miss_reasons"):
         setattr(was, name, getattr(new, name))
     replay.agent_compactions = agent_compactions(was)
     replay.grown(stable)

@@ -83,6 +83,11 @@ def card_content(replay: "Replay", step: "ReplayStep") -> Content:
         Content.styled(f"          {counted(plan.sent_count, 'msg')} sent · {plan.dropped_count} dropped · {cuts} cut · "
                        f"{masks} masked", MUTED),
     ]
+    reason = step.miss_reason
+    if reason is not None:
+        missed = f" ({fmt_k(reason[1])} tokens)" if reason[1] else ""
+        lines.append(Content.assemble(("miss      ", "bold $text-warning"),
+                                      f"the API says this call's cache missed: {reason[0]}{missed}"))
     if step.event_line:
         lines.append(Content.assemble(("our event ", "bold $text-warning"), strip_controls(step.event_line)))
     if step.agent_compactions:

@@ -42,6 +42,10 @@ def watch_content(figures: CallFigures, after: CoverageAfter | None = None, note
                          (f", {_usd(figures.ours_total_usd)} so far" if figures.ours_total_usd is not None else "",
                           "$text-success")),
     ]
+    if figures.cache_miss_reason:
+        missed = f" ({fmt_k(figures.cache_missed_tokens)} tokens)" if figures.cache_missed_tokens else ""
+        lines.append(Content.assemble(("miss      ", "bold $text-warning"),
+                                      f"the API says the cache missed: {figures.cache_miss_reason}{missed}"))
     for c in figures.agent_compactions:
         if c.kind == "boundary":
             pre = f"from {fmt_k(c.pre_tokens)} tokens" if c.pre_tokens is not None else "(no preTokens logged)"

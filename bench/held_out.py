@@ -1,0 +1,171 @@
+"""Benchmark: our defaults chosen by leave-one-session-out, and what they give on the session left out.
+
+Run: `nice -n 10 .venv/bin/python bench/held_out.py [FILE.jsonl | DIR ...] [--jobs 2]` (default: the shared
+logs in ../shared/transcripts and, when present, ../extra-transcripts: public logs kept out of the repository,
+listed with their sources in docs/compaction.md).
+
+For every session S: the idle policy's prior is made of the *other* sessions' waits (`idle_replay.prior_from`),
+and the setting is chosen among `GRID` on the other sessions alone, by the rule a default must meet: the
+cheapest (cost ÷ append-only, pooled) whose pooled coverage is ≥ 0.96 and no session's < 0.92 (failing that,
+the one that covers most). S is then replayed with that setting: the held-out figures. Beside them, the default
+(`CompactPolicy()`) on every session with the prior of the others, and the one-step neighbours of the default
+(each knob one step either way: within 0.01 coverage and 0.02 cost, or the default sits on a cliff).
+Prices: 0.05 reads + 5-minute TTL (`--price`), windows `--windows` (200k and 1M). Append-only that keeps warm
+by the fixed rule (`none+warm`, tail included) is the second base.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tui_agent.core.compaction import CompactPolicy  # noqa: E402
+from tui_agent.core.models import PRICE_MODELS  # noqa: E402
+from tui_agent.core.recordings.coverage import Coverage  # noqa: E402
+from tui_agent.core.recordings.recorded import load_recorded  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "transcripts"
+EXTRA = ROOT.parent / "extra-transcripts"
+
+# the default and each knob one step either way (the cliff check), and a few joint moves
+DEFAULT: dict = {}
+STEPS = {"high_water": (0.55, 0.65), "low_water": (0.08, 0.12), "keep_for_use_share": (0.6, 0.8),
+         "keep_recurring_share": (0.1, 0.3), "keep_own_words_share": (0.0, 0.2)}
+GRID: dict[str, dict] = {"default": DEFAULT}
+for knob, values in STEPS.items():
+    for value in values:
+        GRID[f"{knob} {value:g}"] = {knob: value}
+GRID.update({
+    "high 0.65 low 0.12": {"high_water": 0.65, "low_water": 0.12},
+    "high 0.7 low 0.1": {"high_water": 0.7, "low_water": 0.1},
+    "high 0.55 own 0.3": {"high_water": 0.55, "keep_own_words_share": 0.3},
+})
+
+
+@dataclass
+class Figures:
+    """One setting on a set of sessions: costs pooled against both bases, coverage pooled and per session."""
+
+    cost: float = 0.0
+    base: float = 0.0
+    warm: float = 0.0
+    coverage: Coverage = field(default_factory=Coverage)
+    per_session: list[tuple[str, float, float]] = field(default_factory=list)
+    invalid: int = 0
+    over: int = 0
+    missing: int = 0
+
+    def add(self, name: str, ours, none, warm) -> None:
+        self.cost += ours.cost
+        self.base += none.cost
+        self.warm += warm.cost
+        self.coverage.merge(ours.coverage)
+        self.per_session.append((name, ours.cost / none.cost if none.cost else 0.0, ours.coverage.pooled))
+        self.invalid += ours.invalid
+        self.over += ours.over_window
+        self.missing += ours.prompts_missing + ours.paths_missing
+
+    def line(self) -> str:
+        worst = min((c for _, _, c in self.per_session), default=1.0)
+        return (f"cost {self.cost / self.base:.3f} of append-only, {self.cost / self.warm:.3f} of append-only kept "
+                f"warm; coverage {self.coverage.pooled:.3f} pooled, worst session {worst:.3f}; invalid "
+                f"{self.invalid}, over the window {self.over}, prompts/paths missing {self.missing}")
+
+    def meets(self) -> bool:
+        return self.coverage.pooled >= 0.96 and all(c >= 0.92 for _, _, c in self.per_session)
+
+
+def replay_one(path: Path, others: list[Path], window: int, price_index: int, names: list[str]) -> tuple:
+    """One session under each setting in `names`, its idle prior from `others`: {setting: (ours, none, warm)}."""
+    from tui_agent.core.recordings.economics import replay
+    from tui_agent.core.recordings.idle_replay import prior_from
+
+    recorded = load_recorded(path)
+    prior = prior_from([load_recorded(o) for o in others])
+    price = PRICE_MODELS[price_index]
+    policy = CompactPolicy(context_window=window, max_output_tokens=32_000, enabled=True)
+    bases = replay(recorded, ["none", "none+warm"], policy, price=price, prior=prior)
+    out = {}
+    for name in names:
+        ours = replay(recorded, ["v2"], replace(policy, **GRID[name]), price=price, prior=prior)["v2"]
+        out[name] = (ours, bases["none"], bases["none+warm"])
+    return path.name, out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", type=Path)
+    parser.add_argument("--windows", default="200000,1000000")
+    parser.add_argument("--price", type=int, default=1, help="index into 0.1 / 0.05+TTL / 0.025+TTL / 1h")
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    files = sessions(args.paths or [SHARED, EXTRA])
+    if len(files) < 2:
+        print("leave-one-out needs two sessions or more", file=sys.stderr)
+        return 1
+    print(f"{len(files)} sessions: " + ", ".join(f.name[:40] for f in files))
+    names = list(GRID)
+    for window in (int(w) for w in args.windows.split(",")):
+        jobs = [(f, [o for o in files if o != f], window, args.price, names) for f in files]
+        results = dict(_run(jobs, args.jobs))
+        report(files, results, names, window)
+    return 0
+
+
+def report(files: list[Path], results: dict, names: list[str], window: int) -> None:
+    print(f"\n######## window {window:,}")
+    held = Figures()
+    for f in files:
+        train = [o for o in files if o != f]
+        chosen = choose(train, results, names)
+        held.add(f.name, *results[f.name][chosen])
+        print(f"  held out {f.name[:40]:40} chosen on the others: {chosen}")
+    print(f"held-out (leave-one-out): {held.line()}")
+    for name in names:
+        every = Figures()
+        for f in files:
+            every.add(f.name, *results[f.name][name])
+        per = "  ".join(f"{c:.3f}/{v:.3f}" for _, c, v in every.per_session)
+        print(f"  {name:28} {every.line()} | {per}")
+
+
+def choose(train: list[Path], results: dict, names: list[str]) -> str:
+    """The cheapest setting that meets the coverage rule on `train` (else the one that covers most)."""
+    figures = {}
+    for name in names:
+        fig = Figures()
+        for f in train:
+            fig.add(f.name, *results[f.name][name])
+        figures[name] = fig
+    meeting = [n for n in names if figures[n].meets()]
+    if meeting:
+        return min(meeting, key=lambda n: (figures[n].cost / figures[n].base, n != "default"))
+    return max(names, key=lambda n: figures[n].coverage.pooled)
+
+
+def sessions(paths: list[Path]) -> list[Path]:
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(path.glob("*.jsonl"))
+        elif path.is_file():
+            out.append(path)
+    return out
+
+
+def _run(jobs: list[tuple], processes: int) -> list[tuple]:
+    if processes <= 1:
+        return [replay_one(*job) for job in jobs]
+    from multiprocessing import Pool
+
+    with Pool(processes) as pool:
+        return pool.starmap(replay_one, jobs)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
