@@ -101,3 +101,15 @@ def test_in_the_replay_the_policy_never_pings_more_than_the_fixed_rule_and_price
     assert sum(auto.idle_choices.values()) > 0
     assert cost_at(auto, recorded, NEWER) == pytest.approx(auto.cost)
     assert results["v2-cold"].pings == 0 and results["v2-cold"].tail == (0, results["v2-cold"].tail[1], 0.0)
+
+
+def test_the_pings_of_one_wait_stay_within_a_share_of_what_the_session_cost():
+    """A session that ended (a scripted run, a person gone) pays every ping of its tail: those pings never cost
+    more than `WAIT_SPEND_SHARE` of what the session had cost, so a small session is not billed a fifth more."""
+    from tui_agent.core.idle import WAIT_SPEND_SHARE
+    from tests.shared import SMALL_LOG
+
+    recorded = load_recorded(SMALL_LOG)
+    v2 = replay(recorded, ["v2"], default_policy(), price=NEWER, check_memory=False)["v2"]
+    before_tail = v2.cost - v2.tail_cost
+    assert 0 < v2.tail_cost <= WAIT_SPEND_SHARE * before_tail

@@ -40,7 +40,7 @@ def test_a_ping_costs_a_read_of_the_previous_request_and_a_few_output_tokens():
     tokens, read, _, _, pings, idle, reads, written = v2.per_call[k]
     assert idle is not None and idle <= NEWER.ttl_seconds  # warm: idle only since the last ping
     previous = v2.per_call[k - 1][0]
-    assert reads == previous and written == 0.0  # each ping repeats the previous request
+    assert reads == pings * previous and written == 0.0  # each ping repeats the previous request
     ping = pings * (NEWER.read * previous + NEWER.output * PING_OUTPUT_TOKENS)
     without = list(v2.per_call)
     without[k] = (tokens, read, 0.0, 0.0, 0, idle, 0.0, 0.0)

@@ -168,7 +168,8 @@ class StrategyRun:
         model = recorded.model
         prefix = recorded.history[:index]
         started = time.perf_counter()
-        wait = self.idle.before(k, self._previous_tokens, lambda: self._idle_sizes(prefix, k + 1)) if k else NO_WAIT
+        wait = self.idle.before(k, self._previous_tokens, lambda: self._idle_sizes(prefix, k + 1),
+                                self.result.cost) if k else NO_WAIT
         idle = wait.idle
         if compactor is None:
             messages = prefix
@@ -210,10 +211,9 @@ class StrategyRun:
         made = self._summary_call(compactor)
         cost = self.price.cost(total, cached) + self._summary_cost(made, k, idle) + wait.cost
         result.pings += wait.pings
-        ping_tokens = self._previous_tokens if wait.compacted is None else wait.compacted
         self._previous_tokens = total
         if self.keeps_per_call:
-            result.per_call.append((total, warm, *(made or (0.0, 0.0)), wait.pings, idle, ping_tokens,
+            result.per_call.append((total, warm, *(made or (0.0, 0.0)), wait.pings, idle, wait.reads,
                                     wait.compacted or 0.0))
         result.calls += 1
         result.tokens += total
@@ -248,9 +248,8 @@ class StrategyRun:
         if self.k < len(self.recorded.calls) or self.result.tail != (0, 0.0, 0.0) or not self.k:
             return
         history = self.recorded.history
-        wait = self.idle.tail(self._previous_tokens, lambda: self._idle_sizes(history, self.k + 1))
-        reads = self._previous_tokens if wait.compacted is None else wait.compacted
-        self.result.tail = (wait.pings, reads, wait.compacted or 0.0)
+        wait = self.idle.tail(self._previous_tokens, lambda: self._idle_sizes(history, self.k + 1), self.result.cost)
+        self.result.tail = (wait.pings, wait.reads, wait.compacted or 0.0)
         self.result.tail_cost = wait.cost
         self.result.cost += wait.cost
         self.result.pings += wait.pings

@@ -34,8 +34,9 @@ def cost_at(result: StrategyResult, recorded: Recorded, price: CachePrice) -> fl
 
 
 def _waited(price: CachePrice, pings: int, reads: float, written: float) -> float:
-    """A wait's price: each ping repeats a request (read) with a few output tokens; an idle event wrote one."""
-    return pings * (price.read * reads + price.output * PING_OUTPUT_TOKENS) + price.write * written
+    """A wait's price: its pings read `reads` tokens together (each repeats a request) with a few output
+    tokens each; an idle event wrote one request."""
+    return price.read * reads + pings * price.output * PING_OUTPUT_TOKENS + price.write * written
 
 
 @dataclass

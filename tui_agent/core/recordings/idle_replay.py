@@ -19,7 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tui_agent.core.cache_clock import NEVER_WARM, PING_OUTPUT_TOKENS, KeepWarm, keep_warm_for
-from tui_agent.core.idle import OWN_WEIGHT, PRIOR, IdleChoice, IdleSizes, Returns, idle_prices
+from tui_agent.core.idle import (
+    LONG_BREAK_WEIGHT,
+    LONG_BREAKS,
+    OWN_WEIGHT,
+    PRIOR,
+    WAIT_SPEND_SHARE,
+    IdleChoice,
+    IdleSizes,
+    Returns,
+    idle_prices,
+)
 from tui_agent.core.messages import opens_turn
 from tui_agent.core.models import CachePrice
 
@@ -34,6 +44,7 @@ class IdleOutcome:
     idle: float | None = None
     cost: float = 0.0
     compacted: float | None = None
+    reads: float = 0.0  # the tokens all those pings read together (each repeats the request warm then)
     choice: IdleChoice | None = None  # the last decision made in this wait (None: no decision was due)
 
 
@@ -51,6 +62,7 @@ class IdleReplay:
         self._human: list[float] = []  # this session's waits after a turn ended, as they happened
         self._seen = 0  # calls whose waits are in `_human`
         self.decisions: dict[str, int] = {"ping": 0, "compact": 0, "cold": 0}
+        self.spent = math.inf  # what the session had cost when the wait began
 
     def at(self, k: int) -> IdleReplay:
         """A fresh copy that knows what this session knew before call k (a replay made again from a
@@ -61,19 +73,22 @@ class IdleReplay:
             twin._learn(j)
         return twin
 
-    def before(self, k: int, previous_tokens: float, sizes: Callable[[], IdleSizes]) -> IdleOutcome:
+    def before(self, k: int, previous_tokens: float, sizes: Callable[[], IdleSizes], spent: float = math.inf) -> IdleOutcome:
         """The wait before call k (k ≥ 1): `previous_tokens` is the last request (what a ping reads), `sizes`
-        the requests to choose between (asked only when a decision is due)."""
+        the requests to choose between (asked only when a decision is due), `spent` what the session has
+        cost so far (the pings of one wait stay within `WAIT_SPEND_SHARE` of it)."""
         gap = self.recorded.gap(k)  # type: ignore[attr-defined]
+        self.spent = spent
         outcome = self._spend(gap, self._is_human(k), previous_tokens, sizes)
         self._learn(k)
         return outcome
 
-    def tail(self, previous_tokens: float, sizes: Callable[[], IdleSizes]) -> IdleOutcome:
+    def tail(self, previous_tokens: float, sizes: Callable[[], IdleSizes], spent: float = math.inf) -> IdleOutcome:
         """After the last call: the person never comes back; what the session spends before it stops."""
         calls = self.recorded.calls  # type: ignore[attr-defined]
         if not calls:
             return NO_WAIT
+        self.spent = spent
         return self._spend(math.inf, True, previous_tokens, sizes)
 
     # -- one wait -----------------------------------------------------------------------------------
@@ -84,8 +99,8 @@ class IdleReplay:
             # a tool still running will call again: keep warm as any client would (as long as it runs)
             keep = self.fixed if self.mode != "auto" else keep_warm_for(self.price)
             pings = keep.pings(gap)
-            return IdleOutcome(pings, keep.idle_after_pings(gap), pings * self._ping(prefix), None,
-                               "ping" if pings else None)
+            return IdleOutcome(pings, keep.idle_after_pings(gap), pings * self._ping(prefix),
+                               choice="ping" if pings else None, reads=pings * prefix)
         if self.mode in ("auto", "compact") and gap > self.horizon.interval_seconds:
             return self._decide(gap, prefix, sizes)
         return IdleOutcome(0, gap)
@@ -94,14 +109,14 @@ class IdleReplay:
         """Slot by slot, as the live warmer would: ping, compact, or stop; the person comes back at `gap`."""
         interval, returns = self.horizon.interval_seconds, self._returns()
         known = sizes()
-        pings, cost, at = 0, 0.0, 0.0
+        pings, cost, at, reads = 0, 0.0, 0.0, 0.0
         compacted: float | None = None
         choice: IdleChoice | None = None
         for j in range(1, self.horizon.max_pings + 1):
             moment = j * interval
             if moment >= gap:
                 break
-            left = KeepWarm(interval, self.horizon.max_pings - j + 1)
+            left = KeepWarm(interval, min(self.horizon.max_pings - j + 1, self._affordable(cost, known.prefix)))
             if self.mode == "compact" and compacted is None:
                 choice = "compact"
             else:
@@ -118,8 +133,14 @@ class IdleReplay:
             else:
                 pings += 1
                 cost += self._ping(prefix if compacted is None else compacted)
+                reads += prefix if compacted is None else compacted
             at = moment
-        return IdleOutcome(pings, gap - at, cost, compacted, choice)
+        return IdleOutcome(pings, gap - at, cost, compacted, choice=choice, reads=reads)
+
+    def _affordable(self, spent_here: float, prefix: float) -> int:
+        """The pings this wait may still send within `WAIT_SPEND_SHARE` of what the session cost so far."""
+        room = WAIT_SPEND_SHARE * self.spent - spent_here
+        return max(int(room // self._ping(prefix)), 0) if math.isfinite(room) else self.horizon.max_pings
 
     def _ping(self, prefix: float) -> float:
         return self.price.read * prefix + self.price.output * PING_OUTPUT_TOKENS
@@ -163,6 +184,6 @@ def session_waits(recorded: object) -> list[float]:
 
 
 def prior_from(sessions: list[object]) -> Returns:
-    """The return model of the waits of `sessions` (each ended once)."""
+    """The return model of the waits of `sessions` (each ended once), with the long breaks of `core.idle`."""
     waits = [w for recorded in sessions for w in session_waits(recorded)]
-    return Returns(tuple(waits), (1.0,) * len(waits))
+    return Returns(tuple(waits), (1.0,) * len(waits)).with_waits(LONG_BREAKS, LONG_BREAK_WEIGHT)

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from tui_agent.core.recordings.coverage import Coverage
 
 # one call's figures: request tokens, what a warm cache would read of them, a summary call's request and output
-# tokens, the pings before the call, the seconds its cache had then been idle, the tokens each of those pings
-# read, and what an idle event wrote before the call (`StrategyResult.per_call`)
+# tokens, the pings before the call, the seconds its cache had then been idle, the tokens those pings read
+# together, and what an idle event wrote before the call (`StrategyResult.per_call`)
 PerCall = tuple[float, float, float, float, int, "float | None", float, float]
-# the wait after the last call: pings sent, the tokens each read, what an idle event wrote
+# the wait after the last call: pings sent, the tokens they read together, what an idle event wrote
 Tail = tuple[int, float, float]
 
 
