@@ -69,7 +69,7 @@ def test_taking_a_checkpoint_at_every_call_changes_no_figure_of_the_report() -> 
     replay.checkpoint_every = 1
     replay.run_all()
     assert len(replay._checkpoints) == replay.calls
-    assert report_json(replay.report()) == report_json(session_report(path))  # the table without checkpoints
+    assert report_json(replay.report()) == report_json(session_report(path, price=replay.price))  # no checkpoints
 
 
 def test_thinned_checkpoints_stay_bounded_and_change_no_figure() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from tests.shared import LOGS, SMALLEST_LOG, TRANSCRIPT_FILES
 from tests.replay.test_replay_core import compacting_log
+from tui_agent.core.recordings.replay import open_replay
 from tui_agent.faces.cli import main
 from tui_agent.core.recordings.economics_report import format_report, session_report
 
@@ -32,7 +33,8 @@ def run(argv: list[str], capsys) -> tuple[int, str, str]:
 def check_report_matches(path: Path, capsys) -> None:
     code, out, err = run(["replay", str(path), "--report"], capsys)
     assert code == 0, err
-    expected = format_report([session_report(path)])
+    # the face prices at the recorded model's own cache prices (its time to live: waits are priced)
+    expected = format_report([session_report(path, price=open_replay(path).price)])
     assert untimed(out) == untimed(expected)
     assert out.startswith(f"== {path.name}:")
 
@@ -41,14 +43,16 @@ def check_json_matches(path: Path, capsys, report=None) -> dict:
     code, out, err = run(["replay", str(path), "--json"], capsys)
     assert code == 0, err
     data = json.loads(out)
-    report = report or session_report(path)
+    report = report or session_report(path, price=open_replay(path).price)
     assert data["report"]["calls"] == report.calls == len(data["steps"])
     for name, result in report.results.items():
         got = data["report"]["strategies"][name]
         for key in ("calls", "over_window", "peak", "tokens", "cost", "cached", "newest_intact", "prompts_missing",
                     "paths_missing", "invalid", "events"):
             assert got[key] == getattr(result, key), (name, key)
-        assert data["steps"][-1]["costs"][name]["total_cost"] == pytest.approx(result.cost, abs=0.001)
+        # the report's cost is the last call's running total and the pings after it (the tail)
+        assert data["steps"][-1]["costs"][name]["total_cost"] + result.tail_cost == pytest.approx(result.cost,
+                                                                                                    abs=0.001)
     assert data["report"]["estimate_error"]["ours"]["median"] == report.estimate.median
     return data
 
@@ -117,7 +121,7 @@ def test_shared_transcripts_replay_headless(path: Path, capsys) -> None:
     assert [s["call"] for s in steps] == list(range(1, len(steps) + 1))
     for name, result in strategies.items():
         assert result["invalid"] == 0 and result["calls"] == len(steps)
-        assert steps[-1]["costs"][name]["total_cost"] == pytest.approx(result["cost"], abs=0.001)
+        assert steps[-1]["costs"][name]["total_cost"] + result["tail_cost"] == pytest.approx(result["cost"], abs=0.001)
     assert all(s["ours"]["sent"] > 0 and s["recorded"]["real_tokens"] > 0 for s in steps)
     if path == LARGEST and len(TRANSCRIPT_FILES) > 2:
         return  # its --json above already holds the whole report; a second full replay would double the time

@@ -40,10 +40,12 @@ def test_steps_price_each_call_and_end_at_the_reports_totals(tmp_path: Path) -> 
         for c in s.costs.values():
             assert c.cost > 0 and c.total_cost >= c.cost
     # running totals are the sums of the per-call costs, and the last one is the report's cost
-    report = session_report(path, REPLAY_STRATEGIES, check_memory=False)
+    report = session_report(path, REPLAY_STRATEGIES, check_memory=False, price=replay.price)
     for name in REPLAY_STRATEGIES:
         assert sum(s.costs[name].cost for s in steps) == pytest.approx(steps[-1].costs[name].total_cost)
-        assert steps[-1].costs[name].total_cost == report.results[name].cost
+        # the report's cost is the running total and the pings after the last call (the tail)
+        result = report.results[name]
+        assert steps[-1].costs[name].total_cost + result.tail_cost == pytest.approx(result.cost)
         assert steps[-1].costs[name].total_tokens == report.results[name].tokens
     # the estimate is of the request the agent really sent, so it tracks the logged size closely
     assert all(s.estimate.real == s.real_tokens for s in steps)
@@ -67,7 +69,7 @@ def test_the_report_from_the_steps_equals_session_report(tmp_path: Path) -> None
     replay = open_replay(path, STRATEGIES, check_memory=True)
     replay.run_all()
     ours = replay.report()
-    theirs = session_report(path)
+    theirs = session_report(path, price=replay.price)
     assert ours.calls == theirs.calls and ours.messages == theirs.messages and ours.model == theirs.model
     assert {n: numbers(r) for n, r in ours.results.items()} == {n: numbers(r) for n, r in theirs.results.items()}
     assert ours.estimate == theirs.estimate and ours.estimate_v1 == theirs.estimate_v1
@@ -199,10 +201,10 @@ def test_json_has_stable_keys_and_every_step(tmp_path: Path) -> None:
     assert set(data["report"]["strategies"]) == set(STRATEGIES)
     assert len(data["steps"]) == data["report"]["calls"] == 9
     step = data["steps"][5]
-    assert set(step) == {"call", "history_len", "recorded", "ours", "costs", "agent_compactions"}
+    assert set(step) == {"call", "history_len", "recorded", "ours", "costs", "agent_compactions", "idle"}
     assert step["agent_compactions"] and step["recorded"]["real_tokens"] == 20_000
-    assert data["steps"][-1]["costs"]["v2"]["total_cost"] == pytest.approx(
-        data["report"]["strategies"]["v2"]["cost"], abs=0.001)
+    v2 = data["report"]["strategies"]["v2"]
+    assert data["steps"][-1]["costs"]["v2"]["total_cost"] + v2["tail_cost"] == pytest.approx(v2["cost"], abs=0.001)
 
 
 def test_the_long_synthetic_log_is_what_its_generator_writes(tmp_path: Path) -> None:

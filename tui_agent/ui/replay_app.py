@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 class ReplayApp(AgentApp):
     def __init__(self, replay: "Replay", *, start: int = 0, workspace: Path | None = None, **kwargs) -> None:
-        from tui_agent.core.recordings.replay import replay_session
+        from tui_agent.core.recordings.replay_session import replay_session
 
         self.replay = replay
         self.start = start

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from tui_agent.core.recordings.forgot import Forgotten, forgotten
 from tui_agent.core.models import model_info
-from tui_agent.core.models import CLASSIC, InputCost, for_model
+from tui_agent.core.models import CLASSIC, CachePrice, InputCost, for_model
 from tui_agent.core.recordings.replay import OURS, Replay, ReplayStep, step_cost
 
 
@@ -48,11 +48,12 @@ class CallFigures:
     forgot: tuple[Forgotten, ...] = ()  # per recorded summary before this call: what it no longer names
     cache_miss_reason: str | None = None  # the API's own reason, when the log holds it (Claude Code 2.1.233+)
     cache_missed_tokens: int | None = None
+    price: CachePrice = CLASSIC  # the cache prices ours is priced at (the replay's)
 
     @property
     def ours_cost(self) -> InputCost:
         """Our request's price at this call, as the budget meter says it (`replay.step_cost`)."""
-        return InputCost(self.ours_cost_units, self.ours_cost_usd, CLASSIC.read, CLASSIC.write)
+        return InputCost(self.ours_cost_units, self.ours_cost_usd, self.price.read, self.price.write)
 
     @property
     def agent_compaction(self) -> bool:
@@ -125,4 +126,4 @@ class FiguresRun:
             cost, self.recorded_total if self.priced else None, step.ours_tokens, ours_units,
             ours_units * ours_unit if ours_unit is not None else None,
             ours.total_cost * ours_unit if ours_unit is not None and ours is not None else None, compactions, forgot,
-            reason[0] if reason else None, reason[1] if reason else None)
+            reason[0] if reason else None, reason[1] if reason else None, replay.price)

@@ -24,7 +24,7 @@ from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPol
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.recordings.counted import ThinkingMemo, turn_thinking_split
 from tui_agent.core.recordings.coverage import IdentifierIndex, future_identifiers
-from tui_agent.core.recordings.idle_replay import NO_WAIT, IdleReplay
+from tui_agent.core.recordings.idle_replay import NO_WAIT, IdleOutcome, IdleReplay
 from tui_agent.core.recordings.strategy_result import PerCall, StrategyResult
 from tui_agent.core.models import CLASSIC, CachePrice
 from tui_agent.core.messages import Message
@@ -81,6 +81,7 @@ class CallPrice:
     tokens: float  # the request's size on the session's fitted ruler
     cached: float  # the part read from the cache (the prefix shared with this strategy's previous request)
     cost: float
+    wait: IdleOutcome = NO_WAIT  # how the session spent the wait before this call (pings, idle event, prices)
 
 
 class StrategyRun:
@@ -240,7 +241,7 @@ class StrategyRun:
             with_recap = own if own == len(wanted) else self._entities.present(wanted, messages, recap=True)
             result.coverage_recap.add(len(wanted), with_recap)
         self.k += 1
-        return CallPrice(messages, plan, total, cached, cost)
+        return CallPrice(messages, plan, total, cached, cost, wait)
 
     def finish(self) -> None:
         """After the last call: the wait that never ends (the person left). A live session still pings until

@@ -26,6 +26,7 @@ from tui_agent.core.idle import (
     PRIOR,
     WAIT_SPEND_SHARE,
     IdleChoice,
+    IdlePrices,
     IdleSizes,
     Returns,
     idle_prices,
@@ -45,6 +46,7 @@ class IdleOutcome:
     cost: float = 0.0
     compacted: float | None = None
     reads: float = 0.0  # the tokens all those pings read together (each repeats the request warm then)
+    prices: IdlePrices | None = None  # the last decision's three prices (what the card shows)
     choice: IdleChoice | None = None  # the last decision made in this wait (None: no decision was due)
 
 
@@ -110,6 +112,7 @@ class IdleReplay:
         interval, returns = self.horizon.interval_seconds, self._returns()
         known = sizes()
         pings, cost, at, reads = 0, 0.0, 0.0, 0.0
+        prices: IdlePrices | None = None
         compacted: float | None = None
         choice: IdleChoice | None = None
         for j in range(1, self.horizon.max_pings + 1):
@@ -121,7 +124,8 @@ class IdleReplay:
                 choice = "compact"
             else:
                 current = known if compacted is None else IdleSizes(compacted, compacted, compacted, None)
-                choice = idle_prices(moment, current, self.price, left, returns).choice
+                prices = idle_prices(moment, current, self.price, left, returns)
+                choice = prices.choice
                 if choice == "compact" and compacted is not None:
                     choice = "ping"  # already compacted: keep the small request warm
             self.decisions[choice] += 1
@@ -135,7 +139,7 @@ class IdleReplay:
                 cost += self._ping(prefix if compacted is None else compacted)
                 reads += prefix if compacted is None else compacted
             at = moment
-        return IdleOutcome(pings, gap - at, cost, compacted, choice=choice, reads=reads)
+        return IdleOutcome(pings, gap - at, cost, compacted, choice=choice, reads=reads, prices=prices)
 
     def _affordable(self, spent_here: float, prefix: float) -> int:
         """The pings this wait may still send within `WAIT_SPEND_SHARE` of what the session cost so far."""

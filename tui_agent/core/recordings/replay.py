@@ -23,12 +23,13 @@ from tui_agent.core.compaction import CompactPlan, CompactPolicy
 from tui_agent.core.recordings.economics import RunState, StrategyRun, default_policy, make_strategy, strategy_runs
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.recordings.counted import ruler_errors
+from tui_agent.core.recordings.idle_replay import IdleOutcome
 from tui_agent.core.recordings.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
 from tui_agent.core.events import CompactionReported, ServerEdited
 from tui_agent.core.messages import Message, text_of
 from tui_agent.core.models import model_info
 from tui_agent.core.formats import plural
-from tui_agent.core.models import CLASSIC, InputCost
+from tui_agent.core.models import CLASSIC, CachePrice, InputCost, for_model
 
 # The strategies a replay runs side by side: the append-only conversation, the seed article's v1, ours.
 REPLAY_STRATEGIES = ("none", "seed-v1", "v2")
@@ -84,6 +85,7 @@ class ReplayStep:
     agent_compactions: tuple[AgentCompaction, ...] = ()  # the agent's compactions since the previous call
     coverage: float | None = None  # our running future-entity coverage (memory checks on; None: not measured)
     miss_reason: tuple[str, int | None] | None = None  # the API's logged reason the call's cache missed
+    idle: str | None = None  # how our session spent the wait before the call (`IdlePrices.line`), when it chose
 
     @property
     def event_line(self) -> str | None:
@@ -117,6 +119,9 @@ class Replay:
     keep_steps: int | None = None  # at most this many steps kept (None: all); older ones are made again
     max_checkpoints: int | None = None  # at most this many kept (None: all): past it they are thinned
     progress: Callable[[int, int], None] | None = None
+    # the cache prices every strategy is priced at (`open_replay`: the recorded model's own, with its time
+    # to live, so a wait past it is a rewrite, or a ping, or an idle event: `idle_replay.py`)
+    price: CachePrice = CLASSIC
     _runs: dict[str, StrategyRun] = field(default_factory=dict)
     _estimator: EstimatorRun | None = None
     _kept: OrderedDict[int, ReplayStep] = field(default_factory=OrderedDict)
@@ -124,7 +129,8 @@ class Replay:
     _checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._runs = strategy_runs(self.recorded, self.strategies, self.policy, check_memory=self.check_memory)
+        self._runs = strategy_runs(self.recorded, self.strategies, self.policy, check_memory=self.check_memory,
+                                   price=self.price)
         self._estimator = EstimatorRun(self.recorded)
         self._checkpoints[0] = self._checkpoint()
 
@@ -239,7 +245,8 @@ class Replay:
         coverage = runs[OURS].result.coverage.value if runs[OURS].future is not None else None
         return ReplayStep(k + 1, index, recorded.segment_start[k], recorded.real[k],
                           recorded.usage[k] if k < len(recorded.usage) else {}, estimate, ours.plan,
-                          ours.messages, ours.tokens, costs, since, coverage, recorded.miss_reason(k))
+                          ours.messages, ours.tokens, costs, since, coverage, recorded.miss_reason(k),
+                          _idle_line(ours.wait, self.unit_price_usd()))
 
     def run_all(self) -> list[ReplayStep]:
         if self.calls:
@@ -283,10 +290,17 @@ class Replay:
         return units * price if price is not None else None
 
 
+def _idle_line(wait: "IdleOutcome", per_token: float | None) -> str | None:
+    """What the session did while it waited before a call, priced (None: no decision was due)."""
+    if wait.prices is None:
+        return None
+    return f"{wait.pings} ping{'' if wait.pings == 1 else 's'} · " + wait.prices.line(per_token)
+
+
 def strategy_cost(replay: "Replay | UnitPriced", units: float) -> InputCost:
     """A strategy's price at one call as every face says it (the replay card, the watch card, the meter):
     units of one uncached input token on the replay's cache prices, and USD at the recorded model's price."""
-    return InputCost(units, replay.cost_usd(units), CLASSIC.read, CLASSIC.write)
+    return InputCost(units, replay.cost_usd(units), replay.price.read, replay.price.write)
 
 
 def step_cost(replay: "Replay | UnitPriced", step: ReplayStep) -> InputCost:
@@ -296,6 +310,8 @@ def step_cost(replay: "Replay | UnitPriced", step: ReplayStep) -> InputCost:
 
 
 class UnitPriced(Protocol):
+    price: CachePrice
+
     def cost_usd(self, units: float) -> float | None: ...
 
 
@@ -310,25 +326,29 @@ def reported_on(model: TokenModel, step: ReplayStep) -> CompactionReported:
 
 def open_replay(path: str | Path, strategies: Sequence[str] = REPLAY_STRATEGIES,
                 policy: CompactPolicy | None = None, *, check_memory: bool = False,
-                fit_calls: int | None = None) -> Replay:
+                fit_calls: int | None = None, price: CachePrice | None = None) -> Replay:
     """Load `path` (a Claude Code log or one of our journals). Raises OSError when it cannot be read,
     `JournalError` for an unusable journal, ValueError when it holds no recorded model call.
     `fit_calls`: the token ruler is fitted on the first calls only (as `tui-agent watch` does)."""
     path = Path(path)
-    return replay_of(path, load_recorded(path, fit_calls), strategies, policy, check_memory=check_memory)
+    return replay_of(path, load_recorded(path, fit_calls), strategies, policy, check_memory=check_memory,
+                     price=price)
 
 
 def replay_of(path: Path, recorded: Recorded, strategies: Sequence[str] = REPLAY_STRATEGIES,
-              policy: CompactPolicy | None = None, *, check_memory: bool = False) -> Replay:
-    """A replay of a session already loaded (`tui-agent watch` loads a growing log from its lines)."""
+              policy: CompactPolicy | None = None, *, check_memory: bool = False,
+              price: CachePrice | None = None) -> Replay:
+    """A replay of a session already loaded (`tui-agent watch` loads a growing log from its lines); priced
+    at `price`, by default the recorded model's own cache prices (`models.for_model`)."""
     if not recorded.history:
         raise ValueError(f"{path} has no user or assistant messages (is it a Claude Code .jsonl log?)")
     if not recorded.calls:
         raise ValueError(f"{path} has {plural(len(recorded.history), 'message')} but no recorded model call with usage "
                          "to replay")
     compactions = agent_compactions(recorded)
-    return Replay(path, recorded, _main_model(recorded), compactions, tuple(strategies), policy or default_policy(),
-                  check_memory)
+    model = _main_model(recorded)
+    return Replay(path, recorded, model, compactions, tuple(strategies), policy or default_policy(), check_memory,
+                  price=price if price is not None else for_model(model))
 
 
 def _main_model(recorded: Recorded) -> str:
@@ -368,28 +388,6 @@ def agent_compactions(recorded: Recorded) -> list[AgentCompaction]:
                                    " ".join(text.split())[:160]))
     out.sort(key=lambda c: (c.index, c.kind != "boundary"))
     return out
-
-
-# -- a read-only session for faces ------------------------------------------------------------------
-def replay_session(replay: Replay, workspace: Path | None = None):
-    """A Session over the replayed history that can never call a model (its provider refuses), for a face
-    that draws the budget panel from steps. Its history is the whole recorded one, which nothing edits (a
-    face shows it up to the call it steps to)."""
-    from tui_agent.core.providers.base import Provider, ProviderError
-    from tui_agent.core.agent.session import Session
-    from tui_agent.core.tools.base import ToolRegistry
-
-    class ReplayProvider(Provider):
-        """Stands in for the recorded model: its name and window for the panel, and no calls."""
-
-        async def stream(self, request):  # noqa: ANN001
-            raise ProviderError("replay mode: no model is called")
-            yield  # an async generator, like every provider's stream
-
-    provider = ReplayProvider(model=replay.model or "recorded", context_window=replay.policy.context_window,
-                              max_output_tokens=replay.policy.max_output_tokens, name="replay", reports_usage=True)
-    return Session(provider, ToolRegistry(), workspace or Path.cwd(), compact_policy=replay.policy,
-                   history=list(replay.history))
 
 
 def baseline_estimate(replay: Replay) -> int:

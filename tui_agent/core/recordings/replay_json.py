@@ -28,6 +28,7 @@ def step_json(replay: Replay, step: ReplayStep) -> dict:
         "costs": {name: {"tokens": round(c.tokens, 1), "cached": round(c.cached, 1), "cost": round(c.cost, 3),
                          "total_cost": round(c.total_cost, 3)} for name, c in step.costs.items()},
         "agent_compactions": [{"index": c.index, "kind": c.kind} for c in step.agent_compactions],
+        "idle": step.idle,
     }
 
 
@@ -43,7 +44,8 @@ def report_json(report: SessionReport) -> dict:
             "calls": r.calls, "over_window": r.over_window, "peak": r.peak, "tokens": r.tokens, "cost": r.cost,
             "cached": r.cached, "price": r.price, "average": r.average, "hit_share": r.hit_share,
             "newest_intact": r.newest_intact, "prompts_missing": r.prompts_missing, "paths_missing": r.paths_missing,
-            "invalid": r.invalid, "events": r.events, "expired": r.expired,
+            "invalid": r.invalid, "events": r.events, "expired": r.expired, "pings": r.pings,
+            "tail_pings": r.tail[0], "tail_cost": r.tail_cost, "idle_choices": dict(r.idle_choices),
             "coverage": r.coverage.value, "coverage_pooled": r.coverage.pooled, "coverage_calls": r.coverage.calls}
             for name, r in report.results.items()},
         "estimate_error": {label: {"compared": e.compared, "median": e.median, "p90": e.p90,

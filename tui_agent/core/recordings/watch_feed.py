@@ -36,6 +36,7 @@ from tui_agent.core.recordings.recorded import TokenModel
 from tui_agent.core.events import CompactionReported
 from tui_agent.core.recordings.follow import Batch
 from tui_agent.core.messages import Message
+from tui_agent.core.models import CLASSIC, CachePrice
 from tui_agent.core.recordings.replay import AgentCompaction, Replay, ReplayStep, reported_on
 from tui_agent.core.recordings.watch import LiveReplay, stable_index
 
@@ -72,6 +73,7 @@ class Arrival:
     restarted: bool = False  # a new parse disagreed with the steps made: the calls again from call 1
     behind_calls: int = 0  # calls read and not made yet (the follower is behind the log)
     behind_bytes: int = 0  # bytes of the log not read yet
+    price: CachePrice = CLASSIC  # the cache prices the replay prices at (the recorded model's own)
 
 
 class WatchFeed:
@@ -147,7 +149,7 @@ class WatchFeed:
         return Arrival(self.generation, self.path, steps, figures, start, tuple(replay.history[start:]),
                        tuple(recorded.calls), tuple(recorded.segment_start), tuple(replay.agent_compactions),
                        recorded.model, replay.model, replay.unit_price_usd(), live.fixed, live.fit_calls,
-                       batch.reset, live.restarts != restarts, self.pending, unread_bytes)
+                       batch.reset, live.restarts != restarts, self.pending, unread_bytes, replay.price)
 
     def _make_steps(self, replay: Replay, progress: Callable[[int, int], object] | None,
                     stop: Callable[[], bool] | None, limit: int | None) -> tuple[ReplayStep, ...]:
@@ -183,6 +185,7 @@ class CallsView:
         self.agent_compactions: list[AgentCompaction] = []
         self.model = ""
         self.usd_per_unit: float | None = None
+        self.price: CachePrice = CLASSIC
         self.fixed = False
         self.fit_calls = 0
         self.pinned: int | None = None  # the call shown: its request is kept whatever its age
@@ -280,7 +283,7 @@ class CallsView:
         if arrival.token_model is not None:
             self.recorded = ViewRecorded(arrival.calls, arrival.segment_start, arrival.token_model)
         self.agent_compactions = list(arrival.agent_compactions)
-        self.model, self.usd_per_unit = arrival.model, arrival.usd_per_unit
+        self.model, self.usd_per_unit, self.price = arrival.model, arrival.usd_per_unit, arrival.price
         self.fixed, self.fit_calls = arrival.fixed, arrival.fit_calls
         self._note_coverage()
         self._narrow()

@@ -83,6 +83,8 @@ def card_content(replay: "Replay", step: "ReplayStep") -> Content:
         Content.styled(f"          {counted(plan.sent_count, 'msg')} sent · {plan.dropped_count} dropped · {cuts} cut · "
                        f"{masks} masked", MUTED),
     ]
+    if step.idle:
+        lines.append(Content.assemble(("waited    ", MUTED), strip_controls(step.idle)))
     reason = step.miss_reason
     if reason is not None:
         missed = f" ({fmt_k(reason[1])} tokens)" if reason[1] else ""
