@@ -157,6 +157,7 @@ async def test_an_automatic_compaction_is_the_adapters_tool_call_with_trigger_au
     await fill_the_demos_window(client, tmp_path, rfd=False)
     automatic = [u for u in client.raw_of("tool_call") if "contextCompaction" in (u.get("_meta") or {})]
     assert automatic and client.raw_of("compaction_update") == []
+    assert client.asked == []  # approve-before-compacting is off by default: nobody is asked
     for update in automatic:
         facts, ours = update["_meta"]["contextCompaction"], update["_meta"]["tuiAgent"]
         assert (update["kind"], update["title"], update["status"]) == ("think", "Compact conversation", "in_progress")

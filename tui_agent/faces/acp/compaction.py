@@ -147,8 +147,11 @@ class CompactionReporter:
         return [rfd_update(report, "completed", summary)] if report is not None and summary else []
 
     def close_pending(self, status: Status, why: str) -> list[Any]:
-        """End every entity still in progress (`/clear`: `completed`, without its summary)."""
+        """End every entity still in progress (`/clear`: `completed`, without its summary). Their summaries
+        will never be written (the engine drops a stale draft), so none patches them later."""
         closed = [rfd_update(report, status, why=why) for report in self.pending.values()]
+        for call in self.pending:
+            self.by_call.pop(call, None)
         self.pending.clear()
         return closed
 
@@ -156,5 +159,6 @@ class CompactionReporter:
         """`/undo-compaction` took call `call`'s compaction back (and stopped any summary being written):
         its entity, if still in progress, is `cancelled`; another one in progress completes without it."""
         report = self.pending.pop(call, None)
+        self.by_call.pop(call, None)
         cancelled = [rfd_update(report, "cancelled", why="taken back by /undo-compaction")] if report else []
         return cancelled + self.close_pending("completed", "stopped: /undo-compaction took a compaction back")

@@ -46,8 +46,8 @@ def question(preview: "CallPlan", window: int) -> str:
     what = event.line().split(": ", 1)[-1]
     return (f"Compaction due at call #{preview.call} ({event.reason}): {what}.\n"
             f"Compact now: the next request is ≈{fmt_tokens(event.tokens_after)} tok of the {fmt_tokens(window)} "
-            f"window. Postpone: this call is sent uncompacted, ≈{fmt_tokens(event.tokens_before)} tok (over the "
-            f"{fmt_tokens(preview.plan.high_tokens)} mark); the next call asks again.\n{STEERING}")
+            f"window. Postpone: this call is sent uncompacted, ≈{fmt_tokens(event.tokens_before)} tok; the next "
+            f"call asks again.\n{STEERING}")
 
 
 @dataclass
