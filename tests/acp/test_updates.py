@@ -83,6 +83,10 @@ def test_a_client_that_declares_the_rfds_capability_gets_compaction_updates_patc
     assert patch["summary"] == [{"type": "text", "text": "## Retained\nthe user wants X"}]
     assert reporter.summary_updates(5, "another call's") == [] and reporter.summary_updates(4, None) == []
     assert reporter.next_id() == "compaction-2"  # never reused, even when the call numbers restart
+    from tui_agent.faces.acp.compaction import process_prefix
+
+    first, second = CompactionReporter(True, process_prefix()), CompactionReporter(True, process_prefix())
+    assert first.next_id() != second.next_id()  # nor by a session loaded in another process
     assert CompactionReporter().summary_updates(4, "x") == []  # the adapters keep the summary internal
 
 

@@ -28,7 +28,12 @@ from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_sessi
 from tui_agent.core.agent.session import Session
 from tui_agent.faces.acp import compaction_approval
 from tui_agent.faces.acp.commands import advertised, prompt_text, run_command
-from tui_agent.faces.acp.compaction import CompactionReporter, declares_compaction, send_json_update
+from tui_agent.faces.acp.compaction import (
+    CompactionReporter,
+    declares_compaction,
+    process_prefix,
+    send_json_update,
+)
 from tui_agent.faces.acp.opening import checked_cwd, invalid_params, read_saved, save_now
 from tui_agent.faces.acp.turn_end import TurnWatch
 from tui_agent.faces.acp.updates import session_updates, tool_title, usage_update
@@ -130,7 +135,8 @@ class TuiAgent:
         if private is not None:
             session.closers.append(lambda: _remove(private))
         session_id = wanted_id or session.session_id or f"acp-{session.trace_id}"
-        state = AcpSession(session, notices=opened.notices, compactions=CompactionReporter(self.compaction_rfd))
+        reporter = CompactionReporter(self.compaction_rfd, process_prefix())
+        state = AcpSession(session, notices=opened.notices, compactions=reporter)
         session.listeners.append(lambda event: self._heard(session_id, state, event))
         session.ask_approval = self._approver(session_id, state)
         state.notices += await session.start_background()

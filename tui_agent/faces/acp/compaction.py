@@ -104,20 +104,30 @@ async def send_json_update(conn: Any, session_id: str, update: dict[str, Any]) -
     await conn._conn.send_notification("session/update", {"sessionId": session_id, "update": update})
 
 
+def process_prefix() -> str:
+    """Compaction ids of this process: `compaction-<random>`. A session loaded in another process goes on
+    counting from 1, and an editor that keeps its transcript across reconnects would patch the old entity
+    with a new compaction of the same id (the RFD: an id "MUST NOT be reused for another compaction")."""
+    import secrets
+
+    return f"compaction-{secrets.token_hex(4)}"
+
+
 class CompactionReporter:
-    """One ACP session's compactions: fresh ids (never reused, even after /clear restarts the call
-    numbers), the shape the client declared, and each RFD entity's lifecycle: `in_progress` while its
+    """One ACP session's compactions: fresh ids (never reused, even after /clear restarts the call numbers
+    or another process loads the session), the shape the client declared, and each RFD entity's lifecycle: `in_progress` while its
     summary is written, then exactly one terminal update."""
 
-    def __init__(self, rfd: bool = False) -> None:
+    def __init__(self, rfd: bool = False, prefix: str = "compaction") -> None:
         self.rfd = rfd
+        self.prefix = prefix  # the agent's is unique to its process (see `process_prefix`)
         self.count = 0
         self.by_call: dict[int, CompactionReport] = {}  # the newest report per call, for its summary
         self.pending: dict[int, CompactionReport] = {}  # RFD entities in progress (their summary is coming)
 
     def next_id(self) -> str:
         self.count += 1
-        return f"compaction-{self.count}"
+        return f"{self.prefix}-{self.count}"
 
     def updates(self, report: CompactionReport, call: int, summary_coming: bool = False) -> list[Any]:
         """The updates of a compaction that just happened; `summary_coming`: its summary is being written
