@@ -13,7 +13,12 @@ or `error`, nesting deeper than `MAX_DEPTH`, a line over `MAX_LINE`). What passe
 answers: `-32601` for a method we do not serve, `-32602` for params its schema refuses.
 
 Replies are written through the SDK's `MessageSender`, so they are serialised with everything else the
-agent writes (one JSON object per line, never interleaved).
+agent writes (one JSON object per line, never interleaved); on the way out, a schema refusal's message is made
+to name its fields (`explain_schema_errors`).
+
+Upstream (agentclientprotocol/python-sdk): `NdjsonTransport.receive` could check `isinstance(message, dict)`
+and answer what is not, and `Connection._handle_response` could guard an unhashable `id` or a non-object
+`error`; until it does, this transport is the edge.
 """
 
 from __future__ import annotations
