@@ -16,7 +16,8 @@ import subprocess
 from pathlib import Path
 
 PACKAGES = {"codex": ("@openai/codex", "codex"), "claude-code": ("@anthropic-ai/claude-code", "claude"),
-            "opencode": ("opencode-ai", "opencode")}
+            "opencode": ("opencode-ai", "opencode"),
+            "acpx": ("acpx@0.1.15", "acpx")}  # an ACP client CLI, pinned: the version issue 41 was found with
 
 
 def cache_dir() -> Path:

@@ -69,7 +69,8 @@ async def test_compact_sends_the_rfds_updates_and_the_meter_follows_the_summary_
             await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("/compact")]), TIMEOUT)
             assert "Compacted now" in client.answer_text()
             (update,) = client.raw_of("compaction_update")
-            assert update["status"] == "completed" and "summary" not in update
+            # the drop is done, its summary is being written: in progress until it is
+            assert update["status"] == "in_progress" and "summary" not in update
             facts = update["_meta"]["contextCompaction"]
             assert facts["version"] == 1 and facts["trigger"] == "manual"
             assert facts["postTokens"] < facts["preTokens"] and "durationMs" in facts
@@ -80,7 +81,8 @@ async def test_compact_sends_the_rfds_updates_and_the_meter_follows_the_summary_
             await wait_until(lambda: [u for u in client.raw[mark:] if u["sessionUpdate"] == "usage_update"],
                              what="a usage update once the summary joined the next request", timeout=TIMEOUT)
             patch = [u for u in client.raw[mark:] if u["sessionUpdate"] == "compaction_update"]
-            assert patch and patch[0]["compactionId"] == update["compactionId"]
+            assert len(patch) == 1 and patch[0]["compactionId"] == update["compactionId"]
+            assert patch[0]["status"] == "completed"  # the one terminal update, with the summary
             assert patch[0]["summary"] == [{"type": "text", "text": SUMMARY.strip()}]
             told = [u for u in client.raw[mark:] if u["sessionUpdate"] == "usage_update"][-1]["used"]
             assert told > after_compact  # the summary is in the next request, and the meter says so
@@ -155,6 +157,7 @@ async def test_an_automatic_compaction_is_the_adapters_tool_call_with_trigger_au
     await fill_the_demos_window(client, tmp_path, rfd=False)
     automatic = [u for u in client.raw_of("tool_call") if "contextCompaction" in (u.get("_meta") or {})]
     assert automatic and client.raw_of("compaction_update") == []
+    assert client.asked == []  # approve-before-compacting is off by default: nobody is asked
     for update in automatic:
         facts, ours = update["_meta"]["contextCompaction"], update["_meta"]["tuiAgent"]
         assert (update["kind"], update["title"], update["status"]) == ("think", "Compact conversation", "in_progress")
@@ -172,8 +175,12 @@ async def test_an_automatic_drop_reaches_an_rfd_client_as_a_compaction_patched_w
     updates = client.raw_of("compaction_update")
     firsts = {u["compactionId"]: u for u in reversed(updates)}  # the first update of each id
     assert firsts and all(u["_meta"]["contextCompaction"]["trigger"] == "automatic" for u in firsts.values())
-    assert all(u["status"] == "completed" for u in updates)
+    for compaction_id in firsts:  # the RFD's lifecycle: at most one in_progress, then exactly one terminal status
+        statuses = [u["status"] for u in updates if u["compactionId"] == compaction_id]
+        assert statuses in (["completed"], ["in_progress", "completed"]), (compaction_id, statuses)
     drops = [i for i, u in firsts.items() if "drop" in u["_meta"]["tuiAgent"]["kinds"]]
+    assert drops
     summaries = {u["compactionId"]: u["summary"] for u in updates if "summary" in u}
-    assert drops and set(summaries) <= set(firsts) and set(drops) & set(summaries)
+    assert set(summaries) <= set(firsts) and set(drops) & set(summaries)
+    assert all(firsts[i]["status"] == "in_progress" for i in summaries)  # a summary came after its drop
     assert all(summary[0]["type"] == "text" and summary[0]["text"] for summary in summaries.values())

@@ -83,6 +83,10 @@ def test_a_client_that_declares_the_rfds_capability_gets_compaction_updates_patc
     assert patch["summary"] == [{"type": "text", "text": "## Retained\nthe user wants X"}]
     assert reporter.summary_updates(5, "another call's") == [] and reporter.summary_updates(4, None) == []
     assert reporter.next_id() == "compaction-2"  # never reused, even when the call numbers restart
+    from tui_agent.faces.acp.compaction import process_prefix
+
+    first, second = CompactionReporter(True, process_prefix()), CompactionReporter(True, process_prefix())
+    assert first.next_id() != second.next_id()  # nor by a session loaded in another process
     assert CompactionReporter().summary_updates(4, "x") == []  # the adapters keep the summary internal
 
 
@@ -131,3 +135,37 @@ def test_the_servers_edits_and_a_cache_miss_are_honest_updates() -> None:
     assert update.session_update == "usage_update" and update.field_meta["tuiAgent"]["call"] == 1
     assert (miss["reason"], miss["source"], miss["missedTokens"]) == ("system_changed", "api", 10_000)
     assert session_updates(missed, BudgetLedger()) == []  # no figures: nothing to hang it on
+
+
+def test_an_rfd_compaction_whose_summary_is_coming_is_in_progress_then_ends_exactly_once() -> None:
+    """The RFD: `in_progress` while the summary is written, then one terminal update: `completed` with the
+    summary, or without it saying why (failed, superseded by a newer summary, /clear), `cancelled` when taken
+    back first; a summary edited afterwards patches the completed entity."""
+    reporter = CompactionReporter(rfd=True)
+
+    def report(call: int) -> CompactionReport:
+        return CompactionReport(reporter.next_id(), "automatic", 9_000, 2_000, f"dropped at {call}")
+
+    (start,) = reporter.updates(report(4), call=4, summary_coming=True)
+    assert (start["compactionId"], start["status"]) == ("compaction-1", "in_progress") and "summary" not in start
+    (done,) = reporter.summary_updates(4, "## Retained\nX")
+    assert (done["status"], done["summary"]) == ("completed", [{"type": "text", "text": "## Retained\nX"}])
+    (edited,) = reporter.summary_updates(4, "the user's own words")  # a patch of the completed entity
+    assert edited["compactionId"] == "compaction-1" and edited["summary"][0]["text"] == "the user's own words"
+    reporter.updates(report(6), call=6, summary_coming=True)
+    (failed,) = reporter.summary_updates(6, None, "the model's summary was empty")
+    assert failed["status"] == "completed" and "summary" not in failed
+    assert failed["_meta"]["tuiAgent"]["summaryState"] == "failed: the model's summary was empty"
+    reporter.updates(report(8), call=8, summary_coming=True)
+    superseded, started = reporter.updates(report(9), call=9, summary_coming=True)  # the older summary stops
+    assert (superseded["compactionId"], superseded["status"]) == ("compaction-3", "completed")
+    assert superseded["_meta"]["tuiAgent"]["summaryState"].startswith("superseded")
+    assert (started["compactionId"], started["status"]) == ("compaction-4", "in_progress")
+    assert reporter.summary_updates(8, "too late") == []  # its entity is closed: no second terminal update
+    (undone,) = reporter.undone(9)
+    assert (undone["compactionId"], undone["status"]) == ("compaction-4", "cancelled")
+    reporter.updates(report(11), call=11, summary_coming=True)
+    (cleared,) = reporter.close_pending("completed", "stopped: /clear started a new conversation")
+    assert cleared["status"] == "completed" and reporter.pending == {}
+    (quiet,) = reporter.updates(report(12), call=12)  # nothing more to come: completed at once
+    assert quiet["status"] == "completed"

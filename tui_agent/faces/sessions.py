@@ -165,7 +165,7 @@ def run_subcommand(argv: list[str]) -> int:
 
         return proxy_command(rest)
     if name == "acp":
-        from tui_agent.faces.acp.agent import acp_command
+        from tui_agent.faces.acp.serve import acp_command
 
         return acp_command(rest)
     return {"sessions": sessions_command, "export": export_command}[name](rest)

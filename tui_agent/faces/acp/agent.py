@@ -4,15 +4,16 @@ Each `session/new` opens a journaled session (so `session/load` can resume it by
 `session/prompt` runs one turn as a task (so `session/cancel` can stop it; the loop repairs the history on
 the way out) and streams `updates.session_updates` of its events. A permission prompt goes to the client
 through `session/request_permission` and its answer is obeyed. Slash commands are advertised and run on
-the engine itself: `/clear` and `/compact` change what the next request holds, and the `usage_update` sent
-after them is that next request's figures (from `NextRequestChanged`, the panel's own source).
+the engine itself (`commands.py`), and the `usage_update` sent after them is that next request's figures
+(from `NextRequestChanged`, the panel's own source). How a turn ended is `turn_end.py`'s (a stop reason, or
+an error response); what `session/new` and `session/load` check is `opening.py`'s; asking the editor before
+a compaction is `compaction_approval.py`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,22 +26,23 @@ from tui_agent.core import events as ev
 from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
 from tui_agent.core.agent.session import Session
-from tui_agent.faces.acp.compaction import CompactionReport, CompactionReporter, declares_compaction, send_json_update
+from tui_agent.faces.acp import compaction_approval
+from tui_agent.faces.acp.commands import advertised, prompt_text, run_command
+from tui_agent.faces.acp.compaction import (
+    CompactionReporter,
+    declares_compaction,
+    process_prefix,
+    send_json_update,
+)
+from tui_agent.faces.acp.opening import checked_cwd, invalid_params, read_saved, save_now
+from tui_agent.faces.acp.turn_end import TurnWatch
 from tui_agent.faces.acp.updates import session_updates, tool_title, usage_update
 
-# Commands that make sense without a screen: (name, description, input hint or "").
-COMMANDS = (
-    ("compact", "compact the context now, with a summary of what is dropped", "focus (optional)"),
-    ("context", "what the next request holds: tokens, window, compaction", ""),
-    ("clear", "start a new conversation (the history is replaced, the next request is empty)", ""),
-)
 PERMISSION_OPTIONS = (
     ("allow_once", "Allow once", "allow_once", PermissionDecision.ALLOW_ONCE),
     ("allow_session", "Allow for this session", "allow_always", PermissionDecision.ALLOW_SESSION),
     ("deny", "Deny", "reject_once", PermissionDecision.DENY),
 )
-STOP_REASONS = {"completed": "end_turn", "max_turns": "max_turn_requests", "cancelled": "cancelled",
-                "denied": "end_turn", "error": "end_turn"}
 
 
 @dataclass
@@ -57,14 +59,18 @@ class AcpSession:
     # requests, a change of the next request (a summary written in the background) is sent on its own.
     busy: bool = True
     told: ev.NextRequestChanged | None = None  # the next request whose figures the client was sent last
+    approvals: int = 0  # compaction questions asked (their cards' ids)
+    asked: compaction_approval.AskedCard | None = None  # answered; closed by the turn's next event
 
 
 class TuiAgent:
     """The SDK's `Agent`: `tui-agent acp` serves one client over stdio."""
 
-    def __init__(self, model: str | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(self, model: str | None = None, env: dict[str, str] | None = None,
+                 approve_compaction: bool | None = None) -> None:
         self.model = model
         self.env = env
+        self.approve_compaction = approve_compaction  # None: COMPACT_APPROVE decides
         self.conn: Any = None
         self.sessions: dict[str, AcpSession] = {}
         self.client_capabilities: schema.ClientCapabilities | None = None
@@ -91,42 +97,48 @@ class TuiAgent:
                                                                           version=__version__))
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> schema.NewSessionResponse:
-        opened = await self._open(cwd, None, mcp_servers=mcp_servers)
+        opened = await self._open(checked_cwd(cwd), None, mcp_servers=mcp_servers)
         return schema.NewSessionResponse(session_id=opened)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None,
                            **kwargs: Any) -> schema.LoadSessionResponse:
-        from tui_agent.core.journal import JournalError
-        from tui_agent.core.journal.reader import read_journal
-        from tui_agent.core.journal.store import find_session
-
-        try:
-            load = read_journal(find_session(session_id))
-        except (JournalError, OSError) as error:
-            raise RequestError.invalid_params({"sessionId": session_id, "reason": str(error)}) from error
-        opened = await self._open(cwd, load, session_id, mcp_servers=mcp_servers)
+        workspace = checked_cwd(cwd)
+        if session_id in self.sessions:  # open in this process (its journal is ours): the client is told again
+            await self._replay(session_id)
+            state = self.sessions[session_id]
+            await self._send(session_id, schema.AvailableCommandsUpdate(
+                session_update="available_commands_update", available_commands=advertised(state.session)))
+            await self._send_next_usage(session_id, state)
+            return schema.LoadSessionResponse()
+        opened = await self._open(workspace, read_saved(session_id), session_id, mcp_servers=mcp_servers)
         await self._replay(opened)
         return schema.LoadSessionResponse()
 
-    async def _open(self, cwd: str, load: Any, wanted_id: str | None = None, mcp_servers: Any = None) -> str:
-        """Open a session through the door (journaled: new, or resumed from `load`), start its background
-        work, advertise the commands and send the first usage update (what the next request holds)."""
+    async def _open(self, cwd: Path, load: Any, wanted_id: str | None = None, mcp_servers: Any = None) -> str:
+        """Open a session through the door (journaled: new, saved at once, or resumed from `load`), start
+        its background work, advertise the commands and send the first usage update (what the next request
+        holds)."""
         from tui_agent.faces.acp.client_mcp import env_with_client_servers
         from tui_agent.faces.sessions import journal_hook
 
-        env, private = env_with_client_servers(mcp_servers or [], Path(cwd).resolve(), self.env or os.environ)
-        options = SessionOptions(workspace=Path(cwd), face="acp", model=self.model, prepare=[journal_hook(load)],
-                                 env=env)
+        env, private = env_with_client_servers(mcp_servers or [], cwd.resolve(), self.env or os.environ)
+        options = SessionOptions(workspace=cwd, face="acp", model=self.model, prepare=[journal_hook(load)],
+                                 env=env, approve_compaction=self.approve_compaction)
         try:
             opened = open_session(options)
         except SessionRefused as error:
-            raise RequestError.invalid_params({"reason": str(error)}) from error
+            raise invalid_params(str(error)) from error
         session = opened.session
+        problem = save_now(session) if load is None else None
+        if problem is not None:
+            opened.notices.append(ev.Notice(problem, "warning"))
         if private is not None:
             session.closers.append(lambda: _remove(private))
         session_id = wanted_id or session.session_id or f"acp-{session.trace_id}"
-        state = AcpSession(session, notices=opened.notices, compactions=CompactionReporter(self.compaction_rfd))
+        reporter = CompactionReporter(self.compaction_rfd, process_prefix())
+        state = AcpSession(session, notices=opened.notices, compactions=reporter)
         session.listeners.append(lambda event: self._heard(session_id, state, event))
+        session.ask_approval = self._approver(session_id, state)
         state.notices += await session.start_background()
         self.sessions[session_id] = state
         from tui_agent.faces.acp.client_fs import use_client_files
@@ -148,8 +160,23 @@ class TuiAgent:
             if not state.busy:  # e.g. the summary /compact started joined the next request
                 self._later(self._send_next_usage(session_id, state))
         elif isinstance(event, ev.SummaryWritten):
-            for update in state.compactions.summary_updates(event.call, event.summary):
+            for update in state.compactions.summary_updates(event.call, event.summary, event.error):
                 self._later(self._send(session_id, update))
+
+    def _approver(self, session_id: str, state: AcpSession) -> Any:
+        """The session's `ask_approval`: the editor is asked with a permission request (see
+        `compaction_approval.py`); "stop asking" turns the mode off."""
+
+        async def ask_approval(preview: Any) -> Any:
+            state.approvals += 1
+            card = f"compaction-approval-{state.approvals}"
+            answer, keep = await compaction_approval.ask(self.conn, session_id, card, preview,
+                                                         state.session.budget.window)
+            state.session.approve_compaction = state.session.approve_compaction and keep
+            state.asked = compaction_approval.AskedCard(card, answer, preview.call)
+            return answer
+
+        return ask_approval
 
     def _idle(self, session_id: str, state: AcpSession) -> None:
         """The client's request is answered. A change that came while its last update was on its way is
@@ -206,25 +233,33 @@ class TuiAgent:
 
     async def _answer(self, session_id: str, state: AcpSession, text: str) -> schema.PromptResponse:
         if text.lstrip().startswith("/"):
-            handled = await self._command(session_id, state, text.strip())
-            if handled:
+            outcome = await run_command(state, text.strip())
+            if outcome is not None:
+                for update in outcome.updates:
+                    await self._send(session_id, update)
+                await self._send(session_id, update_agent_message_text(outcome.text))
+                await self._send_next_usage(session_id, state)
                 return schema.PromptResponse(stop_reason="end_turn")
-        state.turn = asyncio.create_task(self._turn(session_id, state, text))
+        watch = TurnWatch(len(state.session.history))
+        state.turn = asyncio.create_task(self._turn(session_id, state, text, watch))
         try:
-            reason = await state.turn
+            await state.turn
         except asyncio.CancelledError:
             if asyncio.current_task() is not None and asyncio.current_task().cancelling():  # type: ignore[union-attr]
                 raise
-            reason = "cancelled"
         await self._send_next_usage(session_id, state)
+        reason = watch.stop_reason(len(state.session.history))  # a failed turn raises its error response
         return schema.PromptResponse(stop_reason=reason)  # type: ignore[arg-type]
 
-    async def _turn(self, session_id: str, state: AcpSession, text: str) -> str:
-        reason = "end_turn"
+    async def _turn(self, session_id: str, state: AcpSession, text: str, watch: TurnWatch) -> None:
         for notice in state.notices:
             await self._send(session_id, update_agent_message_text(f"[{notice.level}] {notice.text}\n\n"))
         state.notices = []
         async for event in state.session.run_turn(text):
+            watch.see(event)
+            if state.asked is not None:  # the compaction question's card closes with what followed it
+                asked, state.asked = state.asked, None
+                await self._send(session_id, asked.closing(event))
             await self._before(session_id, state, event)
             for update in session_updates(event, state.session.budget, state.compactions):
                 await self._send(session_id, update)
@@ -235,12 +270,10 @@ class TuiAgent:
                     state.pending_usage = True
                 case ev.Usage(purpose="call"):
                     state.pending_usage = False
-                case ev.TurnEnded(reason=ended, error=error):
-                    if error:
-                        await self._send(session_id, update_agent_message_text(f"\n\n[error] {error}"))
-                    reason = STOP_REASONS.get(ended, "end_turn")
         await self._before(session_id, state, None)
-        return reason
+        refused = watch.refusal_text() if not watch.started else None
+        if refused:
+            await self._send(session_id, update_agent_message_text(refused))
 
     async def _before(self, session_id: str, state: AcpSession, event: Any) -> None:
         """After a call whose provider reports no usage (the demo model), the ledger's estimate is the
@@ -279,44 +312,11 @@ class TuiAgent:
                 state.turn.cancel()
             await state.session.aclose()
 
-    # -- slash commands ------------------------------------------------------------------------------
-    async def _command(self, session_id: str, state: AcpSession, line: str) -> bool:
-        """Run `/clear`, `/compact [focus]`, `/context` or an engine command; False: not a command (sent
-        to the model as typed)."""
-        from tui_agent.core.agent.context_report import status_text
-
-        session = state.session
-        name, _, args = line.lstrip("/").partition(" ")
-        started = time.monotonic()
-        if name == "clear":
-            session.clear()
-            text = "Cleared: a new conversation; the next request holds no messages."
-        elif name == "compact":
-            before, call = state.next_request, session.next_call
-            text = await session.compact_now(args.strip())
-            after = state.next_request
-            if text.startswith("Compacted now") and before is not None and after is not None:
-                report = CompactionReport(
-                    state.compactions.next_id(), "manual", before.plan.plan.estimated_tokens,
-                    after.plan.plan.estimated_tokens, text.split(". ")[0], round((time.monotonic() - started) * 1000),
-                    {"focus": args.strip(), "call": call})
-                for update in state.compactions.updates(report, call):  # before any await: the summary's key
-                    await self._send(session_id, update)
-        elif name == "context":
-            text = status_text(session.context_view())
-        else:
-            result = await session.commands.run(session, line)
-            if result is None or result.prompt is not None:
-                return False
-            text = result.text
-        await self._send(session_id, update_agent_message_text(text))
-        await self._send_next_usage(session_id, state)
-        return True
-
     def _state(self, session_id: str) -> AcpSession:
         state = self.sessions.get(session_id)
         if state is None:
-            raise RequestError.invalid_params({"sessionId": session_id, "reason": "no such session"})
+            raise invalid_params(f"no session {session_id!r} in this agent (session/new or session/load "
+                                 "opens one)", sessionId=session_id)
         return state
 
 
@@ -324,52 +324,3 @@ async def _remove(folder: Path) -> None:
     import shutil
 
     shutil.rmtree(folder, ignore_errors=True)
-
-
-def advertised(session: Session) -> list[schema.AvailableCommand]:
-    """The commands an editor lists after `/`: ours, then the engine's that need no screen."""
-    ours = [schema.AvailableCommand(name=name, description=description,
-                                    input=schema.AvailableCommandInput(schema.UnstructuredCommandInput(hint=hint))
-                                    if hint else None) for name, description, hint in COMMANDS]
-    taken = {name for name, _, _ in COMMANDS}
-    engine = [schema.AvailableCommand(name=command.name, description=command.description)
-              for command in session.commands.all() if command.name not in taken]
-    return ours + engine
-
-
-def prompt_text(blocks: list[Any]) -> str:
-    """The prompt's text: text blocks as they are, an embedded resource as its text, a link by its URI."""
-    parts: list[str] = []
-    for block in blocks:
-        kind = getattr(block, "type", "")
-        if kind == "text":
-            parts.append(block.text)
-        elif kind == "resource" and hasattr(block.resource, "text"):
-            parts.append(f"<file uri={block.resource.uri!r}>\n{block.resource.text}\n</file>")
-        elif kind == "resource_link":
-            parts.append(block.uri)
-    return "\n".join(parts)
-
-
-def acp_command(argv: list[str]) -> int:
-    """`tui-agent acp [--model M]`: serve one ACP client over stdin/stdout until it hangs up."""
-    import argparse
-
-    from acp import run_agent
-
-    parser = argparse.ArgumentParser(prog="tui-agent acp", description=(
-        "Run tui-agent as an Agent Client Protocol agent over stdio (for Zed, Toad, Neovim, …). "
-        "See docs/acp.md."))
-    parser.add_argument("--model", default=None, help="model id, or `demo` for the offline demo model")
-    args = parser.parse_args(argv)
-    agent = TuiAgent(model=args.model)
-
-    async def serve() -> None:
-        try:
-            # the SDK answers method-not-found for what we leave out
-            await run_agent(agent, observers=[agent.observe])  # type: ignore[arg-type]
-        finally:
-            await agent.aclose()
-
-    asyncio.run(serve())
-    return 0

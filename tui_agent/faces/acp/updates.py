@@ -126,7 +126,7 @@ def session_updates(event: ev.EngineEvent, ledger: BudgetLedger,
             return [update_tool_call(event.tool_use_id, status="failed" if event.is_error else "completed",
                                      content=[tool_content(text_block(text))] if text else None)]
         case ev.CompactionReported(plan=plan) if plan.event is not None:
-            return (compactions or CompactionReporter()).event_updates(plan.event)
+            return (compactions or CompactionReporter()).event_updates(plan.event, plan.summary_requested)
         case ev.Usage(purpose="call"):
             update = usage_update(ledger)
             return [update] if update is not None else []
