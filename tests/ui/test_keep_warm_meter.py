@@ -68,6 +68,9 @@ async def test_the_meter_shows_each_ping_and_the_chat_says_when_warming_stops(tm
             usd = session.budget.ping_cost
             assert meter.pings_line == f"keep-warm pings: 2 so far ≈${usd:.4f} (in the session cost)" and usd > 0
             assert meter.pings_line in str(meter.render())
+            await send(pilot, "back again")  # armed anew: no ping of this stretch yet, the cost so far stays said
+            assert meter.clock_line.startswith("keeps warm while idle: first ping in")
+            assert meter.pings_line.startswith("keep-warm pings: 2 so far")
     assert fake.violations == []
 
 

@@ -69,6 +69,7 @@ class BudgetMeter(Widget):
         """A keep-warm ping read the prefix again: its time to live starts over from when it was sent
         (`since`; the outlook says warm), and a line above it says which ping it was, when the next comes
         and what the pings cost so far."""
+        self.show_pings(ledger)
         if getattr(self, "_clock", None) is None:  # no clock on this screen (snapshots)
             return
         _, price, per_token = self._clock
@@ -88,9 +89,10 @@ class BudgetMeter(Widget):
             self._tick()
 
     def show_pings(self, ledger: "BudgetLedger") -> None:
-        """The pings' cost so far (and the calls that missed anyway), once none is planned: while warming,
-        the warm line says it. Pings after the session's last call are real money too: they stay here."""
-        self.pings_line = "" if ledger.keep_warm is not None else pings_line(
+        """The pings' cost so far (and the calls that missed anyway), unless the warm line says it (warming,
+        with a ping since the last call). Pings after the session's last call are real money too: they stay."""
+        warming = ledger.keep_warm is not None and ledger.warm is not None
+        self.pings_line = "" if warming else pings_line(
             ledger.pings, ledger.ping_cost if ledger.priced else None, ledger.kept_warm_missed)
 
     def retick(self) -> None:

@@ -134,7 +134,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         if isinstance(event, ev.NextRequestChanged):
             self.show_next_call(event)
         elif isinstance(event, ev.CacheKeptWarm):  # a keep-warm ping: the meter's clock and the cost
-            self.meter.kept_warm(event, self.ledger, self.session.state.warm_since)
+            self.meter.kept_warm(event, self.ledger, self.session.state.warm_since)  # (and the pings' line)
             self._render_title()
             self.post_message(self.CostChanged())
             if event.note:  # the endpoint refused max_tokens 0: said once
