@@ -69,7 +69,7 @@ def test_ledger_splits_each_call_into_cached_and_new_and_prices_it():
     ledger.feed(_report(1, first))
     one = ledger.current
     assert one.cached == 0 and one.new == one.total  # nothing was cached before the first call
-    ledger.feed(ev.Usage(1, input_tokens=1500, output_tokens=20))
+    ledger.feed(ev.Usage(1, input_tokens=10, output_tokens=20, cache_creation_input_tokens=1490))  # it wrote
     second = compactor.compact(history[:5])
     ledger.feed(_report(2, second))
     two = ledger.current
@@ -82,11 +82,35 @@ def test_ledger_splits_each_call_into_cached_and_new_and_prices_it():
     ledger.feed(usage)
     assert ledger.current.exact_total == 1900 and ledger.current.cached == 1600  # the API's own split
     assert ledger.calls == {1: 1500, 2: 1900} and ledger.exact_calls == {1, 2}
-    expected = cost_usd(PRICED, UsageInfo(1500, 20)) + cost_usd(PRICED, UsageInfo(300, 40, 0, 1600))
+    expected = cost_usd(PRICED, UsageInfo(10, 20, 1490)) + cost_usd(PRICED, UsageInfo(300, 40, 0, 1600))
     assert abs(ledger.cost - expected) < 1e-12 and ledger.cost_known
     assert ledger.context_line() == f"ctx {1900 * 100 // 200_000}% · ${ledger.cost:.4f}"
     ledger.feed(ev.SessionCleared(5))
     assert ledger.calls == {} and ledger.current is None and ledger.model == PRICED
+
+
+def test_after_a_call_that_cached_nothing_the_next_call_claims_no_cache():
+    """Issue 40: "cached ≈49.2k · next call ≈$0.0050" above "nothing cached … ≈$0.0983". The API reported
+    neither a read nor a write: the next call reads nothing, writes nothing, and is priced all uncached."""
+    compactor = Compactor(CompactPolicy(context_window=200_000, max_output_tokens=8_000, enabled=True))
+    compactor.set_baseline(1000)
+    history = long_turn(3, size=500)
+    ledger = BudgetLedger()
+    ledger.configure(PRICED, 200_000, 8_000)
+    ledger.feed(_report(1, compactor.compact(history[:3])))
+    ledger.feed(ev.Usage(1, input_tokens=1500, output_tokens=20))  # no cache read, no cache write
+    ledger.feed(_report(2, compactor.compact(history[:5])))
+    two = ledger.current
+    assert two.cached == 0 and two.new == two.total > 0
+    assert two.cost.units == two.total and two.price_usd == cost_usd(PRICED, UsageInfo(two.total, 0))
+    assert not ledger.caches
+    # OpenAI caches on its own and reports reads only: a first call without a read says nothing of the next
+    openai = BudgetLedger()
+    openai.configure("gpt-5", 200_000, 8_000)
+    openai.feed(_report(1, compactor.compact(history[:3])))
+    openai.feed(ev.Usage(1, input_tokens=1500, output_tokens=20))
+    openai.feed(_report(2, compactor.compact(history[:5])))
+    assert openai.caches and openai.current.cached > 0
 
 
 def test_unpriced_model_gives_cache_units_and_no_session_cost():

@@ -14,29 +14,29 @@ PROVIDER = SimpleNamespace(model="claude-sonnet-4-5", cache_ttl="5m")
 DONE = StreamDone({"role": "assistant", "content": []}, "end_turn")
 
 
-def _miss(plan, track, answered_at, read=1_000):
-    told = after_answer(DONE, UsageInfo(10, 5, 200, read), plan, track, answered_at, PROVIDER, 4, 7)
+def _miss(plan, track, idle, read=1_000):
+    told = after_answer(DONE, UsageInfo(10, 5, 200, read), plan, track, idle, PROVIDER, 4, 7)
     return [e for e in told if isinstance(e, ev.CacheMissed)]
 
 
 def test_no_miss_when_the_whole_prefix_is_read():
     track = CacheTrack(cached=1_000)
-    assert _miss(None, track, time.monotonic()) == [] and track.cached == 1_200
+    assert _miss(None, track, 0.0) == [] and track.cached == 1_200
 
 
 def test_a_miss_nobody_can_explain_is_not_told():
     track = CacheTrack(cached=9_000)  # read 1,000 of 9,000, but no API reason and none of ours
-    assert _miss(None, track, time.monotonic()) == [] and track.cached == 1_200
+    assert _miss(None, track, 0.0) == [] and track.cached == 1_200
 
 
 def test_ours_alone_names_the_clock_then_our_compaction():
-    cold = _miss(None, CacheTrack(cached=9_000), time.monotonic() - 400)[0]
+    cold = _miss(None, CacheTrack(cached=9_000), 400.0)[0]
     assert (cold.reason, cold.source, cold.missed) == ("ttl_expired", "ours", 8_000)
     assert "time to live ran out" in cold.line() and cold.extra_cost_usd is not None and cold.extra_cost_usd > 0
     plan = SimpleNamespace(event=object(), cached_messages=12)
-    ours = _miss(plan, CacheTrack(cached=9_000), time.monotonic())[0]
+    ours = _miss(plan, CacheTrack(cached=9_000), 0.0)[0]
     assert ours.reason == "our_compaction" and "rewrote from message 12" in ours.line()
-    server = _miss(None, CacheTrack(cached=9_000, edited=True), time.monotonic())[0]
+    server = _miss(None, CacheTrack(cached=9_000, edited=True), 0.0)[0]
     assert server.reason == "server_edit"
 
 
@@ -67,7 +67,7 @@ def test_the_estimate_is_not_calibrated_on_a_request_the_server_shrank():
         def observe_usage(self, total: int) -> None:
             self.seen.append(total)
 
-    state = SimpleNamespace(calls=1, answered_at=None, cache=CacheTrack())
+    state = SimpleNamespace(calls=1, warm_since=None, sent_at=None, clock=time.monotonic, cache=CacheTrack())
     learner = Learner()
     plain = replace(DONE, usage=UsageInfo(100, 5, 0, 0))
     answered(plain, None, learner, PROVIDER, state, 1)
@@ -81,7 +81,7 @@ def test_the_estimate_is_not_calibrated_on_a_request_the_server_shrank():
 
 def test_the_clock_is_the_providers_own_an_hour_on_the_one_hour_cache():
     hour = SimpleNamespace(model="claude-sonnet-4-5", cache_ttl="1h")
-    told = after_answer(DONE, UsageInfo(10, 5, 200, 1_000), None, CacheTrack(cached=9_000), time.monotonic() - 400,
+    told = after_answer(DONE, UsageInfo(10, 5, 200, 1_000), None, CacheTrack(cached=9_000), 400.0,
                         hour, 4, 7)
     assert told == []  # 400 s idle is within the hour: not the clock (and nothing else explains it)
 
@@ -92,10 +92,10 @@ def test_the_apis_diagnosis_alone_is_no_miss_when_usage_shows_the_prefix_was_rea
     from tui_agent.core.providers.server_report import CacheMissReason, ServerReport, diagnosis_wanted
 
     said = replace(DONE, server=ServerReport("m", cache_miss=CacheMissReason("messages_changed", 500)))
-    hit = after_answer(said, UsageInfo(10, 5, 200, 9_000), None, CacheTrack(cached=9_000), time.monotonic(),
+    hit = after_answer(said, UsageInfo(10, 5, 200, 9_000), None, CacheTrack(cached=9_000), 0.0,
                        PROVIDER, 4, 7)
     assert hit == []  # the structure diverged after what was cached: nothing was missed
-    unknown = after_answer(said, UsageInfo(10, 5, 200, 1_000), None, CacheTrack(), time.monotonic(), PROVIDER, 4, 7)
+    unknown = after_answer(said, UsageInfo(10, 5, 200, 1_000), None, CacheTrack(), 0.0, PROVIDER, 4, 7)
     assert [(e.reason, e.missed) for e in unknown] == [("messages_changed", 500)]  # nothing known of before
     assert diagnosis_wanted({}) and not diagnosis_wanted({"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
     assert not diagnosis_wanted({"CLAUDE_CODE_USE_BEDROCK": "1"}) and diagnosis_wanted({"CACHE_DIAGNOSIS": "1",

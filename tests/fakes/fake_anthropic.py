@@ -11,12 +11,13 @@ Replies are scripted per request (`replies`), or produced by a "model" function 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
+import time
 from typing import Any, Callable, Union
 
 from tests.fakes.http import FakeServer, Reply, next_reply
+from tests.fakes.prompt_cache import PromptCache, _strip_cache, cache_segments  # noqa: F401 - re-exported
 from tui_agent.core.messages import protocol_errors
 
 Blocks = list[dict[str, Any]]
@@ -138,6 +139,23 @@ def tool_use(name: str, tool_input: dict[str, Any], tool_id: str, say: str = "")
     return blocks + [{"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]
 
 
+def _max_tokens_errors(body: dict[str, Any]) -> list[str]:
+    """`max_tokens` as the API takes it: an integer ≥ 0 (0: "populate the prompt cache without generating a
+    response"); with extended thinking, a budget of at least 1,024 below any `max_tokens` that generates."""
+    limit = body.get("max_tokens")
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        return ["max_tokens: Field required (an integer >= 0)"]
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+        return []
+    budget = thinking.get("budget_tokens")
+    if not isinstance(budget, int) or budget < 1024:
+        return ["thinking.budget_tokens: Input should be greater than or equal to 1024"]
+    if limit and limit <= budget:
+        return [f"`max_tokens` must be greater than `thinking.budget_tokens` ({limit} <= {budget})"]
+    return []
+
+
 def validate_request(body: Any, *, count_only: bool = False) -> list[str]:
     """What the Messages API would answer 400 for (empty when the request is valid)."""
     if not isinstance(body, dict):
@@ -147,8 +165,8 @@ def validate_request(body: Any, *, count_only: bool = False) -> list[str]:
     errors += [f"{key}: Extra inputs are not permitted" for key in body if key not in allowed]
     if not isinstance(body.get("model"), str) or not body.get("model"):
         errors.append("model: Field required")
-    if not count_only and (not isinstance(body.get("max_tokens"), int) or body["max_tokens"] < 1):
-        errors.append("max_tokens: Field required (a positive integer)")
+    if not count_only:
+        errors += _max_tokens_errors(body)
     breakpoints = 0
     system = body.get("system")
     if system is not None:
@@ -240,40 +258,16 @@ def validate_request(body: Any, *, count_only: bool = False) -> list[str]:
     return errors
 
 
-def _strip_cache(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip_cache(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_strip_cache(v) for v in value]
-    return value
-
-
-def cache_segments(body: dict[str, Any]) -> list[tuple[str, bool]]:
-    """The request as the cache sees it: (canonical JSON of each tool/system/message block, has breakpoint)."""
-    items: list[tuple[str, bool]] = []
-    for tool in body.get("tools") or []:
-        items.append((json.dumps(_strip_cache(tool), sort_keys=True), "cache_control" in tool))
-    system = body.get("system")
-    if isinstance(system, str):
-        items.append((json.dumps(system), False))
-    for block in system or [] if isinstance(system, list) else []:
-        items.append((json.dumps(_strip_cache(block), sort_keys=True), "cache_control" in block))
-    for message in body.get("messages") or []:
-        content = message.get("content")
-        if isinstance(content, str):
-            items.append((json.dumps([message["role"], content]), False))
-            continue
-        for k, block in enumerate(content or []):
-            key = json.dumps([message["role"], k, _strip_cache(block)], sort_keys=True)
-            items.append((key, "cache_control" in block))
-    return items
-
-
 class FakeAnthropic(FakeServer):
     """`replies`: scripted per request (Reply, content blocks, or a callable of the request body).
 
-    `model`: called with the request body once `replies` is empty. `token_limit`: reject prompts whose
-    estimate (JSON body chars / 4) is over it with the real prompt-too-long 400, recorded in `rejected`.
+    `model`: called with the request body once `replies` is empty (after the prompt cache was read and
+    written: a model that moves `clock` on is a slow answer). `token_limit`: reject prompts whose estimate
+    (JSON body chars / 4) is over it with the real prompt-too-long 400, recorded in `rejected`.
+    The prompt cache (`prompt_cache.PromptCache`): `caching=False` caches nothing, `cache_ttl` its time to
+    live on the server's `clock`. `max_tokens_zero=False`: an endpoint that refuses `max_tokens: 0` with a
+    400 (not a violation: the client must survive it); otherwise such a request reads and writes the cache
+    and answers no content (`stop_reason` "max_tokens", 0 output tokens).
     """
 
     def __init__(
@@ -283,6 +277,10 @@ class FakeAnthropic(FakeServer):
         model: Callable[[dict[str, Any]], Union[Reply, Blocks]] | None = None,
         token_limit: int | None = None,
         api_key: str = "test-key",
+        caching: bool = True,
+        cache_ttl: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+        max_tokens_zero: bool = True,
     ) -> None:
         super().__init__()
         self.replies: list[Scripted] = list(replies or [])
@@ -290,7 +288,9 @@ class FakeAnthropic(FakeServer):
         self.token_limit = token_limit
         self.api_key = api_key
         self.rejected: list[int] = []
-        self.cache: set[str] = set()
+        self.prompt_cache = PromptCache(ttl_seconds=cache_ttl, clock=clock, enabled=caching)
+        self.max_tokens_zero = max_tokens_zero
+        self.refused_zero = 0  # `max_tokens: 0` requests refused (max_tokens_zero=False)
         self.usages: list[dict[str, int]] = []
 
     @property
@@ -316,56 +316,33 @@ class FakeAnthropic(FakeServer):
         tokens = len(raw) // 4
         if count_only:
             return Reply(json_body={"input_tokens": tokens})
+        if body["max_tokens"] == 0 and not self.max_tokens_zero:
+            with self.lock:
+                self.refused_zero += 1
+            return error_reply(400, "invalid_request_error", "max_tokens: Input should be greater than or equal to 1")
         if self.token_limit is not None and tokens > self.token_limit:
             with self.lock:
                 self.rejected.append(tokens)
             return error_reply(400, "invalid_request_error",
                                f"prompt is too long: {tokens} tokens > {self.token_limit} maximum")
+        scripted_failure = bool(self.replies) and isinstance(self.replies[0], Reply)
+        usage = None if scripted_failure else self._cache_usage(body, tokens)  # on arrival, before the answer
         item = next_reply(self.replies, self.model, body)
         if item is None:
             self.violate("no scripted reply left for a request")
             return error_reply(500, "api_error", "fake has no scripted reply")
         if isinstance(item, Reply):
             return item
-        usage = self._cache_usage(body, tokens)
+        usage = usage or self._cache_usage(body, tokens)
         with self.lock:
             self.usages.append(usage)
+        if body["max_tokens"] == 0:  # the cache is populated, nothing is generated
+            return stream_reply([], stop_reason="max_tokens", usage=usage, output_tokens=0)
         return stream_reply(item, usage=usage)
 
     def _cache_usage(self, body: dict[str, Any], total: int) -> dict[str, Any]:
-        """Simulated prompt caching, as the API documents it.
-
-        Each breakpoint writes the prefix ending there; a later request reads the longest written prefix
-        found at its breakpoints or up to 20 blocks before one (the API's automatic lookback).
-        """
-        items = cache_segments(body)
-        digest = hashlib.sha256()
-        keys: list[str] = []
-        sizes: list[int] = []
-        chars = 0
-        for text_item, _ in items:
-            digest.update(text_item.encode())
-            chars += len(text_item)
-            keys.append(digest.hexdigest())
-            sizes.append(chars // 4)
-        marks = [i for i, (_, breakpoint) in enumerate(items) if breakpoint]
-        read = 0
-        with self.lock:
-            for mark in marks:
-                for i in range(mark, max(mark - 20, -1), -1):
-                    if keys[i] in self.cache:
-                        read = max(read, sizes[i])
-                        break
-            written = max(sizes[marks[-1]] - read, 0) if marks else 0
-            self.cache.update(keys[i] for i in marks)
-        hour = '"ttl": "1h"' in json.dumps(body)  # the API splits the writes by the breakpoints' TTL
-        return {
-            "input_tokens": max(total - read - written, 1),
-            "cache_creation_input_tokens": written,
-            "cache_read_input_tokens": read,
-            "cache_creation": {"ephemeral_5m_input_tokens": 0 if hour else written,
-                               "ephemeral_1h_input_tokens": written if hour else 0},
-        }
+        """What the prompt cache read and wrote for this request (`prompt_cache.PromptCache`)."""
+        return self.prompt_cache.usage(body, total)
 
 
 def reader_model(files: list[str], tool: str = "Read", path_key: str = "file_path") -> Callable[[dict[str, Any]], Blocks]:

@@ -8,7 +8,8 @@
   compaction's own cost as a `compaction` entry of `usage.iterations`.
 - `diagnostics` (beta `cache-diagnosis-2026-04-07`): every reply has its own `msg_` id; a request naming
   the previous one gets `diagnostics.cache_miss_reason` when its prefix diverged (model, system, tools or
-  an earlier message changed; an unknown id). `refuse_diagnosis=True` answers the beta with the 400 an
+  an earlier message changed; an unknown id; `unavailable` when nothing changed and it read less than the
+  previous request left cached, e.g. after `prompt_cache.evict()`). `refuse_diagnosis=True` answers the beta with the 400 an
   endpoint without it gives (not a violation: that is what the client must survive).
 """
 
@@ -97,6 +98,7 @@ class FakeContextAnthropic(FakeAnthropic):
         super().__init__(*args, **kwargs)
         self.refuse_diagnosis = refuse_diagnosis
         self.seen: dict[str, dict[str, Any]] = {}  # message id -> the request that got it
+        self.cached_after: dict[str, int] = {}  # message id -> what its request left cached (read + written)
         self.betas: list[set[str]] = []
         self.compactions = 0
 
@@ -148,8 +150,13 @@ class FakeContextAnthropic(FakeAnthropic):
             kind = event.removeprefix("event: ")
             if kind == "message_start":
                 payload["message"]["id"] = message_id
+                usage = payload["message"]["usage"]
+                read = usage.get("cache_read_input_tokens", 0)
+                with self.lock:
+                    self.cached_after[message_id] = read + usage.get("cache_creation_input_tokens", 0)
                 if diagnostics is not None:
-                    payload["message"]["diagnostics"] = self._diagnosis(body, diagnostics.get("previous_message_id"))
+                    payload["message"]["diagnostics"] = self._diagnosis(body, diagnostics.get("previous_message_id"),
+                                                                        read)
             if kind == "message_delta":
                 if body.get("context_management"):
                     payload["context_management"] = {"applied_edits": edits}
@@ -171,8 +178,10 @@ class FakeContextAnthropic(FakeAnthropic):
                            sse("content_block_stop", {"type": "content_block_stop", "index": 0})]
         return Reply(status=reply.status, chunks=chunks, headers=reply.headers)
 
-    def _diagnosis(self, body: dict[str, Any], previous: Any) -> dict[str, Any] | None:
-        """`diagnostics` as the API answers it: null when the prefix could be reused (or nothing to compare)."""
+    def _diagnosis(self, body: dict[str, Any], previous: Any, read: int = 0) -> dict[str, Any] | None:
+        """`diagnostics` as the API answers it: null when the prefix could be reused (or nothing to compare);
+        `unavailable` when nothing changed and it still read less than the previous request left cached (the
+        server let the prefix go: no change of the request to name)."""
         if previous is None:
             return None
         before = self.seen.get(str(previous))
@@ -189,6 +198,8 @@ class FakeContextAnthropic(FakeAnthropic):
         if same < len(old) - 1:  # the previous request's last message may have gained its answer after it
             missed = len(json.dumps(old[same:])) // 4
             return {"cache_miss_reason": {"type": "messages_changed", "cache_missed_input_tokens": missed}}
+        if read < self.cached_after.get(str(previous), 0):
+            return {"cache_miss_reason": {"type": "unavailable"}}
         return None
 
 

@@ -71,10 +71,11 @@ async def test_a_ping_repeats_the_last_request_and_stops_at_max_pings(tmp_path):
         ticks, warmer = _warming(session, KeepWarm(interval_seconds=270, max_pings=2))
         seen = _heard(session)
         assert ended(await run(session, "hello")).reason == "completed"
-        call_cost, answered = session.budget.cost, session.state.answered_at
+        call_cost, answered = session.budget.cost, session.state.warm_since
         await wait_until(lambda: ticks.waits == 1, what="the first wait")
         assert warmer.running and len(fake.message_requests) == 1
-        assert session.budget.keep_warm == ev.KeepWarmArmed(2, 270)  # told with the call's usage
+        whole = fake.usages[0]["cache_creation_input_tokens"]  # the call wrote its prefix: pings keep that
+        assert session.budget.keep_warm == ev.KeepWarmArmed(2, 270, whole)  # told with the call's usage
         ticks.tick()
         await wait_until(lambda: len(seen) == 1, what="the first ping")
         ticks.tick()
@@ -87,13 +88,12 @@ async def test_a_ping_repeats_the_last_request_and_stops_at_max_pings(tmp_path):
     for ping in pings:  # the very request, breakpoints and all; only max_tokens differs (not in the cache key)
         assert {k: v for k, v in ping.items() if k != "max_tokens"} == {k: v for k, v in call.items()
                                                                           if k != "max_tokens"}
-        assert ping["max_tokens"] == 1 and call["max_tokens"] == 4096
+        assert ping["max_tokens"] == 0 and call["max_tokens"] == 4096  # "populate the prompt cache" only
         assert ping["system"][0]["cache_control"] and ping["tools"][-1]["cache_control"]
     first, second, stopped = seen
     assert (first.ping, second.ping, first.max_pings) == (1, 2, 2)
     assert stopped == ev.KeepWarmStopped("limit", 2)
     # what a ping costs on the fake's usage: the whole prefix read back, nothing written
-    whole = fake.usages[0]["cache_creation_input_tokens"]
     assert whole > 0 and first.cache_read_input_tokens == whole and first.cache_creation_input_tokens == 0
     ping_usd = cost_usd(MODEL, UsageInfo.of(first))
     assert ping_usd is not None and ping_usd < cost_usd(MODEL, UsageInfo(cache_creation_input_tokens=whole))
@@ -101,7 +101,7 @@ async def test_a_ping_repeats_the_last_request_and_stops_at_max_pings(tmp_path):
     assert session.budget.pings == 2 and session.budget.ping_read_tokens == 2 * whole
     assert session.budget.cost == pytest.approx(call_cost + 2 * ping_usd)
     assert session.budget.warm == second and session.budget.keep_warm is None  # stopped: nothing planned
-    assert session.state.answered_at is not None and answered is not None and session.state.answered_at > answered
+    assert session.state.warm_since is not None and answered is not None and session.state.warm_since > answered
     assert len(session.usage_history) == 1  # a ping is no call of the conversation
 
 
@@ -116,7 +116,8 @@ async def test_with_thinking_the_ping_body_is_the_request_byte_for_byte(tmp_path
         await wait_until(lambda: any(isinstance(e, ev.KeepWarmStopped) for e in seen), what="one ping")
         await session.aclose()
     call, ping = [r["body"] for r in fake.message_requests]
-    assert "thinking" in call and ping == call  # the thinking budget stays below the same max_tokens
+    assert "thinking" in call and ping == {**call, "max_tokens": 0}  # thinking as sent: it keys the cache
+    assert call["max_tokens"] == 4096 and ping["thinking"] == call["thinking"]
 
 
 async def test_a_new_prompt_cancels_the_pending_ping(tmp_path):
@@ -221,7 +222,7 @@ def test_the_meter_line():
 
 
 async def test_a_call_after_a_warm_gap_is_not_told_the_cache_went_cold(tmp_path):
-    """The loop's cold check (`went_cold`) and the miss reading both use `answered_at`: a ping moves it."""
+    """The loop's cold check (`went_cold`) and the miss reading both use `warm_since`: a ping moves it."""
     from tui_agent.core.cache_clock import went_cold
 
     fake = FakeAnthropic(model=lambda body: text("Hello."))
@@ -229,10 +230,10 @@ async def test_a_call_after_a_warm_gap_is_not_told_the_cache_went_cold(tmp_path)
         session = _session(fake, tmp_path)
         ticks, _ = _warming(session, KeepWarm(270, 1))
         await run(session, "hello")
-        session.state.answered_at = time.monotonic() - 280  # the call answered 280 s ago, the ping is due
+        session.state.warm_since = time.monotonic() - 280  # the call was sent 280 s ago, the ping is due
         ticks.tick()
         await wait_until(lambda: session.budget.pings == 1, what="the ping")
-        assert not went_cold(session.state.answered_at, MODEL, now=time.monotonic() + 100)  # 380 s after the call
+        assert not went_cold(session.state.warm_since, MODEL, now=time.monotonic() + 100)  # 380 s after the call
         await session.aclose()
 
 
@@ -307,7 +308,7 @@ async def test_a_long_tool_is_kept_warm_and_the_next_call_goes_on(tmp_path):
         requests = [r["body"] for r in fake.message_requests]
         await session.aclose()
     assert pending is not None and pending.cancelled()
-    assert len(requests) == 3 and requests[1] == {**requests[0], "max_tokens": 1}
+    assert len(requests) == 3 and requests[1] == {**requests[0], "max_tokens": 0}
 
 
 def test_the_flag_is_the_variable(monkeypatch):

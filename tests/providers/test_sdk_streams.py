@@ -67,8 +67,8 @@ async def test_a_recorded_sdk_stream_gives_the_sdks_message(fake_anthropic, path
 
 @pytest.mark.parametrize("path", STREAMS, ids=[p.name for p in STREAMS])
 async def test_a_keep_warm_ping_reads_the_usage_the_sdk_reads_at_message_start(fake_anthropic, path):
-    """The ping (`providers/anthropic_ping.py`) stops at `message_start`: on each recorded stream its usage is
-    the one the SDK's own stream gives with that event, and the rest of the stream is not waited for."""
+    """The ping (`providers/anthropic_ping.py`) takes its usage at `message_start`: on each recorded stream its
+    usage is the one the SDK's own stream gives with that event, and no generated content is waited for."""
     import anthropic
 
     recorded = path.read_bytes()
@@ -76,7 +76,7 @@ async def test_a_keep_warm_ping_reads_the_usage_the_sdk_reads_at_message_start(f
     provider = AnthropicProvider(api_key="test-key", base_url=fake_anthropic.base_url, model="claude-fake-1",
                                  context_window=200_000, max_output_tokens=1024, retry=FAST_RETRY)
     request = ModelRequest(model="claude-fake-1", system="s", messages=[user_text("hi")], tools=[], max_tokens=64)
-    usage = await provider.ping(request)
+    usage = (await provider.ping(request)).usage
     await provider.aclose()
     client = anthropic.AsyncAnthropic(api_key="test-key", base_url=fake_anthropic.base_url, max_retries=0)
     async with client.messages.stream(model="claude-fake-1", max_tokens=64, messages=[user_text("hi")]) as stream:
@@ -86,4 +86,4 @@ async def test_a_keep_warm_ping_reads_the_usage_the_sdk_reads_at_message_start(f
     assert (usage.input_tokens, usage.output_tokens) == (sdk.input_tokens, sdk.output_tokens)
     assert usage.cache_read_input_tokens == (sdk.cache_read_input_tokens or 0)
     assert usage.cache_creation_input_tokens == (sdk.cache_creation_input_tokens or 0)
-    assert fake_anthropic.message_requests[0]["body"]["max_tokens"] == 1  # a ping answers in a token at most
+    assert fake_anthropic.message_requests[0]["body"]["max_tokens"] == 0  # a ping populates the cache only

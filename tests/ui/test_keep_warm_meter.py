@@ -4,6 +4,8 @@ server and the SDK; the pings' waits are opened by the test."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.fakes.fake_anthropic import FakeAnthropic, error_reply, text
 from tests.providers.conftest import FAST_RETRY
 from tests.providers.test_keep_warm import MODEL, Ticks
@@ -62,6 +64,13 @@ async def test_the_meter_shows_each_ping_and_the_chat_says_when_warming_stops(tm
             assert "cache warm" in meter.clock_line
             (stopped,) = [t for t in _chat(app) if "Stopped keeping" in t]
             assert "after 2 pings" in stopped
+            # what they cost stays on the meter (pings after the last call are real money too)
+            usd = session.budget.ping_cost
+            assert meter.pings_line == f"keep-warm pings: 2 so far ≈${usd:.4f} (in the session cost)" and usd > 0
+            assert meter.pings_line in str(meter.render())
+            await send(pilot, "back again")  # armed anew: no ping of this stretch yet, the cost so far stays said
+            assert meter.clock_line.startswith("keeps warm while idle: first ping in")
+            assert meter.pings_line.startswith("keep-warm pings: 2 so far")
     assert fake.violations == []
 
 
@@ -81,3 +90,57 @@ async def test_a_failed_ping_is_one_quiet_chat_line(tmp_path) -> None:
             assert len(lines) == 1 and lines[0].level == "info" and "500" in lines[0].text
             await send(pilot, "still there?")
             assert len(fake.message_requests) == 3
+
+
+def _money(line: str) -> str:
+    return line.split("≈$", 1)[1].split(")")[0].split(" ")[0]
+
+
+async def test_no_caching_no_line_says_anything_is_cached(tmp_path) -> None:
+    """Issue 40: "cached ≈49.2k · next call ≈$0.0050" above "nothing cached … ≈$0.0983". A server that reports
+    no caching: the next call's figures, the clock line and the rows all say nothing is cached, one price."""
+    from tui_agent.ui.widgets.budget_panel import BudgetPanel
+
+    fake = FakeAnthropic(model=lambda body: text("Hi."), caching=False)
+    with fake:
+        session = _session(fake, tmp_path)
+        ticks = Ticks()
+        install_keep_warm(session, keep=KeepWarm(270, 2), sleep=ticks.sleep)
+        app = make_app(session, show_durations=True)
+        async with app.run_test(size=(140, 44)) as pilot:
+            meter = app.screen.query_one(BudgetMeter)
+            await send(pilot, "hello")
+            await send(pilot, "and again")
+            await wait_for(pilot, lambda: meter.meter is not None and meter.meter.call is None, "the next call")
+            figures = meter.meter
+            assert figures.cached == 0 and figures.new == figures.total > 0
+            assert figures.cost.units == pytest.approx(figures.total)  # every token sent uncached, none written
+            rendered = str(meter.render())
+            assert "cached ≈0" in rendered and "nothing cached" in meter.clock_line
+            assert _money(meter.clock_line) == figures.cost.text().lstrip("≈$")  # one price, said twice
+            view = app.screen.query_one(BudgetPanel).rows.view
+            assert not any(view.in_cache(i) for i in range(len(session.history)))
+            assert not meter.clock_line.startswith("keeps warm") and session.budget.pings == 0
+    assert len(fake.message_requests) == 2 and fake.violations == []
+
+
+async def test_the_meter_clock_runs_from_when_the_call_was_sent(tmp_path) -> None:
+    """The answer took a while: the cache clock (and the first ping's countdown) starts from the request."""
+    import time
+
+    def slow(body):
+        time.sleep(0.6)  # the model answers after the prefix was read and written
+        return text("Hi.")
+
+    fake = FakeAnthropic(replies=[slow], model=lambda body: text("x"))
+    with fake:
+        session = _session(fake, tmp_path)
+        install_keep_warm(session, keep=KeepWarm(270, 2), sleep=Ticks().sleep)
+        app = make_app(session, show_durations=True)
+        async with app.run_test(size=(140, 44)) as pilot:
+            meter = app.screen.query_one(BudgetMeter)
+            await send(pilot, "hello")
+            answered = time.monotonic()
+            since = meter._clock[0]
+            assert since == session.state.warm_since and answered - since >= 0.6
+            assert meter._warm is not None and meter._warm[3] == since

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal, Protocol
 
 from tui_agent.core.models import CachePrice, for_model
 
 # Keep warm: while the agent waits (for the person, or for a long tool), one request that repeats the last
-# one exactly (answer capped at one token) reads the prefix and starts its time to live again. A ping costs
+# one exactly (`max_tokens: 0`: nothing generated) reads the prefix and starts its time to live again. A ping costs
 # `read` per prefix token; the rewrite it spares costs `write - read` more than the read the next call makes
 # anyway. So warmth is kept for as many pings as half that rewrite pays for (at 0.05/1.25: 12 pings, 54
 # minutes; at 0.1: 5 pings, 22.5 minutes), and never past an hour of idleness (someone gone that long is
@@ -50,6 +51,28 @@ class KeepWarm:
 
 
 NEVER_WARM = KeepWarm(interval_seconds=math.inf, max_pings=0)
+
+
+@dataclass(frozen=True)
+class IdleMoment:
+    """What a live session knows when a keep-warm ping is due: the pings sent so far for this prefix, the
+    schedule (`keep`), the prefix a ping reads, how long the cache has been idle since the last call was
+    sent, and the model (its prices). The one question asked of it: ping now, or stop?"""
+
+    pings_sent: int
+    keep: KeepWarm
+    cached_tokens: int
+    idle_seconds: float
+    model: str = ""
+
+
+PingOrStop = Literal["ping", "stop"]
+
+
+def until_the_limit(moment: IdleMoment) -> PingOrStop:
+    """Today's idle choice: ping until the schedule's most (`KeepWarm.max_pings`: what the price pays for).
+    A priced idle policy (ping / compact while idle / let it go cold) answers the same question."""
+    return "ping" if moment.pings_sent < moment.keep.max_pings else "stop"
 
 
 def keep_warm_for(price: CachePrice, minutes: float | None = None, by_price: bool = True) -> KeepWarm:
@@ -105,6 +128,27 @@ def cache_outlook(idle_seconds: float, price: CachePrice, cached_tokens: int, ne
                         next_read_tokens=read, next_units=price.cost(whole, read), cold_units=price.cost(whole, 0))
 
 
+class CacheUsage(Protocol):
+    """A call's usage as far as the cache goes (`events.Usage`, `messages.UsageInfo`)."""
+
+    @property
+    def cache_read_input_tokens(self) -> int: ...
+
+    @property
+    def cache_creation_input_tokens(self) -> int: ...
+
+
+def caches_nothing(usage: CacheUsage | None, price: CachePrice | None = None) -> bool:
+    """The last call's usage reported neither a cache read nor a cache write: nothing is cached (a server
+    without caching, a prefix under the minimum). The one value every cache figure follows: the next call's
+    "cached" is then 0 and priced uncached, the clock says "nothing cached", and no ping is sent. Where writes
+    are free (`price.write` ≤ 1: OpenAI caches on its own and reports reads only) no write is ever reported,
+    so a call without a read says nothing of the next one."""
+    if price is not None and price.write <= 1.0:
+        return False
+    return usage is not None and not usage.cache_read_input_tokens and not usage.cache_creation_input_tokens
+
+
 def _clock(seconds: float) -> str:
     whole = int(seconds)
     return f"{whole // 60}:{whole % 60:02d}"
@@ -130,13 +174,13 @@ def outlook_line(outlook: CacheOutlook, input_price_per_token: float | None = No
             f"writes ≈{_k(whole)} again{money}")
 
 
-def went_cold(answered_at: float | None, model: str | None, now: float | None = None) -> bool:
-    """Whether the prompt cache of `model` has expired since the last call answered at `answered_at`
-    (`time.monotonic()`): then the next request is written again in full, and a compaction event there
-    costs no extra write (`Compactor.cache_expired`)."""
+def went_cold(since: float | None, model: str | None, now: float | None = None) -> bool:
+    """Whether the prompt cache of `model` has expired since `since` (`time.monotonic()` when the last
+    request that read or wrote it was sent: a call, or a keep-warm ping): then the next request is written
+    again in full, and a compaction event there costs no extra write (`Compactor.cache_expired`)."""
     import time
 
-    if answered_at is None:
+    if since is None:
         return False
     ttl = for_model(model).ttl_seconds
-    return ttl is not None and (time.monotonic() if now is None else now) - answered_at > ttl
+    return ttl is not None and (time.monotonic() if now is None else now) - since > ttl

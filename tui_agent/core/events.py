@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 from tui_agent.core.compaction import CompactPlan
 from tui_agent.core.messages import AppliedEdit, CompactionUsage, Message
+from tui_agent.core.warm_events import CacheKeptWarm, KeepWarmArmed, KeepWarmStopped  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.call import CallPlan
@@ -141,6 +142,12 @@ class CacheMissed:
     from_message: int | None = None
     our_reason: str = ""  # ours beside the API's, when both are known
     extra_cost_usd: float | None = None
+    after_pings: int = 0  # keep-warm pings since the previous call: kept warm, and missed anyway
+
+    @property
+    def kept_warm(self) -> bool:
+        """The cache was kept warm before this call (pings read its prefix), and it missed anyway."""
+        return self.after_pings > 0
 
     @property
     def missed(self) -> int:
@@ -158,7 +165,8 @@ class CacheMissed:
 
     def line(self) -> str:
         money = f", ≈${self.extra_cost_usd:.4f} more" if self.extra_cost_usd is not None else ""
-        return f"call {self.call} · cache missed {self.missed:,} tok ({self.why()}){money}"
+        warm = f" after {self.after_pings} keep-warm ping{'s' * (self.after_pings != 1)}" if self.kept_warm else ""
+        return f"call {self.call} · cache missed {self.missed:,} tok{warm} ({self.why()}){money}"
 
 
 MISS_WORDS = {
@@ -167,6 +175,7 @@ MISS_WORDS = {
     "previous_message_not_found": "the previous request is unknown to the API",
     "unavailable": "no diagnosis", "ttl_expired": "the cache's time to live ran out",
     "our_compaction": "our compaction rewrote the request", "server_edit": "the server edited the context",
+    "kept_warm_missed": "kept warm, missed anyway: the server let the prefix go before its time to live",
     "unknown": "reason unknown",
 }
 
@@ -317,49 +326,6 @@ class NextRequestChanged:
     plan: "CallPlan"
     base: "BaseBreakdown"  # what every call pays before any message, split by where it comes from
     why: str
-
-
-@dataclass(frozen=True)
-class KeepWarmArmed:
-    """A call was answered and the idle session will be kept warm: a ping every `interval_seconds`, at most
-    `max_pings` (told before the face sees the call's usage, so its meter can say so from the start)."""
-
-    max_pings: int
-    interval_seconds: float
-
-
-@dataclass(frozen=True)
-class CacheKeptWarm:
-    """A keep-warm ping (`core/agent/keep_warm.py`) read the idle session's cached prefix again: its time
-    to live starts over. Its usage is paid for like a call's (the ledger adds it to the session's cost)
-    but it is no call of the conversation: nothing it sent or got joins the history or the journal."""
-
-    ping: int  # 1 for the first ping of this idle stretch
-    max_pings: int
-    interval_seconds: float  # until the next ping (if `ping < max_pings`)
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_write_1h: int = 0
-
-
-@dataclass(frozen=True)
-class KeepWarmStopped:
-    """Keeping the cache warm stopped on its own (not by a new call): the pings the price pays for were
-    sent ("limit"), or a ping failed ("failed": `detail` says how; no retry). Said once, quietly."""
-
-    reason: Literal["limit", "failed"]
-    pings: int
-    detail: str = ""
-
-    @property
-    def line(self) -> str:
-        if self.reason == "limit":
-            return (f"Stopped keeping the prompt cache warm after {self.pings} ping{'s' * (self.pings != 1)} (the "
-                    "most the price pays for); it goes cold when its time to live runs out.")
-        return (f"Stopped keeping the prompt cache warm: a ping failed ({self.detail}). The next call "
-                "works as usual.")
 
 
 SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed, CompactionChanged, NextRequestChanged,

@@ -142,11 +142,12 @@ class OutboundView:
     history_len: int
     truncated: Mapping[int, tuple[BlockCut, ...]]  # of the rows sent (`SentCuts`)
     messages: Sequence[Message] = ()
+    caches: bool = True  # False: the API reported no caching, so no row lies in a cached prefix
 
     @classmethod
     def of_plan(cls, plan: CompactPlan, history_len: int, label: str,
-                    messages: Sequence[Message] = ()) -> "OutboundView":
-        return cls(label, plan, history_len, SentCuts(plan), messages)
+                messages: Sequence[Message] = (), caches: bool = True) -> "OutboundView":
+        return cls(label, plan, history_len, SentCuts(plan), messages, caches)
 
     @property
     def first_kept(self) -> int:
@@ -179,7 +180,7 @@ class OutboundView:
     def in_cache(self, index: int) -> bool:
         """Row `index` lies in the prefix the next call reads from the provider's cache."""
         pos = self.plan.position(index)
-        return pos is not None and pos < self.plan.cached_messages
+        return self.caches and pos is not None and pos < self.plan.cached_messages
 
     def sent_tokens(self, index: int, memory_tokens: int) -> int:
         """Tokens of row `index` as sent (0 when not sent): its in-memory size unless cut or masked."""
@@ -193,7 +194,7 @@ class OutboundView:
     @property
     def recap_in_cache(self) -> bool:
         pos = self.plan.recap_position
-        return pos is not None and pos < self.plan.cached_messages
+        return self.caches and pos is not None and pos < self.plan.cached_messages
 
 
 def cache_parts(usage_read: int, usage_written: int, usage_uncached: int) -> tuple[str, int]:

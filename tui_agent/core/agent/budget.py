@@ -17,80 +17,16 @@ from typing import Sequence
 
 from tui_agent.core import events as ev
 from tui_agent.core.compaction.plan import CompactPlan, CompactResult
+from tui_agent.core.cache_clock import caches_nothing
 from tui_agent.core.formats import fmt_tokens, fmt_usd
 from tui_agent.core.messages import Message, UsageInfo
-from tui_agent.core.models import cost_usd, model_info
+from tui_agent.core.models import cost_usd, for_model, model_info
 from tui_agent.core.models import InputCost, input_cost
+from tui_agent.core.agent.figures import CallFigures
 from tui_agent.core.events import BaseBreakdown  # noqa: F401  (named here by the faces)
 from tui_agent.core.compaction.request_diff import EventEntry, RequestChange, first_difference, recap_tokens, request_diff  # noqa: F401
 from tui_agent.core.tokens import message_tokens, tokens_for_chars
 from tui_agent.core.formats import plural
-
-
-@dataclass(frozen=True)
-class CallFigures:
-    """One call's request in numbers: the headline of the meter and the one-line context meter."""
-
-    label: str
-    call: int | None  # None: the next call (a preview)
-    window: int
-    reserve: int
-    base: int  # system + tools, chars/4
-    messages: int  # sent messages, chars/4 (the rows' sent column sums to this)
-    total: int  # the engine's estimate of the whole request (calibrated on usage when known)
-    cached: int  # of `total`: the prefix the provider reads from its cache
-    new: int  # of `total`: what it reads for the first time (and writes to the cache)
-    cached_messages: int  # leading outbound messages in the cached prefix
-    high: int
-    low: int
-    cost: InputCost  # this request's input price (`models.input_cost`: the one figure every face shows)
-    exact_total: int | None = None  # the API's count, once the call reported usage
-    history_tokens: int = 0
-    dropped: int = 0
-    calibrated: bool = False  # the estimate is scaled by what the API reported for earlier calls
-    budget: int = 0  # the working budget the marks are shares of (0: none, e.g. v1 or compaction off)
-    budget_source: str = ""  # where it came from (default for this model, flag, env, /budget, learned, window)
-    quiet: str = ""  # over the high mark and no event: why (the plan's `quiet_reason`)
-
-    @property
-    def shown_total(self) -> int:
-        return self.exact_total if self.exact_total is not None else self.total
-
-    @property
-    def percent(self) -> int:
-        return self.shown_total * 100 // self.window if self.window else 0
-
-    @property
-    def price_usd(self) -> float | None:
-        """The input price at list price (None: the model has no known price)."""
-        return self.cost.usd
-
-    @property
-    def cache_units(self) -> float:
-        """The input price in units of one uncached input token (what is said when no price is known)."""
-        return self.cost.units
-
-    @property
-    def budget_line(self) -> str:
-        """"budget 168k (default for this model) · window 1M": the budget and the window, apart."""
-        if not self.budget:
-            return ""
-        return f"budget {fmt_tokens(self.budget)} ({self.budget_source}) · window {fmt_tokens(self.window)}"
-
-    @property
-    def mark_warning(self) -> str:
-        """"⚠ passed the 7.7k mark (≈9.9k) · no event: <why>", or "" (under the mark, or an event happened)."""
-        if not self.quiet or not self.high or self.shown_total <= self.high:
-            return ""
-        return f"⚠ passed the {fmt_tokens(self.high)} mark (≈{fmt_tokens(self.shown_total)}) · no event: {self.quiet}"
-
-    @property
-    def water_marks(self) -> str:
-        if not self.high:
-            return "compaction off"
-        if self.low >= self.high:  # one threshold (v1, seed): no separate low-water mark
-            return f"compacts at {fmt_tokens(self.high)}"
-        return f"compacts at {fmt_tokens(self.high)} → {fmt_tokens(self.low)}"
 
 
 @dataclass(frozen=True)
@@ -202,6 +138,17 @@ class BudgetLedger:
         self.event_calls.update(call for call, _ in self.earlier_events)
 
     @property
+    def caches(self) -> bool:
+        """False when the last call's usage said nothing is cached (`cache_clock.caches_nothing`): no figure
+        may then count on the cache (the next call reads and writes nothing, and is priced uncached)."""
+        return not caches_nothing(self.usage, for_model(self.model))
+
+    @property
+    def kept_warm_missed(self) -> int:
+        """Calls that missed the cache although keep-warm pings had read their prefix since the call before."""
+        return sum(1 for e in self.server_events if isinstance(e, ev.CacheMissed) and e.kept_warm)
+
+    @property
     def event_count(self) -> int:
         """Every compaction event of the session: before a resume (journaled) and since."""
         return len(self.earlier_events) + len(self.major_events)
@@ -277,8 +224,6 @@ class BudgetLedger:
         self.exact_calls.add(usage.call)
         current = self.current
         if current is not None and current.call == usage.call:
-            from dataclasses import replace
-
             cached = usage.cache_read_input_tokens
             self.current = replace(current, exact_total=usage.context_tokens, cached=cached,
                                    new=usage.context_tokens - cached, cost=input_cost(
@@ -313,9 +258,10 @@ class BudgetLedger:
             new = new_messages
         else:  # a cold first call reads nothing from the cache: all of it is new (it read "cached ≈4" once)
             new = total
-        new = min(new, total)
+        uncached = not self.caches
+        new = total if uncached else min(new, total)
         cached = total - new
-        price = input_cost(self.model, read=cached, write=new)  # what is new is written to the cache
+        price = input_cost(self.model, read=cached, write=0 if uncached else new, uncached=new if uncached else 0)
         return CallFigures(label, call, self.window, self.reserve, base, plan.message_tokens_after, total, cached,
                            new, cached_count, plan.high_tokens, plan.low_tokens, price,
                            history_tokens=history_tokens or plan.message_tokens_before, dropped=plan.dropped_count,

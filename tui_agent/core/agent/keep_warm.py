@@ -5,17 +5,29 @@ A person who stops to think for six minutes, or a tool that runs for ten, leaves
 the bill on the shared Claude Code logs). A ping that repeats the last request exactly reads that prefix
 at the read price and starts its time to live again. `core/cache_clock.py` says how often and how many
 (`keep_warm_for`: every 0.9 × TTL, as many as half the rewrite pays for, within an hour); this is the live
-part: one asyncio task per session, armed when a call is answered, cancelled by any new call, `/clear`,
-`/model` and quitting (`Warmer.aclose` is one of the session's closers: no task is left pending).
+part: one asyncio task per session, cancelled by any new call and by quitting (`Warmer.aclose` is one of
+the session's closers: no task is left pending).
 
-What a ping sends is the provider's business (`providers/anthropic_ping.py`: the same body, `max_tokens`
-1 when no thinking is asked for, read only up to the usage of `message_start`). Here: each ping that
-answered restarts the loop's cache clock (`LoopState.answered_at`, so a call after a warm gap is not told
-the cache went cold) and is told as `CacheKeptWarm` (the ledger adds its price to the session's cost, the
-meter shows it); warming that stops on its own is told once as `KeepWarmStopped`. A failed ping stops
-warming, never retried and never raised. Pings change nothing that is sent later: the history, the
-compactor and the cache-miss track (`LoopState.cache`) are left as they are, so a resumed session sends
-what this one would have.
+It keeps only what the API said it caches (`warm_prefix.WarmPrefix`), and checks each ping against it:
+- armed only after a call whose usage reported a cache read or write: a server that caches nothing gets no
+  ping (each would be a full-price request);
+- the clock runs from when the request was SENT (`LoopState.warm_since`), as the cache's time to live does:
+  after a long answer the first ping still comes in time;
+- a ping that reads less than the prefix (it wrote it again, or part of it) stops warming, said once with
+  the reason: the server is not keeping it, and more pings could pay for writes;
+- when the next request changes (`NextRequestChanged`: `/compact`, a pin, `/clear`, `/model`…) the pings go
+  on only while it still starts with the cached request (`warm_prefix.still_read_by`; why not warm the new
+  one is said there); a change back, while the prefix is still warm, arms them again;
+- before each ping it asks one function, ping now or stop (`choose`: today `cache_clock.until_the_limit`;
+  a priced idle policy plugs in there); the schedule's most (`KeepWarm.max_pings`) is a hard cap.
+
+What a ping sends is the provider's business (`providers/anthropic_ping.py`: the same body with
+`max_tokens` 0, or the smallest form an endpoint that refuses 0 takes: remembered here for the session,
+said once). Each ping that answered restarts the loop's cache clock and is told as `CacheKeptWarm` (the
+ledger adds its price to the session's cost, the journal records it, the meter shows it); warming that
+stops on its own is told once as `KeepWarmStopped`. A failed ping stops warming, never retried and never
+raised. Pings change nothing that is sent later: the history and the compactor are left as they are, so a
+resumed session sends what this one would have.
 
 Only providers that cache and can ping (`Pinger`: Anthropic with prompt caching) get pings; the demo and
 OpenAI models (which cache on their own, for free) get `NEVER_WARM`. Headless `-p` gets none (it exits);
@@ -27,29 +39,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
-from tui_agent.core.cache_clock import NEVER_WARM, KeepWarm, keep_warm_for
+from tui_agent.core.agent.warm_prefix import WarmPrefix, change_cause, miss_detail, still_read_by
+from tui_agent.core.cache_clock import NEVER_WARM, IdleMoment, KeepWarm, PingOrStop, keep_warm_for, until_the_limit
 from tui_agent.core.models import for_provider
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.loop import LoopState
-    from tui_agent.core.messages import UsageInfo
+    from tui_agent.core.providers.anthropic_ping import Pinged
     from tui_agent.core.providers.base import ModelRequest, Provider
 
 ENV = "TUI_AGENT_KEEP_WARM"  # minutes of idleness to keep warm (0: off); unset: what the price pays for
+IdleChoice = Callable[[IdleMoment], PingOrStop]
 
 
 @runtime_checkable
 class Pinger(Protocol):
-    """A provider that can send a request again only to read its cached prefix (and report the usage)."""
+    """A provider that can send a request again only to read its cached prefix (and report the usage);
+    `zero`: with `max_tokens: 0` (else the smallest form its endpoint accepts)."""
 
-    async def ping(self, request: "ModelRequest") -> "UsageInfo": ...
+    async def ping(self, request: "ModelRequest", zero: bool = True) -> "Pinged": ...
 
 
 class WarmSession(Protocol):
@@ -90,13 +104,17 @@ class Warmer:
 
     `keep`: fixed figures (tests: a tiny interval); None: from the provider's price (and `minutes`) each
     time a call is answered, so `/model` takes the new model's. `sleep`: the clock's wait (tests inject
-    one that returns at once)."""
+    one they open themselves). `choose`: ping now or stop, asked before each ping."""
 
     session: WarmSession
     minutes: float | None = None
     keep: KeepWarm | None = None
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
+    choose: IdleChoice = until_the_limit
     task: asyncio.Task[None] | None = field(default=None, repr=False)
+    prefix: WarmPrefix | None = None  # what the API said is cached, that the pings keep (None: nothing)
+    zero: bool = True  # pings go with `max_tokens: 0` until the endpoint refuses it (then for the session)
+    _changed: bool = False  # stopped because the next request changed: a change back arms it again
 
     def settings(self) -> KeepWarm:
         provider = self.session.provider
@@ -104,26 +122,61 @@ class Warmer:
             return self.keep if isinstance(provider, Pinger) else NEVER_WARM
         return keep_warm_of(provider, self.minutes)
 
+    def clock(self) -> float:
+        return self.session.state.clock()
+
     def heard(self, event: Any) -> None:
-        """A call answered: warming starts over from now. Anything that makes or changes the next call
-        (a call starting, `/clear`, `/model`) stops it first."""
+        """A call answered: warming starts over for its prefix. A call starting stops it; a change of the next
+        request (`/compact`, a pin, `/clear`, `/model`…) keeps it only while that still reads the prefix."""
         match event:
             case ev.Usage(purpose="call"):
-                self.arm()
-            case ev.ModelCallStarted() | ev.TurnStarted() | ev.SessionCleared() | ev.ModelSwitched():
+                self.answered(event)
+            case ev.ModelCallStarted() | ev.TurnStarted():
                 self.cancel()
+            case ev.NextRequestChanged():
+                self.next_changed(event)
+
+    def answered(self, usage: ev.Usage) -> None:
+        """Arm for this call's prefix, only if the API reported it cached (a read or a write)."""
+        self.cancel()
+        state = self.session.state
+        cached = usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+        request, since, self._changed = state.last_request, state.warm_since, False
+        if not cached or request is None or since is None:
+            self.prefix = None
+            trace.trace("keep_warm.uncached", call=usage.call)  # nothing cached: a ping would pay full price
+            return
+        self.prefix = WarmPrefix(request, cached, since, usage.call, sent=since)
+        self.arm()
 
     def arm(self) -> None:
         self.cancel()
-        keep, request = self.settings(), self.session.state.last_request
-        if keep.max_pings <= 0 or request is None:
+        keep, prefix = self.settings(), self.prefix
+        if prefix is None or keep.max_pings <= prefix.pings:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # fed outside an event loop (a replay, a test): nothing to keep warm
             return
-        self.task = loop.create_task(self._warm(self.session.provider, request, keep))
-        self._emit(ev.KeepWarmArmed(keep.max_pings, keep.interval_seconds))
+        self.task = loop.create_task(self._warm(prefix, keep))
+        self._emit(ev.KeepWarmArmed(keep.max_pings, keep.interval_seconds, prefix.cached_tokens))
+
+    def next_changed(self, event: ev.NextRequestChanged) -> None:
+        prefix = self.prefix
+        if prefix is None:
+            return
+        request = event.plan.request
+        if still_read_by(request, prefix.request):
+            idle = self.clock() - prefix.since
+            if self._changed and not self.running and not for_provider(self.session.provider).expired(idle):
+                self._changed = False
+                self.arm()  # changed back while the prefix is still warm: keep it again
+            return
+        if self.running:
+            self.cancel()
+            self._changed = True
+            cause = change_cause(event.why, request, prefix.request, event.plan.plan)
+            self._emit(ev.KeepWarmStopped("changed", prefix.pings, cause))
 
     def cancel(self) -> None:
         task, self.task = self.task, None
@@ -142,24 +195,57 @@ class Warmer:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
-    async def _warm(self, provider: "Provider", request: "ModelRequest", keep: KeepWarm) -> None:
-        assert isinstance(provider, Pinger)
-        for n in range(1, keep.max_pings + 1):
-            await self.sleep(keep.interval_seconds)
-            try:
-                usage = await provider.ping(request)
-            except Exception as error:  # noqa: BLE001 - any failure stops warming, quietly, never retried
-                detail = str(error) or type(error).__name__
-                trace.trace("keep_warm.failed", ping=n, error=detail[:120])
-                self._emit(ev.KeepWarmStopped("failed", n - 1, detail))
+    async def _warm(self, prefix: WarmPrefix, keep: KeepWarm) -> None:
+        """Ping before each time to live runs out (counted from the last request sent), while `choose` says so."""
+        while prefix.pings < keep.max_pings:
+            await self.sleep(max(keep.interval_seconds - (self.clock() - prefix.since), 0.0))
+            moment = IdleMoment(prefix.pings, keep, prefix.cached_tokens, self.clock() - prefix.sent,
+                                 prefix.request.model)
+            if self.choose(moment) == "stop":
+                self._emit(ev.KeepWarmStopped("policy", prefix.pings))
                 return
-            self.session.state.answered_at = time.monotonic()  # the cache's clock starts over
-            trace.trace("keep_warm.ping", ping=n, read=usage.cache_read_input_tokens,
-                        written=usage.cache_creation_input_tokens)
-            self._emit(ev.CacheKeptWarm(n, keep.max_pings, keep.interval_seconds, usage.input_tokens,
-                                        usage.output_tokens, usage.cache_creation_input_tokens,
-                                        usage.cache_read_input_tokens, usage.cache_write_1h))
-        self._emit(ev.KeepWarmStopped("limit", keep.max_pings))
+            if not await self._ping(prefix, keep):
+                return
+        self._emit(ev.KeepWarmStopped("limit", prefix.pings))
+
+    async def _ping(self, prefix: WarmPrefix, keep: KeepWarm) -> bool:
+        """One ping, told; False when warming stops here (it failed, or it read less than the prefix)."""
+        provider, state = self.session.provider, self.session.state
+        n = prefix.pings + 1
+        # named after the last answer: the cache diagnosis, where it is on, says why a ping missed
+        request = replace(prefix.request, previous_message_id=state.cache.message_id)
+        sent = self.clock()
+        try:
+            if not isinstance(provider, Pinger):
+                raise TypeError(f"{getattr(provider, 'name', 'this provider')} cannot ping")
+            pinged = await provider.ping(request, self.zero)
+        except Exception as error:  # noqa: BLE001 - any failure stops warming, quietly, never retried
+            detail = str(error) or type(error).__name__
+            trace.trace("keep_warm.failed", ping=n, error=detail[:120])
+            self._emit(ev.KeepWarmStopped("failed", n - 1, detail))
+            return False
+        usage = pinged.usage
+        prefix.pings, prefix.since = n, sent
+        state.warm_since = sent  # the cache's clock starts over from this request
+        state.cache.pings += 1
+        note = ""
+        if pinged.refused and self.zero:
+            self.zero = False
+            note = (f"The endpoint refused max_tokens 0 for a keep-warm ping ({pinged.refused}); pings go with "
+                    f"max_tokens {pinged.max_tokens} from now on.")
+        trace.trace("keep_warm.ping", ping=n, read=usage.cache_read_input_tokens,
+                    written=usage.cache_creation_input_tokens, expected=prefix.cached_tokens,
+                    max_tokens=pinged.max_tokens)
+        self._emit(ev.CacheKeptWarm(n, keep.max_pings, keep.interval_seconds, usage.input_tokens, usage.output_tokens,
+                                    usage.cache_creation_input_tokens, usage.cache_read_input_tokens,
+                                    usage.cache_write_1h, prefix.cached_tokens, pinged.max_tokens, note, prefix.call,
+                                    pinged.cache_miss))
+        if usage.cache_read_input_tokens < prefix.cached_tokens:
+            self._emit(ev.KeepWarmStopped("missed", n, miss_detail(
+                usage.cache_read_input_tokens, usage.cache_creation_input_tokens, prefix.cached_tokens,
+                pinged.cache_miss)))
+            return False
+        return True
 
     def _emit(self, event: Any) -> None:
         try:
@@ -169,10 +255,11 @@ class Warmer:
 
 
 def install_keep_warm(session: Any, minutes: float | None = None, keep: KeepWarm | None = None,
-                      sleep: Callable[[float], Awaitable[Any]] | None = None) -> Warmer:
+                      sleep: Callable[[float], Awaitable[Any]] | None = None,
+                      choose: IdleChoice | None = None) -> Warmer:
     """Keep `session`'s cache warm while it is idle: its listener and its closer (the door calls this for
-    every face but `-p`)."""
-    warmer = Warmer(session, minutes, keep, sleep or asyncio.sleep)
+    every face but `-p`). `choose`: the idle choice asked before each ping (default: until the limit)."""
+    warmer = Warmer(session, minutes, keep, sleep or asyncio.sleep, choose or until_the_limit)
     session.listeners.append(warmer.heard)
     session.closers.append(warmer.aclose)
     return warmer
@@ -190,3 +277,16 @@ def warm_line(ping: int, max_pings: int, seconds_to_next: float, pings_usd: floa
     else:
         what = f"kept warm: ping {ping} of {max_pings}, next in {clock}"
     return what + (f" · pings so far ≈${pings_usd:.4f}" if pings_usd is not None else "")
+
+
+def pings_line(pings: int, pings_usd: float | None, missed_anyway: int = 0) -> str:
+    """The meter's standing line once pings were sent and none is planned: what they cost so far (they are
+    in the session's cost, pings after the last call too) and how many calls missed the cache anyway:
+    "keep-warm pings: 7 so far ≈$0.0123 (in the session cost) · 1 call missed anyway"; "" before any."""
+    if pings <= 0:
+        return ""
+    line = f"keep-warm pings: {pings} so far" + (f" ≈${pings_usd:.4f} (in the session cost)" if pings_usd is not None
+                                                 else "")
+    if missed_anyway:
+        line += f" · {missed_anyway} call{'s' * (missed_anyway != 1)} missed anyway"
+    return line

@@ -9,6 +9,7 @@ message, and no half-built tool_use is ever appended.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Callable
 
@@ -86,19 +87,24 @@ class LoopState:
 
     calls: int = 0
     last_plan: CompactPlan | None = None
-    answered_at: float | None = None  # time.monotonic() of the last call's usage (the cache's clock)
+    # The cache's clock: when the last request that read or wrote the prompt cache was SENT (a call whose
+    # usage came, or a keep-warm ping). Its time to live runs from the request's arrival, not from the end
+    # of its answer: counted from the answer, a ping after a long answer came too late and wrote it all again.
+    warm_since: float | None = None
+    sent_at: float | None = None  # when the call being answered was sent (it becomes `warm_since` with its usage)
     cache: CacheTrack = field(default_factory=CacheTrack)  # the previous answer's id and cached prefix
     last_request: ModelRequest | None = None  # what the last call sent: a keep-warm ping repeats it
+    clock: Callable[[], float] = time.monotonic  # the cache clock's source (a test's moves with its fake server)
 
 
-async def _plan_call(config: LoopConfig, history: list[Message], call: int,
-                     answered_at: float | None = None) -> AsyncIterator[Any]:
+async def _plan_call(config: LoopConfig, history: list[Message], call: int, warm_since: float | None = None,
+                     now: float | None = None) -> AsyncIterator[Any]:
     """The call's one plan (`plan_call`), with the summary tier's part done as the plan asks: started in
     the background, awaited (no background summaries), or a ready draft swapped in at a major event; then
     the plan is reported (trace, `CompactionReported`, an event's notice). Yields events, and the
-    `CallPlan` last. A cache gone cold since the last answer (`answered_at`) is told to the compactor
-    first: the request is written again anyway, so an event costs nothing extra."""
-    if went_cold(answered_at, config.provider.model) and hasattr(config.compactor, "cache_expired"):
+    `CallPlan` last. A cache gone cold since the last request that touched it (`warm_since`, by the clock
+    `now`) is told to the compactor first: the request is written again anyway, so an event costs nothing extra."""
+    if went_cold(warm_since, config.provider.model, now) and hasattr(config.compactor, "cache_expired"):
         config.compactor.cache_expired()
     system = config.system()
     schemas = config.tools.schemas()
@@ -217,7 +223,7 @@ async def _ask_model(history: list[Message], config: LoopConfig, state: LoopStat
     """One model call: its plan, then the streamed answer. Yields events, and the `StreamDone` last; ends
     without it when the call is to be made again (the prompt was too long: compacted harder, once)."""
     planned = None
-    async for item in _plan_call(config, history, state.calls, state.answered_at):
+    async for item in _plan_call(config, history, state.calls, state.warm_since, state.clock()):
         if isinstance(item, CallPlan):
             planned = item
         else:
@@ -229,6 +235,7 @@ async def _ask_model(history: list[Message], config: LoopConfig, state: LoopStat
     pending.clear()
     pending.watch(history)
     done: StreamDone | None = None
+    state.sent_at = state.clock()  # the cache's time to live runs from here (the request's arrival)
     try:
         async for item in stream_answer(config.provider, request, pending.partial):
             if isinstance(item, StreamText):

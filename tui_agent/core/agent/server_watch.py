@@ -14,9 +14,8 @@ for the diagnosis, and what the previous call left cached); the journal keeps bo
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from tui_agent.core.agent.answer_stream import checked_usage, usage_event
 
@@ -36,24 +35,32 @@ class CacheTrack:
     cached: int = 0  # tokens the previous call left in the cache (what it read + what it wrote)
     edited: bool = False  # the server edited the previous call's context (its prefix moved)
     compacted: bool = False  # the server compacted once: from then on it reads less than we send
+    pings: int = 0  # keep-warm pings since the previous call (`keep_warm.py` counts them here)
 
 
 class Counters(Protocol):
     """What `answered` reads and moves of the loop's state (`loop.LoopState`)."""
 
     calls: int
-    answered_at: float | None
+    warm_since: float | None
+    sent_at: float | None
     cache: CacheTrack
+
+    @property
+    def clock(self) -> "Callable[[], float]": ...
 
 
 def our_reason(plan: "CompactPlan | None", track: CacheTrack, cold: bool, acted: bool) -> tuple[str, int | None]:
-    """Our own reading of a miss: (reason, the first message rewritten where we know it)."""
+    """Our own reading of a miss: (reason, the first message rewritten where we know it). Pings since the
+    previous call that read its prefix, and nothing else to blame: the server let it go early."""
     if cold:
         return "ttl_expired", None
     if plan is not None and plan.event is not None:
         return "our_compaction", plan.cached_messages
     if track.edited or acted:
         return "server_edit", None
+    if track.pings:
+        return "kept_warm_missed", None
     return "unknown", None
 
 
@@ -67,9 +74,10 @@ def _extra_cost(provider: "Provider", missed: int) -> float | None:
 
 
 def after_answer(done: "StreamDone", usage: "UsageInfo | None", plan: "CompactPlan | None", track: CacheTrack,
-                 answered_at: float | None, provider: "Provider", call: int, history_index: int) -> list[ev.EngineEvent]:
+                 idle: float | None, provider: "Provider", call: int, history_index: int) -> list[ev.EngineEvent]:
     """The events of call `call`'s answer beyond the answer itself; `track` moves on to this call.
-    `answered_at` is the previous answer's clock (read before the loop sets it for this one)."""
+    `idle`: how long the cache had been idle when this call was sent (since the last request that touched
+    it), None when nothing did."""
     report = done.server or ServerReport()
     told: list[ev.EngineEvent] = []
     if report.acted:
@@ -83,7 +91,7 @@ def after_answer(done: "StreamDone", usage: "UsageInfo | None", plan: "CompactPl
         # estimate of the tokens after the divergence stand in.
         expected = track.cached if track.cached else (read + api.missed_tokens if api is not None else 0)
         # the provider's own time to live (an hour on the 1-hour cache), by the clock since the last answer
-        cold = answered_at is not None and for_provider(provider).expired(time.monotonic() - answered_at)
+        cold = idle is not None and for_provider(provider).expired(idle)
         ours, start = our_reason(plan, track, cold, report.acted)
         # Without the API's word, only a miss we can explain is told: providers that cache by chunks (OpenAI's
         # 128-token steps) or a best-effort cache read a little less all the time, and "unknown" on every
@@ -91,8 +99,10 @@ def after_answer(done: "StreamDone", usage: "UsageInfo | None", plan: "CompactPl
         if expected > read and (api is not None or ours != "unknown"):
             source: ev.CacheMissSource = "api" if api is not None else "ours"
             told.append(ev.CacheMissed(call, expected, read, api.kind if api is not None else ours, source,
-                                       start, ours if api is not None else "", _extra_cost(provider, expected - read)))
+                                       start, ours if api is not None else "", _extra_cost(provider, expected - read),
+                                       track.pings))
         track.cached = read + usage.cache_creation_input_tokens
+        track.pings = 0
     track.message_id = report.message_id or track.message_id
     track.edited = report.acted
     track.compacted = track.compacted or report.compacted
@@ -103,14 +113,17 @@ def answered(done: "StreamDone", plan: "CompactPlan | None", compactor: "Compact
              state: Counters, history_index: int) -> list[ev.EngineEvent]:
     """Everything the loop says after an answer was appended: its usage (or a notice that it is unreadable;
     the compactor learns the real size, unless the server edited or compacted what it read: then real and
-    estimate are of different requests; the cache clock restarts), then `after_answer`'s events."""
+    estimate are of different requests; the cache clock restarts from when the call was sent), then
+    `after_answer`'s events."""
     usage, unreadable = checked_usage(done.usage) if done.usage is not None else (None, None)
     told: list[ev.EngineEvent] = [ev.Notice(unreadable, "warning")] if unreadable else []
-    later = after_answer(done, usage, plan, state.cache, state.answered_at, provider, state.calls, history_index)
+    sent = state.sent_at if state.sent_at is not None else state.clock()
+    idle = sent - state.warm_since if state.warm_since is not None else None
+    later = after_answer(done, usage, plan, state.cache, idle, provider, state.calls, history_index)
     if usage is not None:
         u = usage
         if not (state.cache.edited or state.cache.compacted):  # the server read less than we sent: no ratio
             compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
-        state.answered_at = time.monotonic()
+        state.warm_since = sent
         told.append(usage_event(state.calls, u))
     return told + later

@@ -158,10 +158,12 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
                 call.usage, call.cost_usd = usage, cost
                 break
     elif kind == rec.PING:
-        load.pings.append(ev.CacheKeptWarm(
+        load.pings.append(ev.CacheKeptWarm(  # (the last three: since round 5; 0 in older journals)
             as_int(record.get("ping", 1)), 0, 0.0, as_int(record.get("input_tokens", 0)),
             as_int(record.get("output_tokens", 0)), as_int(record.get("cache_creation_input_tokens", 0)),
-            as_int(record.get("cache_read_input_tokens", 0)), as_int(record.get("cache_write_1h", 0))))
+            as_int(record.get("cache_read_input_tokens", 0)), as_int(record.get("cache_write_1h", 0)),
+            expected=as_int(record.get("expected", 0)), max_tokens=as_int(record.get("max_tokens", 0)),
+            after_call=as_int(record.get("after_call", 0))))
     elif kind == rec.COMPACTION_STATE:
         if "delta" in record:  # a change of the state before it (older journals hold whole states only)
             load.states.delta(record["delta"], record.get("base"), record.get("check"))

@@ -178,7 +178,8 @@ class Journal:
                              output_tokens=event.output_tokens,
                              cache_creation_input_tokens=event.cache_creation_input_tokens,
                              cache_read_input_tokens=event.cache_read_input_tokens,
-                             cost_usd=_cost(self.session.model, event), **_hour_writes(event))
+                             cost_usd=_cost(self.session.model, event), **_hour_writes(event),
+                             after_call=event.after_call, expected=event.expected, max_tokens=event.max_tokens)
             case ev.ServerEdited() | ev.CacheMissed():
                 self._append(SERVER, **server_fields(event))
             case ev.PermissionAnswered():

@@ -25,7 +25,7 @@ import asyncio
 import re
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, AsyncIterator, ClassVar
+from typing import TYPE_CHECKING, Any, AsyncIterator, ClassVar
 
 from tui_agent.core.messages import Block, Message
 from tui_agent.core.providers.anthropic_blocks import (  # noqa: F401 - re-exported: the conversion's old home
@@ -50,7 +50,6 @@ from tui_agent.core.providers.base import (
     StreamDone,
     StreamNotice,
     StreamText,
-    UsageInfo,
     with_notice,
 )
 from tui_agent.core.models import DEFAULT_ANTHROPIC_MODEL
@@ -63,6 +62,9 @@ from tui_agent.core.providers.retry import (
 )
 from tui_agent.core.providers.sdk import SdkProvider
 from tui_agent.core.providers.server_report import betas_for, report_from
+
+if TYPE_CHECKING:
+    from tui_agent.core.providers.anthropic_ping import Pinged
 
 EPHEMERAL = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4
@@ -158,11 +160,12 @@ class AnthropicProvider(SdkProvider):
         async for item in with_retries(lambda: self._attempt(params), self.retry, where):
             yield item
 
-    async def ping(self, request: ModelRequest) -> UsageInfo:
-        """Keep the cache warm: `request` sent again, read up to its usage (`anthropic_ping.py`)."""
+    async def ping(self, request: ModelRequest, zero: bool = True) -> "Pinged":
+        """Keep the cache warm: `request` sent again with `max_tokens` 0 (`zero`) or the smallest form the
+        endpoint takes, read for its usage (`anthropic_ping.py`)."""
         from tui_agent.core.providers.anthropic_ping import ping
 
-        return await ping(self, request)
+        return await ping(self, request, zero)
 
     def _sdk(self) -> Any:
         """The SDK client, created (and the SDK imported, or its background import joined) on first use."""

@@ -17,9 +17,9 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui_agent.core.agent.budget import BaseBreakdown, CallFigures
-from tui_agent.core.agent.keep_warm import warm_line
-from tui_agent.core.cache_clock import cache_outlook, outlook_line
+from tui_agent.core.agent.budget import BaseBreakdown, BudgetLedger, CallFigures
+from tui_agent.core.agent.keep_warm import pings_line, warm_line
+from tui_agent.core.cache_clock import cache_outlook, caches_nothing, outlook_line
 from tui_agent.core.models import CachePrice
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.budget_model import cache_parts, counted, fmt_k
@@ -43,18 +43,20 @@ class BudgetMeter(Widget):
     exact: reactive[Content | None] = reactive(None, layout=True)  # exact count (or why not) for `meter`
     tool_line: reactive[str] = reactive("", layout=True)  # the Context tool's uses and their cost
     clock_line: reactive[str] = reactive("", layout=True)  # when the cache goes cold (live sessions only)
+    pings_line: reactive[str] = reactive("", layout=True)  # what the keep-warm pings cost so far (none planned)
     miss: "CacheMissed | None" = None  # the last call's cache miss: the clock says why before when
     CLOCK_SECONDS = 1.0
 
     def call_finished(self, price: CachePrice, input_price_per_token: float | None = None,
-                      keep_warm: "KeepWarmArmed | None" = None) -> None:
+                      keep_warm: "KeepWarmArmed | None" = None, since: float | None = None) -> None:
         """A call reported its usage: from now the clock says how long its prefix stays cached and what
         the next call then writes (`core.cache_clock`), and when the first keep-warm ping is due if the
-        session keeps it warm (`keep_warm`). Only where the screen shows durations: a clock in a snapshot
-        would differ from run to run."""
+        session keeps it warm (`keep_warm`). The clock runs from `since` (`time.monotonic()` when the call
+        was SENT: the cache's time to live runs from the request, not from the end of its answer). Only
+        where the screen shows durations: a clock in a snapshot would differ from run to run."""
         if not getattr(self.app, "show_durations", False):
             return
-        now = time.monotonic()
+        now = since if since is not None else time.monotonic()
         self._clock = (now, price, input_price_per_token)
         # (pings so far, most pings, seconds between pings, since when, what the pings cost): no ping yet
         self._warm: tuple[int, int, float, float, float | None] | None = (
@@ -63,22 +65,35 @@ class BudgetMeter(Widget):
             self._clock_timer = self.set_interval(self.CLOCK_SECONDS, self._tick)
         self._tick()
 
-    def kept_warm(self, ping: "CacheKeptWarm", pings_usd: float | None) -> None:
-        """A keep-warm ping read the prefix again: its time to live starts over now (the outlook says warm),
-        and a line above it says which ping it was, when the next comes and what the pings cost so far."""
+    def kept_warm(self, ping: "CacheKeptWarm", ledger: "BudgetLedger", since: float | None = None) -> None:
+        """A keep-warm ping read the prefix again: its time to live starts over from when it was sent
+        (`since`; the outlook says warm), and a line above it says which ping it was, when the next comes
+        and what the pings cost so far."""
+        self.show_pings(ledger)
         if getattr(self, "_clock", None) is None:  # no clock on this screen (snapshots)
             return
         _, price, per_token = self._clock
-        now = time.monotonic()
+        now = since if since is not None else time.monotonic()
         self._clock = (now, price, per_token)
-        self._warm = (ping.ping, ping.max_pings, ping.interval_seconds, now, pings_usd)
+        usd = ledger.ping_cost if ledger.priced else None
+        self._warm = (ping.ping, ping.max_pings, ping.interval_seconds, now, usd)
         self._tick()
 
-    def warm_stopped(self) -> None:
-        """Warming stopped (limit or a failed ping): the clock counts on from the last ping, alone."""
+    def warm_stopped(self, ledger: "BudgetLedger | None" = None) -> None:
+        """Warming stopped (its reason is said in the chat): the clock counts on from the last ping, alone, and
+        what the pings cost so far stays on its own line."""
+        if ledger is not None:
+            self.show_pings(ledger)
         if getattr(self, "_clock", None) is not None:
             self._warm = None
             self._tick()
+
+    def show_pings(self, ledger: "BudgetLedger") -> None:
+        """The pings' cost so far (and the calls that missed anyway), unless the warm line says it (warming,
+        with a ping since the last call). Pings after the session's last call are real money too: they stay."""
+        warming = ledger.keep_warm is not None and ledger.warm is not None
+        self.pings_line = "" if warming else pings_line(
+            ledger.pings, ledger.ping_cost if ledger.priced else None, ledger.kept_warm_missed)
 
     def retick(self) -> None:
         """Redraw the clock line now (the last call's miss became known after its usage)."""
@@ -89,7 +104,7 @@ class BudgetMeter(Widget):
         since, price, per_token = self._clock
         meter = self.meter
         usage = self.usage
-        nothing = usage is not None and not usage.cache_read_input_tokens and not usage.cache_creation_input_tokens
+        nothing = caches_nothing(usage, price)  # the same value the ledger prices the next call by
         outlook = cache_outlook(time.monotonic() - since, price, meter.shown_total, 0, nothing) if meter else None
         line = outlook_line(outlook, per_token) if outlook is not None else ""
         miss = self.miss
@@ -150,6 +165,8 @@ class BudgetMeter(Widget):
             lines.append(Content.styled(strip_controls(self.tool_line), "$text-accent"))  # holds model input
         if self.clock_line:
             lines.append(Content.styled(self.clock_line, "$text-warning" if "cold" in self.clock_line else MUTED))
+        if self.pings_line:
+            lines.append(Content.styled(self.pings_line, MUTED))
         return Content("\n").join(lines)
 
     @staticmethod

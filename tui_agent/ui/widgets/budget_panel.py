@@ -134,11 +134,13 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         if isinstance(event, ev.NextRequestChanged):
             self.show_next_call(event)
         elif isinstance(event, ev.CacheKeptWarm):  # a keep-warm ping: the meter's clock and the cost
-            self.meter.kept_warm(event, self.ledger.ping_cost if self.ledger.priced else None)
+            self.meter.kept_warm(event, self.ledger, self.session.state.warm_since)  # (and the pings' line)
             self._render_title()
             self.post_message(self.CostChanged())
+            if event.note:  # the endpoint refused max_tokens 0: said once
+                self.post_message(self.Said(event.note))
         elif isinstance(event, ev.KeepWarmStopped):
-            self.meter.warm_stopped()
+            self.meter.warm_stopped(self.ledger)
             self.post_message(self.Said(event.line))
 
     def on_resize(self) -> None:
@@ -188,7 +190,8 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         if event.call not in self.ledger.calls:  # not heard as a listener (a bench or a test drives us)
             self.ledger.feed(event)
         self.sync_history()
-        view = OutboundView.of_plan(event.plan, event.history_len, f"call #{event.call}", event.messages)
+        view = OutboundView.of_plan(event.plan, event.history_len, f"call #{event.call}", event.messages,
+                                    self.ledger.caches)
         self.rows.show_view(view)
         self.meter.meter = self.ledger.current
         self._pending_event = None
@@ -207,7 +210,8 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
             self._render_spark()
             self.meter.miss = self.ledger.last_miss  # a miss of this call follows its usage (on_server)
             self.meter.call_finished(for_provider(self.session.provider), per_token(self.session.model),
-                                     self.ledger.keep_warm)
+                                     self.ledger.keep_warm, self.session.state.warm_since)
+            self.meter.show_pings(self.ledger)
         self._render_title()
         self.post_message(self.CostChanged())
         self.post_message(self.Changed())
@@ -218,6 +222,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
             self.ledger.feed(event)
         self.meter.miss = self.ledger.last_miss
         self.meter.retick()
+        self.meter.show_pings(self.ledger)
         self._render_events()
 
     def on_tool_finished(self, event: ev.ToolFinished) -> None:
@@ -288,8 +293,8 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
                               self.session.provider.max_output_tokens)
         figures = self.ledger.preview(result, base.total, self.index.total_tokens)
         label = f"next call #{told.plan.call}"
-        self.rows.show_view(OutboundView.of_plan(result.plan, len(self.session.history), label,
-                                                     result.messages))
+        self.rows.show_view(OutboundView.of_plan(result.plan, len(self.session.history), label, result.messages,
+                                                 self.ledger.caches))
         self.meter.base = base
         self.meter.meter = figures
         event = result.plan.event
