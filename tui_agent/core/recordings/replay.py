@@ -321,11 +321,12 @@ def replay_of(path: Path, recorded: Recorded, strategies: Sequence[str] = REPLAY
         raise ValueError(f"{path} has {plural(len(recorded.history), 'message')} but no recorded model call with usage "
                          "to replay")
     compactions = agent_compactions(recorded)
-    return Replay(path, recorded, _main_model(recorded), compactions, tuple(strategies), policy or default_policy(),
+    return Replay(path, recorded, main_model(recorded), compactions, tuple(strategies), policy or default_policy(),
                   check_memory)
 
 
-def _main_model(recorded: Recorded) -> str:
+def main_model(recorded: Recorded) -> str:
+    """The model that made most of the session's calls (a journal's own), which ours is priced at."""
     if recorded.journal is not None:
         return str(getattr(recorded.journal, "model", "") or "")
     counts: dict[str, int] = {}
