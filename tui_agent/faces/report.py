@@ -88,7 +88,7 @@ def _show(rows, args: argparse.Namespace) -> int:  # noqa: ANN001 - report.table
         return _error(str(error))
     except OSError as error:
         return _error(f"cannot write {error.filename}: {error.strerror or error}")
-    _metrics(summary)
+    _metrics(rows)
     return 0
 
 
@@ -99,8 +99,8 @@ def _idle_default() -> str:
     return effective_settings(Path.cwd()).idle
 
 
-def _metrics(summary) -> None:  # noqa: ANN001 - a report.totals.Totals
-    """The report's totals as OpenTelemetry metrics when an endpoint is configured (nothing imported else)."""
+def _metrics(rows) -> None:  # noqa: ANN001 - report.table.Row values
+    """The report's figures as OpenTelemetry metrics when an endpoint is configured (nothing imported else)."""
     from tui_agent.core.agent import telemetry
 
     if not telemetry.enabled():
@@ -108,7 +108,7 @@ def _metrics(summary) -> None:  # noqa: ANN001 - a report.totals.Totals
     from tui_agent.report.report_metrics import send_report_metrics
 
     try:
-        send_report_metrics(summary)
+        send_report_metrics(rows)
     except RuntimeError as error:
         print(f"warning: {error}", file=sys.stderr)
 

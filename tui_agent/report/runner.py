@@ -90,6 +90,24 @@ def run_local(tasks: Sequence[Task], jobs: int, done: Done) -> None:
             done(outcome)
 
 
+PROBE_SECONDS = 5.0
+
+
+def _probe(address: str) -> str:
+    """Why `HOST:PORT` (or `ray://HOST:PORT`) takes no connection, "" when it does or for `auto`/`local`:
+    Ray itself retries an unreachable head for minutes before it gives up."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return ""
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=PROBE_SECONDS).close()
+    except OSError as error:
+        return error.strerror or str(error) or "no answer"
+    return ""
+
+
 class RayUnavailable(RuntimeError):
     """Ray is not installed, or the cluster cannot be reached (one line)."""
 
@@ -100,6 +118,9 @@ def run_ray(tasks: Sequence[Task], address: str, done: Done) -> None:
         import ray
     except ImportError:
         raise RayUnavailable("--ray needs Ray: pip install 'tui-agent[ray]'") from None
+    unreachable = _probe(address)
+    if unreachable:
+        raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {unreachable}")
     try:
         ray.init(address=address, logging_level="ERROR", log_to_driver=False)
     except Exception as error:  # noqa: BLE001 - ConnectionError, ValueError…: told in one line

@@ -47,6 +47,14 @@ def effective_settings(workspace: Path, env: Mapping[str, str] | None = None, *,
     return replace(merged, notices=tuple(notices) + merged.notices)
 
 
+def policy_settings(env: Mapping[str, str] | None = None) -> EffectiveSettings:
+    """The organisation policy alone (no settings files): what telemetry reads, with no workspace."""
+    path = policy_path(env)
+    policy, notices = read_layer(path, f"organisation policy {path}", policy=True)
+    merged = merge(policy, [], path if policy is not None else None)
+    return replace(merged, notices=tuple(notices))
+
+
 def merge(policy: Layer | None, layers: Sequence[Layer], policy_file: Path | None = None) -> EffectiveSettings:
     """`layers` (least specific first) over `policy` (None: no policy file, read from `policy_file`)."""
     notices: list[str] = []

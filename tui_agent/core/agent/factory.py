@@ -125,10 +125,13 @@ def _install_telemetry(session: Session, env: Mapping[str, str]) -> list[Notice]
     """A span per model call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.agent.telemetry`; else nothing)."""
     from tui_agent.core.agent import telemetry
 
+    from tui_agent.core.agent import metrics
+
     if not telemetry.enabled(env):
         return []
     try:
         telemetry.attach(session, env)
+        metrics.attach(session, env)  # counters and histograms beside the spans
     except RuntimeError as error:
         return [Notice(str(error), "warning")]
     return []
