@@ -133,3 +133,17 @@ def test_the_reports_idle_policy_defaults_to_the_policys(policy, tmp_path, monke
     policy({"idle": "cold"})
     monkeypatch.chdir(tmp_path)
     assert report._idle_default() == "cold"
+
+
+def test_the_door_exposes_the_idle_policy_and_the_ping_cap_within_the_policy(policy, tmp_path):
+    from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
+
+    policy({"idle": "auto", "pingSpendCapUsd": 0.25})
+    opened = open_session(SessionOptions(tmp_path, model="demo", env={}, headless=True))
+    assert (opened.idle, opened.ping_cap_usd) == ("auto", 0.25)
+    narrower = open_session(SessionOptions(tmp_path, model="demo", env={}, headless=True, idle="cold"))
+    assert narrower.idle == "cold" and not [n for n in narrower.notices if "refused" in n.text]
+    wider = open_session(SessionOptions(tmp_path, model="demo", env={}, headless=True, idle="ping"))
+    assert wider.idle == "auto" and len([n for n in wider.notices if "idle policy 'ping' refused" in n.text]) == 1
+    with pytest.raises(SessionRefused, match="idle policy 'warm' is not one of auto, ping, compact, cold"):
+        open_session(SessionOptions(tmp_path, model="demo", env={}, headless=True, idle="warm"))
