@@ -33,21 +33,35 @@ TUI_AGENT = [str(Path(sys.executable).parent / "tui-agent")]
 
 def measure(command: list[str], env: dict[str, str]) -> dict:
     """Run `command`; its wall time, its own peak RSS (VmHWM, polled) and its tree's largest (MB)."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: the fork server's orphans are reaped here
     started = time.perf_counter()
     child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     own = 0
+    own_cpu = 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
     while child.poll() is None:
         try:
             status = Path(f"/proc/{child.pid}/status").read_text()
             own = max(own, int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))))
-        except (OSError, StopIteration, ValueError):
+            fields = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            own_cpu = (int(fields[11]) + int(fields[12])) / ticks  # utime + stime of the report's own process
+        except (OSError, StopIteration, ValueError, IndexError):
             pass
         time.sleep(0.05)
     wall = time.perf_counter() - started
+    while True:  # the workers and their fork server, counted in RUSAGE_CHILDREN once reaped
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
     stderr = child.stderr.read().decode() if child.stderr else ""
     if child.returncode != 0:
         raise SystemExit(f"{' '.join(command[:6])}… exited {child.returncode}: {stderr[-400:]}")
-    return {"wall": wall, "own_mb": own / 1024, "tree_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall": wall, "own_mb": own / 1024, "tree_mb": usage.ru_maxrss / 1024, "cpu": usage.ru_utime + usage.ru_stime,
+            "own_cpu": own_cpu}
 
 
 def wrapped(files: list[Path], out: Path, cache: Path, extra: list[str]) -> dict:
@@ -63,6 +77,24 @@ def wrapped(files: list[Path], out: Path, cache: Path, extra: list[str]) -> dict
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def cores(work: Path, files: list[Path]) -> None:
+    """One process beside two on the same sessions: the wall times (meaningful on a quiet machine only), and
+    the speed-up the work allows whatever the load: one process's CPU time over the two-process run's
+    critical path (what its report process did alone, plus half of what the workers did)."""
+    load = os.getloadavg()[0]
+    runs = {}
+    for jobs in (1, 2):
+        folder = work / f"jobs{jobs}"
+        folder.mkdir()
+        runs[jobs] = wrapped(files, folder, folder / "cache", ["--jobs", str(jobs)])
+    one, two = runs[1], runs[2]
+    path = two["own_cpu"] + (two["cpu"] - two["own_cpu"]) / 2
+    print(f"\none core beside two, {len(files)} sessions: {one['wall']:.1f} s vs {two['wall']:.1f} s wall = "
+          f"{one['wall'] / two['wall']:.2f}× (target ≥ 1.7); load average {load:.2f} before, {os.getloadavg()[0]:.2f} "
+          f"after\n  CPU: one process {one['cpu']:.1f} s; two: report process {two['own_cpu']:.1f} s + workers "
+          f"{two['cpu'] - two['own_cpu']:.1f} s -> the work allows {one['cpu'] / path:.2f}× on two free cores")
+
+
 def made(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.jsonl") if not p.name.startswith("broken-"))
 
@@ -74,6 +106,7 @@ def main() -> int:
     parser.add_argument("--cores-size", type=int, default=60, help="sessions for one core beside two")
     parser.add_argument("--ray", metavar="ADDRESS", help="also run the largest size on this Ray cluster")
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared logs added to every run")
+    parser.add_argument("--cores-only", action="store_true", help="only one core beside two")
     args = parser.parse_args()
     shared = sorted(args.shared.glob("*.jsonl"))
     pool = made(args.sessions)
@@ -81,7 +114,10 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-report-"))
     print(f"{len(pool)} made sessions ({sum(p.stat().st_size for p in pool) / 1e6:.0f} MB) + {len(shared)} shared logs "
           f"+ {len(broken)} broken files; load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; work in {work}")
-    print(f"\n{'sessions':>9} {'wall s':>8} {'s/session':>10} {'report MB':>10} {'largest MB':>11}")
+    if args.cores_only:
+        cores(work, [*shared, *pool[:args.cores_size]])
+        return 0
+    print(f"\n{'sessions':>9} {'wall s':>8} {'s/session':>10} {'CPU s/session':>14} {'report MB':>10} {'largest MB':>11}")
     runs = {}
     for size in (int(s) for s in args.sizes.split(",")):
         files = [*shared, *pool[:size], *broken]
@@ -89,22 +125,15 @@ def main() -> int:
         out.mkdir()
         runs[size] = (files, out, wrapped(files, out, out / "cache", ["--jobs", "2"]))
         r = runs[size][2]
-        print(f"{len(files):>9} {r['wall']:>8.1f} {r['wall'] / len(files):>10.3f} {r['own_mb']:>10.0f} {r['tree_mb']:>11.0f}")
+        print(f"{len(files):>9} {r['wall']:>8.1f} {r['wall'] / len(files):>10.3f} {r['cpu'] / len(files):>14.3f} "
+              f"{r['own_mb']:>10.0f} {r['tree_mb']:>11.0f}")
     files, out, first = runs[max(runs)]
     (out / "again").mkdir()
     again = wrapped(files, out / "again", out / "cache", ["--jobs", "2"])
     same = (out / "again" / "table.parquet").read_bytes() == (out / "table.parquet").read_bytes()
     print(f"\nsecond run over the same {len(files)} files: {again['wall']:.1f} s beside {first['wall']:.1f} s "
           f"= {again['wall'] / first['wall']:.1%} of the first (target < 10 %); same table bytes: {same}")
-    cores_files = [*shared, *pool[:args.cores_size]]
-    load = os.getloadavg()[0]
-    timed = {}
-    for jobs in (1, 2):
-        folder = work / f"jobs{jobs}"
-        folder.mkdir()
-        timed[jobs] = wrapped(cores_files, folder, folder / "cache", ["--jobs", str(jobs)])["wall"]
-    print(f"\none core beside two, {len(cores_files)} sessions: {timed[1]:.1f} s vs {timed[2]:.1f} s = "
-          f"{timed[1] / timed[2]:.2f}× (target ≥ 1.7); load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
+    cores(work, [*shared, *pool[:args.cores_size]])
     if args.ray:
         folder = work / "ray"
         folder.mkdir()

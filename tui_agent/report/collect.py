@@ -64,13 +64,13 @@ class Collector:
         """(the row kept for `path`'s bytes, or None; the key to keep a new one under, "" when unreadable)."""
         try:
             key = content_hash(path)
-        except OSError as error:
-            return Row(str(path), None, error.strerror or str(error)), ""
+        except OSError as failure:
+            return Row(str(path), None, failure.strerror or str(failure)), ""
         kept = self.cache.get(key)
         if kept is None:
             return None, key
-        figures, error = kept
-        return Row(str(path), figures, error), key
+        figures, why = kept
+        return Row(str(path), figures, why), key
 
 
 class _bar:

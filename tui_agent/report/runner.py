@@ -15,10 +15,12 @@ paths (the team's shared store of recordings).
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from tui_agent.core.recordings.session_figures import SessionFigures
 
@@ -108,12 +110,21 @@ def _probe(address: str) -> str:
     return ""
 
 
+def _token_auth(address: str) -> None:
+    """Ray 2.5x+ clusters that `ray start` brought up where a token exists (`~/.ray/auth_token`) require it,
+    but a driver joining one only sends it when `RAY_AUTH_MODE=token` says so: say so, as `ray start` did
+    (a driver told otherwise, or a cluster without a token file here, is left as it is)."""
+    if address != "local" and "RAY_AUTH_MODE" not in os.environ and (Path.home() / ".ray" / "auth_token").is_file():
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
 class RayUnavailable(RuntimeError):
     """Ray is not installed, or the cluster cannot be reached (one line)."""
 
 
 def run_ray(tasks: Sequence[Task], address: str, done: Done) -> None:
     """Run `tasks` as Ray tasks on the cluster at `address` (`auto`, `HOST:6379`, `ray://HOST:10001`)."""
+    _token_auth(address)  # before Ray is imported: it reads its settings then
     try:
         import ray
     except ImportError:
@@ -122,7 +133,7 @@ def run_ray(tasks: Sequence[Task], address: str, done: Done) -> None:
     if unreachable:
         raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {unreachable}")
     try:
-        ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     except Exception as error:  # noqa: BLE001 - ConnectionError, ValueError…: told in one line
         raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {error_line(error)}") from None
     try:

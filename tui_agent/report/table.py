@@ -35,11 +35,15 @@ class Column:
     value: Callable[[Row], Any]  # None: empty
 
 
-def _of(getter: Callable[[SessionFigures], Any]) -> Callable[[Row], Any]:
+Getter = Callable[[SessionFigures], Any]
+StrategyGetter = Callable[[SessionFigures, StrategyFigures], Any]
+
+
+def _of(getter: Getter) -> Callable[[Row], Any]:
     return lambda row: getter(row.figures) if row.figures is not None else None
 
 
-def _strategy_of(name: str, getter: Callable[[SessionFigures, StrategyFigures], Any]) -> Callable[[Row], Any]:
+def _strategy_of(name: str, getter: StrategyGetter) -> Callable[[Row], Any]:
     def value(row: Row) -> Any:
         figures = row.figures
         strategy = figures.strategy(name) if figures is not None else None
@@ -52,6 +56,24 @@ def _pooled(wanted: int, present: int) -> float:
     return present / wanted if wanted else 1.0
 
 
+def _field(name: str) -> Getter:
+    return lambda f: getattr(f, name)
+
+
+def _miss(i: int, which: str) -> Getter:
+    if which == "usd":
+        return lambda f: f.miss_usd[i] if f.priced else None
+    return lambda f: (f.miss_calls if which == "calls" else f.miss_tokens)[i]
+
+
+def _plain(field: str) -> StrategyGetter:
+    return lambda f, s: getattr(s, field)
+
+
+def _usd(field: str) -> StrategyGetter:
+    return lambda f, s: f.usd(getattr(s, field))
+
+
 def columns() -> list[Column]:
     out = [Column("path", "str", lambda row: row.path), Column("session", "str", lambda row: Path(row.path).name),
            Column("error", "str", lambda row: row.error)]
@@ -60,14 +82,13 @@ def columns() -> list[Column]:
                        ("input_usd", "float"), ("output_usd", "float"), ("idle_rewrites_usd", "float"),
                        ("uncached_tokens", "int"), ("cache_read_tokens", "int"), ("cache_write_tokens", "int"),
                        ("output_tokens", "int")):
-        out.append(Column(name, kind, _of(lambda f, name=name: getattr(f, name))))
+        out.append(Column(name, kind, _of(_field(name))))
     for i, reason in enumerate(MISS_REASONS):
-        out += [Column(f"miss_{reason}_calls", "int", _of(lambda f, i=i: f.miss_calls[i])),
-                Column(f"miss_{reason}_tokens", "int", _of(lambda f, i=i: f.miss_tokens[i])),
-                Column(f"miss_{reason}_usd", "float", _of(lambda f, i=i: f.miss_usd[i] if f.priced else None))]
+        out += [Column(f"miss_{reason}_{which}", kind, _of(_miss(i, which)))
+                for which, kind in (("calls", "int"), ("tokens", "int"), ("usd", "float"))]
     for name in ("agent_compactions", "forgot_prompts", "forgot_paths", "prompts_before", "paths_before",
                  "coverage_wanted", "coverage_present"):
-        out.append(Column(name, "int", _of(lambda f, name=name: getattr(f, name))))
+        out.append(Column(name, "int", _of(_field(name))))
     out.append(Column("coverage", "float", _of(lambda f: _pooled(f.coverage_wanted, f.coverage_present))))
     for strategy in STRATEGIES:
         out += _strategy_columns(strategy)
@@ -75,17 +96,17 @@ def columns() -> list[Column]:
 
 
 def _strategy_columns(name: str) -> list[Column]:
-    out = [Column(f"{name}_units", "float", _strategy_of(name, lambda f, s: s.units))]
+    out = [Column(f"{name}_units", "float", _strategy_of(name, _plain("units")))]
     for field in ("units", "conversation", "idle_rewrites", "summaries", "pings_units", "spared_units"):
         label = {"units": "usd", "pings_units": "pings_usd", "spared_units": "spared_usd"}.get(field, f"{field}_usd")
-        out.append(Column(f"{name}_{label}", "float", _strategy_of(name, lambda f, s, field=field: f.usd(getattr(s, field)))))
+        out.append(Column(f"{name}_{label}", "float", _strategy_of(name, _usd(field))))
     for field in ("pings", "expired", "events", "summary_calls", "coverage_wanted", "coverage_present",
                   "prompts_missing", "paths_missing", "over_window"):
-        out.append(Column(f"{name}_{field}", "int", _strategy_of(name, lambda f, s, field=field: getattr(s, field))))
+        out.append(Column(f"{name}_{field}", "int", _strategy_of(name, _plain(field))))
     out.append(Column(f"{name}_coverage", "float",
                       _strategy_of(name, lambda f, s: _pooled(s.coverage_wanted, s.coverage_present))))
     for field in ("missed_idle_tokens", "missed_compaction_tokens", "peak_tokens"):
-        out.append(Column(f"{name}_{field}", "float", _strategy_of(name, lambda f, s, field=field: getattr(s, field))))
+        out.append(Column(f"{name}_{field}", "float", _strategy_of(name, _plain(field))))
     return out
 
 
