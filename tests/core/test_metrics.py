@@ -169,3 +169,29 @@ def test_nothing_is_sent_or_imported_without_an_endpoint(monkeypatch):
 
     monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT", raising=False)
     assert metrics_from_env({}) is None
+
+
+def test_a_call_kept_warm_past_the_ttl_by_pings_counts_what_they_spared(receiver, monkeypatch):
+    import time
+
+    from tui_agent.core.agent.metrics import LiveMetrics, metrics_from_env
+    from tui_agent.core.models import for_model, model_info
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+    metrics = metrics_from_env()
+    assert metrics is not None
+    live = LiveMetrics(metrics)
+    now = [1_000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    live(ev.ModelCallStarted(1, 1, MODEL))
+    live(ev.Usage(1, 10, 50, 30_000, 0))
+    now[0] += 200  # within the TTL: no ping needed, nothing spared
+    live(ev.ModelCallStarted(2, 1, MODEL))
+    live(ev.Usage(2, 10, 50, 1_000, 30_000))
+    live(ev.CacheKeptWarm(1, 5, 270, 3, 1, 0, 31_000))
+    now[0] += 500  # past the 5-minute TTL: warm only thanks to the ping
+    live(ev.ModelCallStarted(3, 1, MODEL))
+    live(ev.Usage(3, 10, 50, 500, 31_000))
+    metrics.close()
+    price, cache = model_info(MODEL).input_price / 1e6, for_model(MODEL)
+    assert receiver.total("tui_agent.keep_warm.spared") == pytest.approx(31_000 * (cache.write - cache.read) * price)
