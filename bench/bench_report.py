@@ -107,6 +107,7 @@ def main() -> int:
     parser.add_argument("--ray", metavar="ADDRESS", help="also run the largest size on this Ray cluster")
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared logs added to every run")
     parser.add_argument("--cores-only", action="store_true", help="only one core beside two")
+    parser.add_argument("--scale-only", action="store_true", help="only the sizes (no second run, no cores)")
     args = parser.parse_args()
     shared = sorted(args.shared.glob("*.jsonl"))
     pool = made(args.sessions)
@@ -127,6 +128,8 @@ def main() -> int:
         r = runs[size][2]
         print(f"{len(files):>9} {r['wall']:>8.1f} {r['wall'] / len(files):>10.3f} {r['cpu'] / len(files):>14.3f} "
               f"{r['own_mb']:>10.0f} {r['tree_mb']:>11.0f}")
+    if args.scale_only:
+        return 0
     files, out, first = runs[max(runs)]
     (out / "again").mkdir()
     again = wrapped(files, out / "again", out / "cache", ["--jobs", "2"])
