@@ -42,7 +42,14 @@ for knob, values in STEPS.items():
         GRID[f"{knob} {value:g}"] = {knob: value}
 GRID.update({
     "high 0.65 low 0.12": {"high_water": 0.65, "low_water": 0.12},
-    "high 0.7 low 0.1": {"high_water": 0.7, "low_water": 0.1},
+    "high 0.7": {"high_water": 0.7},
+    "high 0.8": {"high_water": 0.8},
+    "low 0.15": {"low_water": 0.15},
+    "high 0.7 low 0.15": {"high_water": 0.7, "low_water": 0.15},
+    "no mask": {"mask": False},
+    "protect 40k": {"mask_protect_tokens": 40_000},
+    "cut keeps 3000": {"cut_keep_chars": 3000},
+    "high 0.7 no mask": {"high_water": 0.7, "mask": False},
     "high 0.55 own 0.3": {"high_water": 0.55, "keep_own_words_share": 0.3},
 })
 

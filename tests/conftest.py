@@ -22,6 +22,9 @@ def _deterministic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
     time.tzset()
     monkeypatch.setenv("TUI_AGENT_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
     monkeypatch.setenv("TUI_AGENT_DATA_DIR", str(tmp_path_factory.mktemp("data")))  # session journals
+    # no organisation policy unless a test writes one (a machine's /etc/tui-agent/policy.json is not the test's)
+    monkeypatch.setenv("TUI_AGENT_POLICY_FILE", str(tmp_path_factory.mktemp("policy") / "policy.json"))
+    monkeypatch.setenv("TUI_AGENT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))  # `report`'s figures
     monkeypatch.delenv("TRACE", raising=False)
     try:
         from textual.widgets import Input, TextArea

@@ -53,6 +53,20 @@ def data_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(platformdirs.user_data_path("tui-agent"))
 
 
+CACHE_ENV = "TUI_AGENT_CACHE_DIR"
+
+
+def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """What can be made again and is kept only to save time (`tui-agent report`'s per-session figures):
+    `$TUI_AGENT_CACHE_DIR` or the platform's user cache dir (`~/.cache/tui-agent`). Safe to wipe."""
+    override = (os.environ if environ is None else environ).get(CACHE_ENV, "").strip()
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_path("tui-agent"))
+
+
 SUFFIX = ".jsonl"
 SESSION_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{6}")  # what records.new_session_id writes, and nothing else
 

@@ -56,6 +56,7 @@ SUBCOMMAND_HELP = (
     ("replay", "step through a recorded session call by call (tui-agent replay --help)"),
     ("watch", "follow a Claude Code session log being written (tui-agent watch --help)"),
     ("proxy", "record an agent's exact model requests through a local proxy (tui-agent proxy --help)"),
+    ("report", "every recorded session replayed and priced: terminal, HTML page, table (tui-agent report --help)"),
     ("acp", "serve an editor (Zed, Toad…) over the Agent Client Protocol on stdio (tui-agent acp --help)"),
 )
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tui_agent.core.journal.reader import JournalLoad
     from tui_agent.core.agent.session import Session
 
-SUBCOMMANDS = ("sessions", "export", "replay", "watch", "proxy", "acp")
+SUBCOMMANDS = ("sessions", "export", "replay", "watch", "proxy", "acp", "report")
 
 
 def add_session_flags(parser: argparse.ArgumentParser) -> None:
@@ -164,6 +164,10 @@ def run_subcommand(argv: list[str]) -> int:
         from tui_agent.faces.proxy import proxy_command
 
         return proxy_command(rest)
+    if name == "report":
+        from tui_agent.faces.report import report_command
+
+        return report_command(rest)
     if name == "acp":
         from tui_agent.faces.acp.serve import acp_command
 

@@ -55,6 +55,9 @@ class SessionOptions:
     prepare: Sequence[Prepare] = ()  # run in order once the history is in (the journal hook)
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     approve_compaction: bool | None = None  # ask before each compaction event (None: COMPACT_APPROVE decides)
+    # what the session does while it waits: auto, ping, compact or cold (None: the organisation policy's, else
+    # the settings files', else auto: `core/access/effective_settings.py`); never wider than the policy's
+    idle: str | None = None
 
 
 @dataclass
@@ -63,6 +66,8 @@ class OpenedSession:
 
     session: Session
     notices: list[Notice]
+    idle: str = "auto"  # the idle policy in force (`SessionOptions.idle` within the organisation policy)
+    ping_cap_usd: float | None = None  # what pings may cost this session (None: no cap was set)
 
 
 class SessionRefused(Exception):
@@ -108,7 +113,25 @@ def open_session(options: SessionOptions) -> OpenedSession:
         notices += prepare(session)
     trace.bind_session(session.trace_id)  # after `prepare`: a journaled session has its id by now
     trace.trace("cli.start", mode=options.face)
-    return OpenedSession(session, notices)
+    idle, cap, told = _idle_settings(options)
+    return OpenedSession(session, notices + told, idle, cap)
+
+
+def _idle_settings(options: SessionOptions) -> tuple[str, float | None, list[Notice]]:
+    """The idle policy and the ping spend cap in force: the face's choice within the organisation policy
+    (a wider one is refused in one line), else the policy's or the settings files' defaults."""
+    from tui_agent.core.access.effective_settings import effective_settings, merge
+    from tui_agent.core.access.org_policy import IDLE_POLICIES, Layer, policy_path, read_layer
+
+    settings = effective_settings(options.workspace, options.env)  # its notices were the factory's to show
+    if options.idle is None:
+        return settings.idle, settings.ping_cap_usd, []
+    if options.idle not in IDLE_POLICIES:
+        raise SessionRefused(f"idle policy {options.idle!r} is not one of {', '.join(IDLE_POLICIES)}")
+    path = policy_path(options.env)
+    policy, _ = read_layer(path, f"organisation policy {path}", policy=True)
+    chosen = merge(policy, [Layer(settings.idle_source, idle=settings.idle), Layer(f"{options.face} idle", idle=options.idle)])
+    return chosen.idle, settings.ping_cap_usd, [Notice(line, "warning") for line in chosen.notices]
 
 
 def _keep_warm(session: Session, env: Mapping[str, str]) -> None:

@@ -17,6 +17,7 @@ from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.settings import CompactSettings, settings_from
 from tui_agent.core.events import Notice
 from tui_agent.core.agent.mcp_install import install_mcp
+from tui_agent.core.access.effective_settings import effective_settings, telemetry_env
 from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.models import for_provider
 from tui_agent.core.providers.base import Provider
@@ -89,6 +90,8 @@ def build_session(
     `trust_project_mcp` (`--trust-project-mcp`) starts the repository's own MCP servers without asking."""
     workspace = Path(workspace).resolve()
     compact = compact or settings_from(env)
+    org = effective_settings(workspace, env, budget=compact.budget, budget_origin=compact.budget_origin)
+    compact = replace(compact, budget=org.budget, budget_origin=org.budget_origin)  # the policy bounds the flags
     chosen, notices = provider_for_model(model, env, provider=provider, workspace=workspace, demo_delay=demo_delay,
                                          context_window=context_window, max_output_tokens=max_output_tokens)
     permissions = PermissionPolicy.headless(allow_write) if headless else PermissionPolicy()
@@ -106,13 +109,15 @@ def build_session(
         tools=ToolRegistry(builtin_tools()),
         workspace=workspace,
         compact_mode=compact.mode,
-        compact_policy=compact.policy(base_policy),
+        compact_policy=replace(compact.policy(base_policy), budget_cap=org.budget_cap,
+                               budget_cap_origin=org.budget_cap_origin),
         permissions=permissions,
     )
     if max_turns is not None:
         session.max_turns = max_turns
+    notices += [Notice(line, "warning") for line in org.notices]  # a refused setting, a policy file unread
     notices += _install_extensions(session, env, headless=headless, trust_project_mcp=trust_project_mcp)
-    notices += _install_telemetry(session, env)
+    notices += _install_telemetry(session, telemetry_env(env, org))
     return session, notices
 
 
@@ -120,10 +125,13 @@ def _install_telemetry(session: Session, env: Mapping[str, str]) -> list[Notice]
     """A span per model call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.agent.telemetry`; else nothing)."""
     from tui_agent.core.agent import telemetry
 
+    from tui_agent.core.agent import metrics
+
     if not telemetry.enabled(env):
         return []
     try:
         telemetry.attach(session, env)
+        metrics.attach(session, env)  # counters and histograms beside the spans
     except RuntimeError as error:
         return [Notice(str(error), "warning")]
     return []

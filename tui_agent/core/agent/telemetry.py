@@ -140,6 +140,8 @@ class CallTracer:
             why = (self.log.reason() if self.log is not None else None) or f"no answer within {self.CLOSE_SECONDS:g} s"
             print(f"[warning] OpenTelemetry: {failed or 'the last'} span{'s' if failed != 1 else ''} could not be "
                   f"sent to {self.endpoint} ({why}).", file=err or sys.stderr, flush=True)
+            if self.log is not None:
+                self.log.told = True
 
 
 class ExportLog(logging.Handler):
@@ -149,6 +151,7 @@ class ExportLog(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.first: str | None = None
+        self.told = False  # a failed export was already told (the spans' and the metrics' exits say it once)
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
@@ -165,7 +168,7 @@ class ExportLog(logging.Handler):
         logger = logging.getLogger("opentelemetry")
         for handler in logger.handlers:
             if isinstance(handler, cls):
-                handler.first = None
+                handler.first, handler.told = None, False
                 return handler
         handler = cls()
         logger.addHandler(handler)
@@ -174,13 +177,37 @@ class ExportLog(logging.Handler):
 
 
 def enabled(environ: Mapping[str, str] | None = None) -> bool:
-    environ = os.environ if environ is None else environ
+    environ = with_policy(environ)
     return any(environ.get(name, "").strip() for name in ENDPOINT_VARIABLES)
+
+
+def with_policy(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    """`environ` (the process's when None) with the organisation policy's telemetry in force: its endpoint
+    and resource attributes (`core/access/org_policy.py`); as it is when there is no policy file."""
+    from tui_agent.core.access.effective_settings import policy_settings, telemetry_env
+
+    environ = os.environ if environ is None else environ
+    settings = policy_settings(environ)
+    return telemetry_env(environ, settings) if settings.telemetry_endpoint else environ
+
+
+def resource_attributes(environ: Mapping[str, str]) -> dict[str, str]:
+    """`OTEL_RESOURCE_ATTRIBUTES` of `environ` (`team=payments,user=ada`, values percent-decoded), read here
+    because the SDK's own detector reads only the process's environment."""
+    from urllib.parse import unquote
+
+    out: dict[str, str] = {}
+    for pair in environ.get("OTEL_RESOURCE_ATTRIBUTES", "").split(","):
+        key, sep, value = pair.partition("=")
+        if sep and key.strip():
+            out[key.strip()] = unquote(value.strip())
+    return out
 
 
 def tracer_from_env(environ: Mapping[str, str] | None = None) -> CallTracer | None:
     """A tracer when an OTLP endpoint is configured, else None (and nothing imported). Raises
     RuntimeError with a one-line install hint when the variable is set but the extra is missing."""
+    environ = with_policy(environ)
     if not enabled(environ):
         return None
     try:
@@ -191,11 +218,11 @@ def tracer_from_env(environ: Mapping[str, str] | None = None) -> CallTracer | No
     except ImportError as error:
         raise RuntimeError("OTEL_EXPORTER_OTLP_ENDPOINT is set but OpenTelemetry is not installed "
                            f"(pip install 'tui-agent[otel]'): {error}") from None
-    environ = os.environ if environ is None else environ
     log = ExportLog.install()  # an unreachable collector: said once at the end, never a line per retry
     endpoint = traces_endpoint(environ)
     exporter = _Once(OTLPSpanExporter(endpoint=endpoint))
-    provider = TracerProvider(resource=Resource.create({"service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE}))
+    provider = TracerProvider(resource=Resource.create({**resource_attributes(environ),
+                                                        "service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE}))
     provider.add_span_processor(BatchSpanProcessor(exporter))  # type: ignore[arg-type]  # a SpanExporter by shape
     return CallTracer(provider, exporter, endpoint, log)
 

@@ -41,6 +41,8 @@ class CompactPolicy:
     max_output_tokens: int = 32_000
     budget_tokens: int | None = None  # the working budget; None: chosen from the cache prices
     budget_origin: str = "default for this model"  # where a set budget came from (env, flag, /budget, learned)
+    budget_cap: int | None = None  # the organisation policy's budget: /budget may narrow it, never widen it
+    budget_cap_origin: str = ""  # its words ("organisation policy /etc/tui-agent/policy.json")
     long_context_step: int | None = None  # tokens above which the model charges more per token
     budget_from_prices: bool = False  # a larger default budget where cheap reads make events pay later
     enabled: bool | None = None

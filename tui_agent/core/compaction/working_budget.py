@@ -20,8 +20,13 @@ def describe(policy: CompactPolicy) -> str:
 
 
 def set_budget(policy: CompactPolicy, typed: str, origin: str = "/budget") -> CompactPolicy:
-    """The policy with the budget the user typed (tokens, `150k`); raises CompactSettingsError."""
-    return replace(policy, budget_tokens=budget_of(typed, origin), budget_origin=origin)
+    """The policy with the budget the user typed (tokens, `150k`); raises CompactSettingsError, also for a
+    budget over the organisation policy's (`budget_cap`: a setting may narrow it, never widen it)."""
+    tokens = budget_of(typed, origin)
+    if policy.budget_cap is not None and tokens > policy.budget_cap:
+        raise CompactSettingsError(f"{origin} {tokens:,} refused: the {policy.budget_cap_origin or 'organisation policy'} "
+                                   f"sets at most {policy.budget_cap:,} tokens (a setting may narrow it, never widen it)")
+    return replace(policy, budget_tokens=tokens, budget_origin=origin)
 
 
 def budget_command(policy: CompactPolicy, args: str) -> tuple[CompactPolicy | None, str]:

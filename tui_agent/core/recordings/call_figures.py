@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui_agent.core.recordings.forgot import Forgotten, forgotten
-from tui_agent.core.models import model_info
 from tui_agent.core.models import CLASSIC, CachePrice, InputCost, for_model
+from tui_agent.core.recordings.recorded_spend import call_input_usd
 from tui_agent.core.recordings.replay import OURS, Replay, ReplayStep, step_cost
 
 
@@ -103,9 +103,7 @@ class FiguresRun:
         read, write = usage.get("cache_read_input_tokens", 0), usage.get("cache_creation_input_tokens", 0)
         price = for_model(model)
         gap = recorded.gap(k)
-        info_price = model_info(model).input_price if model else None
-        unit = info_price / 1_000_000 if info_price is not None else None
-        cost = unit * (uncached + price.read * read + price.write * write) if unit is not None else None
+        cost = call_input_usd(usage, model)  # the one formula `tui-agent report` sums too
         if cost is None:
             self.priced = False
         else:

@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tui_agent.core.cache_clock import PING_OUTPUT_TOKENS
+from tui_agent.core.recordings.cost_causes import cost_by_cause
 from tui_agent.core.recordings.coverage import Coverage
 from tui_agent.core.recordings.strategy_result import StrategyResult
 from tui_agent.core.models import CachePrice
@@ -22,21 +22,9 @@ from tui_agent.core.recordings.recorded import Recorded
 
 def cost_at(result: StrategyResult, recorded: Recorded, price: CachePrice) -> float:
     """The strategy's requests of one replay priced at `price` (the same requests, another price model; its
-    waits as they were decided, the tail after the last call included)."""
-    total = 0.0
-    for k, (tokens, warm, summary_read, summary_out, pings, idle, ping_reads, idle_write) in enumerate(result.per_call):
-        cold = k == 0 or price.expired(idle)
-        total += price.cost(tokens, 0.0 if cold else warm)
-        if summary_read or summary_out:
-            total += price.cost(summary_read, 0.0 if cold else summary_read) + price.output * summary_out
-        total += _waited(price, pings, ping_reads, idle_write)
-    return total + _waited(price, *result.tail)
-
-
-def _waited(price: CachePrice, pings: int, reads: float, written: float) -> float:
-    """A wait's price: its pings read `reads` tokens together (each repeats a request) with a few output
-    tokens each; an idle event wrote one request."""
-    return price.read * reads + pings * price.output * PING_OUTPUT_TOKENS + price.write * written
+    waits as they were decided, the tail after the last call included): the sum of its causes
+    (`cost_causes.cost_by_cause`, the one repricing)."""
+    return cost_by_cause(result, price).total
 
 
 @dataclass

@@ -58,6 +58,9 @@ class IdleReplay:
 
     def __init__(self, recorded: object, price: CachePrice, mode: str = "never", prior: Returns = PRIOR,
                  minutes: float | None = None) -> None:
+        # a cache that writes for free (OpenAI's) is kept by the provider on its own: nothing to ping (a live
+        # session never pings there: `keep_warm.keep_warm_of`)
+        mode = "never" if price.write <= 1.0 else mode
         self.recorded, self.price, self.mode, self.prior = recorded, price, mode, prior
         self.fixed = keep_warm_for(price, minutes) if mode in ("fixed", "ping") else NEVER_WARM
         self.horizon = keep_warm_for(price, minutes, by_price=False) if mode in ("auto", "compact") else NEVER_WARM

@@ -346,12 +346,13 @@ def replay_of(path: Path, recorded: Recorded, strategies: Sequence[str] = REPLAY
         raise ValueError(f"{path} has {plural(len(recorded.history), 'message')} but no recorded model call with usage "
                          "to replay")
     compactions = agent_compactions(recorded)
-    model = _main_model(recorded)
+    model = main_model(recorded)
     return Replay(path, recorded, model, compactions, tuple(strategies), policy or default_policy(), check_memory,
                   price=price if price is not None else for_model(model))
 
 
-def _main_model(recorded: Recorded) -> str:
+def main_model(recorded: Recorded) -> str:
+    """The model that made most of the session's calls (a journal's own), which ours is priced at."""
     if recorded.journal is not None:
         return str(getattr(recorded.journal, "model", "") or "")
     counts: dict[str, int] = {}
