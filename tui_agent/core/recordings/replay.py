@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Protocol, Sequence
 
 from tui_agent.core.compaction import CompactPlan, CompactPolicy
+from tui_agent.core.recordings.codex_rollout import compaction_summary
 from tui_agent.core.recordings.economics import RunState, StrategyRun, default_policy, make_strategy, strategy_runs
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.recordings.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
@@ -54,6 +55,7 @@ class AgentCompaction:
     call: int  # the number of the first recorded call after it (1-based; 0 when no call follows)
     kind: str  # "summary" | "boundary" | "event"
     text: str
+    summary: int | None = None  # the history index of its summary (a boundary's, or a summary's own)
 
 
 @dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
@@ -357,9 +359,17 @@ def agent_compactions(recorded: Recorded) -> list[AgentCompaction]:
         out.append(AgentCompaction(index, _first_call_after(recorded, index), "boundary",
                                    "compact_boundary: the agent compacted its context here"))
     for index in recorded.summaries:
-        text = text_of(recorded.history[index]) if index < len(recorded.history) else ""
-        out.append(AgentCompaction(index, _first_call_after(recorded, index), "summary",
-                                   " ".join(text.split())[:160]))
+        text = compaction_summary(recorded.history[index]) if index < len(recorded.history) else ""
+        call = _first_call_after(recorded, index)
+        # a boundary and the summary after it, before the same call, are one compaction (Claude Code's
+        # compact_boundary and its summary, Codex's compacted record and its replacement history)
+        k = next((k for k, c in enumerate(out) if c.kind == "boundary" and c.summary is None and c.call == call
+                  and c.index <= index), None)
+        opening = " ".join(text.split())[:160]
+        if k is None:
+            out.append(AgentCompaction(index, call, "summary", opening, index))
+        else:
+            out[k] = replace(out[k], text=opening, summary=index)
     out.sort(key=lambda c: (c.index, c.kind != "boundary"))
     return out
 
