@@ -25,7 +25,7 @@ from tui_agent.core.recordings.economics import RunState, StrategyRun, default_p
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.recordings.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
 from tui_agent.core.events import CompactionReported, ServerEdited
-from tui_agent.core.messages import Message, text_of
+from tui_agent.core.messages import Message
 from tui_agent.core.models import model_info
 from tui_agent.core.formats import plural
 from tui_agent.core.models import CLASSIC, InputCost
