@@ -41,12 +41,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def check_upstream(url: str) -> str | None:
-    """Why `url` cannot be an upstream (None: it can)."""
-    parts = urlsplit(url)
+    """Why `url` cannot be an upstream (None: it can), in one line."""
+    if not url or url != url.strip() or any(ord(c) < 33 or ord(c) == 127 for c in url):
+        return f"--upstream must be a URL without spaces or control characters (got {url!r})"
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return f"--upstream is not a URL (got {url!r})"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"--upstream must be an http(s) URL with a host (got {url!r})"
-    if parts.query or parts.fragment or parts.username or parts.password:
+    if parts.query or parts.fragment or parts.username or parts.password or "@" in parts.netloc:
         return "--upstream takes no query, fragment or credentials"
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port == -1 or parts.netloc.endswith(":") or port == 0:
+        return f"--upstream has no valid port after its ':' (got {url!r}): give one in 1..65535, or none"
     return None
 
 
@@ -80,6 +91,7 @@ def proxy_command(argv: list[str]) -> int:
         path = new_recording(folder)
     except OSError as error:
         return _error(f"cannot create a recording in {folder}: {error.strerror or error}")
+    raise_open_files()
     recorder = Recorder(path, on_record=json_printer() if args.json else None)
     runner = ProxyThread(recorder, args.host, args.port, args.upstream)
     try:
@@ -104,8 +116,8 @@ def proxy_command(argv: list[str]) -> int:
 class ProxyThread:
     """The proxy's event loop on a thread of its own (the face or the signal wait keeps the main thread)."""
 
-    def __init__(self, recorder, host: str, port: int, upstream: str | None) -> None:  # noqa: ANN001
-        self.recorder, self.host, self.port, self.upstream = recorder, host, port, upstream
+    def __init__(self, recorder, host: str, port: int, upstream: str | None, limits=None) -> None:  # noqa: ANN001
+        self.recorder, self.host, self.port, self.upstream, self.limits = recorder, host, port, upstream, limits
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="tui-agent-proxy", daemon=True)
@@ -125,7 +137,8 @@ class ProxyThread:
         loop = asyncio.new_event_loop()
         self.loop = loop
         try:
-            self.runner, self.port = loop.run_until_complete(serve(self.recorder, self.host, self.port, self.upstream))
+            self.runner, self.port = loop.run_until_complete(serve(self.recorder, self.host, self.port, self.upstream,
+                                                                   self.limits))
         except BaseException as error:  # noqa: BLE001 - told to the starting thread
             self._error = error
             self._ready.set()
@@ -195,6 +208,20 @@ def run_face(path: Path, context_window: int | None) -> int:
 
     policy = default_policy(context_window) if context_window else default_policy()
     return run_watch(LogSource(path, False, False), path, policy)
+
+
+def raise_open_files() -> None:
+    """The soft limit of open files raised to the hard one: each connection holds two (the agent's and its
+    upstream's), and a burst of hundreds must not be refused (the common soft limit is 1024)."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    except (ImportError, ValueError, OSError):
+        pass
 
 
 def say(line: str) -> None:

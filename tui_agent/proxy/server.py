@@ -99,10 +99,10 @@ class Forwarder:
                 size = await self._spool(request, exchange)
             except _TooLarge:
                 exchange.status, exchange.outcome = 413, "refused"
-                return _closing(_error_body(413, "request too large for the proxy"))
+                return await _closing(request, _error_body(413, "request too large for the proxy"))
             except asyncio.TimeoutError:
                 exchange.status, exchange.outcome = 408, "client-stalled"
-                return _closing(_error_body(408, "the request body stalled"))
+                return await _closing(request, _error_body(408, "the request body stalled"))
             return await self._forward(request, target.url(request.path_qs), size, exchange, started)
         except asyncio.CancelledError:
             if exchange.outcome == "complete":
@@ -192,8 +192,14 @@ class Forwarder:
             raise _ClientGone() from error
 
 
-def _closing(response: web.Response) -> web.Response:
-    response.force_close()  # the rest of this connection's bytes are not a request to read
+async def _closing(request: web.Request, response: web.Response) -> web.Response:
+    """The error, then the connection closed: the rest of its bytes are not a request to read (aiohttp would
+    linger reading them for seconds)."""
+    response.force_close()
+    await response.prepare(request)
+    await response.write_eof()
+    if request.transport is not None:
+        request.transport.close()
     return response
 
 

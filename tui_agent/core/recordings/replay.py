@@ -304,6 +304,15 @@ def reported_on(model: TokenModel, step: ReplayStep) -> CompactionReported:
     return CompactionReported(step.number, plan, step.history_len, base, 0, step.messages)
 
 
+def sends_as_recorded(step: ReplayStep) -> bool:
+    """Whether our request at this call is the recorded agent's own: neither compacted (ours sends every
+    message whole, with nothing in place of any; the agent's request starts at the history's start) and the
+    API reported the call's usage, which is then the usage of our request too."""
+    plan = step.plan
+    return (bool(step.usage) and step.recorded_start == 0 and plan.drop_until <= plan.drop_from
+            and plan.recap is None and not any(plan.blocks.values()) and not plan.excluded and not plan.lead_placeholder)
+
+
 def open_replay(path: str | Path, strategies: Sequence[str] = REPLAY_STRATEGIES,
                 policy: CompactPolicy | None = None, *, check_memory: bool = False,
                 fit_calls: int | None = None) -> Replay:

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Static
 from tui_agent.core.recordings.proxy_index import RequestIndex, RequestView, describe
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.screens.watch import WatchScreen
+from tui_agent.ui.widgets.replay_card import ReplayCard
 from tui_agent.ui.widgets.request_card import RequestCard
 
 SHOWN_AT_MOST = 400_000  # characters of a request shown whole (a larger one is cut, saying so)
@@ -53,6 +54,10 @@ class ProxyWatchScreen(WatchScreen):
         card = self.query("#request-card")
         if card and k == self.current:  # (a later call shown meanwhile draws its own)
             card.first(RequestCard).show(view, side, k)
+            replay = self.replay
+            if view is not None and replay is not None and 0 <= k < replay.calls and self.view.held(k):
+                # the card's count is the exact request's, as the request card below lists it
+                self.query_one(ReplayCard).show(replay, replay.step(k), len(view.messages))
 
     def action_request(self) -> None:
         if self.replay is None:
