@@ -57,11 +57,13 @@ def compacting_fake(commands: int = COMPACTIONS) -> FakeResponses:
                                                                        cached=700 * len(body["input"])))
 
 
-def openai_command(exe: Path, base_url: str, prompt: str, *, compact_at: int | None = None) -> list[str]:
-    """`codex exec` on its built-in OpenAI provider (what a user runs), its base URL moved to `base_url`."""
+def openai_command(exe: Path, base_url: str | None, prompt: str, *, compact_at: int | None = None) -> list[str]:
+    """`codex exec` on its built-in OpenAI provider (what a user runs), its base URL moved to `base_url`
+    (None: left as Codex has it)."""
     command = [str(exe), "exec", "--skip-git-repo-check", "-s", "danger-full-access", "-m", "gpt-5-codex",
-               "-c", f'openai_base_url="{base_url}"', "-c", "check_for_update_on_startup=false",
-               "-c", "analytics.enabled=false"]
+               "-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false"]
+    if base_url is not None:
+        command += ["-c", f'openai_base_url="{base_url}"']
     if compact_at is not None:
         command += ["-c", f"model_auto_compact_token_limit={compact_at}"]
     return command + [prompt]

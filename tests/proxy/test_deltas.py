@@ -12,7 +12,7 @@ import lzma
 from pathlib import Path
 
 from tests.agents.proxy_run import exchanges_of
-from tests.fakes.fake_anthropic import message_events, text, tool_use
+from tests.fakes.fake_anthropic import message_events, tool_use
 from tests.fakes.http import FakeServer, Reply
 from tests.waiting import wait_until_sync
 from tui_agent.core.recordings.proxy_delta import DeltaWriter, RequestChain

@@ -63,9 +63,11 @@ class _TooLarge(Exception):
 class Forwarder:
     """The aiohttp handler: route, spool, forward, stream back, record."""
 
-    def __init__(self, recorder: Recorder, upstream: str | None = None, limits: Limits | None = None) -> None:
+    def __init__(self, recorder: Recorder, upstream: str | None = None, limits: Limits | None = None,
+                 api_base: str | None = None) -> None:
         self.recorder = recorder
         self.upstream = upstream
+        self.api_base = api_base
         self.limits = limits or Limits()
         self.session: ClientSession | None = None
 
@@ -85,14 +87,18 @@ class Forwarder:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         started = time.perf_counter()
         headers = {k.lower(): v for k, v in request.headers.items()}
-        target = route(request.path, headers, self.upstream)
+        target = route(request.path, headers, self.upstream, self.api_base)
         if target is None:
             return _error_body(404, f"not an API path this proxy forwards: {request.path}")
         if request.content_length is not None and request.content_length > self.limits.max_request_bytes:
             return _error_body(413, "request too large for the proxy")
+        if headers.get("upgrade", "").lower() == "websocket":
+            # Codex tries the Responses API over a WebSocket first and falls back to HTTP streaming when the
+            # upgrade fails: the same requests, each one whole, which is what this proxy reads and records
+            return _error_body(501, "the proxy does not relay WebSockets: use HTTP streaming")
         exchange = Exchange(call=0, api=target.api, method=request.method, path=request.path, request=None,
                             keys=auth_values(request.headers))
-        if target.api in MODEL_CALLS:
+        if target.api in MODEL_CALLS and request.method == "POST":
             exchange.call = self.recorder.next_call()
         try:
             try:
@@ -231,8 +237,9 @@ def _sent(spool: Any, size: int) -> Any:
     return _chunks(spool, size)
 
 
-def make_app(recorder: Recorder, upstream: str | None = None, limits: Limits | None = None) -> web.Application:
-    forwarder = Forwarder(recorder, upstream, limits)
+def make_app(recorder: Recorder, upstream: str | None = None, limits: Limits | None = None,
+             api_base: str | None = None) -> web.Application:
+    forwarder = Forwarder(recorder, upstream, limits, api_base)
     app = web.Application(client_max_size=forwarder.limits.max_request_bytes)
     app.on_startup.append(forwarder.start)
     app.on_cleanup.append(forwarder.stop)
@@ -241,12 +248,12 @@ def make_app(recorder: Recorder, upstream: str | None = None, limits: Limits | N
 
 
 async def serve(recorder: Recorder, host: str, port: int, upstream: str | None = None,
-                limits: Limits | None = None) -> tuple[web.AppRunner, int]:
+                limits: Limits | None = None, api_base: str | None = None) -> tuple[web.AppRunner, int]:
     """Start the proxy; returns its runner and the port it listens on (`port` 0: a free one)."""
     limits = limits or Limits()
     # handler_cancellation: a client that leaves cancels its handler, and with it the upstream request;
     # keepalive_timeout: aiohttp closes a connection that has not sent a whole request head by then
-    runner = web.AppRunner(make_app(recorder, upstream, limits), access_log=None, handle_signals=False,
+    runner = web.AppRunner(make_app(recorder, upstream, limits, api_base), access_log=None, handle_signals=False,
                            handler_cancellation=True, keepalive_timeout=limits.idle_timeout)
     await runner.setup()
     site = web.TCPSite(runner, host, port, reuse_address=True, backlog=limits.backlog)

@@ -145,7 +145,9 @@ class RequestChain:
         return body
 
     def _rebuilt(self, record: dict[str, Any], delta: dict[str, Any]) -> Any:
-        body = rebuild(self._bodies.get(delta.get("base")), LIST_KEYS.get(str(record.get("api"))), delta)
+        base = delta.get("base")
+        found = self._bodies.get(base) if isinstance(base, int) else None
+        body = rebuild(found, LIST_KEYS.get(str(record.get("api"))), delta)
         self.missing += body is None
         return body
 
@@ -161,7 +163,8 @@ def rebuild(base: Any, key: str | None, delta: dict[str, Any]) -> dict[str, Any]
     for at, placed in (marks.items() if isinstance(marks, dict) else []):
         if str(at).isdigit() and int(at) < keep and isinstance(placed, list):
             items[int(at)] = _marked(items[int(at)], placed)
-    unset = delta.get("unset") if isinstance(delta.get("unset"), list) else []
+    gone = delta.get("unset")
+    unset: list[Any] = gone if isinstance(gone, list) else []
     body = {k: v for k, v in base.items() if k not in unset}
     changed = delta.get("set")
     body.update(changed if isinstance(changed, dict) else {})

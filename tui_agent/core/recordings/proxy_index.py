@@ -119,7 +119,7 @@ class RequestIndex:
 
     def _whole(self, handle: Any, record: dict[str, Any]) -> Any:
         """A delta's request made whole: its bases read back to one stored whole, then each delta applied."""
-        deltas = []
+        deltas: list[dict[str, Any]] = []
         while isinstance(record.get("request_delta"), dict) and len(deltas) <= len(self._seqs):
             deltas.append(record)
             offset = self._seqs.get(record["request_delta"].get("base"))

@@ -12,7 +12,6 @@ draws these steps, `--json` prints them.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -20,11 +19,11 @@ from pathlib import Path
 from typing import Protocol, Sequence
 
 from tui_agent.core.compaction import CompactPlan, CompactPolicy
-from tui_agent.core.recordings.codex_rollout import compaction_summary
+from tui_agent.core.recordings.agent_compactions import AgentCompaction, agent_compactions
 from tui_agent.core.recordings.economics import RunState, StrategyRun, default_policy, make_strategy, strategy_runs
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.recordings.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
-from tui_agent.core.events import CompactionReported, ServerEdited
+from tui_agent.core.events import CompactionReported
 from tui_agent.core.messages import Message
 from tui_agent.core.models import model_info
 from tui_agent.core.formats import plural
@@ -44,18 +43,6 @@ class Checkpoint:
     call: int
     runs: dict[str, RunState]
     estimator: EstimatorRun  # an independent copy (`EstimatorRun.copy`)
-
-
-@dataclass(frozen=True)
-class AgentCompaction:
-    """Where the recorded agent compacted its own context (Claude Code's summary / compact_boundary, or
-    a compaction event in one of our journals)."""
-
-    index: int  # the history index it happened at
-    call: int  # the number of the first recorded call after it (1-based; 0 when no call follows)
-    kind: str  # "summary" | "boundary" | "event"
-    text: str
-    summary: int | None = None  # the history index of its summary (a boundary's, or a summary's own)
 
 
 @dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
@@ -343,44 +330,6 @@ def _main_model(recorded: Recorded) -> str:
     for model in recorded.models.values():
         counts[model] = counts.get(model, 0) + 1
     return max(counts, key=lambda model: counts[model]) if counts else ""
-
-
-def _first_call_after(recorded: Recorded, index: int) -> int:
-    k = bisect_right(recorded.calls, index)  # the calls are in history order
-    return k + 1 if k < len(recorded.calls) else 0
-
-
-def agent_compactions(recorded: Recorded) -> list[AgentCompaction]:
-    """Where the recorded agent compacted, in history order (a boundary before its summary)."""
-    out: list[AgentCompaction] = []
-    if recorded.journal is not None:
-        for call in getattr(recorded.journal, "calls", []):
-            if call.event:
-                k = next((k for k, c in enumerate(recorded.calls) if c >= call.history_len), -1)
-                out.append(AgentCompaction(call.history_len, k + 1, "event", str(call.event)))
-        for edit in getattr(recorded.journal, "server_events", []):  # what the server did (server-clear/compact)
-            if isinstance(edit, ServerEdited):
-                k = next((k for k, c in enumerate(recorded.calls) if c >= edit.history_index), -1)
-                out.append(AgentCompaction(edit.history_index, k + 1, "server", edit.line()))
-        out.sort(key=lambda c: c.index)
-        return out
-    for index in recorded.boundaries:
-        out.append(AgentCompaction(index, _first_call_after(recorded, index), "boundary",
-                                   "compact_boundary: the agent compacted its context here"))
-    for index in recorded.summaries:
-        text = compaction_summary(recorded.history[index]) if index < len(recorded.history) else ""
-        call = _first_call_after(recorded, index)
-        # a boundary and the summary after it, before the same call, are one compaction (Claude Code's
-        # compact_boundary and its summary, Codex's compacted record and its replacement history)
-        k = next((k for k, c in enumerate(out) if c.kind == "boundary" and c.summary is None and c.call == call
-                  and c.index <= index), None)
-        opening = " ".join(text.split())[:160]
-        if k is None:
-            out.append(AgentCompaction(index, call, "summary", opening, index))
-        else:
-            out[k] = replace(out[k], text=opening, summary=index)
-    out.sort(key=lambda c: (c.index, c.kind != "boundary"))
-    return out
 
 
 # -- a read-only session for faces ------------------------------------------------------------------
