@@ -210,8 +210,12 @@ class ProxyThread:
 
 def json_printer():  # noqa: ANN201 - a callable of a record
     """One JSON line per completed call. `kind` says what the replay makes of it (the same `CallSorter`):
-    "step", "side" (with `side_reason`), or "waiting" — a first request without tools, which the next
-    request decides (the title some agents ask for before their first real call); null for a failed call."""
+    "step"; "compaction", a step whose request asks to compact (`compaction`: "server" for a Responses
+    `compaction_trigger`, "summary" for the agent's own summary prompt); "side" (with `side_reason`); or
+    "waiting" — a first request without tools, which the next request decides (the title some agents ask
+    for before their first real call); null for a failed call. `compacted`: the first step after the agent
+    compacted (its request starts again from the compacted copy)."""
+    from tui_agent.core.recordings.proxy_requests import asks_compaction
     from tui_agent.core.recordings.side_calls import CallSorter
 
     lock = threading.Lock()
@@ -222,15 +226,17 @@ def json_printer():  # noqa: ANN201 - a callable of a record
             return  # count_tokens and model lists: exchanges, not calls
         request = record.get("request") if isinstance(record.get("request"), dict) else {}
         messages = request.get("messages", request.get("input"))
-        sorter.add(record)
+        began = bool(sorter.step_calls)
+        steps = [s for s in sorter.add(record) if s.record is record]
         side = sorter.side[-1].why if sorter.side and sorter.side[-1].call == record["call"] else None
-        kind = "side" if side else "step" if sorter.step_calls[-1:] == [record["call"]] else (
+        asks = asks_compaction(str(record.get("api")), request) if steps else None
+        kind = "side" if side else ("compaction" if asks else "step") if steps else (
             "waiting" if sorter.waiting is not None and sorter.waiting.record is record else None)
         line = {"call": record["call"], "api": record["api"], "model": record.get("model"),
                 "messages": len(messages) if isinstance(messages, list) else None, "usage": record.get("usage"),
                 "status": record.get("status"), "ms": record.get("ms"), "ttfb_ms": record.get("ttfb_ms"),
                 "stop_reason": record.get("stop_reason"), "outcome": record.get("outcome"), "kind": kind,
-                "side_reason": side}
+                "side_reason": side, "compaction": asks, "compacted": bool(steps and began and not steps[0].extends)}
         with lock:
             try:
                 sys.stdout.write(json.dumps(line) + "\n")
