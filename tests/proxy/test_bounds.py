@@ -211,3 +211,24 @@ def test_an_answer_too_large_to_keep_is_read_from_its_tail(monkeypatch):
     told = stream.finish()
     assert told.usage["input_tokens"] == 5 and told.usage["output_tokens"] == 9
     assert told.reply[0]["text"] == "v" * 50 and "550 more characters not recorded" in told.reply[-1]["text"]
+
+
+def test_a_request_of_many_mb_is_recorded_whole_and_its_next_call_as_a_delta(tmp_path):
+    """A body over the large-line size is written piece by piece (never serialised whole a second time) and
+    reads back as sent; the next call of its conversation is stored as what it adds."""
+    from tests.agents.proxy_run import exchanges_of
+    from tui_agent.proxy.recorder import LARGE_LINE, Exchange
+
+    path = new_recording(tmp_path)
+    recorder = Recorder(path)
+    first = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "é" * (LARGE_LINE // 2 + 10)}]}
+    second = dict(first, messages=first["messages"] + [{"role": "assistant", "content": "ok"},
+                                                       {"role": "user", "content": "more"}])
+    for n, body in enumerate((first, second), start=1):
+        exchange = Exchange(call=n, api="anthropic-messages", method="POST", path="/v1/messages", request=None)
+        exchange.spool = recorder.spool(1 << 20)
+        exchange.spool.write(json.dumps(body, ensure_ascii=False).encode())
+        recorder.submit(exchange)
+    recorder.close()
+    assert [e["request"] for e in exchanges_of(path)] == [first, second]
+    assert path.stat().st_size < 1.2 * len(json.dumps(first, ensure_ascii=False).encode())

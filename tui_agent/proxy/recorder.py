@@ -32,6 +32,8 @@ from tui_agent.core.recordings.proxy_delta import DeltaWriter
 RECORD_TYPE = "tui-agent-proxy"  # the first line's type: how a reader knows a recording
 VERSION = 2  # 2: requests may be deltas (`request_delta`); 1: every request whole (still read)
 MAX_PARSED_BYTES = 64 * 1024 * 1024  # a request body larger than this is recorded by its size only
+WRITE_PIECE = 1024 * 1024  # characters encoded and written at a time
+LARGE_LINE = 8 * 1024 * 1024  # a request body over this is written piece by piece
 AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization", "x-goog-api-key", "cookie")
 
 
@@ -56,6 +58,7 @@ class Exchange:
     reply: list[dict[str, Any]] = field(default_factory=list)
     time: float = field(default_factory=time.time)
     spool: Any = None  # the request body as it came (a SpooledTemporaryFile; read and closed when recorded)
+    size: int = 0  # the request body's bytes
 
     def apply(self, outcome: Any) -> None:
         """What the answer said (`usage.Outcome`)."""
@@ -69,11 +72,18 @@ class Exchange:
         if spool is None:
             return
         try:
-            size = spool.seek(0, 2)
+            size = self.size = spool.seek(0, 2)
             spool.seek(0)
-            self.request = _json(spool.read()) if size <= MAX_PARSED_BYTES else None
             if size > MAX_PARSED_BYTES:
                 self.error = self.error or f"request of {size:,} bytes: too large to record"
+                return
+            data = spool.read()
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                return
+            del data  # (the bytes go before the parse: a large body is not held three times)
+            self.request = _json(text)
         finally:
             spool.close()
 
@@ -91,7 +101,7 @@ class Exchange:
             "reply": self.reply, "request": body}, hidden)
 
 
-def _json(body: bytes) -> Any:
+def _json(body: bytes | str) -> Any:
     try:
         return json.loads(body) if body else None
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -171,15 +181,22 @@ class Recorder:
         exchange.read_body()
         record = exchange.record(self.env_secrets)
         exchange.request = None  # (the parsed body goes with this call, not with the exchange's last reference)
-        self._write(self.deltas.encode(record))
+        self._write(self.deltas.encode(record), large=exchange.size > LARGE_LINE)
         if self.on_record is not None:
             self.on_record(record)
 
-    def _write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+    def _write(self, record: dict[str, Any], large: bool = False) -> None:
+        """One line. A `large` one (a request body of MBs) is serialised and written piece by piece, never
+        held whole a second time; the others at once (the C encoder: a line of many small values is fast)."""
+        encoder = json.JSONEncoder(ensure_ascii=False)
+        pieces = encoder.iterencode(record) if large else [encoder.encode(record)]
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
         try:
-            os.write(fd, line.encode("utf-8", errors="replace"))
+            for piece in (*pieces, "\n"):
+                for at in range(0, len(piece), WRITE_PIECE):
+                    data = memoryview(piece[at:at + WRITE_PIECE].encode("utf-8", errors="replace"))
+                    while data:
+                        data = data[os.write(fd, data):]
         finally:
             os.close(fd)
 

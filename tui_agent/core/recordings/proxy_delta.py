@@ -32,8 +32,35 @@ Mark = tuple[int, str]  # (block index or -1, the cache_control as JSON)
 
 
 def _digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.blake2b(text.encode("utf-8", errors="replace"), digest_size=16).hexdigest()
+    """A digest of a JSON value, fed to the hash piece by piece (a 20 MB message is not serialised again)."""
+    digest = hashlib.blake2b(digest_size=16)
+    try:
+        _feed(digest, value)
+    except RecursionError:
+        digest.update(json.dumps(value, sort_keys=True, default=str).encode("utf-8", errors="replace"))
+    return digest.hexdigest()
+
+
+def _feed(digest: Any, value: Any) -> None:
+    if isinstance(value, str):
+        digest.update(b"s%d:" % len(value))
+        for at in range(0, len(value), 1 << 20):
+            digest.update(value[at:at + (1 << 20)].encode("utf-8", errors="surrogatepass"))
+    elif isinstance(value, dict):
+        digest.update(b"d%d{" % len(value))
+        for key in sorted(value, key=str):
+            _feed(digest, str(key))
+            _feed(digest, value[key])
+        digest.update(b"}")
+    elif isinstance(value, (list, tuple)):
+        digest.update(b"l%d[" % len(value))
+        for inner in value:
+            _feed(digest, inner)
+        digest.update(b"]")
+    elif value is None or isinstance(value, (bool, int, float)):
+        digest.update(b"v" + repr(value).encode())
+    else:
+        _feed(digest, str(value))
 
 
 def _marks(item: Any) -> tuple[Mark, ...]:
