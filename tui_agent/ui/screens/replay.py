@@ -75,8 +75,8 @@ class ReplayPanel(BudgetPanel):
         self.on_compaction(replay.reported(step))
         ours = step.costs.get(OURS)  # the meter prices the call as its card does (one function, one unit)
         self.ledger.priced_as(step_cost(replay, step), ours.cached if ours is not None else 0.0)
-        if sends_as_recorded(step):  # our request is the agent's own: the API said what it cost
-            self.ledger.reported_as(step.usage)
+        if getattr(self.screen, "REPORTS_API_USAGE", False) and sends_as_recorded(step):
+            self.ledger.reported_as(step.usage)  # the exact request is the agent's own: the API said what it took
         self.meter.meter = self.ledger.current
         self._fed = (replay, step, step.number)
 
