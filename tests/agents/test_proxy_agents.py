@@ -135,7 +135,8 @@ def test_opencode_completes_a_turn_through_the_proxy_and_its_title_request_is_a_
         e["usage"]["input_tokens"] for e in sorted(exchanges, key=lambda e: e["call"]) if e["call"] in main]
 
 
-@pytest.mark.parametrize("mode", ["remote", pytest.param("local", marks=pytest.mark.slow)])
+@pytest.mark.slow  # (the server-side form runs in the default suite: test_proxy_launch's Codex test)
+@pytest.mark.parametrize("mode", ["remote", "local"])
 def test_codexs_compactions_are_compaction_lines_in_json_and_replay_lists_them(tmp_path, mode):
     """Codex compacting ten times through `tui-agent proxy --json`: each request that asks to compact (the
     server's `compaction_trigger`, or its own summary prompt) is a `compaction` line, and the request after it

@@ -122,7 +122,7 @@ def _codex_normalised(requests: list[dict]) -> list[str]:
     return out
 
 
-def test_codex_through_proxy_dash_dash_keeps_its_provider_and_compacts_where_it_does_direct(tmp_path):
+def test_codex_through_proxy_dash_dash_keeps_its_provider_and_compacts_where_it_does_direct(tmp_path, capsys):
     exe = npm_agent("codex")
     runs = {}
     for how in ("direct", "launched"):
@@ -149,6 +149,16 @@ def test_codex_through_proxy_dash_dash_keeps_its_provider_and_compacts_where_it_
     assert _codex_normalised(runs["launched"]) == _codex_normalised(runs["direct"])
     recorded = exchanges_of(next((tmp_path / "rec").glob("proxy-*.jsonl")))
     assert [e["request"] for e in recorded if e["call"]] == [r["body"] for r in runs["launched"]]
+    from tui_agent.faces.proxy import json_printer
+
+    capsys.readouterr()
+    emit = json_printer()  # what `--json` prints of these calls: each compaction request a compaction line
+    for exchange in recorded:
+        emit(exchange)
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [n for n, line in enumerate(lines) if line["kind"] == "compaction"] == triggers["launched"]
+    assert {line["compaction"] for line in lines if line["kind"] == "compaction"} == {"server"}
+    assert sum(line["compacted"] for line in lines) == COMPACTIONS
 
 
 def test_the_start_up_lines_say_what_was_set_and_the_agents_exit_code_is_ours(tmp_path):
