@@ -32,25 +32,21 @@ from tui_agent.core.recordings.recorded import load_recorded  # noqa: E402
 SHARED = ROOT.parent / "shared" / "transcripts"
 EXTRA = ROOT.parent / "extra-transcripts"
 
-# the default and each knob one step either way (the cliff check), and a few joint moves
+# the default and each knob one step either way (the cliff check), and the marks upward (on sessions not seen
+# when compaction 4's marks were chosen, the high mark decided coverage more than anything else)
 DEFAULT: dict = {}
-STEPS = {"high_water": (0.55, 0.65), "low_water": (0.08, 0.12), "keep_for_use_share": (0.6, 0.8),
-         "keep_recurring_share": (0.1, 0.3), "keep_own_words_share": (0.0, 0.2)}
+STEPS = {"high_water": (0.75, 0.85), "low_water": (0.08, 0.12), "keep_for_use_share": (0.6, 0.8),
+         "keep_recurring_share": (0.1, 0.3), "keep_own_words_share": (0.0, 0.2), "mask": (False,)}
 GRID: dict[str, dict] = {"default": DEFAULT}
 for knob, values in STEPS.items():
     for value in values:
         GRID[f"{knob} {value:g}"] = {knob: value}
 GRID.update({
-    "high 0.65 low 0.12": {"high_water": 0.65, "low_water": 0.12},
+    "high 0.6": {"high_water": 0.6},
     "high 0.7": {"high_water": 0.7},
-    "high 0.8": {"high_water": 0.8},
-    "low 0.15": {"low_water": 0.15},
-    "high 0.7 low 0.15": {"high_water": 0.7, "low_water": 0.15},
-    "no mask": {"mask": False},
-    "protect 40k": {"mask_protect_tokens": 40_000},
-    "cut keeps 3000": {"cut_keep_chars": 3000},
-    "high 0.7 no mask": {"high_water": 0.7, "mask": False},
-    "high 0.55 own 0.3": {"high_water": 0.55, "keep_own_words_share": 0.3},
+    "high 0.9": {"high_water": 0.9},
+    "high 0.9 low 0.15": {"high_water": 0.9, "low_water": 0.15},
+    "high 0.8 low 0.15": {"high_water": 0.8, "low_water": 0.15},
 })
 
 

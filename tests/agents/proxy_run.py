@@ -43,5 +43,17 @@ class ProxyProcess:
         return path
 
     def exchanges(self) -> list[dict]:
-        lines = self.recording().read_text().splitlines()
-        return [r for r in map(json.loads, lines) if r.get("type") == "exchange"]
+        return exchanges_of(self.recording())
+
+
+def exchanges_of(path: Path) -> list[dict]:
+    """A recording's exchange records, each with its request whole (a delta made whole by its bases)."""
+    from tui_agent.core.recordings.proxy_delta import RequestChain
+
+    chain = RequestChain()
+    out = []
+    for record in map(json.loads, path.read_text().splitlines()):
+        if record.get("type") == "exchange":
+            record["request"] = chain.request(record)
+            out.append(record)
+    return out

@@ -133,3 +133,27 @@ def test_opencode_completes_a_turn_through_the_proxy_and_its_title_request_is_a_
     replay = open_replay(proxy.recording(), ("none", "v2"))
     assert replay.agent_compactions == [] and [replay.step(k).real_tokens for k in range(4)] == [
         e["usage"]["input_tokens"] for e in sorted(exchanges, key=lambda e: e["call"]) if e["call"] in main]
+
+
+@pytest.mark.slow  # (the server-side form runs in the default suite: test_proxy_launch's Codex test)
+@pytest.mark.parametrize("mode", ["remote", "local"])
+def test_codexs_compactions_are_compaction_lines_in_json_and_replay_lists_them(tmp_path, mode):
+    """Codex compacting ten times through `tui-agent proxy --json`: each request that asks to compact (the
+    server's `compaction_trigger`, or its own summary prompt) is a `compaction` line, and the request after it
+    says `compacted`; the replay of the recording lists ten compactions."""
+    from tests.agents.codex_compactions import COMPACTIONS, compacting_fake, run_compacting_session
+
+    fake = compacting_fake()
+    with fake:
+        proxy = ProxyProcess(fake.origin, tmp_path / "rec")
+        try:
+            done = run_compacting_session(mode, tmp_path / "home", tmp_path / "work", proxy.base + "/v1")
+        finally:
+            lines = proxy.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert fake.violations == []
+    asked = [line for line in lines if line["kind"] == "compaction"]
+    assert len(asked) == COMPACTIONS and {line["compaction"] for line in asked} == {
+        "server" if mode == "remote" else "summary"}
+    assert sum(line["compacted"] for line in lines) == COMPACTIONS
+    assert len(open_replay(proxy.recording(), ("none",)).agent_compactions) == COMPACTIONS

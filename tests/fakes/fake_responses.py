@@ -28,6 +28,9 @@ INPUT_KINDS = {
     "message", "reasoning", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
     "local_shell_call", "local_shell_call_output", "web_search_call", "compaction", "compaction_summary",
     "tool_search_call", "tool_search_output", "image_generation_call", "item_reference",
+    # Codex 0.171 on the built-in OpenAI provider: its tools as an input item, a settings change, and the
+    # item that asks the server to compact (remote compaction: answered with a `compaction` item)
+    "additional_tools", "configuration_update", "compaction_trigger",
 }
 CALL_KINDS = {"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"}
 
@@ -44,6 +47,18 @@ def message_item(text: str, n: int = 1) -> dict[str, Any]:
 def function_call_item(name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
     return {"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": name,
             "arguments": json.dumps(arguments), "status": "completed"}
+
+
+def compaction_item(n: int = 1, size: int = 600) -> dict[str, Any]:
+    """What the API answers a `compaction_trigger` with: the conversation so far, encrypted (opaque)."""
+    return {"type": "compaction", "id": f"cmp_{n}", "encrypted_content": "gAAAA" + "c" * size}
+
+
+def wants_compaction(body: dict[str, Any]) -> bool:
+    """A request whose last input item asks the server to compact (Codex's remote compaction)."""
+    items = body.get("input")
+    return isinstance(items, list) and bool(items) and isinstance(items[-1], dict) and (
+        items[-1].get("type") == "compaction_trigger")
 
 
 def reasoning_item(summary: str, n: int = 1) -> dict[str, Any]:

@@ -53,7 +53,9 @@ def proxied(tmp_path):
 
 
 def _exchanges(path: Path) -> list[dict]:
-    return [r for r in map(json.loads, path.read_text().splitlines()) if r.get("type") == "exchange"]
+    from tests.agents.proxy_run import exchanges_of
+
+    return exchanges_of(path)
 
 
 def _post(port: int, body: bytes, path: str = "/v1/messages", **headers: str) -> http.client.HTTPResponse:

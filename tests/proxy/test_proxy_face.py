@@ -61,6 +61,14 @@ async def test_the_face_shows_each_call_as_it_passes_the_proxy(tmp_path):
             assert screen.replay.agent_compactions == []  # each request extended the one before
             real = [screen.replay.step(k).real_tokens for k in range(3)]
             assert real == [sum(_input(u).values()) for u in fake.usages]  # the usage the upstream returned
+            # the face's figures are the request's: its own message count, and the API's usage in the panel
+            # (our request is the agent's own while neither compacted), not an estimate beside it
+            card = screen.query_one("#replay-card")
+            await wait_until(lambda: "its request: 5 messages" in str(card.render()), what="the request's count",
+                             timeout=30, shown=lambda: str(card.render()))
+            figures = screen.panel.ledger.current
+            last = _input(fake.usages[-1])
+            assert (figures.exact_total, figures.cached) == (sum(last.values()), last["cache_read_input_tokens"])
     finally:
         runner.stop()
         recorder.close()

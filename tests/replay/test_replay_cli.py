@@ -138,7 +138,7 @@ def test_the_synthetic_transcript_replays_headless_like_the_benchmark(capsys) ->
 
     check_report_matches(SYNTHETIC_TRANSCRIPT, capsys)
     data = check_json_matches(SYNTHETIC_TRANSCRIPT, capsys)
-    assert len(data["steps"]) == 9 and [c["kind"] for c in data["agent_compactions"]] == ["boundary", "summary"]
+    assert len(data["steps"]) == 9 and [c["kind"] for c in data["agent_compactions"]] == ["boundary"]
 
 
 def test_a_long_replay_shows_its_progress_on_stderr_and_a_short_one_does_not(tmp_path: Path, capsys,

@@ -158,10 +158,12 @@ def test_the_agents_own_compaction_is_found_at_its_call(tmp_path: Path) -> None:
     assert load.compaction_boundaries and load.compaction_summaries
     replay = open_replay(path)
     kinds = [(c.kind, c.call) for c in replay.agent_compactions]
-    assert kinds == [("boundary", 6), ("summary", 6)]
+    assert kinds == [("boundary", 6)]  # the boundary and its summary: one compaction
+    [compaction] = replay.agent_compactions
+    assert compaction.summary == load.compaction_summaries[0] and compaction.text  # with its summary's words
     steps = replay.run_all()
     assert [bool(s.agent_compactions) for s in steps] == [False] * 5 + [True] + [False] * 3
-    assert steps[5].recorded_start == replay.agent_compactions[1].index > 0
+    assert steps[5].recorded_start == compaction.summary > 0
     assert steps[4].recorded_start == 0
     assert steps[5].estimate.event  # the first call after the agent's compaction
     assert (5, "agent boundary") in replay.event_calls()
@@ -215,5 +217,4 @@ def test_the_long_synthetic_log_is_what_its_generator_writes(tmp_path: Path) -> 
 
     assert long_session(tmp_path / "long.jsonl").read_bytes() == SYNTHETIC_LONG.read_bytes()
     replay = open_replay(SYNTHETIC_LONG)
-    assert replay.calls == 48 and [(c.kind, c.call) for c in replay.agent_compactions] == [("boundary", 30),
-                                                                                          ("summary", 30)]
+    assert replay.calls == 48 and [(c.kind, c.call) for c in replay.agent_compactions] == [("boundary", 30)]

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.agents.codex_run import fake_for_codex, run_codex_turn
+from tests.agents.codex_run import SUMMARY, fake_for_codex, run_codex_turn
 from tests.npm_agents import rollouts
 from tui_agent.core.recordings.codex_logs import agent_logs, load_log, read_log
 from tui_agent.core.recordings.follow import Batch
@@ -73,8 +73,9 @@ def test_a_rollout_without_usage_records_counts_one_call_per_change_of_the_total
 
 def test_the_agents_compaction_is_found_and_its_requests_start_at_the_replacement_history():
     replay = open_replay(ROLLOUT, ("none", "v2"))
-    kinds = {(c.kind, c.call) for c in replay.agent_compactions}
-    assert ("boundary", 5) in kinds and ("summary", 5) in kinds
+    [compaction] = replay.agent_compactions  # the compacted record: one compaction, not a boundary and a summary
+    assert (compaction.kind, compaction.call) == ("boundary", 5)
+    assert compaction.text == SUMMARY  # the summary Codex kept, not the skills text its request starts with
     recorded = replay.recorded
     start = recorded.segment_start[4]
     assert start > 0 and recorded.segment_start[:4] == [0, 0, 0, 0]

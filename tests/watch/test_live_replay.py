@@ -74,9 +74,9 @@ def test_compact_boundary_pre_tokens_and_the_summary_after_it():
     figures = [run.figures(live.replay, s, live.pre_tokens()) for s in steps]
     flagged = [f for f in figures if f.agent_compaction]
     assert len(flagged) == 1
-    kinds = {c.kind: c for c in flagged[0].agent_compactions}
-    assert kinds["boundary"].pre_tokens == 155_123
-    assert kinds["summary"].text.startswith("This session is being continued")
+    [compaction] = flagged[0].agent_compactions  # the boundary and its summary: one compaction
+    assert compaction.kind == "boundary" and compaction.pre_tokens == 155_123
+    assert compaction.text.startswith("This session is being continued")
     assert flagged[0].json()["agent_compactions"][0]["pre_tokens"] == 155_123
 
 

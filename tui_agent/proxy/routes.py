@@ -32,18 +32,23 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy
 class Route:
     api: str
     upstream: str  # origin (and path prefix) the request's path is appended to
+    strip: str = ""  # the head of the path `upstream` stands for ("/v1": a base URL such as Codex's)
 
     def url(self, path_qs: str) -> str:
-        return self.upstream.rstrip("/") + path_qs
+        return self.upstream.rstrip("/") + path_qs[len(self.strip):]
 
 
-def route(path: str, headers: dict[str, str], upstream: str | None = None) -> Route | None:
-    """Where a request for `path` goes (None: not an API this proxy speaks: 404, never forwarded)."""
+def route(path: str, headers: dict[str, str], upstream: str | None = None, api_base: str | None = None) -> Route | None:
+    """Where a request for `path` goes (None: not an API this proxy speaks: 404, never forwarded). `api_base`:
+    the URL the path's `/v1` stands for (`https://chatgpt.com/backend-api/codex`, a provider's base URL), for
+    every API; else `upstream` (an origin, the whole path appended), else the vendor's API for the path."""
     clean = path.split("?", 1)[0]
     if ".." in clean or "//" in clean:
         return None
     for prefix, api, vendor in ROUTES:
         if clean == prefix or clean.startswith(prefix + "/"):
+            if api_base:
+                return Route(api, api_base, "/v1")
             if vendor is None:
                 vendor = ANTHROPIC if "anthropic-version" in headers or "x-api-key" in headers else OPENAI
             return Route(api, upstream or vendor)

@@ -1,19 +1,27 @@
-"""What an answer says about its call: the usage as the API returned it, the stop reason, the model, an error.
+"""What an answer says about its call: the usage as the API returned it, the stop reason, the model, an error,
+and the reply, read chunk by chunk as the answer passes (`AnswerReader`), never kept whole.
 
-Read after the answer was passed on (never on the way), from the bytes as they came: a JSON body or an SSE
-stream, gzip or deflate encoded when the upstream chose to (the proxy passes encodings through untouched).
-Each API puts these in its own place: the Messages API in `message_start` and `message_delta` events (or the
-body), the Responses API in `response.completed`/`incomplete`/`failed`, Chat Completions in the last chunk.
+Why as it passes, and bounded: an answer may be hundreds of MB (a long generation, a large JSON body); the
+proxy passes each chunk on first, then feeds it here. A JSON body or an SSE stream, gzip or deflate encoded
+when the upstream chose to (the proxy passes encodings through untouched: they are undone here, in bounded
+steps). Each API puts these in its own place: the Messages API in `message_start` and `message_delta`
+events (or the body), the Responses API in `response.completed`/`incomplete`/`failed`, Chat Completions in
+the last chunk. What is kept is bounded: the reply's text up to `KEEP_REPLY_CHARS`, a JSON body or one SSE
+line up to `KEEP_LINE_BYTES`; past that only its tail is kept, where the usage sits (`usage_from_tail`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-MAX_DECODED = 64 * 1024 * 1024  # an answer larger than this decoded is not read for usage
+KEEP_LINE_BYTES = 8 * 1024 * 1024  # a JSON body or one SSE line longer than this is read from its tail
+TAIL_BYTES = 256 * 1024  # the tail kept of such a line: its usage is at the end
+KEEP_REPLY_CHARS = 1_000_000  # the reply's text (all blocks) kept for the recording
+CUT = "[… {} more characters not recorded]"
 
 
 @dataclass
@@ -25,97 +33,205 @@ class Outcome:
     reply: list[dict[str, Any]] = field(default_factory=list)  # the answer's content (Messages API blocks)
 
 
-def decoded(body: bytes, encoding: str | None) -> bytes:
-    """The answer's bytes without its content encoding (gzip, deflate; anything else: as is)."""
-    encoding = (encoding or "").strip().lower()
-    if encoding in ("gzip", "x-gzip", "deflate"):
+class AnswerReader:
+    """Feed the answer's bytes as they pass (`feed`); `finish()` says what it held."""
+
+    def __init__(self, api: str, content_type: str | None, encoding: str | None) -> None:
+        self.api = api
+        self.stream = "text/event-stream" in (content_type or "")
+        encoding = (encoding or "").strip().lower()
+        self._inflater = zlib.decompressobj(wbits=47 if encoding != "deflate" else 15) if encoding in (
+            "gzip", "x-gzip", "deflate") else None
+        self._line = bytearray()  # the SSE line (or JSON body) being gathered, up to KEEP_LINE_BYTES
+        self._tail = bytearray()  # past that: only its last TAIL_BYTES
+        self._over = False
+        self.outcome = Outcome()
+        self.fold = ReplyFold(api)
+
+    def feed(self, chunk: bytes) -> None:
+        if self._inflater is None:
+            self._take_bytes(chunk)
+            return
         try:
-            inflater = zlib.decompressobj(wbits=47 if encoding != "deflate" else 15)
-            return inflater.decompress(body, MAX_DECODED)
+            data = self._inflater.decompress(chunk, KEEP_LINE_BYTES)
+            while data:
+                self._take_bytes(data)
+                tail = self._inflater.unconsumed_tail
+                data = self._inflater.decompress(tail, KEEP_LINE_BYTES) if tail else b""
         except zlib.error:
-            return b""
-    return body
+            self._inflater = None
+            self._line, self._tail, self._over = bytearray(), bytearray(), True  # unreadable: no usage
 
+    def _take_bytes(self, data: bytes) -> None:
+        if not self.stream:
+            self._gather(data)
+            return
+        start = 0
+        while (end := data.find(b"\n", start)) >= 0:
+            self._gather(data[start:end])
+            self._line_done()
+            start = end + 1
+        self._gather(data[start:])
 
-def events(text: str) -> list[dict[str, Any]]:
-    """The JSON objects of an SSE stream's `data:` lines (a `[DONE]` or a broken line is skipped)."""
-    out = []
-    for line in text.splitlines():
-        if not line.startswith("data:"):
-            continue
-        data = line[5:].strip()
-        if not data or data == "[DONE]":
-            continue
+    def _gather(self, data: bytes) -> None:
+        if self._over:
+            self._tail += data
+            del self._tail[:-TAIL_BYTES]
+        elif len(self._line) + len(data) > KEEP_LINE_BYTES:
+            self._over = True
+            self._tail = (self._line + data)[-TAIL_BYTES:]
+            self._line = bytearray()
+        else:
+            self._line += data
+
+    def _line_done(self) -> None:
+        line, tail, over = bytes(self._line), bytes(self._tail), self._over
+        self._line, self._tail, self._over = bytearray(), bytearray(), False
+        if over:
+            self._take_usage(usage_from_tail(tail))
+            self.outcome.stop_reason = self.outcome.stop_reason or _stop_from_tail(tail)
+        elif line.startswith(b"data:"):
+            self._take_json(line[5:])
+
+    def _take_json(self, raw: bytes) -> None:
+        data = raw.strip()
+        if not data or data == b"[DONE]":
+            return
         try:
             value = json.loads(data)
-        except ValueError:
-            continue
+        except (ValueError, RecursionError):
+            return
         if isinstance(value, dict):
-            out.append(value)
-    return out
+            take(self.api, value, self.outcome)
+            self.fold.take(value)
+
+    def _take_usage(self, usage: dict[str, Any] | None) -> None:
+        if usage:
+            self.outcome.usage.update(usage)
+
+    def finish(self) -> Outcome:
+        if self.stream:
+            if self._line or self._over:
+                self._line_done()
+        elif self._over:
+            self._take_usage(usage_from_tail(bytes(self._tail)))
+            self.outcome.stop_reason = self.outcome.stop_reason or _stop_from_tail(bytes(self._tail))
+        else:
+            self._take_json(bytes(self._line))
+        self._line, self._tail = bytearray(), bytearray()
+        self.outcome.reply = self.fold.blocks()
+        return self.outcome
 
 
 def read_outcome(api: str, body: bytes, content_type: str | None, encoding: str | None) -> Outcome:
-    raw = decoded(body, encoding)
-    text = raw.decode("utf-8", errors="replace")
-    if "text/event-stream" in (content_type or ""):
-        items = events(text)
-    else:
+    """The outcome of an answer held whole (one feed)."""
+    reader = AnswerReader(api, content_type, encoding)
+    reader.feed(body)
+    return reader.finish()
+
+
+def usage_from_tail(tail: bytes) -> dict[str, Any] | None:
+    """The last `"usage": {...}` object in the end of an answer too large to read whole."""
+    text = tail.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder()
+    for found in reversed(list(re.finditer(r'"usage"\s*:\s*\{', text))):
         try:
-            value = json.loads(text) if text.strip() else None
+            value, _ = decoder.raw_decode(text, found.end() - 1)
         except ValueError:
-            value = None
-        items = [value] if isinstance(value, dict) else []
-    outcome = Outcome()
-    for item in items:
-        _take(api, item, outcome)
-    outcome.reply = reply_blocks(api, items)
-    return outcome
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
 
 
-def reply_blocks(api: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The answer's content as Messages API blocks: a body's `content`, a stream's blocks put together (text,
-    thinking and tool input deltas), or a Responses answer's output items. Chat Completions: its text."""
-    if api == "anthropic-messages":
-        blocks: dict[int, dict[str, Any]] = {}
-        partial: dict[int, str] = {}
-        for item in items:
-            kind = item.get("type")
-            if kind == "message" and isinstance(item.get("content"), list):
-                return [b for b in item["content"] if isinstance(b, dict)]
-            index = item.get("index") if isinstance(item.get("index"), int) else -1
-            if kind == "content_block_start" and isinstance(item.get("content_block"), dict):
-                blocks[index] = dict(item["content_block"])
-            elif kind == "content_block_delta" and index in blocks:
-                delta = item.get("delta") or {}
-                for key in ("text", "thinking", "signature"):
-                    if isinstance(delta.get(key), str):
-                        blocks[index][key] = blocks[index].get(key, "") + delta[key]
-                if isinstance(delta.get("partial_json"), str):
-                    partial[index] = partial.get(index, "") + delta["partial_json"]
-        for index, raw in partial.items():
-            try:
-                blocks[index]["input"] = json.loads(raw) if raw else {}
-            except ValueError:
-                blocks[index]["input"] = {"partial_json": raw}
-        return [blocks[i] for i in sorted(blocks)]
-    if api == "openai-responses":
-        from tui_agent.core.recordings.codex_rollout import item_blocks
-
-        for item in reversed(items):
-            response = item.get("response") if isinstance(item.get("response"), dict) else item
-            if isinstance(response.get("output"), list):
-                found = [item_blocks(o) for o in response["output"] if isinstance(o, dict)]
-                return [b for f in found if f and f[0] == "assistant" for b in f[1]]
-        return []
-    if api == "openai-chat":
-        text = "".join(str(((c.get("delta") or c.get("message") or {}).get("content")) or "")
-                       for item in items for c in item.get("choices") or [] if isinstance(c, dict))
-        return [{"type": "text", "text": text}] if text else []
-    return []
+def _stop_from_tail(tail: bytes) -> str | None:
+    found = re.findall(rb'"(?:stop_reason|finish_reason|status)"\s*:\s*"([a-z_]{1,40})"', tail)
+    return found[-1].decode() if found else None
 
 
-def _take(api: str, item: dict[str, Any], out: Outcome) -> None:
+class ReplyFold:
+    """The answer's content as Messages API blocks, folded event by event with its text bounded: a body's
+    `content`, a stream's blocks put together (text, thinking and tool input deltas), a Responses answer's
+    output items; Chat Completions: its text."""
+
+    def __init__(self, api: str) -> None:
+        self.api = api
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._partial: dict[int, list[str]] = {}
+        self._whole: list[dict[str, Any]] | None = None  # a body's content, or a Responses answer's output
+        self._items: list[dict[str, Any]] = []  # Responses output items as each one is done
+        self._kept = 0  # characters of text kept so far
+        self._dropped = 0
+
+    def _keep(self, text: str) -> str:
+        room = max(KEEP_REPLY_CHARS - self._kept, 0)
+        self._kept += min(len(text), room)
+        self._dropped += max(len(text) - room, 0)
+        return text[:room]
+
+    def take(self, item: dict[str, Any]) -> None:
+        if self.api == "anthropic-messages":
+            self._messages_event(item)
+        elif self.api == "openai-responses":
+            self._responses_event(item)
+        elif self.api == "openai-chat":
+            for choice in item.get("choices") or []:
+                if isinstance(choice, dict):
+                    content = (choice.get("delta") or choice.get("message") or {}).get("content")
+                    if content:
+                        self._add_text(0, "text", self._keep(str(content)))
+
+    def _add_text(self, index: int, key: str, text: str) -> None:
+        block = self._blocks.setdefault(index, {"type": "text", "text": ""})
+        block[key] = block.get(key, "") + text
+
+    def _messages_event(self, item: dict[str, Any]) -> None:
+        kind = item.get("type")
+        if kind == "message" and isinstance(item.get("content"), list):
+            self._whole = [b for b in item["content"] if isinstance(b, dict)]
+            return
+        index = item.get("index") if isinstance(item.get("index"), int) else -1
+        if kind == "content_block_start" and isinstance(item.get("content_block"), dict):
+            self._blocks[index] = dict(item["content_block"])
+        elif kind == "content_block_delta" and index in self._blocks:
+            delta = item.get("delta") or {}
+            for key in ("text", "thinking", "signature"):
+                if isinstance(delta.get(key), str):
+                    self._add_text(index, key, delta[key] if key == "signature" else self._keep(delta[key]))
+            if isinstance(delta.get("partial_json"), str):
+                self._partial.setdefault(index, []).append(self._keep(delta["partial_json"]))
+
+    def _responses_event(self, item: dict[str, Any]) -> None:
+        if item.get("type") == "response.output_item.done" and isinstance(item.get("item"), dict):
+            self._items.append(item["item"])
+            return
+        response = item.get("response") if isinstance(item.get("response"), dict) else item
+        if isinstance(response.get("output"), list):
+            self._whole = [o for o in response["output"] if isinstance(o, dict)]
+
+    def blocks(self) -> list[dict[str, Any]]:
+        if self.api == "openai-responses":
+            from tui_agent.core.recordings.codex_rollout import item_blocks
+
+            found = [item_blocks(o) for o in (self._whole if self._whole is not None else self._items)]
+            out = [b for f in found if f and f[0] == "assistant" for b in f[1]]
+        elif self._whole is not None:
+            out = self._whole
+        else:
+            for index, pieces in self._partial.items():
+                raw = "".join(pieces)
+                try:
+                    self._blocks[index]["input"] = json.loads(raw) if raw else {}
+                except ValueError:
+                    self._blocks[index]["input"] = {"partial_json": raw}
+            out = [self._blocks[i] for i in sorted(self._blocks)]
+        if self._dropped:
+            out = out + [{"type": "text", "text": CUT.format(f"{self._dropped:,}")}]
+        return out
+
+
+def take(api: str, item: dict[str, Any], out: Outcome) -> None:
+    """What one event (or a whole body) says of the call: its usage, stop reason, model or error."""
     kind = item.get("type")
     error = item.get("error")
     if isinstance(error, dict) and (kind == "error" or "message" in error):

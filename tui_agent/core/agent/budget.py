@@ -239,6 +239,16 @@ class BudgetLedger:
             read = min(max(round(cached), 0), current.total)
             self.current = replace(current, cached=read, new=current.total - read, cost=cost)
 
+    def reported_as(self, usage: dict[str, int]) -> None:
+        """A replayed call whose request is the one the recorded agent sent: its figures are what the API
+        reported for it (its total, the cache it read, its bill), not the ledger's estimate of them."""
+        current = self.current
+        read, written = usage.get("cache_read_input_tokens", 0), usage.get("cache_creation_input_tokens", 0)
+        total = usage.get("input_tokens", 0) + read + written
+        if current is not None and total > 0:
+            self.current = replace(current, exact_total=total, cached=read, new=total - read, cost=input_cost(
+                self.model, read=read, write=written, uncached=usage.get("input_tokens", 0)))
+
     def preview(self, result: CompactResult, base: int, history_tokens: int = 0) -> CallFigures:
         """Between turns: the next call's plan (`Session.plan_call()`) becomes the current figures."""
         self.current = self.figures("Next call", None, result.plan, result.messages, base, history_tokens)

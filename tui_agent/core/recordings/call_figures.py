@@ -115,8 +115,8 @@ class FiguresRun:
                                                    if c.kind == "boundary" else None, c.text)
                             for c in step.agent_compactions)
         start = recorded.segment_start[k - 1] if k > 0 else 0  # where its request began before this
-        forgot = tuple(forgotten(recorded.history, c.index, start) for c in step.agent_compactions
-                       if c.kind == "summary")
+        forgot = tuple(forgotten(recorded.history, c.summary, start) for c in step.agent_compactions
+                       if c.summary is not None)
         reason = step.miss_reason
         return CallFigures(
             step.number, model, uncached, read, write, step.real_tokens,

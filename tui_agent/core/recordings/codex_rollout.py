@@ -16,7 +16,11 @@ A rollout line is `{"timestamp", "type", "payload"}` (codex-rs `RolloutLine`/`Ro
   call); newer versions also write a `token_usage_record` per response (its `response_id`), which is
   then the one source of calls;
 - `compacted`: the agent compacted (`message`: the summary; `replacement_history`: what its requests
-  hold from then on); `event_msg` `context_compacted` says so too (older versions: without a record).
+  hold from then on); `event_msg` `context_compacted` says so too (older versions: without a record), and
+  0.17x an `item_completed` ContextCompaction: one compaction however many of them announce it. Its
+  summary is the last replacement item (a user message after Codex's summary prefix, or, compacted by the
+  server, an encrypted `compaction` item): `compaction_summary` finds it in the message a request starts
+  with, where the replacement items before it (skills, environment, prompts) are merged.
 
 Where a call's usage is written differs by version (before or after the tool outputs of that call), so a
 reply is held back until its usage arrives, with the user-side items that follow it; then the reply is
@@ -32,6 +36,8 @@ from typing import Any
 from tui_agent.core.recordings.foreign_log import ForeignLogReader
 
 NO_REPLY = "[this call's reply is not in the rollout]"
+SUMMARY_MARK = "Here is the summary produced by the other language model"  # Codex's summary prefix ends so
+ENCRYPTED_SUMMARY = "[compaction summary, encrypted"  # what an encrypted compaction item reads as (item_blocks)
 NO_INPUT = "[not in the rollout]"
 COMPACTED = "[Codex compacted its context here]"
 _RESULT_KINDS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output")
@@ -172,6 +178,7 @@ class RolloutReader(ForeignLogReader):
         self._last_total: Any = None  # the last `total_token_usage` seen (a repeat is not a call)
         self._records_seen = False  # a `token_usage_record` was seen: token_count no longer makes calls
         self._compacted = False  # a `compacted` record since the last call (its context_compacted is the same)
+        self._announced: Any = None  # the stamp of a context_compacted whose record may still come
         self._last_input = 0
 
     def feed(self, lines: Any) -> RolloutReader:
@@ -181,12 +188,16 @@ class RolloutReader(ForeignLogReader):
 
     def finish(self) -> RolloutReader:
         """The end of the log: a reply whose usage never came is folded without it (not a call)."""
+        if self._announced is not None:
+            self._settle_announcement(False)
         self._flush(None, None)
         return self
 
     # -- one rollout line ---------------------------------------------------------------------------
     def _take(self, record: dict[str, Any]) -> None:
         kind, payload, stamp = record.get("type"), record.get("payload"), record.get("timestamp")
+        if self._announced is not None and kind in ("response_item", "compacted"):
+            self._settle_announcement(kind == "compacted")
         if not isinstance(payload, dict):
             if is_legacy_meta(record):  # the first rollouts: the session's line and the items, unwrapped
                 self._take({"type": "session_meta", "payload": record, "timestamp": stamp})
@@ -253,11 +264,20 @@ class RolloutReader(ForeignLogReader):
         elif kind == "task_started" and isinstance(event.get("model_context_window"), int):
             self.context_window = event["model_context_window"]
         elif kind == "context_compacted" and not self._compacted:
+            self._announced = stamp  # its `compacted` record, when the version writes one, is the same compaction
+
+    def _settle_announcement(self, record_follows: bool) -> None:
+        """A context_compacted told a compaction: the `compacted` record that follows it is that compaction
+        (counted once, with its replacement history); anything else first means it has no record."""
+        stamp, self._announced = self._announced, None
+        if not record_follows:
             self._compaction({}, stamp)
 
     def _call(self, usage: dict[str, int] | None, stamp: Any) -> None:
         if usage is None:
             return
+        if self._announced is not None:
+            self._settle_announcement(False)
         self.calls += 1
         self._compacted = False
         self._last_input = usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"]
@@ -314,3 +334,22 @@ class RolloutReader(ForeignLogReader):
         if summary:
             record["isCompactSummary"] = True
         self._emit(record)
+
+
+def compaction_summary(message: dict[str, Any]) -> str:
+    """What a compaction's summary says, read in the message a compacted request starts with: after Codex's
+    summary prefix (the last such block: an older summary may be kept before it), "summary encrypted" for a
+    compaction the server made, else the message's text (Claude Code's summaries are the message)."""
+    content = message.get("content")
+    texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"] if isinstance(
+        content, list) else [content] if isinstance(content, str) else []
+    for text in reversed(texts):
+        at = text.find(SUMMARY_MARK)
+        if at >= 0:
+            newline = text.find("\n", at)
+            return text[newline + 1:].strip() if newline >= 0 else text
+    for text in reversed(texts):
+        if text.startswith(ENCRYPTED_SUMMARY):
+            size = text[len(ENCRYPTED_SUMMARY):].strip(" ,]")
+            return f"summary encrypted ({size})" if size else "summary encrypted"
+    return "".join(texts)

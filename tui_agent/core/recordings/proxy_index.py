@@ -4,7 +4,8 @@ Why an index of its own: the watch replays the recording into a history (the uni
 but the point of the proxy is the request itself — its system prompt, its tools, its messages and where its
 cache breakpoints are. `RequestIndex` follows the recording file (only the bytes added since the last look),
 remembers where each exchange's line starts, and asks the same `CallSorter` as the reader which calls are
-steps; `request(k)` reads step k's line again from its offset (requests are not kept in memory) and
+steps; `request(k)` reads step k's line again from its offset (requests are not kept in memory; a request
+stored as a delta is made whole from the lines of its bases, `proxy_delta.rebuild`) and
 `describe(record)` turns it into a `RequestView` of plain values, in the API's own terms (Anthropic: system,
 tools, messages; OpenAI Responses: instructions, tools, input; Chat Completions: messages, tools).
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui_agent.core.recordings.proxy_delta import LIST_KEYS, RequestChain, rebuild
 from tui_agent.core.recordings.side_calls import CallSorter, SideCall
 
 MAX_LINE_BYTES = 256 * 1024 * 1024
@@ -51,7 +53,9 @@ class RequestIndex:
         self.path = path
         self._read = 0  # bytes read (whole lines only)
         self._offsets: dict[int, int] = {}  # proxy call number -> its line's offset
+        self._seqs: dict[int, int] = {}  # exchange seq -> its line's offset (a delta's base is found there)
         self._sorter = CallSorter()
+        self._chain = RequestChain()
 
     @property
     def steps(self) -> int:
@@ -71,7 +75,8 @@ class RequestIndex:
             with open(self.path, "rb") as handle:
                 size = handle.seek(0, 2)
                 if size < self._read:  # replaced or truncated: start again
-                    self._read, self._offsets, self._sorter = 0, {}, CallSorter()
+                    self._read, self._offsets, self._seqs, self._sorter = 0, {}, {}, CallSorter()
+                    self._chain = RequestChain()
                 handle.seek(self._read)
                 data = handle.read(min(size - self._read, MAX_LINE_BYTES))
         except OSError:
@@ -91,6 +96,9 @@ class RequestIndex:
         except (ValueError, RecursionError):
             return
         if isinstance(record, dict) and record.get("type") == "exchange" and isinstance(record.get("call"), int):
+            if isinstance(record.get("seq"), int):
+                self._seqs[record["seq"]] = offset
+            record["request"] = self._chain.request(record)
             if record["call"]:
                 self._offsets[record["call"]] = offset
                 self._sorter.add(record)
@@ -102,11 +110,33 @@ class RequestIndex:
             return None
         try:
             with open(self.path, "rb") as handle:
-                handle.seek(self._offsets[call])
-                record = json.loads(handle.readline(MAX_LINE_BYTES))
+                record = _line_at(handle, self._offsets[call])
+                if record is not None and isinstance(record.get("request_delta"), dict):
+                    record["request"] = self._whole(handle, record)
         except (OSError, ValueError, RecursionError):
             return None
-        return record if isinstance(record, dict) else None
+        return record
+
+    def _whole(self, handle: Any, record: dict[str, Any]) -> Any:
+        """A delta's request made whole: its bases read back to one stored whole, then each delta applied."""
+        deltas: list[dict[str, Any]] = []
+        while isinstance(record.get("request_delta"), dict) and len(deltas) <= len(self._seqs):
+            deltas.append(record)
+            offset = self._seqs.get(record["request_delta"].get("base"))
+            found = _line_at(handle, offset) if offset is not None else None
+            if found is None:
+                return None
+            record = found
+        body = record.get("request")
+        for later in reversed(deltas):
+            body = rebuild(body, LIST_KEYS.get(str(later.get("api"))), later["request_delta"])
+        return body
+
+
+def _line_at(handle: Any, offset: int) -> dict[str, Any] | None:
+    handle.seek(offset)
+    record = json.loads(handle.readline(MAX_LINE_BYTES))
+    return record if isinstance(record, dict) else None
 
 
 def describe(record: dict[str, Any]) -> RequestView:

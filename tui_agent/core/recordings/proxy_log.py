@@ -8,6 +8,9 @@ not extend the conversation is either a side call (a title, a quota check, a sub
 step) or the agent's compaction (its tools, a shorter history): a boundary, then the request's messages as the
 new segment.
 
+Requests stored as deltas (what each adds to a recent one: `proxy_delta.py`) are made whole again as the
+lines are read (`RequestChain`); a recording with every request whole reads the same way.
+
 Requests are read in the API they speak (Anthropic Messages, OpenAI Responses, Chat Completions) and folded
 as Messages API records by the one `TranscriptReader`, as `codex_rollout` does for Codex's own logs.
 """
@@ -18,6 +21,7 @@ from collections import Counter
 from typing import Any
 
 from tui_agent.core.recordings.foreign_log import ForeignLogReader
+from tui_agent.core.recordings.proxy_delta import RequestChain
 from tui_agent.core.recordings.proxy_requests import call_usage
 from tui_agent.core.recordings.side_calls import CallSorter, Step
 
@@ -37,6 +41,7 @@ class ProxyReader(ForeignLogReader):
     def __init__(self, *, keep_thinking: bool = True, keep_meta: bool = True) -> None:
         super().__init__(keep_thinking=keep_thinking, keep_meta=keep_meta)
         self.sorter = CallSorter()
+        self.chain = RequestChain()
         self._chain: list[str] = []  # the last step's blocks, as compared (what a step extending it adds)
         self._last_input = 0
 
@@ -54,7 +59,10 @@ class ProxyReader(ForeignLogReader):
 
     def feed(self, lines: Any) -> ProxyReader:
         for record in self._objects(lines):
-            if record.get("type") == "exchange" and record.get("call"):
+            if record.get("type") != "exchange":
+                continue
+            record["request"] = self.chain.request(record)  # whole again (every exchange: a later delta's base)
+            if record.get("call"):
                 for step in self.sorter.add(record):
                     self._step(step)
         return self

@@ -1,6 +1,6 @@
 """A recorded request read in the API it speaks (Anthropic Messages, OpenAI Responses, Chat Completions) as
 Messages API messages, and its usage as the Messages API counts it: what the proxy's reader folds and what the
-side-call rule compares."""
+side-call rule compares; and whether a request asks to compact (`asks_compaction`)."""
 
 from __future__ import annotations
 
@@ -87,3 +87,27 @@ def call_usage(api: str, usage: Any) -> dict[str, int] | None:
     cached = min(count(details.get("cached_tokens") if isinstance(details, dict) else 0), total)
     return {"input_tokens": total - cached, "cache_read_input_tokens": cached, "cache_creation_input_tokens": 0,
             "output_tokens": count(usage.get("output_tokens", usage.get("completion_tokens")))}
+
+
+# the prompts an agent's own compaction request ends with (their opening words, as each version writes them)
+COMPACTION_PROMPTS = (
+    "CONTEXT CHECKPOINT COMPACTION",  # Codex (local compaction: a summary for the next model)
+    "Your task is to create a detailed summary of the conversation so far",  # Claude Code (/compact, auto-compact)
+)
+
+
+def asks_compaction(api: str, body: Any) -> str | None:
+    """Whether this request asks to compact the conversation: "server" (the Responses API's
+    `compaction_trigger` item: Codex's compaction on its built-in OpenAI provider), "summary" (the agent's
+    own summary prompt ends the request), else None."""
+    if not isinstance(body, dict):
+        return None
+    items = body.get("input") if api == "openai-responses" else body.get("messages")
+    last = items[-1] if isinstance(items, list) and items else None
+    if not isinstance(last, dict):
+        return None
+    if last.get("type") == "compaction_trigger":
+        return "server"
+    found = item_blocks(last) if api == "openai-responses" else ("user", _blocks(last.get("content")))
+    texts = [b.get("text", "") for b in (found[1] if found else []) if isinstance(b, dict) and b.get("type") == "text"]
+    return "summary" if any(prompt in text for text in texts for prompt in COMPACTION_PROMPTS) else None

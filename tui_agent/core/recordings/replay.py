@@ -12,7 +12,6 @@ draws these steps, `--json` prints them.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -20,13 +19,14 @@ from pathlib import Path
 from typing import Protocol, Sequence
 
 from tui_agent.core.compaction import CompactPlan, CompactPolicy
+from tui_agent.core.recordings.agent_compactions import AgentCompaction, agent_compactions
 from tui_agent.core.recordings.economics import RunState, StrategyRun, default_policy, make_strategy, strategy_runs
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.recordings.counted import ruler_errors
 from tui_agent.core.recordings.idle_replay import IdleOutcome
 from tui_agent.core.recordings.economics_report import EstimateStep, EstimatorRun, SessionReport, estimator_error
-from tui_agent.core.events import CompactionReported, ServerEdited
-from tui_agent.core.messages import Message, text_of
+from tui_agent.core.events import CompactionReported
+from tui_agent.core.messages import Message
 from tui_agent.core.models import model_info
 from tui_agent.core.formats import plural
 from tui_agent.core.models import CLASSIC, CachePrice, InputCost, for_model
@@ -45,17 +45,6 @@ class Checkpoint:
     call: int
     runs: dict[str, RunState]
     estimator: EstimatorRun  # an independent copy (`EstimatorRun.copy`)
-
-
-@dataclass(frozen=True)
-class AgentCompaction:
-    """Where the recorded agent compacted its own context (Claude Code's summary / compact_boundary, or
-    a compaction event in one of our journals)."""
-
-    index: int  # the history index it happened at
-    call: int  # the number of the first recorded call after it (1-based; 0 when no call follows)
-    kind: str  # "summary" | "boundary" | "event"
-    text: str
 
 
 @dataclass(frozen=True, slots=True)  # one per call a watch keeps: no dict each
@@ -324,6 +313,15 @@ def reported_on(model: TokenModel, step: ReplayStep) -> CompactionReported:
     return CompactionReported(step.number, plan, step.history_len, base, 0, step.messages)
 
 
+def sends_as_recorded(step: ReplayStep) -> bool:
+    """Whether our request at this call is the recorded agent's own: neither compacted (ours sends every
+    message whole, with nothing in place of any; the agent's request starts at the history's start) and the
+    API reported the call's usage, which is then the usage of our request too."""
+    plan = step.plan
+    return (bool(step.usage) and step.recorded_start == 0 and plan.drop_until <= plan.drop_from
+            and plan.recap is None and not any(plan.blocks.values()) and not plan.excluded and not plan.lead_placeholder)
+
+
 def open_replay(path: str | Path, strategies: Sequence[str] = REPLAY_STRATEGIES,
                 policy: CompactPolicy | None = None, *, check_memory: bool = False,
                 fit_calls: int | None = None, price: CachePrice | None = None) -> Replay:
@@ -361,34 +359,6 @@ def main_model(recorded: Recorded) -> str:
     return max(counts, key=lambda model: counts[model]) if counts else ""
 
 
-def _first_call_after(recorded: Recorded, index: int) -> int:
-    k = bisect_right(recorded.calls, index)  # the calls are in history order
-    return k + 1 if k < len(recorded.calls) else 0
-
-
-def agent_compactions(recorded: Recorded) -> list[AgentCompaction]:
-    """Where the recorded agent compacted, in history order (a boundary before its summary)."""
-    out: list[AgentCompaction] = []
-    if recorded.journal is not None:
-        for call in getattr(recorded.journal, "calls", []):
-            if call.event:
-                k = next((k for k, c in enumerate(recorded.calls) if c >= call.history_len), -1)
-                out.append(AgentCompaction(call.history_len, k + 1, "event", str(call.event)))
-        for edit in getattr(recorded.journal, "server_events", []):  # what the server did (server-clear/compact)
-            if isinstance(edit, ServerEdited):
-                k = next((k for k, c in enumerate(recorded.calls) if c >= edit.history_index), -1)
-                out.append(AgentCompaction(edit.history_index, k + 1, "server", edit.line()))
-        out.sort(key=lambda c: c.index)
-        return out
-    for index in recorded.boundaries:
-        out.append(AgentCompaction(index, _first_call_after(recorded, index), "boundary",
-                                   "compact_boundary: the agent compacted its context here"))
-    for index in recorded.summaries:
-        text = text_of(recorded.history[index]) if index < len(recorded.history) else ""
-        out.append(AgentCompaction(index, _first_call_after(recorded, index), "summary",
-                                   " ".join(text.split())[:160]))
-    out.sort(key=lambda c: (c.index, c.kind != "boundary"))
-    return out
 
 
 def baseline_estimate(replay: Replay) -> int:

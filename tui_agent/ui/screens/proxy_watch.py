@@ -1,7 +1,7 @@
 """The watch screen on a `tui-agent proxy` recording: the watch, plus the exact request of the call shown.
 
 A recording holds each request whole, so beside the history (the union of what the agent sent, the panel)
-this screen shows the call's own request (`RequestCard`: system, tools, messages, cache breakpoints, side
+this screen shows the call's own request (its message count in the card's first line too) (`RequestCard`: system, tools, messages, cache breakpoints, side
 calls) and, on `r`, the whole request as JSON. The request is read from the recording by
 `core.recordings.proxy_index.RequestIndex` (the same side-call rule as the replay, so step k is the same call).
 """
@@ -20,6 +20,7 @@ from textual.widgets import Footer, Static
 from tui_agent.core.recordings.proxy_index import RequestIndex, RequestView, describe
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.screens.watch import WatchScreen
+from tui_agent.ui.widgets.replay_card import ReplayCard
 from tui_agent.ui.widgets.request_card import RequestCard
 
 SHOWN_AT_MOST = 400_000  # characters of a request shown whole (a larger one is cut, saying so)
@@ -27,6 +28,9 @@ SHOWN_AT_MOST = 400_000  # characters of a request shown whole (a larger one is 
 
 class ProxyWatchScreen(WatchScreen):
     BINDINGS = [Binding("r", "request", "Request")]
+    # the panel shows the usage the API reported for a call whose request ours is (neither compacted): the
+    # recording holds the exact request, so that usage is the usage of what the panel shows
+    REPORTS_API_USAGE = True
 
     def on_mount(self) -> None:  # (WatchScreen's own on_mount runs too: Textual calls each class's handler)
         self.requests = RequestIndex(self.path)
@@ -53,6 +57,10 @@ class ProxyWatchScreen(WatchScreen):
         card = self.query("#request-card")
         if card and k == self.current:  # (a later call shown meanwhile draws its own)
             card.first(RequestCard).show(view, side, k)
+            replay = self.replay
+            if view is not None and replay is not None and 0 <= k < replay.calls and self.view.held(k):
+                # the card's count is the exact request's, as the request card below lists it
+                self.query_one(ReplayCard).show(replay, replay.step(k), len(view.messages))
 
     def action_request(self) -> None:
         if self.replay is None:

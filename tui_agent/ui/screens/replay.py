@@ -17,7 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
-from tui_agent.core.recordings.replay import OURS, step_cost
+from tui_agent.core.recordings.replay import OURS, sends_as_recorded, step_cost
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.replay_card import ReplayCard
@@ -75,6 +75,8 @@ class ReplayPanel(BudgetPanel):
         self.on_compaction(replay.reported(step))
         ours = step.costs.get(OURS)  # the meter prices the call as its card does (one function, one unit)
         self.ledger.priced_as(step_cost(replay, step), ours.cached if ours is not None else 0.0)
+        if getattr(self.screen, "REPORTS_API_USAGE", False) and sends_as_recorded(step):
+            self.ledger.reported_as(step.usage)  # the exact request is the agent's own: the API said what it took
         self.meter.meter = self.ledger.current
         self._fed = (replay, step, step.number)
 

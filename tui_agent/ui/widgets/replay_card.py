@@ -59,7 +59,9 @@ def reply_preview(replay: "Replay", step: "ReplayStep") -> str:
     return strip_controls(out) or "(thinking only)"
 
 
-def card_content(replay: "Replay", step: "ReplayStep") -> Content:
+def card_content(replay: "Replay", step: "ReplayStep", sent: int | None = None) -> Content:
+    """The card of a step; `sent`: the exact request's own message count (a proxy recording), said first:
+    the history folds an agent's messages its own way (merged roles, system reminders)."""
     real, estimate = step.real_tokens, step.estimate.ours
     off = (estimate - real) * 100 / real if real else 0.0
     how = "right on" if round(off, 1) == 0 else f"{abs(off):.1f}% {'low' if off < 0 else 'high'}"
@@ -69,7 +71,8 @@ def card_content(replay: "Replay", step: "ReplayStep") -> Content:
     masks = sum(len(v) for v in plan.masks.values())
     lines: list[Content] = [
         Content.assemble((f"Call {step.number}", "bold"), (f" of {replay.calls}", MUTED),
-                         (f" · history so far: {counted(step.history_len, 'message')}", MUTED)),
+                         (f" · history so far: {counted(step.history_len, 'message')}", MUTED) if sent is None else
+                         (f" · its request: {counted(sent, 'message')} (history so far: {step.history_len})", MUTED)),
         Content.assemble(("recorded  ", MUTED), (f"{real:,} tok", "bold"), (" real, from the log", "$text-success"))
         if usage else Content.assemble(("recorded  ", MUTED), (f"≈{real:,} tok", "bold"),
                                        (" the agent's own estimate (its model reported no usage)", MUTED)),
@@ -119,5 +122,5 @@ class ReplayCard(Static):
     ReplayCard { padding: 0 1; height: auto; }
     """
 
-    def show(self, replay: "Replay", step: "ReplayStep") -> None:
-        self.update(card_content(replay, step))
+    def show(self, replay: "Replay", step: "ReplayStep", sent: int | None = None) -> None:
+        self.update(card_content(replay, step, sent))
