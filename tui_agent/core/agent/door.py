@@ -15,6 +15,7 @@ look (one line on stderr, a modal, an ACP error), and the first model call impor
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,17 @@ class OpenedSession:
     notices: list[Notice]
 
 
+_OPENED: "list[weakref.ref[Session]]" = []  # (a Session is a dataclass: no hash, so no WeakSet)
+
+
+def opened_sessions() -> list[Session]:
+    """The sessions opened in this process and still alive: a crash report keeps their conversation out
+    of its log (`faces/crash_text.py`) without holding them alive."""
+    alive = [session for ref in _OPENED if (session := ref()) is not None]
+    _OPENED[:] = [weakref.ref(session) for session in alive]
+    return alive
+
+
 class SessionRefused(Exception):
     """The options cannot make a working session (a budget no request fits): one line, nothing was run or
     saved. A face shows `str(error)` as a usage error."""
@@ -106,6 +118,8 @@ def open_session(options: SessionOptions) -> OpenedSession:
         notices += _foreign_thinking(session, options.written_by)
     for prepare in options.prepare:
         notices += prepare(session)
+    opened_sessions()  # (the dead ones go)
+    _OPENED.append(weakref.ref(session))
     trace.bind_session(session.trace_id)  # after `prepare`: a journaled session has its id by now
     trace.trace("cli.start", mode=options.face)
     return OpenedSession(session, notices)
