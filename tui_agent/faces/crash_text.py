@@ -6,7 +6,7 @@ Why: a traceback with locals held the prompt, tool output and the environment (t
 it is often the whole diagnosis ("'NoneType' object has no attribute 'call'"), but a message may quote
 what it failed on, so it is cleaned, in this order:
 
-- secrets, by value and by shape (`core/journal/redact.py`: the one redaction of everything we store);
+- secrets, by value and by shape (`core/redact.py`: the one redaction of everything we show and store);
 - quoted literals, unless they are a short name (an attribute, a key, a module): `'…'`;
 - runs of words found in a conversation still open in this process (the sessions opened through
   `core/agent/door.py`): `[conversation text]`;
@@ -19,7 +19,6 @@ bytes. Standard library only at the top (the crash path must not fail on an impo
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from typing import Any
@@ -59,10 +58,10 @@ def clean(text: str, conversation: str = "") -> str:
 
 def _redact_secrets(text: str) -> str:
     try:
-        from tui_agent.core.journal.redact import Secrets, redact_text, secret_values
+        from tui_agent.core.redact import redact
     except Exception:  # noqa: BLE001 - never a second crash
         return text
-    return redact_text(text, Secrets.of(secret_values(os.environ)))
+    return redact(text)
 
 
 def _quoted(match: re.Match[str]) -> str:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tui_agent.core import events as ev
+from tui_agent.core.redact import redact
 
 if TYPE_CHECKING:
     from tui_agent.core.compaction.plan import CompactPlan
@@ -92,7 +93,7 @@ def attributes(span: CallSpan) -> dict[str, Any]:
             "tui_agent.compaction.event_reason": event.reason if event is not None else None,
             "tui_agent.compaction.event_kinds": list(event.kinds) if event is not None else None,
         })
-    return {key: value for key, value in out.items() if value is not None}
+    return {key: redact(value) if isinstance(value, str) else value for key, value in out.items() if value is not None}
 
 
 class CallTracer:

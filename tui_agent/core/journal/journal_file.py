@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tui_agent.core.journal import records as rec
-from tui_agent.core.journal.redact import Secrets, redact_record
+from tui_agent.core.redact import Secrets, redact_record
 from tui_agent.core.paths import ensure_dir
 
 _FLAGS = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)

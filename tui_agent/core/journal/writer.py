@@ -28,7 +28,7 @@ from tui_agent.core.journal import records as rec
 from tui_agent.core.journal.compaction_record import call_fields, export_compaction_state
 from tui_agent.core.journal.server_record import SERVER, cache_fields, server_fields
 from tui_agent.core.journal.journal_file import JournalFile, JournalLocked, lock_file  # noqa: F401
-from tui_agent.core.journal.redact import REDACTED, secret_values  # noqa: F401
+from tui_agent.core.redact import REDACTED, known_secrets, secret_values  # noqa: F401
 from tui_agent.core.journal.state_delta import JournalStates
 from tui_agent.core.paths import journal_path
 
@@ -215,7 +215,7 @@ def start_journal(
     Raises OSError when a file that must be written now cannot be opened, `JournalLocked` when another
     process is writing it."""
     environ = os.environ if environ is None else environ
-    secrets = secret_values(environ)
+    secrets = list(known_secrets(environ).values)  # the environment's, and every key this process sends
     session.session_id = session_id or session.session_id or rec.new_session_id()
     journal = Journal(session, journal_path(session.session_id, environ), secrets, parent=parent, source=source)
     if resumed_written is not None:
