@@ -99,3 +99,15 @@ def test_headless_with_trace_prints_the_error_without_the_key(tmp_path: Path) ->
     assert done.returncode == 1
     assert "error: " in done.stderr and "[redacted]" in done.stderr and "[trace]" in done.stderr
     assert not leaked(done.stdout + done.stderr), done.stderr
+
+
+def test_what_is_said_outside_a_turn_is_redacted_too(tmp_path: Path) -> None:
+    """A keep-warm ping that fails between turns, a summary drafted in the background: their words reach
+    the listeners (the TUI's meter, the journal) through `Session.emit`, redacted there."""
+    with FakeAnthropic(api_key=KEY) as fake:
+        session = session_for(fake, tmp_path)
+    heard: list[object] = []
+    session.listeners.append(heard.append)
+    session.emit(ev.KeepWarmStopped("failed", 1, f"ping refused: {GATEWAY_401}"))
+    session.emit(ev.SummaryWritten(3, None, GATEWAY_401, 4))
+    assert len(heard) == 2 and not leaked(repr(heard)) and repr(heard).count("[redacted]") >= 4

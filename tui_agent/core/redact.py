@@ -153,7 +153,8 @@ def redact(text: str) -> str:
 
 # The events whose text can come from a server, and the fields that hold it.
 _SERVER_TEXT: dict[type, tuple[str, ...]] = {ev.Notice: ("text",), ev.TurnEnded: ("error",),
-                                             ev.ServerEdited: ("summary",), ev.SummaryWritten: ("error",)}
+                                             ev.ServerEdited: ("summary",), ev.SummaryWritten: ("error",),
+                                             ev.KeepWarmStopped: ("detail",)}
 
 
 def redact_event(event: Any) -> Any:
