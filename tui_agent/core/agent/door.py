@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_agent.core import trace
-from tui_agent.core.agent.budget_check import session_budget_error
+from tui_agent.core.agent.budget_check import session_below_base, session_budget_error
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.agent.session import Session
 from tui_agent.core.compaction.settings import CompactSettings
@@ -107,7 +107,8 @@ def open_session(options: SessionOptions) -> OpenedSession:
 
     wanted = options.approve_compaction
     session.approve_compaction = env_approve(dict(options.env)) if wanted is None else wanted
-    problem = session_budget_error(session) or server_strategy_error(session.compactor.mode, session.provider)
+    problem = (session_budget_error(session) or session_below_base(session)
+               or server_strategy_error(session.compactor.mode, session.provider))
     if problem:
         raise SessionRefused(problem)
     if not options.headless:  # -p exits when its turn ends: nothing idle to keep warm
