@@ -59,13 +59,10 @@ FACES = {
     "replay-report": ["replay", str(SMALL_LOG), "--report"],
     "replay-json": ["replay", str(SMALL_LOG), "--json"],
     "watch-json": ["watch", str(SMALL_LOG), "--json"],
-    "export-md": ["export", "{sid}"],
-    "export-jsonl": ["export", "{sid}", "--format", "jsonl"],
-    "sessions": ["sessions"],
-    "sessions-json": ["sessions", "--json"],
+    "export": ["export", "{sid}", "--format", "jsonl"],
+    "sessions": ["sessions", "--json"],
     "print-outbound": ["--continue", "--print-outbound"],
     "help": ["--help"],
-    "version": ["--version"],
 }
 
 

@@ -140,7 +140,7 @@ def resumed_figures(path: Path, workspace: Path) -> tuple[list[str], list[dict],
     return load.warnings, before, err.getvalue()
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(kind=st.sampled_from(sorted(NUMBER_FIELDS)), data=st.data(), value=hostile_value,
        where=st.sampled_from(["end", "middle"]))
@@ -190,7 +190,7 @@ def replaced(value: Any, path: tuple, new: Any) -> Any:
     return copy
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(data=st.data(), value=hostile_value)
 def test_a_hostile_number_inside_the_compaction_state_never_stops_a_resume(tmp_path_factory, data, value) -> None:
