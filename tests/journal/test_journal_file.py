@@ -5,6 +5,7 @@ starts, and failed once under load with "is empty or not a tui-agent session jou
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -85,3 +86,21 @@ def test_an_empty_file_left_by_an_older_version_gets_the_header(tmp_path: Path) 
     assert read_journal(path).session_id == "s"
     JournalFile(path, header=HEADER).close()  # a file with records is appended to, never given a second header
     assert path.read_bytes().count(b'"header"') == 1
+
+
+def test_a_message_seen_mid_write_is_no_message_of_the_listing(tmp_path: Path) -> None:
+    """A large record reaches the file page by page: a listing in between can see it cut just after an
+    inner `}`. The fast summary counted that as a message; the full read (rightly) did not."""
+    from tui_agent.core.journal.store import SessionInfo, summarize
+
+    path = tmp_path / "live.jsonl"
+    first = {"type": "message", "at": "2027-01-01T00:00:01.000Z", "index": 0,
+             "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}
+    second = {"type": "message", "at": "2027-01-01T00:00:02.000Z", "index": 1, "message": {"role": "assistant",
+              "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a"}},
+                          {"type": "text", "text": "x" * 5000}]}}
+    line = json.dumps(second, separators=(",", ":"))
+    cut = line[:line.index("}") + 1]  # up to the end of the tool_use's input: ends in "}", is no record
+    path.write_text("\n".join(json.dumps(r, separators=(",", ":")) for r in (HEADER, first)) + "\n" + cut)
+    assert summarize(path) == SessionInfo.of(read_journal(path))
+    assert summarize(path).messages == 1
