@@ -243,3 +243,83 @@ def test_closing_gives_up_on_a_failing_collector_instead_of_retrying_for_ten_sec
     assert 1 <= collector.posts <= 2
     lines = err.getvalue().splitlines()
     assert len(lines) == 1 and collector.url in lines[0] and "1 span could not be sent" in lines[0]
+
+
+# -- a collector that accepts and never answers (issue 40) -------------------------------------------
+class Silent:
+    """A real TCP listener on 127.0.0.1 that accepts every connection and never reads or answers."""
+
+    def __init__(self) -> None:
+        import socket
+
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.held: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            self.held.append(connection)
+
+    def close(self) -> None:
+        for connection in self.held:
+            connection.close()
+        self.listener.close()
+
+
+def test_a_collector_that_never_answers_holds_the_exit_one_second_in_all(monkeypatch) -> None:
+    """Every wait of `close` is counted on a clock that moves only by what it waits: the flush and the
+    shutdown share one `CLOSE_SECONDS` (before: a second each, then the SDK's shutdown joined the export
+    thread for the exporter's 10 s request timeout, and again at the interpreter's exit)."""
+    import io
+
+    clock = [0.0]
+    real_join = threading.Thread.join
+
+    def counted_join(self, timeout=None):  # noqa: ANN001, ANN202
+        if not self.name.startswith("otel-"):
+            return real_join(self, timeout)
+        assert timeout is not None, "an unbounded wait at exit"
+        real_join(self, min(timeout, 0.2))  # (what can finish, finishes)
+        if self.is_alive():
+            clock[0] += timeout  # it waited all it was allowed to
+        return None
+
+    monkeypatch.setattr(threading.Thread, "join", counted_join)
+    monkeypatch.setattr(telemetry.time, "monotonic", lambda: clock[0])
+    silent = Silent()
+    try:
+        tracer = telemetry.tracer_from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": silent.url})
+        assert tracer is not None
+        for call in (1, 2, 3):
+            tracer.record(telemetry.CallSpan("live", "s", call, "claude-test"))
+        err = io.StringIO()
+        tracer.close(err)  # returns: the export it started is still waiting for its answer
+        assert silent.held, "the export never reached the collector"
+    finally:
+        silent.close()
+    assert 0 < clock[0] <= telemetry.CallTracer.CLOSE_SECONDS
+    assert tracer.provider._atexit_handler is None  # nothing left for the interpreter's exit to wait for
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 1 and "3 spans could not be sent" in lines[0] and silent.url in lines[0], lines
+    assert "no answer within 1 s" in lines[0]
+
+
+def test_headless_with_a_silent_collector_ends_with_one_line(tmp_path: Path) -> None:
+    from tests.core.test_demo_and_headless import cli, make_repo
+
+    silent = Silent()
+    try:
+        out = cli(["-p", "what is in this repo?"], make_repo(tmp_path), env_extra={"OTEL_EXPORTER_OTLP_ENDPOINT": silent.url})
+    finally:
+        silent.close()
+    assert out.returncode == 0, out.stderr
+    told = [line for line in out.stderr.splitlines() if "OpenTelemetry" in line]
+    assert len(told) == 1 and silent.url in told[0] and "no answer within 1 s" in told[0], out.stderr

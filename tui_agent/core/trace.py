@@ -54,9 +54,13 @@ def format_line(stage: str, fields: dict[str, Any], *, when: datetime | None = N
 
 
 def trace(stage: str, **fields: Any) -> None:
+    """Write one trace line (only with `TRACE=1`). Callers pass sizes and names; a field can still hold a
+    server's words (an error body that echoes the key): each line passes the one redaction."""
     if not enabled():
         return
-    line = format_line(stage, fields)
+    from tui_agent.core.redact import redact
+
+    line = redact(format_line(stage, fields))
     if _sink is not None:
         _sink(line)
     else:

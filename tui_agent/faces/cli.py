@@ -229,13 +229,11 @@ def _flags_to_env(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Every face starts here: a crash in any of them ends with one line and a private log file
-    (`tui_agent.faces.crash`), never a traceback of the conversation on the terminal."""
-    try:
-        return _main(sys.argv[1:] if argv is None else argv)
-    except Exception as error:  # noqa: BLE001 - KeyboardInterrupt and SystemExit pass through
-        from tui_agent.faces.crash import report_crash
+    (`tui_agent.faces.crash`), never a traceback of the conversation on the terminal; a reader of standard
+    output that stopped reading (`| head`) ends it quietly (`tui_agent.faces.process_end`)."""
+    from tui_agent.faces.process_end import run_face
 
-        return report_crash(error)
+    return run_face(lambda: _main(sys.argv[1:] if argv is None else argv))
 
 
 def _main(argv: list[str]) -> int:

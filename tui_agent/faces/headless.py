@@ -66,20 +66,25 @@ async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
     earlier = list(session.usage_history)  # a continued session's calls before this run
     calls_before = len(session.budget.calls)
+    counted_before = session.budget.cost  # a continued session's pings, fed back by the resume
     ended = await _consume(session, prompt, out, err)
     if len(session.budget.calls) > calls_before:  # the session's own ledger: the figures the panel draws
-        print(f"[budget] {session.budget.summary_line(_earlier_cost(session.provider.model, earlier))}", file=err,
-              flush=True)
+        line = session.budget.summary_line(_earlier_cost(session.provider.model, earlier, counted_before),
+                                           counted_before)
+        print(f"[budget] {line}", file=err, flush=True)
     return ended
 
 
-def _earlier_cost(model: str, usages: list[ev.Usage]) -> float | None:
-    """What the session's calls before this run cost (None: there were none, or one has no price)."""
+def _earlier_cost(model: str, usages: list[ev.Usage], pings_usd: float) -> float | None:
+    """What the session's calls before this run cost (None: it has no earlier calls or pings, or one has no
+    price). Its resumed pings are already in the ledger (`pings_usd`): they count for the session only."""
     from tui_agent.core.providers.base import UsageInfo
     from tui_agent.core.models import cost_usd
 
     costs = [cost_usd(model, UsageInfo.of(u)) for u in usages]
-    return sum(c for c in costs if c is not None) if costs and None not in costs else None
+    if None in costs or not (costs or pings_usd):
+        return None
+    return sum(c for c in costs if c is not None)
 
 
 async def _consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev.TurnEnded | None:

@@ -94,6 +94,8 @@ def replay_command(argv: list[str]) -> int:
         replay = open_replay(path, policy=policy, fit_calls=args.fit_calls)
     except JournalError as error:
         return _error(str(error))
+    except BrokenPipeError:
+        raise  # standard output's reader is gone (`| head`): `cli.main` ends quietly
     except OSError as error:
         return _error(f"cannot read {path}: {error.strerror or error}")
     except ValueError as error:

@@ -318,10 +318,12 @@ class BudgetLedger:
             return f"{figures.cost.text()} input"
         return f"{figures.cost.text()} ({figures.cost.note()})"
 
-    def summary_line(self, earlier_usd: float | None = None) -> str:
+    def summary_line(self, earlier_usd: float | None = None, counted_before: float = 0.0) -> str:
         """Headless prints this at the end of a run: the same figures the panel shows. The ledger has seen
         this run's calls only: after `--continue` (`earlier_usd`: what the session's earlier calls cost)
-        the cost says "this run" and gives the session's beside it, never this run's as the session's."""
+        the cost says "this run" and gives the session's beside it, never this run's as the session's.
+        `counted_before`: what the ledger held when the run began (a resumed session's keep-warm pings,
+        fed back by the resume): the session's, never this run's."""
         figures = self.current
         if figures is None:
             return "no model call"
@@ -336,7 +338,7 @@ class BudgetLedger:
             parts.append(f"summaries {fmt_tokens(self.summary_tokens)} tok"
                          + (f" {fmt_usd(self.summary_cost)}" if self.cost_known else ""))
         if self.cost_known and earlier_usd is not None:
-            parts.append(f"this run {fmt_usd(self.cost)} (session {fmt_usd(self.cost + earlier_usd)})")
+            parts.append(f"this run {fmt_usd(self.cost - counted_before)} (session {fmt_usd(self.cost + earlier_usd)})")
         elif self.cost_known:
             parts.append(f"session {fmt_usd(self.cost)}")
         return " · ".join(parts)

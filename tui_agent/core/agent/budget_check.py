@@ -1,21 +1,24 @@
-"""A warning when the configured budget cannot work: `--context-window 100`, or a base bigger than the window.
+"""A warning when the configured budget cannot work: `--context-window 100`, or a base bigger than the window;
+and a refusal when the working budget the user set is below what every call sends (`--budget 1000`, `/budget
+8000`: accepted without a word, while the meter blamed "the newest round").
 
 Compaction keeps at least a floor of messages, so such a session would not fail at once: every call would
 just be over budget, and a real API would refuse it with an error the user cannot connect to the flag
-they typed. The check runs once start-up work is done (project context, skills and MCP tool schemas are
-all part of the base) and after `/model`, and says which numbers clash and which flag changes them.
+they typed. The checks run when the session opens (a refusal, usage error), once start-up work is done
+(project context, skills and MCP tool schemas are all part of the base: a warning then) and after
+`/model`, and say which numbers clash and which flag changes them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tui_agent.core.compaction.working_budget import MIN_MESSAGE_ROOM, below_base
 from tui_agent.core.events import Notice
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
 
-MIN_MESSAGE_ROOM = 1000  # below this many tokens for messages, not even one Read result fits
 FIX = "raise --context-window (CONTEXT_WINDOW_TOKENS) or lower --max-output-tokens (MAX_OUTPUT_TOKENS)"
 
 
@@ -51,11 +54,19 @@ def budget_warning(window: int, reserve: int, system: int, tools: int) -> str | 
     return None
 
 
+def session_below_base(session: "Session") -> str | None:
+    """`below_base` for a session's own policy and base (a refusal when the session opens)."""
+    system, tools = session.baseline_tokens()
+    return below_base(getattr(session.compactor, "policy", None) or session.compact_policy, system, tools)
+
+
 def session_budget_notices(session: "Session") -> list[Notice]:
     system, tools = session.baseline_tokens()
     provider = session.provider
     text = budget_warning(provider.context_window, provider.max_output_tokens, system, tools)
-    return [Notice(text, "warning")] if text else []
+    below = session_below_base(session)  # MCP tools joined the base since the session opened
+    return ([Notice(text, "warning")] if text else []) + ([Notice(f"The working budget is too small now: {below} "
+                                                                  "(/budget sets another).", "warning")] if below else [])
 
 
 async def check_budget(session: "Session") -> list[Notice]:

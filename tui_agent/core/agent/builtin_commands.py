@@ -183,17 +183,30 @@ def _approve(session: CommandHost, args: str) -> CommandResult:
 
 def _budget(session: CommandHost, args: str) -> CommandResult:
     """`/budget [TOKENS]`: the working budget, its origin and the window; with a size, the new budget."""
-    from tui_agent.core.compaction.working_budget import budget_command
+    from tui_agent.core.compaction.working_budget import below_base, budget_command
 
     policy = getattr(session.compactor, "policy", None) or session.compact_policy
     if policy is None:
         return CommandResult("This compaction mode has no working budget.", level="warning")
     changed, text = budget_command(policy, args)
+    below = below_base(changed, *_base_now(session)) if changed is not None else None
+    if below:  # one line, and the budget stays as it was
+        return CommandResult(f"{below}. The working budget stays {policy.room:,}.", level="warning")
     if changed is not None:
         session.compact_policy = changed
         if hasattr(session.compactor, "policy"):
             session.compactor.policy = changed  # the marks move from the next call; decisions made stay
     return CommandResult(text, level="warning" if changed is None and args.strip() else "info")
+
+
+def _base_now(session: CommandHost) -> tuple[int, int, int]:
+    """(system prompt, tool definitions, the turn in progress: what no compaction may take) in tokens."""
+    from tui_agent.core.tokens import message_tokens, text_tokens, tools_tokens
+
+    in_progress = 0
+    if session.running:
+        in_progress = sum(map(message_tokens, session.history[session.plan_call().plan.protected_from:]))
+    return text_tokens(session.system_prompt()), tools_tokens(session.tools.schemas()), in_progress
 
 
 SUMMARY_EDIT_USAGE = "Usage: /summary edit TEXT (in the TUI, /summary edit alone opens the draft in an editor)"

@@ -15,12 +15,13 @@ look (one line on stderr, a modal, an ACP error), and the first model call impor
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_agent.core import trace
-from tui_agent.core.agent.budget_check import session_budget_error
+from tui_agent.core.agent.budget_check import session_below_base, session_budget_error
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.agent.session import Session
 from tui_agent.core.compaction.settings import CompactSettings
@@ -70,6 +71,17 @@ class OpenedSession:
     ping_cap_usd: float | None = None  # what pings may cost this session (None: no cap was set)
 
 
+_OPENED: "list[weakref.ref[Session]]" = []  # (a Session is a dataclass: no hash, so no WeakSet)
+
+
+def opened_sessions() -> list[Session]:
+    """The sessions opened in this process and still alive: a crash report keeps their conversation out
+    of its log (`faces/crash_text.py`) without holding them alive."""
+    alive = [session for ref in _OPENED if (session := ref()) is not None]
+    _OPENED[:] = [weakref.ref(session) for session in alive]
+    return alive
+
+
 class SessionRefused(Exception):
     """The options cannot make a working session (a budget no request fits): one line, nothing was run or
     saved. A face shows `str(error)` as a usage error."""
@@ -100,7 +112,8 @@ def open_session(options: SessionOptions) -> OpenedSession:
 
     wanted = options.approve_compaction
     session.approve_compaction = env_approve(dict(options.env)) if wanted is None else wanted
-    problem = session_budget_error(session) or server_strategy_error(session.compactor.mode, session.provider)
+    problem = (session_budget_error(session) or session_below_base(session)
+               or server_strategy_error(session.compactor.mode, session.provider))
     if problem:
         raise SessionRefused(problem)
     if not options.headless:  # -p exits when its turn ends: nothing idle to keep warm
@@ -111,6 +124,8 @@ def open_session(options: SessionOptions) -> OpenedSession:
         notices += _foreign_thinking(session, options.written_by)
     for prepare in options.prepare:
         notices += prepare(session)
+    opened_sessions()  # (the dead ones go)
+    _OPENED.append(weakref.ref(session))
     trace.bind_session(session.trace_id)  # after `prepare`: a journaled session has its id by now
     trace.trace("cli.start", mode=options.face)
     idle, cap, told = _idle_settings(options)

@@ -10,6 +10,7 @@ message, and no half-built tool_use is ever appended.
 from __future__ import annotations
 
 import time
+from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Callable
 
@@ -21,6 +22,7 @@ from tui_agent.core.agent.too_long import fit_output_reserve, too_long_numbers
 from tui_agent.core.agent.answer_stream import stream_answer, usage_event
 from tui_agent.core.agent.server_watch import CacheTrack, answered
 from tui_agent.core.cache_clock import went_cold
+from tui_agent.core.redact import redact, redact_event
 from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.summary import summary_messages
@@ -160,7 +162,16 @@ async def run_turn(
     state: LoopState | None = None,
 ) -> AsyncGenerator[ev.EngineEvent, None]:
     """Run one agentic turn for `prompt` (None: continue from the history as it is): model call, tools,
-    repeat, until an answer without tool calls, a denial, the call limit or an error ends it."""
+    repeat, until an answer without tool calls, a denial, the call limit or an error ends it. Every event
+    leaves with the server's text in it redacted (`core/redact.py`): a gateway's 401 that echoes the key
+    reaches no face, log or journal (closing this closes the turn's own generator: its repair runs)."""
+    async with aclosing(_turn(history, prompt, config, ctx, state)) as events:
+        async for event in events:
+            yield redact_event(event)
+
+
+async def _turn(history: list[Message], prompt: str | None, config: LoopConfig, ctx: ToolContext,
+                state: LoopState | None) -> AsyncGenerator[ev.EngineEvent, None]:
     state = state or LoopState()
     # A turn interrupted earlier may have left tool calls without results (its generator closed late,
     # or a history loaded from elsewhere): answer them first, or this request would be a 400.
@@ -205,7 +216,7 @@ async def run_turn(
                 return
     except Exception as error:  # noqa: BLE001 - every failure ends the turn with a clear message
         partial_text = "".join(pending.partial) or getattr(error, "partial_text", "")
-        pending.repair(history, f"Not run: {error}", partial_text)
+        pending.repair(history, f"Not run: {redact(str(error))}", partial_text)
         trace.trace("query.turn_end", reason="error", turn=turn.calls)
         line = str(error) or type(error).__name__
         if not isinstance(error, ProviderError):

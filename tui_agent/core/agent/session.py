@@ -25,6 +25,7 @@ from tui_agent.core.agent.context_report import ContextView
 from tui_agent.core.agent.summary_draft import BackgroundSummaries, SummaryDraft
 from tui_agent.core.agent.system_prompt import base_breakdown
 from tui_agent.core.agent.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
+from tui_agent.core.redact import redact_event
 from tui_agent.core.messages import Message
 from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.base import Provider
@@ -157,8 +158,8 @@ class Session:
         return self.session_id or self._trace_id
 
     def emit(self, event: Any) -> None:
-        """Hand `event` to the session's ledger, then to every listener; a failing listener is dropped from
-        this call, never fatal."""
+        """Hand `event` to the ledger, then every listener (a failing one is skipped, never fatal)."""
+        event = redact_event(event)  # a server's words in it (a keep-warm ping's error): `core/redact.py`
         self.budget.feed(event)
         for listener in list(self.listeners):
             try:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tui_agent.core import events as ev
+from tui_agent.core.redact import redact
 
 if TYPE_CHECKING:
     from tui_agent.core.compaction.plan import CompactPlan
@@ -92,14 +93,15 @@ def attributes(span: CallSpan) -> dict[str, Any]:
             "tui_agent.compaction.event_reason": event.reason if event is not None else None,
             "tui_agent.compaction.event_kinds": list(event.kinds) if event is not None else None,
         })
-    return {key: value for key, value in out.items() if value is not None}
+    return {key: redact(value) if isinstance(value, str) else value for key, value in out.items() if value is not None}
 
 
 class CallTracer:
     """Sends `CallSpan`s through an SDK tracer provider of its own (the process-wide one is left alone).
 
-    At the end it waits at most `CLOSE_SECONDS` for what is still batched: an unreachable collector made
-    every `-p` and `replay` exit wait out the exporter's retries (10 s), printing a bare exporter line.
+    At the end it waits at most `CLOSE_SECONDS` in all for what is still batched: an unreachable collector
+    made every `-p` and `replay` exit wait out the exporter's retries (10 s), printing a bare exporter line,
+    and one that accepts and never answers its request timeout (10 s more).
     The exporter's own log lines are kept (`ExportLog`), and `close` says once, in one line, which
     endpoint failed."""
 
@@ -123,25 +125,34 @@ class CallTracer:
             self.provider.force_flush()
 
     def close(self, err: TextIO | None = None) -> None:
-        """Send what is still batched (waiting `CLOSE_SECONDS` at most) and stop; a failed export is told
-        on `err` (stderr) in one line that names the endpoint."""
+        """Send what is still batched and stop, waiting `CLOSE_SECONDS` in all; a failed export is told on
+        `err` (stderr) in one line that names the endpoint."""
+        deadline = time.monotonic() + self.CLOSE_SECONDS
         # The SDK's force_flush exports in the caller's thread and ignores its timeout (opentelemetry-python
-        # issue 4568): it runs in a thread of its own, waited for `CLOSE_SECONDS` at most.
-        flush = threading.Thread(target=self.provider.force_flush, name="otel-flush", daemon=True)
-        flush.start()
-        flush.join(self.CLOSE_SECONDS)
-        flushed = not flush.is_alive()
+        # issue 4568), and its shutdown joins the export thread for up to 30 s: a collector that accepts and
+        # never answers held every exit for the exporter's 10 s request timeout. Each runs in a thread of
+        # its own, waited for until the one deadline; what is still stuck then is abandoned (daemon threads,
+        # and no shutdown left for the interpreter's exit: `shutdown_on_exit=False`).
+        flushed = within(self.provider.force_flush, deadline, "otel-flush")
         if self.exporter is not None:
-            self.exporter.shutdown()  # a retry waiting out its backoff gives up now
-        flush.join(self.CLOSE_SECONDS)
-        self.provider.shutdown()
-        failed = getattr(self.exporter, "failed", 0)
-        if failed or not flushed:
+            self.exporter.shutdown()  # a retry waiting out its backoff gives up now (it only sets a flag)
+        within(self.provider.shutdown, deadline, "otel-shutdown")
+        unsent = self.recorded - getattr(self.exporter, "sent", self.recorded)  # failed, or still waiting
+        if unsent or not flushed:
             why = (self.log.reason() if self.log is not None else None) or f"no answer within {self.CLOSE_SECONDS:g} s"
-            print(f"[warning] OpenTelemetry: {failed or 'the last'} span{'s' if failed != 1 else ''} could not be "
+            print(f"[warning] OpenTelemetry: {unsent or 'the last'} span{'s' if unsent != 1 else ''} could not be "
                   f"sent to {self.endpoint} ({why}).", file=err or sys.stderr, flush=True)
             if self.log is not None:
                 self.log.told = True
+
+
+def within(work: Any, deadline: float, name: str) -> bool:
+    """Run `work()` in a daemon thread and wait for it until `deadline` (monotonic) at most: whether it
+    finished. Every wait of `CallTracer.close` is one of these, against one deadline."""
+    thread = threading.Thread(target=work, name=name, daemon=True)
+    thread.start()
+    thread.join(max(0.0, deadline - time.monotonic()))
+    return not thread.is_alive()
 
 
 class ExportLog(logging.Handler):
@@ -222,26 +233,27 @@ def tracer_from_env(environ: Mapping[str, str] | None = None) -> CallTracer | No
     endpoint = traces_endpoint(environ)
     exporter = _Once(OTLPSpanExporter(endpoint=endpoint))
     provider = TracerProvider(resource=Resource.create({**resource_attributes(environ),
-                                                        "service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE}))
+                                                        "service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE}),
+                              shutdown_on_exit=False)  # `CallTracer.close` shuts it down, within its deadline
     provider.add_span_processor(BatchSpanProcessor(exporter))  # type: ignore[arg-type]  # a SpanExporter by shape
     return CallTracer(provider, exporter, endpoint, log)
 
 
 class _Once:
     """The exporter, shut down once (`close` stops it before the SDK does; a second call logs a warning),
-    counting the spans of the exports that failed."""
+    counting the spans of the exports that succeeded (the rest failed, or never got an answer)."""
 
     def __init__(self, exporter: Any) -> None:
         self.exporter = exporter
-        self.failed = 0
+        self.sent = 0
         self._shut = False
 
     def export(self, spans: Any) -> Any:
         from opentelemetry.sdk.trace.export import SpanExportResult
 
         result = self.exporter.export(spans)
-        if result is not SpanExportResult.SUCCESS:
-            self.failed += len(spans)
+        if result is SpanExportResult.SUCCESS:
+            self.sent += len(spans)
         return result
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:

@@ -353,9 +353,10 @@ class Compactor:
             self._load(history, state, facts)
             problems = state.problems(history, lambda: (self.layout.out, self.preview(history, state.calls + 1).messages)
                                       if history and not state.replaced else ())
-        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError, RecursionError) as error:
             self._forget(tokens, policy)
-            return f"The saved compaction state is unreadable ({type(error).__name__}: {error}); planned from the history."
+            said = " ".join(str(error).split())[:120]  # (a forged state's message can quote anything)
+            return f"The saved compaction state is unreadable ({type(error).__name__}: {said}); planned from the history."
         if problems:
             self._forget(tokens, policy)
             return f"The saved compaction state would send an invalid request ({problems}); planned from the history."

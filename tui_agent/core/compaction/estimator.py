@@ -14,6 +14,7 @@ Every update is O(changed messages): a call with no event costs nothing per old 
 from __future__ import annotations
 
 import copy
+import math
 from typing import Hashable
 
 MIN_RATIO, MAX_RATIO = 0.5, 3.0
@@ -175,13 +176,16 @@ class RequestEstimator:
                              for unit, size in self._measured.items()]}
 
     def restore(self, data: dict) -> None:
-        self.baseline = float(data.get("baseline", self.baseline))
-        self.baseline_estimate = int(data.get("baseline_estimate", self.baseline_estimate))
-        self.ratio = _clamp(float(data.get("ratio", 1.0)))
+        """What `export` saved. Each number must be a finite number in bounds (`saved`): a journal's string
+        of 4,000 nines became an infinite baseline, and every estimate after it an OverflowError."""
+        self.baseline = saved(data.get("baseline", self.baseline))
+        self.baseline_estimate = int(saved(data.get("baseline_estimate", self.baseline_estimate)))
+        self.ratio = _clamp(saved(data.get("ratio", 1.0)))
         self.observed = bool(data.get("observed", False))
-        self.last_real = data.get("last_real")
-        self._num = float(data.get("num", 0.0))
-        self._den = float(data.get("den", 0.0))
+        last_real = data.get("last_real")
+        self.last_real = None if last_real is None else int(saved(last_real))
+        self._num = saved(data.get("num", 0.0))
+        self._den = saved(data.get("den", 0.0))
         for unit, size in data.get("measured", []):
             key = tuple(unit) if isinstance(unit, list) else unit
             if isinstance(key, tuple) and key and key[0] == OLD_RECAP_UNIT:  # saved before the recap's rename
@@ -189,9 +193,24 @@ class RequestEstimator:
             estimate = self._pending.pop(key, None)
             if estimate is None:
                 continue  # not in the request any more
-            self._measured[key] = float(size)
-            self._sum_measured += float(size)
+            self._measured[key] = saved(size)
+            self._sum_measured += saved(size)
             self._sum_unmeasured -= estimate
+
+
+SAVED_LIMIT = 1e15  # tokens and sums of them: far above any session, far below float trouble
+
+
+def saved(value: object) -> float:
+    """A number read back from a saved state: an int or a float (not text, not a flag), finite, from 0 to
+    `SAVED_LIMIT`; else ValueError (the state is refused with a warning, the plan made from the history)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"a saved {type(value).__name__} where a number belongs")
+    if isinstance(value, int) and not 0 <= value <= SAVED_LIMIT:  # (before float(): a huge int overflows it)
+        raise ValueError("a saved number out of range")
+    if not (math.isfinite(value) and 0 <= value <= SAVED_LIMIT):
+        raise ValueError("a saved number out of range")
+    return float(value)
 
 
 def _clamp(ratio: float) -> float:

@@ -121,20 +121,20 @@ class CompactState:
         """The state `to_json` (or main's version 1 `export_state`) wrote, over the history it was saved
         with. Raises ValueError/TypeError/KeyError on malformed data; `problems()` checks the rest."""
         learned = data.get("learned_window")
-        common = dict(calls=int(data.get("calls", 0)), tokens=dict(data.get("tokens", {})),
-                      learned_window=None if learned is None else int(learned))
-        saved_len = int(data.get("history_len", 0))
+        common = dict(calls=_count(data.get("calls", 0), "calls"), tokens=dict(data.get("tokens", {})),
+                      learned_window=None if learned is None else _count(learned, "learned window"))
+        saved_len = _count(data.get("history_len", 0), "history length", -SAVED_COUNT)
         if saved_len > len(history) or (history and data.get("first", "") not in ("", digest(history[0]))):
             return cls(replaced=True, **common)  # type: ignore[arg-type]
         n = min(saved_len, len(history))
         if n < 0:
             raise ValueError(f"history_len {n}")
         decided = _decisions(data, history, n, facts)
-        drop_from = _index(min(int(data.get("drop_from", 0)), n), n + 1)
-        drop_until = _index(min(int(data.get("drop_until", 0)), n), n + 1)
+        drop_from = _index(min(_count(data.get("drop_from", 0), "drop start", -SAVED_COUNT), n), n + 1)
+        drop_until = _index(min(_count(data.get("drop_until", 0), "drop end", -SAVED_COUNT), n), n + 1)
         kept = frozenset(_index(i, max(drop_until, 1)) for i in data.get("kept_in_drop", []))
         excludes = frozenset(_index(i, UNBOUNDED) for i in data.get("excluded", []))
-        if int(data.get("version", 1)) >= 2:
+        if _count(data.get("version", 1), "version") >= 2:
             skip = frozenset(_index(i, n) for i in data.get("skip", []))
         else:  # version 1 derived what the excludes leave out (and applied them eagerly)
             skip = effective_skip(history[:n], excludes)
@@ -143,21 +143,21 @@ class CompactState:
             blocks=decided,
             drop_from=drop_from, drop_until=drop_until, kept_in_drop=kept,
             kept_for_use=frozenset(_index(i, max(drop_until, 1)) for i in data.get("kept_for_use", [])),
-            recap_call=int(data.get("recap_call", data.get("ledger_call")) or 0),  # (saved before the rename)
+            recap_call=_count(data.get("recap_call", data.get("ledger_call")) or 0, "recap call"),  # (saved before the rename)
             summary=data.get("summary"),
             # no mark saved: written before the rename, so its recap opened with the old words
             recap_mark=_known(data.get("recap_mark", OLD_RECAP_MARK), RECAP_MARKS, RECAP_MARK),
-            read_upto=int(data.get("cut_scan", 0)),
+            read_upto=_count(data.get("cut_scan", 0), "read-up-to mark", -SAVED_COUNT),
             pins=frozenset(_index(i, UNBOUNDED) for i in data.get("pins", [])), excludes=excludes,
             # message indices (an older journal saved (message, block) pairs: the message is what was expanded)
             expanded=frozenset(_index(x[0] if isinstance(x, list) else x, UNBOUNDED) for x in data.get("expanded", [])),
             skip=skip, dropped_reason=str(data.get("dropped_reason", "")),
-            drop_reasons=tuple((int(lo), int(hi), str(why)) for lo, hi, why in data.get("drop_reasons", [])),
-            summary_failures=int(data.get("summary_failures", 0)),
-            versions={int(i): int(v) for i, v in data.get("variant", [])},
+            drop_reasons=tuple((_count(lo, "drop reason"), _count(hi, "drop reason"), str(why)) for lo, hi, why in data.get("drop_reasons", [])),
+            summary_failures=_count(data.get("summary_failures", 0), "summary failures"),
+            versions={_count(i, "variant"): _count(v, "variant") for i, v in data.get("variant", [])},
             pending=tuple(str(kind) for kind in data.get("pending", [])), dirty=bool(data.get("dirty", False)),
-            reactive_target=None if data.get("reactive_target") is None else int(data["reactive_target"]),
-            hold_until=None if data.get("hold_until") is None else int(data["hold_until"]),
+            reactive_target=None if data.get("reactive_target") is None else _count(data["reactive_target"], "reactive target"),
+            hold_until=None if data.get("hold_until") is None else _count(data["hold_until"], "hold"),
             **common,  # type: ignore[arg-type]
         )
 
@@ -219,6 +219,21 @@ def effective_skip(history: Sequence[Message], excludes: frozenset[int], newest:
         if max(members) < newest:
             skip.update(members)
     return frozenset(skip)
+
+
+SAVED_COUNT = 10 ** 15  # calls, tokens, indices: far above any session, far below float trouble
+
+
+def _count(value: object, name: str, low: int = 0) -> int:
+    """A count read from a saved state: an int from `low` to `SAVED_COUNT` (a float with a whole value too,
+    as an older version may have written); text, flags and anything huge make the state refused (ValueError;
+    a forged count of 4,000 digits overflowed the float arithmetic of the next plan)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= SAVED_COUNT:
+        shown = f"{type(value).__name__} out of range" if isinstance(value, int) else type(value).__name__
+        raise ValueError(f"its {name} is not a count ({shown})")
+    return value
 
 
 def _index(value: object, size: int) -> int:

@@ -65,6 +65,9 @@ def still_over(view: RequestView) -> str:
     newest round alone is 15.1k" (base included). Nothing is left to take, so the next call makes no new
     event for it until a new round arrives or the request grows."""
     keep_from, newest = protected_from(view), view.newest
+    if view.tokens.baseline > view.policy.high_tokens:  # the real cause: a budget below what every call sends
+        return (f"; system prompt and tools alone are {fmt_tokens(round(view.tokens.baseline))}, over the "
+                f"budget's {fmt_tokens(view.policy.high_tokens)} mark")
     alone = view.tokens.baseline + view.tokens.size_of(sum(view.facts.estimates[keep_from:]))
     if alone <= view.policy.high_tokens:
         return ""

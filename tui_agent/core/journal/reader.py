@@ -16,6 +16,7 @@ from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
 from tui_agent.core.journal.server_record import SERVER, server_event
 from tui_agent.core.journal.safe_read import (
+    NotFinite,
     as_float,
     as_int,
     check_message,
@@ -23,6 +24,7 @@ from tui_agent.core.journal.safe_read import (
     opt_float,
     opt_int,
     opt_str,
+    out_of_bounds,
     read_journal_bytes,
 )
 from tui_agent.core.journal.state_delta import StateChain
@@ -82,13 +84,11 @@ def read_journal(path: Path) -> JournalLoad:
     early_warnings: list[str] = []
     name = Path(path).name  # once: a Path per line was a third of reading 200,000 small records
     numbered = [(number, line) for number, line in enumerate(raw.split(b"\n"), start=1) if line.strip()]
-    for (number, _), record in zip(numbered, loads_lines([line for _, line in numbered])):
+    for (number, line), record in zip(numbered, loads_lines([line for _, line in numbered])):
         where = f"{name} line {number}"
-        if isinstance(record, ValueError):
-            (load.warnings if load else early_warnings).append(f"{where}: not a complete JSON record (skipped)")
-            continue
-        if not isinstance(record, dict):
-            (load.warnings if load else early_warnings).append(f"{where}: not a JSON object (skipped)")
+        problem = _unreadable(line, record)
+        if problem is not None:
+            (load.warnings if load else early_warnings).append(f"{where}: {problem} (skipped)")
             continue
         if load is None:
             if record.get("type") != rec.HEADER:
@@ -98,14 +98,40 @@ def read_journal(path: Path) -> JournalLoad:
             continue
         try:
             _apply(load, record)
-        except (KeyError, TypeError, ValueError, ArithmeticError) as error:
-            load.warnings.append(f"{where}: a {record.get('type', 'record')!r} record is malformed ({error}; skipped)")
+        except (KeyError, TypeError, ValueError, ArithmeticError, RecursionError) as error:
+            load.warnings.append(f"{where}: a {_kind(record)!r} record is malformed ({_said(error)}; skipped)")
     if load is None:
         raise rec.JournalError(f"{path} is empty or not a tui-agent session journal")
     load.compaction_state, broken = load.states.result()
     if broken:
         load.warnings.append(f"{Path(path).name}: {broken}; the next request is planned from the history")
     return load
+
+
+def _unreadable(line: bytes, record: Any) -> str | None:
+    """Why a parsed line is no record the reader may use, or None."""
+    if isinstance(record, NotFinite):
+        return f"holds a number no journal writes ({record})"
+    if isinstance(record, ValueError):
+        return "not a complete JSON record"
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    if record.get("type") != rec.MESSAGE:
+        bounds = out_of_bounds(line, record)
+        if bounds is not None:
+            return f"a {_kind(record)!r} record holds {bounds}"
+    return None
+
+
+def _said(error: Exception) -> str:
+    """An error in one warning line: short whatever the record held (a 4,000-digit number, a long key)."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= 120 else text[:120] + "…"
+
+
+def _kind(record: dict[str, Any]) -> str:
+    kind = record.get("type")
+    return kind[:30] if isinstance(kind, str) else "record"
 
 
 def _start(path: Path, record: dict[str, Any]) -> JournalLoad:

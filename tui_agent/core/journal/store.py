@@ -89,10 +89,13 @@ def summarize(path: Path) -> SessionInfo | None:
     header: Header | None = None
     messages, first, tokens, estimate = 0, "", None, 0
     model, last, cleared = "", b"", None
-    for line in raw.split(b"\n"):
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        if header is not None and line.startswith(_MESSAGE) and line.rstrip().endswith(b"}"):
+        # (the fast path only for whole lines: a record still being written can end in "}" mid-way)
+        whole = number < len(lines)
+        if header is not None and whole and line.startswith(_MESSAGE) and line.rstrip().endswith(b"}"):
             messages += 1
             if not first:
                 text = _prompt_of(line)

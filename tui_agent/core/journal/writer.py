@@ -20,98 +20,20 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from tui_agent import __version__
 from tui_agent.core import events as ev
 from tui_agent.core.journal import records as rec
 from tui_agent.core.journal.compaction_record import call_fields, export_compaction_state
 from tui_agent.core.journal.server_record import SERVER, cache_fields, server_fields
-from tui_agent.core.journal.redact import REDACTED, Secrets, redact_record, secret_values  # noqa: F401
+from tui_agent.core.journal.journal_file import JournalFile, JournalLocked, lock_file  # noqa: F401
+from tui_agent.core.redact import REDACTED, known_secrets, secret_values  # noqa: F401
 from tui_agent.core.journal.state_delta import JournalStates
-from tui_agent.core.paths import ensure_dir, journal_path
+from tui_agent.core.paths import journal_path
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
-
-
-class JournalLocked(OSError):
-    """Another live process is writing this journal (it holds the file's lock)."""
-
-
-def lock_file(fd: int, path: Path) -> None:
-    """Take `path`'s exclusive lock, without waiting: two processes appending to one journal would write
-    records with the same indices (the reader keeps the first, the other turns vanish). `flock` belongs
-    to the open file, so the lock dies with its process, `kill -9` included: a crash never leaves a
-    session locked. Raises `JournalLocked` when another process holds it. (No `fcntl`: no lock.)"""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise JournalLocked(f"{path} is in use by another tui-agent process") from None
-
-
-class JournalFile:
-    """One append-only journal file: 0600, locked while open (`lock_file`), each line flushed to the OS
-    before `append` returns; `sync()` also makes it durable (fsync)."""
-
-    def __init__(self, path: Path, secrets: list[str] | None = None) -> None:
-        self.path = path
-        self.secrets = secrets or []
-        self._secrets = Secrets.of(self.secrets)
-        ensure_dir(path.parent)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
-        try:
-            lock_file(fd, path)  # before anything is written to it
-        except OSError:
-            os.close(fd)
-            raise
-        os.fchmod(fd, 0o600)  # also when the file existed with looser permissions
-        self._file: IO[bytes] | None = os.fdopen(fd, "ab")
-        if path.stat().st_size and not _ends_with_newline(path):
-            self._write(b"\n")  # a line cut short by a kill: start the next record on its own line
-
-    def append(self, record: dict[str, Any], flush: bool = True) -> None:
-        """Write one record; `flush=False` leaves it buffered until the next flushed write, `flush()` or
-        `sync()` (a batch, such as a loaded transcript's hundreds of messages, is written at once)."""
-        line = rec.dumps(redact_record(record, self._secrets))
-        self._write(line.encode("utf-8") + b"\n", flush)
-
-    def _write(self, data: bytes, flush: bool = True) -> None:
-        if self._file is None:
-            return
-        self._file.write(data)
-        if flush:
-            self.flush()
-
-    def flush(self) -> None:
-        """Hand what is buffered to the OS: it survives the process being killed."""
-        if self._file is not None:
-            self._file.flush()
-
-    def sync(self) -> None:
-        """Flush and fsync: it survives a power cut too."""
-        if self._file is not None:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-
-    def close(self) -> None:
-        if self._file is not None:
-            try:
-                self.sync()
-            except OSError:
-                pass  # closing after a failed write (disk full): the problem is already reported
-            self._file.close()
-            self._file = None
-
-
-def _ends_with_newline(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) == b"\n"
 
 
 @dataclass
@@ -208,9 +130,8 @@ class Journal:
         """The file, created with its header on first use (existing files are appended to)."""
         if self.file is None:
             existed = self.path.exists() and self.path.stat().st_size > 0
-            self.file = JournalFile(self.path, self.secrets)
-            if not existed:
-                self.file.append(_header(self.session, self.parent, self.source).record())
+            header = None if existed else _header(self.session, self.parent, self.source).record()
+            self.file = JournalFile(self.path, self.secrets, header)  # never seen without its header
         return self.file
 
     def sync_messages(self) -> None:
@@ -295,7 +216,7 @@ def start_journal(
     Raises OSError when a file that must be written now cannot be opened, `JournalLocked` when another
     process is writing it."""
     environ = os.environ if environ is None else environ
-    secrets = secret_values(environ)
+    secrets = list(known_secrets(environ).values)  # the environment's, and every key this process sends
     session.session_id = session_id or session.session_id or rec.new_session_id()
     journal = Journal(session, journal_path(session.session_id, environ), secrets, parent=parent, source=source)
     if resumed_written is not None:

@@ -39,6 +39,7 @@ from tui_agent.core.models import (
     resolve_limits,
 )
 from tui_agent.core.providers.retry import RetryPolicy
+from tui_agent.core.redact import remember_sent
 from tui_agent.core.providers.server_report import diagnosis_wanted
 
 _ALIASES = {"claude": "anthropic", "deepseek": "openai", "openai-compatible": "openai"}
@@ -174,6 +175,7 @@ def provider_from_env(
             key = LOCAL_PLACEHOLDER_KEY
         else:
             return None
+    remember_sent(key)  # redacted wherever a server's words are shown or stored (a 401 that echoes it)
     model_id = (model or "").strip() or _get(env, entry.model_var) or entry.default_model
     window, output = resolve_limits(model_id, env, context_window=context_window, max_output_tokens=max_output_tokens)
     return entry.build()(api_key=key, base_url=base_url, model=model_id, context_window=window,
