@@ -45,6 +45,12 @@ HEADLESS_WORDS = Words(
 )
 
 
+def names(paths: list[str]) -> str:
+    """"`a`", "`a` and `b`", "`a`, `b` and `c`"."""
+    quoted = [f"`{p}`" for p in paths]
+    return ", ".join(quoted[:-1]) + f" and {quoted[-1]}" if len(quoted) > 1 else "".join(quoted)
+
+
 def md_escape(text: str) -> str:
     """Quoted text as literal Markdown: `__name__`, `*args` and `[x]` stay as written. An underscore
     inside a word (`handler_0`) cannot start emphasis and is left alone, so plain output stays clean."""
@@ -111,19 +117,15 @@ def grep_answer(turn: Turn, terms: list[tuple[str, str]], words: Words) -> str:
     return "\n".join(lines)
 
 
-def answer(turn: Turn, words: Words) -> str:
-    reads = [(i.get("file_path"), t, e) for name, i, t, e in turn.calls if name == "Read"]
-    ok = [(p, t) for p, t, e in reads if not e]
-    lines = ["Here is what I found."]
+def answer(turn: Turn, words: Words, lead: list[str] | None = None, data: list[str] | None = None) -> str:
+    """The answer from what the turn did: `lead` (what was asked and not found) or "Here is what I found.",
+    the layout, the files read (counted as read, whether or not compaction has taken them out since),
+    `data` (the data files' own section: those files are not listed twice), the search, a pointer."""
+    lines = list(lead) if lead else ["Here is what I found."]
     lines += layout_lines(turn)
-    if ok:
-        lines.append("")
-        lines.append(f"I read {plural(len(ok), 'file')}:")
-        for path, text in ok:
-            numbered = [l for l in text.splitlines() if LINE_NUMBER.match(l)]
-            size = f"{plural(len(numbered), 'line')} shown" if numbered else f"{len(text):,} chars"
-            first = first_line(text)
-            lines.append(f"- `{path}` ({size})" + (f": {md_escape(first)}" if first else ""))
+    listed_apart = set(re.findall(r"^- `([^`]+)`", "\n".join(data or []), flags=re.MULTILINE))
+    lines += read_lines(turn, listed_apart, "Besides the data, I read" if data else "I read")
+    lines += data or []
     listed = [t for name, _i, t, e in turn.calls if name == "Glob" and not e]
     hits = [(i.get("pattern", ""), t) for name, i, t, e in turn.calls
             if name == "Grep" and not e and i.get("output_mode") != "count"]
@@ -132,12 +134,35 @@ def answer(turn: Turn, words: Words) -> str:
         count = len([l for l in found.splitlines() if _MATCH_LINE.match(l)])
         lines.append("")
         lines.append(f"Searching for `{md_escape(pattern)}` gave {plural(count, 'matching line')}.")
-    if not ok and not listed:
+    if not turn.reads() and not listed and not lead:
         lines.append("")
         lines.append("I could not find readable files here.")
     lines.append("")
-    lines.append(f"Ask me about any of these files, or {words.what_is_sent}.")
+    if turn.reads() or data:
+        lines.append(f"Ask me about any of these files, or {words.what_is_sent}.")
+    else:
+        lines.append(f"Name a file that is here (“what is in this repo?” lists them), or {words.what_is_sent}.")
     return "\n".join(lines)
+
+
+def read_lines(turn: Turn, apart: set[str], heading: str) -> list[str]:
+    """"I read 5 files:" and one line each: what it shows, or that compaction has taken it out since
+    (issue 40: "I read 1 file" after four reads, three of them masked by then)."""
+    held = {str(i.get("file_path")): t for name, i, t, e in turn.calls if name == "Read" and not e}
+    reads = [p for p in turn.reads() if p not in apart]
+    if not reads:
+        return []
+    lines = ["", f"{heading} {plural(len(reads), 'file')}:"]
+    for path in reads:
+        text = held.get(path)
+        if text is None:
+            lines.append(f"- `{path}`: read, since taken out of my context by compaction (the panel shows it)")
+            continue
+        numbered = [l for l in text.splitlines() if LINE_NUMBER.match(l)]
+        size = f"{plural(len(numbered), 'line')} shown" if numbered else f"{len(text):,} chars"
+        first = first_line(text)
+        lines.append(f"- `{path}` ({size})" + (f": {md_escape(first)}" if first else ""))
+    return lines
 
 
 _FOLDER_NOTE = re.compile(r"`([^`]+/)` \(([\d,]+) files?, ([\d,]+) lines?\)")  # the demo's own note of them

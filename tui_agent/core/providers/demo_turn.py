@@ -25,6 +25,13 @@ class Turn:
     rounds: int
     calls: list[tuple[str, dict[str, Any], str, bool]]  # (tool name, input, result text, is_error)
     notes: tuple[str, ...] = ()  # what the demo itself said in this turn (its text is never masked)
+    read: tuple[str, ...] = ()  # every file a Read of this turn returned, in order (`reads`)
+
+    def reads(self) -> list[str]:
+        """Every file this turn read, in order, once each: those still held and those compaction took
+        out since (an answer's count is of what was done, not of what is still in the request)."""
+        held = [str(i.get("file_path")) for name, i, _t, error in self.calls if name == "Read" and not error]
+        return list(dict.fromkeys([*self.read, *held]))  # (a Turn made by hand names only its calls)
 
 
 def current_turn(messages: list[Message]) -> Turn:
@@ -44,7 +51,8 @@ def current_turn(messages: list[Message]) -> Turn:
         for result in tool_results(message):
             name, tool_input = uses.get(result.get("tool_use_id", ""), ("?", {}))
             calls.append((name, tool_input, result_text(result), bool(result.get("is_error"))))
-    return Turn(prompt, rounds, calls, tuple(notes))
+    read = tuple(str(i.get("file_path")) for name, i, _t, error in calls if name == "Read" and not error)
+    return Turn(prompt, rounds, calls, tuple(notes), read)
 
 
 def earlier_prompts(messages: list[Message]) -> list[str]:
