@@ -159,6 +159,8 @@ async def test_the_approve_command_answers_and_says_when_nothing_waits(tmp_path)
         await pilot.press(*"/approve later", "enter")
         await pilot.pause()
         assert notices(app)[-1].startswith("Nothing waits for your approval") and session.approve_compaction
+        await pilot.press("alt+y", "alt+l")  # with nothing waiting, the shortcuts type no letter either
+        assert app.screen.prompt.text == ""
         await pilot.press(*"what does the handler do?", "enter")
         await wait_until(lambda: bar_of(app), what="the approval bar")
         asked_call = session.state.calls

@@ -85,12 +85,14 @@ class ApprovalActions:
         await self.mount(bar, before=self.query_one("#budget-reason"))
         self.post_message(self.Said(waiting_line(preview), "warning"))  # type: ignore[attr-defined]
         self.post_message(self.Changed())  # type: ignore[attr-defined]
+        self.screen.refresh_bindings()  # the footer offers Alt+Y / Alt+L while it waits
         try:
             return await bar.answer
         finally:
             self.approval = self.waiting_for = None
             await bar.remove()
             self.post_message(self.Changed())  # type: ignore[attr-defined]
+            self.screen.refresh_bindings()
             self._keyboard_back()
 
     def answer_approval(self, answer: str) -> str:
