@@ -113,7 +113,9 @@ def grep_answer(turn: Turn, terms: list[tuple[str, str]], words: Words) -> str:
                  if files else "")
         lines.append(f"- `{md_escape(term)}`: {plural(len(hits), 'matching line')}"
                      + (f" in {plural(len(files), 'file')}" if files else "") + where)
-    lines += ["", f"Ask me to read any of these files, or {words.what_is_sent}."]
+    found_any = any(line.startswith("- `") and " 0 matching lines" not in line for line in lines)
+    lines += ["", f"Ask me to read any of these files, or {words.what_is_sent}." if found_any
+              else f"Nothing matched; ask for another term, or {words.what_is_sent}."]
     return "\n".join(lines)
 
 
