@@ -16,7 +16,6 @@ from tui_agent.core.compaction.recap import build_recap, facts_of
 from tui_agent.core.compaction.summary import extractive_summary, summary_messages
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def tools_of(events) -> list[tuple[str, dict]]:
@@ -95,10 +94,10 @@ async def test_read_the_data_files_alone_reads_them_and_says_when_there_are_none
 
 
 async def test_the_count_of_files_read_is_true_after_compaction_took_some(tmp_path):
-    """On this repository one question reads five files and the demo's window masks some of them within
-    the turn: the answer said "I read 1 file" after four. It counts every read now, and says which left."""
-    session, _ = build_session(REPO, model="demo", headless=True)
-    events = await run(session, "how does the web guard work?")
+    """One question reads five files and a small window masks some within the turn: the answer said "I read
+    1 file" after four. It counts every read now, and says which compaction took out since."""
+    session, _ = build_session(make_repo(tmp_path), model="demo", headless=True, context_window=12_000)
+    events = await run(session, "how are widget recipes parsed?")
     reads = list(dict.fromkeys(reads_of(events)))
     masked = [e for e in events if isinstance(e, ev.CompactionReported) and e.plan.masks]
     assert len(reads) >= 4 and masked, "the scene: several reads, some masked before the answer"
@@ -107,6 +106,34 @@ async def test_the_count_of_files_read_is_true_after_compaction_took_some(tmp_pa
     assert count and int(count.group(1)) == len(reads), text
     assert all(f"`{path}`" in text.split("I read", 1)[1] for path in reads)
     assert "since taken out of my context by compaction" in text
+
+
+async def test_reads_a_recap_took_within_the_turn_are_named_not_left_out(tmp_path):
+    """A window so small that the turn's first reads were dropped behind a recap: the answer names them from
+    the recap before the prompt and counts the reads since (it said "I read 1 file" after three)."""
+    session, _ = build_session(make_repo(tmp_path), model="demo", headless=True, context_window=10_000)
+    events = await run(session, "how are widget recipes parsed?")
+    text = text_of_turn(events)
+    assert reads_of(events)[:2] == ["README.md", "pyproject.toml"]
+    assert "The recap before your prompt lists 2 files read earlier: `README.md`, `pyproject.toml`." in text
+    assert "Since then, I read 1 file:" in text
+
+
+async def test_the_recap_answer_and_the_biggest_files_say_only_what_happened(tmp_path):
+    """In a small repository nothing was compacted: "what did we do so far?" said that compaction dropped
+    older turns, and the biggest files' answer called three-line files "large results like these"."""
+    repo = tmp_path / "tiny"
+    (repo / "src").mkdir(parents=True)
+    (repo / "README.md").write_text("# tiny\n\nA tiny tool.\n")
+    (repo / "src" / "tool.py").write_text("def run():\n    return 1\n")
+    session, _ = build_session(repo, model="demo", headless=True)
+    biggest = text_of_turn(await run(session, "what are the biggest files?"))
+    assert "`src/tool.py`: 2 lines" in biggest and "Large results like these" not in biggest
+    recap = text_of_turn(await run(session, "what did we do so far?"))
+    assert "Nothing has been compacted away yet: every earlier turn is still sent to me whole." in recap
+    assert "compaction dropped" not in recap
+    big, _ = build_session(make_repo(tmp_path / "big"), model="demo", headless=True)
+    assert "Large results like these" in text_of_turn(await run(big, "what are the biggest files?"))
 
 
 def _read(k: int, path: str, text: str) -> list[dict]:
@@ -129,3 +156,23 @@ def test_the_summary_focus_names_a_file_whose_text_holds_it_and_one_the_recap_li
     assert summary.splitlines()[1] == "Focus (weather module): no file I read names or holds it", summary
     summary = extractive_summary(summary_messages(later, 1, focus="keep weather"))
     assert summary.splitlines()[1] == "Focus (weather): src/weather.py", "read before the event: the recap lists it"
+
+
+async def test_the_recap_answer_tells_cut_or_masked_results_from_dropped_turns(tmp_path):
+    """The demo reads its request: a placeholder or a cut result is 'some results only in part', a recap
+    is 'older turns dropped', neither is 'nothing compacted'."""
+    from tui_agent.core.compaction.mask import placeholder_text
+    from tui_agent.core.providers.base import ModelRequest
+    from tui_agent.core.providers.demo import DemoProvider
+
+    read = {"file_path": "README.md"}
+    masked = [user_text("what does README.md say?"),
+              {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": read}]},
+              {"role": "user", "content": [tool_result_block("t1", placeholder_text("Read", read, 1_800))]},
+              {"role": "assistant", "content": [{"type": "text", "text": "It says hello."}]},
+              user_text("what did we do so far?")]
+    said = ""
+    request = ModelRequest(model="demo", system="", messages=masked, tools=[], max_tokens=1_000)
+    async for event in DemoProvider(workspace=make_repo(tmp_path)).stream(request):
+        said += getattr(event, "text", "")
+    assert "some long tool results only in part (cut or masked by compaction)" in said, said

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui_agent.core.compaction.marks import SUMMARY_MARK, is_recap
+from tui_agent.core.compaction.marks import SUMMARY_MARK, is_recap, recap_files
 from tui_agent.core.messages import Message, blocks, result_text, text_of, tool_uses, user_text
 from tui_agent.core.formats import plural
 
@@ -52,7 +52,7 @@ def extractive_summary(messages: list[Message]) -> str:
         text = text_of(message).strip()
         if message.get("role") == "user" and text and not is_recap(message):
             prompts.append(" ".join(text.split())[:160])
-        for listed in _recap_files(message):  # read before an earlier event: the recap lists them
+        for listed in recap_files(message):  # read before an earlier event: the recap lists them
             if listed not in files:
                 files.append(listed)
         for use in tool_uses(message):
@@ -71,16 +71,6 @@ def extractive_summary(messages: list[Message]) -> str:
     if answers:
         parts.append("Answered: " + " | ".join(answers[-5:]))
     return "\n".join(parts)
-
-
-_RECAP_FILES = re.compile(r"^Files (?:read|written|edited): (.+)$", re.MULTILINE)
-
-
-def _recap_files(message: Message) -> list[str]:
-    """The files a recap says were read, written or edited (in the messages it stands for)."""
-    if not is_recap(message):
-        return []
-    return [path.strip() for line in _RECAP_FILES.findall(text_of(message)) for path in line.split(", ") if path.strip()]
 
 
 def _focus_terms(instruction: str) -> list[str]:

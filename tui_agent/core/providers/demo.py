@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+from tui_agent.core.compaction.marks import is_recap, recap_files
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.summary import extractive_summary, is_summary_request
-from tui_agent.core.messages import Message
+from tui_agent.core.messages import Message, result_text, tool_results
 from tui_agent.core.providers.base import ModelRequest, Provider, ProviderEvent, StreamDone, StreamText
 from tui_agent.core.providers.demo_answers import GREETING, HEADLESS_WORDS, RECAP, TUI_WORDS, from_conversation, md_escape
 from tui_agent.core.providers.demo_files import DemoFiles
@@ -44,7 +45,7 @@ from tui_agent.core.providers.demo_prompts import (
     wants_data,
 )
 from tui_agent.core.providers.demo_recall import recall_step
-from tui_agent.core.providers.demo_turn import Turn, current_turn, earlier_prompts, still_held
+from tui_agent.core.providers.demo_turn import CUT_MARK, Turn, current_turn, earlier_prompts, lost, still_held
 from tui_agent.core.providers.scripted import words
 
 __all__ = ["DemoProvider", "demo_policy", "md_escape", "DEMO_NOTICE", "CHOSEN_NOTICE"]
@@ -122,8 +123,10 @@ class DemoProvider(Provider):
         files, an overview (with the data files when asked), the data files, else a look around."""
         hints = HEADLESS_WORDS if self.headless else TUI_WORDS
         if GREETING.match(turn.prompt) or RECAP.search(turn.prompt):  # no exploring: it is all in the talk
-            return from_conversation(turn.prompt, earlier_prompts(request.messages),
-                                     files_read(request.messages), hints), []
+            recaps = [m for m in request.messages if is_recap(m)]
+            read = list(dict.fromkeys([*(p for m in recaps for p in recap_files(m)), *files_read(request.messages)]))
+            return from_conversation(turn.prompt, earlier_prompts(request.messages), read, hints,
+                                     "dropped" if recaps else _trimmed(request.messages)), []
         terms, where = grep_ask(turn.prompt)
         if terms and "Grep" in available:
             return grep_flow(turn, terms, where, hints)
@@ -170,3 +173,9 @@ def _highest_demo_call(messages: list[Message]) -> int:
             if match:
                 highest = max(highest, int(match.group(1)))
     return highest
+
+
+def _trimmed(messages: list[Message]) -> str:
+    """"trimmed" when a tool result in the request is a placeholder or cut short (compaction's mark)."""
+    return "trimmed" if any(lost("Read", result_text(r)) or CUT_MARK in result_text(r)
+                            for m in messages for r in tool_results(m)) else ""

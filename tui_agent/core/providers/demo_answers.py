@@ -15,6 +15,7 @@ from tui_agent.core.providers.demo_turn import Turn, line_counts, lost
 from tui_agent.core.tools.glob import NO_FILES
 
 LINE_NUMBER = re.compile(r"^\s*\d+\t")
+LARGE_RESULT = 2_000  # characters: a result this long is one compaction may cut (the demo's cut_keep_chars)
 GREETING = re.compile(r"^\W*(hi|hello|hey|hallo|howdy|yo|thanks|thank you|good (morning|afternoon|evening))"
                       r"(\s+there)?\W*$", re.IGNORECASE)
 RECAP = re.compile(r"\b(what (did|have) we (do|done|talk(ed)? about)|so far|recap|remind me what|"
@@ -78,13 +79,15 @@ def biggest_answer(turn: Turn, sizes: list[tuple[str, int]], words: Words) -> st
         for path, text in reads:
             first = first_line(text)
             lines.append(f"- `{path}`" + (f": {md_escape(first)}" if first else ""))
-    lines += ["", words.cuts]
+    if any(len(text) > LARGE_RESULT for name, _i, text, e in turn.calls if name in ("Read", "Grep") and not e):
+        lines += ["", words.cuts]  # (said of results large enough to be cut, not of a 3-line README)
     return "\n".join(lines)
 
 
-def from_conversation(prompt: str, earlier: list[str], files: list[str], words: Words) -> str:
+def from_conversation(prompt: str, earlier: list[str], files: list[str], words: Words, compacted: str = "") -> str:
     """A greeting or "what did we do so far?": answered from the user's earlier prompts (those still sent
-    and those the recap lists) and the files read in what it was sent."""
+    and those the recap lists) and the files read in what it was sent (its reads, and the recap's list).
+    `compacted`: "dropped" (a recap stands for older turns), "trimmed" (results cut or masked), or ""."""
     if GREETING.match(prompt) and not RECAP.search(prompt):
         lead = "Hello! I'm the offline demo model."
         if not earlier:
@@ -98,7 +101,10 @@ def from_conversation(prompt: str, earlier: list[str], files: list[str], words: 
     if files:
         shown = ", ".join(f"`{f}`" for f in files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
         lines += ["", f"I read {shown}."]
-    lines += ["", words.older_turns]
+    lines += ["", {"dropped": words.older_turns,
+                   "trimmed": "Every earlier turn is still sent to me; some long tool results only in part (cut or "
+                              "masked by compaction)."}.get(compacted, "Nothing has been compacted away yet: every "
+                                                                       "earlier turn is still sent to me whole.")]
     return "\n".join(lines)
 
 
@@ -149,12 +155,18 @@ def answer(turn: Turn, words: Words, lead: list[str] | None = None, data: list[s
 
 def read_lines(turn: Turn, apart: set[str], heading: str) -> list[str]:
     """"I read 5 files:" and one line each: what it shows, or that compaction has taken it out since
-    (issue 40: "I read 1 file" after four reads, three of them masked by then)."""
+    (issue 40: "I read 1 file" after four reads, three of them masked by then). When a recap just before
+    the prompt stands for reads of this turn, it says so first: the count is then of the reads since."""
     held = {str(i.get("file_path")): t for name, i, t, e in turn.calls if name == "Read" and not e}
     reads = [p for p in turn.reads() if p not in apart]
-    if not reads:
-        return []
-    lines = ["", f"{heading} {plural(len(reads), 'file')}:"]
+    earlier = [p for p in turn.recapped if p not in reads and p not in apart]
+    lines: list[str] = []
+    if earlier:  # read before what I still see: compaction put a recap in their place
+        lines += ["", f"The recap before your prompt lists {plural(len(earlier), 'file')} read earlier: "
+                  + ", ".join(f"`{p}`" for p in earlier[:8]) + (" …" if len(earlier) > 8 else "") + "."]
+        heading = "Since then, " + (heading if heading.startswith("I ") else heading[0].lower() + heading[1:])
+    if reads:
+        lines += ["", f"{heading} {plural(len(reads), 'file')}:"]
     for path in reads:
         text = held.get(path)
         if text is None:
