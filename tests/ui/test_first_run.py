@@ -60,8 +60,12 @@ async def test_up_still_walks_the_history_of_commands(tmp_path) -> None:
 async def test_escape_leaves_the_panel_for_the_prompt(tmp_path) -> None:
     app = make_app(scripted_session(make_repo(tmp_path), []))
     async with app.run_test(size=(80, 30)) as pilot:  # narrow: the panel opens over the chat
+        await pilot.press("f2")  # F2 opens it; the keyboard stays in the prompt
+        assert app.screen.has_class("-panel-open") and app.screen.focused is app.screen.query_one(PromptArea)
         await pilot.press("f2")
-        assert app.screen.focused is app.screen.query_one(HistoryRows)
+        assert not app.screen.has_class("-panel-open")
+        await pilot.press("f4")  # the steering mode: the panel opens, the keyboard in its rows
+        assert app.screen.has_class("-panel-open") and app.screen.focused is app.screen.query_one(HistoryRows)
         await pilot.press("escape")
         assert app.screen.focused is app.screen.query_one(PromptArea)
         assert not app.screen.has_class("-panel-open")

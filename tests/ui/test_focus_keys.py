@@ -57,22 +57,25 @@ async def test_tab_visits_chat_panel_and_prompt_not_every_card(tmp_path) -> None
         assert isinstance(screen.focused, HistoryRows)
 
 
-async def test_f2_in_wide_mode_focuses_the_panel_then_hides_it(tmp_path) -> None:
+async def test_f2_shows_and_hides_the_panel_and_the_keyboard_stays_in_the_prompt(tmp_path) -> None:
+    """Issue 40: F2 means one thing at every width (the README's: show or hide the panel). At 120 columns
+    it used to enter the steering mode, and "explain" typed next became "lain" (e, x, p acted on rows)."""
     from tui_agent.ui.widgets.history_rows import HistoryRows
     from tui_agent.ui.widgets.prompt_area import PromptArea
 
     app = make_app(three_reads(make_repo(tmp_path)))
-    async with app.run_test(size=(140, 36)) as pilot:
+    async with app.run_test(size=(120, 36)) as pilot:
         await send(pilot, "what does the handler do?")
         screen = app.screen
-        rows = screen.query_one(HistoryRows)
+        prompt, rows = screen.query_one(PromptArea), screen.query_one(HistoryRows)
+        pins = list(screen.panel.steering.done)
         await pilot.press("f2")
-        assert screen.focused is rows and rows.region.width > 0
-        assert rows.cursor is not None, "a focused panel shows which row the keys act on"
-        line = rows.render_line(rows.cursor - rows.scroll_offset.y)
-        cursor_bg = rows.get_component_rich_style("history-rows--cursor").bgcolor
-        assert any(seg.style and seg.style.bgcolor == cursor_bg for seg in line if seg.text.strip())
+        assert screen.has_class("-panel-hidden") and screen.focused is prompt
         await pilot.press("f2")
-        assert screen.has_class("-panel-hidden") and isinstance(screen.focused, PromptArea)
+        assert not screen.has_class("-panel-hidden") and rows.region.width > 0 and screen.focused is prompt
+        await pilot.press(*"explain the pin rule")
+        assert prompt.text == "explain the pin rule" and not rows.armed and screen.panel.steering.done == pins
+        rows.focus()  # reached by Tab or /context: F2 hides the panel and hands the keyboard back
+        await pilot.pause()
         await pilot.press("f2")
-        assert not screen.has_class("-panel-hidden") and screen.focused is rows
+        assert screen.has_class("-panel-hidden") and screen.focused is prompt

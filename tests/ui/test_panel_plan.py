@@ -201,7 +201,7 @@ async def test_pin_exclude_expand_show_at_once_in_the_next_call(tmp_path) -> Non
         first = first_difference(rows.view.plan)
         assert first is not None and rows.cursor == first and rows.view.kind(first) != "kept"
         assert all(rows.view.kind(i) in ("kept", "pinned") for i in range(first))
-        await pilot.press("f2")  # the steering mode: Enter opens the row, and the view acts on it
+        await pilot.press("f4")  # the steering mode: Enter opens the row, and the view acts on it
         assert rows.armed
         # the message view acts on its row the same way: e sends a cut result whole
         cut = next(i for i in range(rows.view.history_len) if rows.view.kind(i) == "cut")
@@ -262,7 +262,7 @@ async def test_folded_panel_leaves_a_one_line_meter(tmp_path) -> None:
     async with app.run_test(size=(160, 40)) as pilot:
         line = app.screen.query_one(ContextLine)
         assert line.region.height == 0
-        await pilot.press("f2", "f2")  # wide mode: F2 focuses the panel, F2 again hides it
+        await pilot.press("f2")  # wide mode: F2 hides the panel
         await pilot.pause()
         assert app.screen.has_class("-panel-hidden") and line.region.height == 1
 

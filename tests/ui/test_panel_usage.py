@@ -56,7 +56,7 @@ async def test_context_and_c_count_exactly_beside_the_estimate(tmp_path) -> None
         text = meter_text(app)
         assert "exact 12,345 (count_tokens)" in text and "Next call ≈" in text  # beside the estimate
         assert app.screen.focused is app.screen.query_one(HistoryRows)  # /context focuses the panel...
-        await pilot.press("f2", "c")  # ...where, in the steering mode, c counts again (issue 28: not before)
+        await pilot.press("f4", "c")  # ...where, in the steering mode, c counts again (issue 28: not before)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "exact 12,346 (count_tokens)" in meter_text(app)

@@ -109,7 +109,7 @@ async def test_closing_the_event_view_returns_to_the_prompt_and_typing_in_it_goe
         assert app.screen.query_one(PromptArea).text == "quick question"
 
 
-async def test_steering_mode_enters_by_f2_shows_on_the_title_and_leaves_by_esc_or_a_letter(tmp_path) -> None:
+async def test_steering_mode_enters_by_f4_shows_on_the_title_and_leaves_by_esc_f4_or_a_letter(tmp_path) -> None:
     from tui_agent.ui.widgets.history_rows import HistoryRows
     from tui_agent.ui.widgets.prompt_area import PromptArea
 
@@ -119,14 +119,20 @@ async def test_steering_mode_enters_by_f2_shows_on_the_title_and_leaves_by_esc_o
         changes = outbound_changes(session)
         rows = app.screen.query_one(HistoryRows)
         prompt = app.screen.query_one(PromptArea)
-        await pilot.press("f2")
+        await pilot.press("f4")
         await pilot.pause()
         assert app.screen.focused is rows and rows.armed and "STEERING" in title(app)
         assert "p" in app.screen.active_bindings and "u" in app.screen.active_bindings, "the footer names the keys"
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen.focused is prompt and not rows.armed and "STEERING" not in title(app)
-        await pilot.press("f2")
+        await pilot.press("f4")
+        await pilot.pause()
+        assert rows.armed
+        await pilot.press("f4")  # F4 again leaves it, like Esc
+        await pilot.pause()
+        assert app.screen.focused is prompt and not rows.armed
+        await pilot.press("f4")
         await pilot.pause()
         assert rows.armed
         await type_text(pilot, "how")  # h is no action: the mode ends and the word goes to the prompt
@@ -152,7 +158,7 @@ async def test_each_change_is_announced_with_its_effect_and_u_or_a_command_undoe
             dropped += 1
         kind = rows.view.kind(dropped)
         before = panel.meter.meter.total
-        await pilot.press("f2")
+        await pilot.press("f4")
         rows.cursor = dropped
         await pilot.press("p")
         await pilot.pause()

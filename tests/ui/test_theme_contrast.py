@@ -83,7 +83,7 @@ async def test_panel_text_reaches_aa_with_dropped_cut_and_cursor_rows(tmp_path, 
         panel = app.screen.query_one(BudgetPanel)
         view = panel.rows.view
         assert view is not None and view.first_kept > 0 and view.truncated  # dropped and ✂ rows exist
-        await pilot.press("f2")  # the panel focused: a cursor row
+        await pilot.press("f4")  # the panel focused (steering): a cursor row
         rows = panel.rows
         cut = max(view.truncated)
         cells = panel_cells(app)
@@ -155,7 +155,7 @@ async def test_every_text_cell_of_the_screen_and_a_modal_reaches_aa(tmp_path, th
         app.screen.query_one(PromptArea).focus()
         await pilot.press("tab", "tab")  # the rows by Tab: the footer lists the alt keys
         cells += screen_cells(app)
-        await pilot.press("f2")  # entered: the footer lists the plain keys
+        await pilot.press("f4")  # entered: the footer lists the plain keys
         cells += screen_cells(app)
         rows = app.screen.query_one(HistoryRows)
         rows.cursor = max(rows.view.truncated)
@@ -186,7 +186,7 @@ async def test_in_256_colours_the_panel_and_prompt_are_not_navy_and_stay_readabl
     app.theme = theme
     async with app.run_test(size=(140, 44)) as pilot:
         await send(pilot, "what does the handler do?")
-        await pilot.press("f2")
+        await pilot.press("f4")  # the rows entered: the cursor row drawn too
         panel, prompt = app.screen.query_one(BudgetPanel), app.screen.query_one(PromptArea)
         cells = screen_cells(app, panel.region) + screen_cells(app, prompt.region)
         assert len(cells) > 100

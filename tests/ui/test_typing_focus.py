@@ -46,7 +46,7 @@ async def test_typing_after_two_tabs_goes_to_the_prompt_and_changes_nothing(tmp_
         await pilot.press("tab", "tab")
         assert isinstance(app.screen.focused, HistoryRows)
         assert "p" not in app.screen.active_bindings, "the footer must not offer p before the panel is entered"
-        assert "alt+p" in app.screen.active_bindings and "f2" in app.screen.active_bindings
+        assert "alt+p" in app.screen.active_bindings and "f4" in app.screen.active_bindings
         await pilot.press("e")
         assert app.screen.focused is prompt and prompt.text == "e", "the first key moves the focus and is kept"
         await type_text(pilot, "xplain this")
@@ -100,7 +100,7 @@ async def test_row_keys_act_once_the_panel_is_entered_on_purpose_or_with_alt(tmp
         assert [(c.action, c.on) for c in changes] == [("pin", True), ("pin", False)]
         await pilot.press("shift+tab", "tab")  # leave and come back by Tab: not armed any more
         assert app.screen.focused is rows and not rows.armed
-        await pilot.press("f2")  # F2 on the rows enters them (it does not hide the panel)
+        await pilot.press("f4")  # F4 on the rows enters them (it does not hide the panel)
         assert rows.armed and not app.screen.has_class("-panel-hidden")
         await pilot.press("x")
         assert [c.action for c in changes][-1] == "exclude"

@@ -26,7 +26,7 @@ async def test_u_takes_back_the_newer_of_a_pin_and_the_event_and_says_the_cost(t
         assert panel.ledger.major_events and event is not None, "the planned session has an event to take back"
         changes = outbound_changes(session)
         rows = app.screen.query_one(HistoryRows)
-        await pilot.press("f2")
+        await pilot.press("f4")
         await pilot.pause()
         assert "u undo last" in str(app.screen.query_one("#budget-title").render())
         rows.cursor = 0

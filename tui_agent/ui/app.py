@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from textual import work
 from textual.app import App, InvalidThemeError, SystemCommand
-from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 
@@ -26,6 +25,7 @@ from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.shell import process_groups
 from tui_agent.ui.commands import palette_commands
+from tui_agent.ui.keys import APP_BINDINGS
 from tui_agent.ui.screens.main import MainScreen
 from tui_agent.ui.settings import UIState, log_dir, user_themes_dir
 from tui_agent.ui.themes import DEFAULT_THEME, MUTED, VARIABLE_DEFAULTS, bundled_themes_dir, load_themes
@@ -43,7 +43,7 @@ QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 class AgentApp(App[int]):
     TITLE = "tui-agent"
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses elsewhere resolve it too
-    BINDINGS = [Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False)]
+    BINDINGS = APP_BINDINGS  # Ctrl+C (described with the screen's keys in `keys.py`)
     terminal_guard: "TerminalGuard | None" = None  # set by run_app: a signalled exit then ends for sure
     crash_report: str | None = None  # the one line an unhandled exception left (`run_to_end` prints it)
     unsent_note = ""  # queued prompts were kept at quit: run_app says so on stderr

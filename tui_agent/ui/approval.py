@@ -3,27 +3,54 @@ next request as it would be, and the approval bar under it waits for approve / e
 
 A mixin of the panel (like `steering.SteeringActions`) so the panel module stays one concept. While the bar
 waits, the turn is paused on purpose: the steering mode may pin and exclude (its changes apply to this very
-call once approved), and leaving the steering mode comes back to the bar, not to the prompt.
+call once approved). The wait is said where the user looks at every width: one line in the chat (what the
+event would do, the next request's size, how to answer) and the folded meter under 100 columns. It never
+takes the keyboard (issue 40): the answer is a click, Alt+Y / F4 / Alt+L, or `/approve yes|edit|later`, and
+letters typed meanwhile go to the prompt. Once answered, a steering mode entered for it hands the keyboard
+back to the prompt.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from textual.message import Message
+
 from tui_agent.core import events as ev
 from tui_agent.core.agent.system_prompt import base_breakdown
+from tui_agent.core.formats import fmt_tokens
+from tui_agent.ui.keys import APPROVE_KEY, LATER_KEY, STEER_KEY, key_label
 from tui_agent.ui.widgets.approval_bar import Answer, ApprovalBar
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.call import CallPlan
     from tui_agent.core.agent.session import Session
 
+ANSWERS: dict[str, str] = {"yes": "approve", "approve": "approve", "edit": "edit", "later": "postpone",
+                           "postpone": "postpone"}
+HOW_TO_ANSWER = (f"/approve yes ({key_label(APPROVE_KEY)}) compacts · /approve edit ({key_label(STEER_KEY)}) "
+                 f"pins or excludes first · /approve later ({key_label(LATER_KEY)}) sends it whole")
+NOTHING_WAITS = "Nothing waits for your approval: with /approve on, a compaction that is due asks here first."
+
 
 def question(preview: "CallPlan") -> str:
-    """"compaction due at call #12 (over the 7.7k mark: masked 1 old result · 9.9k → 9.5k tok)."""
+    """"compaction due at call #12: masked 1 old result (9.9k → 9.5k tok). The rows above show the request…"."""
+    return (f"{what_is_due(preview)}. The rows above show the request as it would be. Approve compacts; Edit pins "
+            "or excludes rows first; Later sends this call whole.")
+
+
+def what_is_due(preview: "CallPlan") -> str:
+    """The event the call would make and the next request's size, in the chat's and the bar's words."""
     event = preview.plan.event
-    what = event.line().split(" · ", 1)[-1] if event is not None else "an event"
-    return f"compaction due at call #{preview.call}: {what}. The rows above show the request as it would be."
+    if event is None:
+        return f"compaction due at call #{preview.call}"
+    return (f"compaction due at call #{preview.call}: {event.changes()} (next request ≈{fmt_tokens(event.tokens_before)}"
+            f" → {fmt_tokens(event.tokens_after)} tok, {event.reason})")
+
+
+def waiting_line(preview: "CallPlan") -> str:
+    """The chat's one line while the turn waits: what, how big, how to answer."""
+    return f"Waiting for your answer: {what_is_due(preview)}. {HOW_TO_ANSWER}."
 
 
 class ApprovalActions:
@@ -31,39 +58,62 @@ class ApprovalActions:
 
     session: "Session"
     rows: Any
+    screen: Any
     query_one: Callable[..., Any]
     mount: Callable[..., Any]
+    post_message: Callable[[Message], bool]
     show_next_call: Callable[[ev.NextRequestChanged], None]
     approval: ApprovalBar | None = None
+    waiting_for: "CallPlan | None" = None
 
     @property
     def approving(self) -> bool:
         """A decision is awaited: the steering mode may change the call being asked about."""
         return self.approval is not None
 
+    def waiting_prefix(self) -> str:
+        """The folded meter's lead while a decision is awaited ("" otherwise)."""
+        if self.waiting_for is None:
+            return ""
+        return f"‖ compaction waits (call #{self.waiting_for.call}): /approve yes|edit|later · "
+
     async def ask_approval(self, preview: "CallPlan") -> Answer:
         """Show `preview` (the call with its event) and wait for the user's answer on the bar."""
         self.show_next_call(ev.NextRequestChanged(preview, base_breakdown(self.session), "approval asked"))
         bar = ApprovalBar(question(preview), id="approval-bar")
-        self.approval = bar
+        self.approval, self.waiting_for = bar, preview
         await self.mount(bar, before=self.query_one("#budget-reason"))
+        self.post_message(self.Said(waiting_line(preview), "warning"))  # type: ignore[attr-defined]
+        self.post_message(self.Changed())  # type: ignore[attr-defined]
+        self.screen.refresh_bindings()  # the footer offers Alt+Y / Alt+L while it waits
         try:
             return await bar.answer
         finally:
-            self.approval = None
+            self.approval = self.waiting_for = None
             await bar.remove()
+            self.post_message(self.Changed())  # type: ignore[attr-defined]
+            self.screen.refresh_bindings()
+            self._keyboard_back()
 
-    def on_approval_bar_edit_wanted(self, event: ApprovalBar.EditWanted) -> None:
-        event.stop()
-        self.rows.enter_on_purpose()
-
-    def back_to_the_bar(self) -> bool:
-        """Leaving the steering mode while a decision is awaited: focus the bar (True when it did)."""
+    def answer_approval(self, answer: str) -> str:
+        """`/approve yes|edit|later`, Alt+Y, Alt+L: answer the waiting bar; returns a line for the chat."""
+        wanted = ANSWERS.get(answer.strip().lower())
         bar = self.approval
-        if bar is None or self.rows.armed:
-            return False
-        bar.call_after_refresh(bar.focus_approve)
-        return True
+        if wanted is None:
+            return f"Unknown answer {answer!r}: {HOW_TO_ANSWER}."
+        if bar is None:
+            return NOTHING_WAITS
+        if wanted == "edit":
+            bar.post_message(ApprovalBar.EditWanted())
+            return ""
+        call = self.waiting_for.call if self.waiting_for is not None else 0
+        bar.decide("postpone" if wanted == "postpone" else "approve")
+        return f"Approved: call #{call} compacts." if wanted == "approve" else ""  # the engine says a postpone
+
+    def _keyboard_back(self) -> None:
+        """Answered from the steering mode (Edit, then Approve): the keyboard returns to the prompt."""
+        if self.rows.armed and self.screen.focused is self.rows:
+            self.screen.action_focus_prompt()
 
 
-__all__ = ["ApprovalActions", "question"]
+__all__ = ["ANSWERS", "ApprovalActions", "HOW_TO_ANSWER", "NOTHING_WAITS", "question", "waiting_line", "what_is_due"]

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from textual.app import InvalidThemeError
 from textual.app import SystemCommand
 
+from tui_agent.ui.approval import ANSWERS
+from tui_agent.ui.keys import key_rows
+
 if TYPE_CHECKING:
     from tui_agent.ui.host import CommandHost
     from tui_agent.ui.widgets.prompt_area import PromptArea
@@ -32,17 +35,11 @@ UI_COMMANDS: list[tuple[str, str]] = [
     ("/export [FILE]", "Save the whole session as Markdown (or our JSONL for a .jsonl FILE)"),
     ("/resume", "Continue a saved session of this workspace (a picker; type to filter)"),
 ]
-KEYS_HELP = ("Keys: Enter send · Shift+Enter/Ctrl+J new line · ↑/↓ prompt history (or choose a /command) · "
-             "Tab complete /command or /theme name · Esc close the hints or cancel the turn · F2 budget panel, "
-             "steering mode (in it: Enter open a row, p pin, x exclude, e expand, u undo the last of these or "
-             "the last compaction event, c exact count, Esc back "
-             "to the prompt; any other letter goes to the prompt) · Ctrl+P palette · "
-             "Ctrl+C twice quit")
 HELP_COLUMN = 18
 
 
 def help_text(items: list[tuple[str, str]], width: int) -> str:
-    """Commands in two columns with a hanging indent, so wrapped descriptions stay in their column."""
+    """Commands, then keys, in two columns with a hanging indent, so wrapped descriptions stay in their column."""
     indent = " " * HELP_COLUMN
     lines = ["Commands:"]
     for usage, description in items:
@@ -51,7 +48,10 @@ def help_text(items: list[tuple[str, str]], width: int) -> str:
             lines.append(textwrap.fill(description, width, initial_indent=indent, subsequent_indent=indent))
         else:
             lines.append(textwrap.fill(f"{usage:<{HELP_COLUMN}}{description}", width, subsequent_indent=indent))
-    lines.append(textwrap.fill(KEYS_HELP, width))
+    lines.append("Keys:")
+    for key, description in key_rows():  # the bindings' own help (`keys.py`): what the keys really do
+        lines.append(textwrap.fill(f"{key:<{HELP_COLUMN}}{description.replace('`', '')}", width,
+                                   subsequent_indent=indent))
     return "\n".join(lines)
 
 
@@ -103,6 +103,8 @@ async def run_command(screen: "CommandHost", line: str) -> None:
         screen.panel.undo()  # the chat says what it did (`Steered`)
     elif name == "/undo-compaction":
         screen.panel.undo_event()  # the chat and the panel say what it costs
+    elif name == "/approve" and args.lower() in ANSWERS:  # an answer to the approval that waits (`approval.py`)
+        screen.action_answer_approval(args)
     elif name == "/theme":
         if not args:
             names = ", ".join(sorted(app.available_themes))

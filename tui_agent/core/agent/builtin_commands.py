@@ -57,8 +57,8 @@ def register_builtin_commands(session: CommandHost) -> None:
                                       _compact, "[focus]"))
     session.commands.register(Command("undo-compaction", "Take the last compaction event back (what it costs is said)",
                                       _undo_compaction))
-    session.commands.register(Command("approve", "Toggle approve-before-compacting: ask before each compaction event",
-                                      _approve))
+    session.commands.register(Command("approve", "Ask before each compaction event (on/off); while one waits: "
+                                      "yes, edit or later", _approve, "[on|off|yes|edit|later]"))
     session.commands.register(Command("summary", "Show the summary draft, or replace its text before it is sent",
                                       _summary, "[edit TEXT]"))
     session.commands.register(Command("init", "Ask the model to write an AGENTS.md for this project", _init))
@@ -169,16 +169,28 @@ def _undo_compaction(session: CommandHost, args: str) -> CommandResult:
     return CommandResult(said, level="info" if said.startswith("Took back") else "warning")
 
 
+APPROVE_USAGE = ("Usage: /approve (on or off) · /approve on · /approve off · while a compaction waits: /approve yes, "
+                 "/approve edit (pin / exclude first) or /approve later (send this call whole)")
+
+
 def _approve(session: CommandHost, args: str) -> CommandResult:
-    """`/approve`: toggle asking before each compaction event (only a face with a user can be asked)."""
-    session.approve_compaction = not session.approve_compaction
+    """`/approve [on|off]`: ask before each compaction event (only a face with a user can be asked). The
+    answers (`yes`, `edit`, `later`) are the face's to take while it waits; here nothing waits."""
+    word = args.strip().lower()
+    if word in ("yes", "edit", "later", "approve", "postpone"):
+        return CommandResult("Nothing waits for your approval: with /approve on, a compaction that is due asks "
+                             "first.", level="warning")
+    if word not in ("", "on", "off"):
+        return CommandResult(APPROVE_USAGE, level="warning")
+    session.approve_compaction = not session.approve_compaction if not word else word == "on"
     if not session.approve_compaction:
         return CommandResult("Approve before compacting: off. Events run when they are due.")
     if session.ask_approval is None:
         return CommandResult("Approve before compacting: on, but nobody can be asked here: events run when they "
                              "are due.", level="warning")
-    return CommandResult("Approve before compacting: on. When an event is due, the panel shows the request as it "
-                         "would be: approve, edit (pin / exclude) or postpone it.")
+    return CommandResult("Approve before compacting: on. When an event is due, the turn waits and the chat says so: "
+                         "/approve yes (Alt+Y) compacts, /approve edit (F4) pins or excludes first, /approve later "
+                         "(Alt+L) sends the call whole.")
 
 
 def _budget(session: CommandHost, args: str) -> CommandResult:

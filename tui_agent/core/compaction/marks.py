@@ -58,3 +58,14 @@ def recap_prompts(message: Message) -> list[str]:
         else:  # a pasted prompt's next line (a log, a listing): the prompts are verbatim, so is this one
             out[-1] += "\n" + line
     return out
+
+
+_RECAP_FILES = ("Files read: ", "Files written: ", "Files edited: ")
+
+
+def recap_files(message: Message) -> list[str]:
+    """The files a recap says the messages it stands for read, wrote or edited (in its order)."""
+    if not is_recap(message):
+        return []
+    return [path for line in text_of(message).splitlines() if line.startswith(_RECAP_FILES)
+            for path in line.split(": ", 1)[1].split(", ") if path]

@@ -84,6 +84,11 @@ class CompactEvent:
     def line(self) -> str:
         """One plain-words line: "call 21 · over 120k: dropped 14 old messages, masked 6 results,
         recap keeps 3 prompts and 9 files · 121k → 47k tok"."""
+        return (f"call {self.call} · {self.reason}: {self.changes()} · "
+                f"{fmt_tokens(self.tokens_before)} → {fmt_tokens(self.tokens_after)} tok")
+
+    def changes(self) -> str:
+        """What the event does, in words: "dropped 14 old messages, masked 6 old results" ("no change")."""
         parts: list[str] = []
         if self.dropped:
             parts.append(f"dropped {self.dropped} old message{'s' * (self.dropped != 1)}")
@@ -98,9 +103,7 @@ class CompactEvent:
             if kind in ("pin", "exclude", "expand", "summary", "reset") and kind not in " ".join(parts):
                 parts.append({"pin": "pins changed", "exclude": "excludes changed", "expand": "expanded a block",
                               "summary": "summary written", "reset": "history replaced"}[kind])
-        what = ", ".join(parts) or "no change"
-        return (f"call {self.call} · {self.reason}: {what} · "
-                f"{fmt_tokens(self.tokens_before)} → {fmt_tokens(self.tokens_after)} tok")
+        return ", ".join(parts) or "no change"
 
 
 @dataclass(frozen=True)

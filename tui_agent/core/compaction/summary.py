@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui_agent.core.compaction.marks import SUMMARY_MARK, is_recap
+from tui_agent.core.compaction.marks import SUMMARY_MARK, is_recap, recap_files
 from tui_agent.core.messages import Message, blocks, result_text, text_of, tool_uses, user_text
 from tui_agent.core.formats import plural
 
@@ -52,6 +52,9 @@ def extractive_summary(messages: list[Message]) -> str:
         text = text_of(message).strip()
         if message.get("role") == "user" and text and not is_recap(message):
             prompts.append(" ".join(text.split())[:160])
+        for listed in recap_files(message):  # read before an earlier event: the recap lists them
+            if listed not in files:
+                files.append(listed)
         for use in tool_uses(message):
             tool_input: dict[str, Any] = use["input"] if isinstance(use.get("input"), dict) else {}
             path = tool_input.get("file_path") or tool_input.get("path")
@@ -82,8 +85,9 @@ def _plain(text: str) -> str:
 
 
 def _focus_part(messages: list[Message], files: list[str]) -> list[str]:
-    """The `/compact` focus honoured first: the files whose path names every focus word, and the lines of
-    results and answers that hold them all (a real model keeps what it was asked to keep)."""
+    """The `/compact` focus honoured first: the files that name it (their path holds every focus word) or
+    hold it (a line of what was read does), then those lines (a real model keeps what it was asked to keep).
+    Issue 40: "no file named it" was said of a file it had read whose text held the focus."""
     terms = _focus_terms(text_of(messages[-1])) if messages else []
     if not terms:
         return []
@@ -91,13 +95,20 @@ def _focus_part(messages: list[Message], files: list[str]) -> list[str]:
         plain = _plain(text)
         return all(term in plain for term in terms)
     named = [f for f in files if held(f)]
+    sources = {str(use.get("id")): use.get("input", {}).get("file_path") for m in messages for use in tool_uses(m)
+               if isinstance(use.get("input"), dict)}
     facts: list[str] = []
     for message in messages[:-1]:
-        texts = [result_text(b) for b in blocks(message) if b.get("type") == "tool_result"] or [text_of(message)]
-        for line in (raw.strip() for text in texts for raw in text.splitlines()):
-            line = re.sub(r"^\d+\t", "", line).strip()
-            if line and held(line) and line not in facts:
-                facts.append(" ".join(line.split())[:160])
-    out = [f"Focus ({' '.join(terms)}): " + (", ".join(named) if named else "no file named it")]
+        results = [(sources.get(str(b.get("tool_use_id"))), result_text(b)) for b in blocks(message)
+                   if b.get("type") == "tool_result"]
+        for source, text in results or [(None, text_of(message))]:
+            for line in (re.sub(r"^\d+\t", "", raw).strip() for raw in text.splitlines()):
+                if line and held(line):
+                    if isinstance(source, str) and source not in named:
+                        named.append(source)
+                    if " ".join(line.split())[:160] not in facts:
+                        facts.append(" ".join(line.split())[:160])
+    where = ", ".join(named) if named else "no file I read names or holds it"
+    out = [f"Focus ({' '.join(terms)}): {where}"]
     out += [f"- {fact}" for fact in facts[:FOCUS_FACTS]]
     return out

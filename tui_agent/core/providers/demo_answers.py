@@ -15,6 +15,7 @@ from tui_agent.core.providers.demo_turn import Turn, line_counts, lost
 from tui_agent.core.tools.glob import NO_FILES
 
 LINE_NUMBER = re.compile(r"^\s*\d+\t")
+LARGE_RESULT = 2_000  # characters: a result this long is one compaction may cut (the demo's cut_keep_chars)
 GREETING = re.compile(r"^\W*(hi|hello|hey|hallo|howdy|yo|thanks|thank you|good (morning|afternoon|evening))"
                       r"(\s+there)?\W*$", re.IGNORECASE)
 RECAP = re.compile(r"\b(what (did|have) we (do|done|talk(ed)? about)|so far|recap|remind me what|"
@@ -45,6 +46,12 @@ HEADLESS_WORDS = Words(
 )
 
 
+def names(paths: list[str]) -> str:
+    """"`a`", "`a` and `b`", "`a`, `b` and `c`"."""
+    quoted = [f"`{p}`" for p in paths]
+    return ", ".join(quoted[:-1]) + f" and {quoted[-1]}" if len(quoted) > 1 else "".join(quoted)
+
+
 def md_escape(text: str) -> str:
     """Quoted text as literal Markdown: `__name__`, `*args` and `[x]` stay as written. An underscore
     inside a word (`handler_0`) cannot start emphasis and is left alone, so plain output stays clean."""
@@ -72,13 +79,15 @@ def biggest_answer(turn: Turn, sizes: list[tuple[str, int]], words: Words) -> st
         for path, text in reads:
             first = first_line(text)
             lines.append(f"- `{path}`" + (f": {md_escape(first)}" if first else ""))
-    lines += ["", words.cuts]
+    if any(len(text) > LARGE_RESULT for name, _i, text, e in turn.calls if name in ("Read", "Grep") and not e):
+        lines += ["", words.cuts]  # (said of results large enough to be cut, not of a 3-line README)
     return "\n".join(lines)
 
 
-def from_conversation(prompt: str, earlier: list[str], files: list[str], words: Words) -> str:
+def from_conversation(prompt: str, earlier: list[str], files: list[str], words: Words, compacted: str = "") -> str:
     """A greeting or "what did we do so far?": answered from the user's earlier prompts (those still sent
-    and those the recap lists) and the files read in what it was sent."""
+    and those the recap lists) and the files read in what it was sent (its reads, and the recap's list).
+    `compacted`: "dropped" (a recap stands for older turns), "trimmed" (results cut or masked), or ""."""
     if GREETING.match(prompt) and not RECAP.search(prompt):
         lead = "Hello! I'm the offline demo model."
         if not earlier:
@@ -92,7 +101,10 @@ def from_conversation(prompt: str, earlier: list[str], files: list[str], words: 
     if files:
         shown = ", ".join(f"`{f}`" for f in files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
         lines += ["", f"I read {shown}."]
-    lines += ["", words.older_turns]
+    lines += ["", {"dropped": words.older_turns,
+                   "trimmed": "Every earlier turn is still sent to me; some long tool results only in part (cut or "
+                              "masked by compaction)."}.get(compacted, "Nothing has been compacted away yet: every "
+                                                                       "earlier turn is still sent to me whole.")]
     return "\n".join(lines)
 
 
@@ -107,23 +119,21 @@ def grep_answer(turn: Turn, terms: list[tuple[str, str]], words: Words) -> str:
                  if files else "")
         lines.append(f"- `{md_escape(term)}`: {plural(len(hits), 'matching line')}"
                      + (f" in {plural(len(files), 'file')}" if files else "") + where)
-    lines += ["", f"Ask me to read any of these files, or {words.what_is_sent}."]
+    found_any = any(line.startswith("- `") and " 0 matching lines" not in line for line in lines)
+    lines += ["", f"Ask me to read any of these files, or {words.what_is_sent}." if found_any
+              else f"Nothing matched; ask for another term, or {words.what_is_sent}."]
     return "\n".join(lines)
 
 
-def answer(turn: Turn, words: Words) -> str:
-    reads = [(i.get("file_path"), t, e) for name, i, t, e in turn.calls if name == "Read"]
-    ok = [(p, t) for p, t, e in reads if not e]
-    lines = ["Here is what I found."]
+def answer(turn: Turn, words: Words, lead: list[str] | None = None, data: list[str] | None = None) -> str:
+    """The answer from what the turn did: `lead` (what was asked and not found) or "Here is what I found.",
+    the layout, the files read (counted as read, whether or not compaction has taken them out since),
+    `data` (the data files' own section: those files are not listed twice), the search, a pointer."""
+    lines = list(lead) if lead else ["Here is what I found."]
     lines += layout_lines(turn)
-    if ok:
-        lines.append("")
-        lines.append(f"I read {plural(len(ok), 'file')}:")
-        for path, text in ok:
-            numbered = [l for l in text.splitlines() if LINE_NUMBER.match(l)]
-            size = f"{plural(len(numbered), 'line')} shown" if numbered else f"{len(text):,} chars"
-            first = first_line(text)
-            lines.append(f"- `{path}` ({size})" + (f": {md_escape(first)}" if first else ""))
+    listed_apart = set(re.findall(r"^- `([^`]+)`", "\n".join(data or []), flags=re.MULTILINE))
+    lines += read_lines(turn, listed_apart, "Besides the data, I read" if data else "I read")
+    lines += data or []
     listed = [t for name, _i, t, e in turn.calls if name == "Glob" and not e]
     hits = [(i.get("pattern", ""), t) for name, i, t, e in turn.calls
             if name == "Grep" and not e and i.get("output_mode") != "count"]
@@ -132,12 +142,41 @@ def answer(turn: Turn, words: Words) -> str:
         count = len([l for l in found.splitlines() if _MATCH_LINE.match(l)])
         lines.append("")
         lines.append(f"Searching for `{md_escape(pattern)}` gave {plural(count, 'matching line')}.")
-    if not ok and not listed:
+    if not turn.reads() and not listed and not lead:
         lines.append("")
         lines.append("I could not find readable files here.")
     lines.append("")
-    lines.append(f"Ask me about any of these files, or {words.what_is_sent}.")
+    if turn.reads() or data:
+        lines.append(f"Ask me about any of these files, or {words.what_is_sent}.")
+    else:
+        lines.append(f"Name a file that is here (“what is in this repo?” lists them), or {words.what_is_sent}.")
     return "\n".join(lines)
+
+
+def read_lines(turn: Turn, apart: set[str], heading: str) -> list[str]:
+    """"I read 5 files:" and one line each: what it shows, or that compaction has taken it out since
+    (issue 40: "I read 1 file" after four reads, three of them masked by then). When a recap just before
+    the prompt stands for reads of this turn, it says so first: the count is then of the reads since."""
+    held = {str(i.get("file_path")): t for name, i, t, e in turn.calls if name == "Read" and not e}
+    reads = [p for p in turn.reads() if p not in apart]
+    earlier = [p for p in turn.recapped if p not in reads and p not in apart]
+    lines: list[str] = []
+    if earlier:  # read before what I still see: compaction put a recap in their place
+        lines += ["", f"The recap before your prompt lists {plural(len(earlier), 'file')} read earlier: "
+                  + ", ".join(f"`{p}`" for p in earlier[:8]) + (" …" if len(earlier) > 8 else "") + "."]
+        heading = "Since then, " + (heading if heading.startswith("I ") else heading[0].lower() + heading[1:])
+    if reads:
+        lines += ["", f"{heading} {plural(len(reads), 'file')}:"]
+    for path in reads:
+        text = held.get(path)
+        if text is None:
+            lines.append(f"- `{path}`: read, since taken out of my context by compaction (the panel shows it)")
+            continue
+        numbered = [l for l in text.splitlines() if LINE_NUMBER.match(l)]
+        size = f"{plural(len(numbered), 'line')} shown" if numbered else f"{len(text):,} chars"
+        first = first_line(text)
+        lines.append(f"- `{path}` ({size})" + (f": {md_escape(first)}" if first else ""))
+    return lines
 
 
 _FOLDER_NOTE = re.compile(r"`([^`]+/)` \(([\d,]+) files?, ([\d,]+) lines?\)")  # the demo's own note of them

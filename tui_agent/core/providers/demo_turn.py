@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tui_agent.core.compaction.marks import is_user_prompt, recap_prompts
+from tui_agent.core.compaction.marks import is_user_prompt, recap_files, recap_prompts
 from tui_agent.core.compaction.mask import CLEARED
 from tui_agent.core.messages import Message, result_text, text_of, tool_results, tool_uses
 
@@ -25,6 +25,14 @@ class Turn:
     rounds: int
     calls: list[tuple[str, dict[str, Any], str, bool]]  # (tool name, input, result text, is_error)
     notes: tuple[str, ...] = ()  # what the demo itself said in this turn (its text is never masked)
+    read: tuple[str, ...] = ()  # every file a Read of this turn returned, in order (`reads`)
+    recapped: tuple[str, ...] = ()  # files the recap right before the prompt lists (read before, maybe in this turn)
+
+    def reads(self) -> list[str]:
+        """Every file this turn read, in order, once each: those still held and those compaction took
+        out since (an answer's count is of what was done, not of what is still in the request)."""
+        held = [str(i.get("file_path")) for name, i, _t, error in self.calls if name == "Read" and not error]
+        return list(dict.fromkeys([*self.read, *held]))  # (a Turn made by hand names only its calls)
 
 
 def current_turn(messages: list[Message]) -> Turn:
@@ -44,7 +52,9 @@ def current_turn(messages: list[Message]) -> Turn:
         for result in tool_results(message):
             name, tool_input = uses.get(result.get("tool_use_id", ""), ("?", {}))
             calls.append((name, tool_input, result_text(result), bool(result.get("is_error"))))
-    return Turn(prompt, rounds, calls, tuple(notes))
+    read = tuple(str(i.get("file_path")) for name, i, _t, error in calls if name == "Read" and not error)
+    recapped = tuple(recap_files(messages[start - 1])) if start > 0 else ()  # the recap just before the prompt
+    return Turn(prompt, rounds, calls, tuple(notes), read, recapped)
 
 
 def earlier_prompts(messages: list[Message]) -> list[str]:

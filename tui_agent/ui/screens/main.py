@@ -4,7 +4,8 @@ It owns the turn worker: one `@work(exclusive=True, group="turn")` task per prom
 `session.run_turn`, hands events to `TurnRenderer` and answers permission requests with the modal.
 Esc cancels that worker; the core repairs the history itself, and the chat says "cancelled". A prompt
 sent while a turn runs is queued (`QueuedPrompts`) and sent when the turn ends, never dropped.
-Under 100 columns the panel folds away behind F2 instead of squeezing the chat.
+Under 100 columns the panel folds away behind F2 instead of squeezing the chat. The panel's keys (F2, F4,
+the approval's) are `panel_keys.PanelKeys`', bound and described in `keys.py`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import TYPE_CHECKING, Callable
 
 from textual import events, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header
@@ -25,6 +25,8 @@ from tui_agent.core import events as ev
 from tui_agent.core.access.gate import PermissionDecision, PermissionPolicy
 from tui_agent.core.sanitize import strip_controls
 from tui_agent.ui.commands import command_list, enter_command, run_command
+from tui_agent.ui.keys import SCREEN_BINDINGS
+from tui_agent.ui.panel_keys import PanelKeys
 from tui_agent.ui.steering import Steered
 from tui_agent.ui.widgets.budget_panel import BudgetPanel
 from tui_agent.ui.widgets.chat_pane import ChatPane
@@ -41,14 +43,9 @@ if TYPE_CHECKING:
 NARROW_BELOW = 100
 
 
-class MainScreen(Screen):
+class MainScreen(PanelKeys, Screen):
     AUTO_FOCUS = "PromptArea"
-    BINDINGS = [
-        Binding("escape", "close_hints", "Close hints"),  # first: while the hints show, Esc only closes them
-        Binding("escape", "cancel_turn", "Cancel turn"),
-        Binding("f2", "toggle_panel", "Budget panel"),
-        Binding("f3", "focus_prompt", "Prompt", show=False),
-    ]
+    BINDINGS = SCREEN_BINDINGS  # F2 panel, F4 steering, Alt+Y / Alt+L an approval, Esc (`keys.py` says each)
 
     def __init__(self, session: "Session", welcome: list[ev.Notice], show_durations: bool = True,
                  resumed: bool = False, pick_session: bool = False) -> None:
@@ -131,7 +128,7 @@ class MainScreen(Screen):
         self.query_one(ContextLine).text = self.panel.context_text
 
     def on_budget_panel_said(self, event: BudgetPanel.Said) -> None:
-        self.chat.add_notice_nowait(event.text, "info")
+        self.chat.add_notice_nowait(event.text, event.level)
 
     def on_budget_panel_changed(self, event: BudgetPanel.Changed) -> None:
         self.query_one(ContextLine).text = self.panel.context_text
@@ -162,7 +159,8 @@ class MainScreen(Screen):
             return hints_open
         if action == "cancel_turn":
             return self.turn_running and not hints_open
-        return True
+        approval = self.check_approval_key(action)
+        return True if approval is None else approval
 
     @property
     def turn_running(self) -> bool:
@@ -331,31 +329,7 @@ class MainScreen(Screen):
         named = f", session {self.session.session_id}" if self.session.session_id else ""
         await self.chat.add_notice(f"Cleared: a new conversation{named} (history, chat and panel are empty).")
 
-    # -- panel -----------------------------------------------------------------------------------
-    def action_toggle_panel(self) -> None:
-        """F2: show the panel and put the keyboard in it; F2 again (from the panel) hides it."""
-        rows = self.query_one(HistoryRows)
-        if self.has_class("-narrow"):
-            self.toggle_class("-panel-open")
-            if self.has_class("-panel-open"):
-                rows.enter_on_purpose()
-            else:
-                self.prompt.focus()
-        elif self.has_class("-panel-hidden") or self.focused is not rows:
-            self.remove_class("-panel-hidden")
-            rows.enter_on_purpose()
-        else:
-            self.add_class("-panel-hidden")
-            self.prompt.focus()
-
-    def focus_panel(self) -> None:
-        """`/context`: the keyboard in the rows to read them (↑/↓, why each is sent); not the steering mode,
-        so the next question typed goes to the prompt whole (F2 steers)."""
-        self.remove_class("-panel-hidden")
-        if self.has_class("-narrow"):
-            self.add_class("-panel-open")
-        self.query_one(HistoryRows).focus()
-
+    # -- panel (F2, F4 and the approval keys: `PanelKeys`) ----------------------------------------
     def on_screen_resume(self) -> None:
         """A view closed (a message, an event, a picker...): the keyboard is back at the prompt."""
         if self.is_mounted:
@@ -368,10 +342,6 @@ class MainScreen(Screen):
     def on_steered(self, event: Steered) -> None:
         """Every pin / exclude / expand by hand is said in the chat, with what it does to the next call."""
         self.chat.add_notice_nowait(event.note, "info")
-
-    def action_focus_prompt(self) -> None:
-        self.remove_class("-panel-open")
-        self.prompt.focus()
 
     def on_typed_to_prompt(self, event: TypedToPrompt) -> None:
         """A key typed on the chat, a card or the panel belongs to the prompt, not to the void."""

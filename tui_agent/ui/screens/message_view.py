@@ -183,7 +183,7 @@ class MessageScreen(TypeThroughView, ModalScreen[None]):
             return "   read-only · Esc closes"
         if self.steering:
             return "   steering: p pin · x exclude · e expand · Esc closes"
-        return "   Esc closes · typing goes to the prompt · F2 in the panel steers"
+        return "   Esc closes · typing goes to the prompt · F4 in the panel steers"
 
     def compose(self) -> ComposeResult:
         message = self.history[self.index]

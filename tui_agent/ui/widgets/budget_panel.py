@@ -79,11 +79,11 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         """The figures changed (the one-line context meter redraws)."""
 
     class Said(Message):
-        """A quiet line for the chat (keeping the cache warm stopped, and why)."""
+        """A line for the chat (keeping the cache warm stopped, and why; an approval that waits)."""
 
-        def __init__(self, text: str) -> None:
+        def __init__(self, text: str, level: str = "info") -> None:
             super().__init__()
-            self.text = text
+            self.text, self.level = text, level
 
     def compose(self) -> ComposeResult:
         yield Static("", id="budget-title", classes="panel-title")
@@ -248,7 +248,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
 
     @property
     def context_text(self) -> str:
-        return self.ledger.context_line()
+        return self.waiting_prefix() + self.ledger.context_line()  # an approval that waits leads the folded meter
 
     # -- acting on a row (outbound only: act, undo and steer are `SteeringActions`') ---------------
     def on_history_rows_acted(self, event: HistoryRows.Acted) -> None:
@@ -257,7 +257,6 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
 
     def on_history_rows_steering_changed(self, event: HistoryRows.SteeringChanged) -> None:
         self._render_title()
-        self.back_to_the_bar()  # a decision is awaited: leaving the steering mode returns to the approval bar
 
     def focus_first_difference(self) -> int | None:
         """`/context`: the first row the request does not send as it is in the history."""

@@ -53,7 +53,7 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
     """Rows of the full history; outbound rows highlighted, dropped rows greyed, cuts marked ✂.
 
     Reached by Tab, `/context` or a click, the rows only move (↑/↓): text goes to the prompt, and
-    p / x / e / u / v / Enter act only in the steering mode, entered by F2 (the panel's title says so), or
+    p / x / e / u / v / Enter act only in the steering mode, entered by F4 (the panel's title says so), or
     at once with alt (alt+p...). Esc, or a letter that is no action, leaves it. The footer shows
     whichever keys act now."""
 
@@ -101,12 +101,12 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
         Binding("e", "act('expand')", "Expand"),
         Binding("u", "undo", "Undo last"),
         Binding("v", "events", "Events"),
-        # Before the steering mode: the same actions with alt, and F2 to steer with the plain keys.
+        # Before the steering mode: the same actions with alt, and F4 to steer with the plain keys.
         Binding("alt+p", "act('pin', 'alt')", "Pin"),
         Binding("alt+x", "act('exclude', 'alt')", "Exclude"),
         Binding("alt+e", "act('expand', 'alt')", "Expand"),
         Binding("alt+v", "events('alt')", "Events"),
-        Binding("f2", "arm", "Steer (pin/exclude/expand)"),
+        Binding("f4", "arm", "Steer (pin/exclude/expand)"),
     ]
 
     cursor: reactive[int | None] = reactive(None, repaint=False)
@@ -303,7 +303,7 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
         """`v`: the keyboard goes to the events list (it is off the Tab cycle, like the tool cards)."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Plain keys in the steering mode, alt+key and F2 before: the footer lists the keys that act now."""
+        """Plain keys in the steering mode, alt+key and F4 before: the footer lists the keys that act now."""
         if action in ("act", "undo") and self.read_only:
             return False
         if action == "undo":
@@ -311,7 +311,7 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
         if action in ("act", "events", "open"):
             return ("alt" in parameters) != self.armed
         if action == "arm":
-            return not self.armed  # armed, F2 falls through to the screen's (hide the panel)
+            return not self.armed  # armed, F4 falls through to the screen's (leave for the prompt)
         return True
 
     def on_key(self, event: events.Key) -> None:
@@ -323,7 +323,7 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
             self.action_events() if action == "events" else self.action_act(action)
 
     def action_arm(self) -> None:
-        self.arm()  # F2: the steering mode
+        self.arm()  # F4: the steering mode
 
     def armed_changed(self, armed: bool) -> None:
         self.post_message(self.SteeringChanged(armed))

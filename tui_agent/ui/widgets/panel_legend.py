@@ -1,7 +1,7 @@
 """The budget panel's legend: what each row mark means, the row keys (not in read-only replay), and the
 words for the row actions.
 
-The keys line starts with F2 because the row keys act only in the steering mode F2 enters
+The keys line starts with F4 because the row keys act only in the steering mode F4 enters
 (`type_through`): reached by Tab, `/context` or a click, typed text goes to the prompt instead.
 """
 
@@ -17,7 +17,7 @@ MARKS = Content.assemble(
     "recap ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate",
 )
 KEYS = Content.assemble(
-    ("F2", "bold"), " steer: ", ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ",
+    ("F4", "bold"), " steer: ", ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ",
     ("u", "bold"), " undo",  # (v events, ⏎ open, c exact count: in the footer once steering)
 )
 READ_ONLY_KEYS = Content.assemble(("⏎", "bold"), " open a row · read-only: nothing is sent")

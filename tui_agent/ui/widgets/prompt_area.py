@@ -69,6 +69,8 @@ class PromptArea(TextArea):
             event.prevent_default()
             self.press_enter()
             return
+        if key.startswith("alt+") and len(key) == 5:  # Alt+Y (approve) when nothing waits: a shortcut, no "y"
+            return
         if key in ("shift+enter", "ctrl+j"):
             event.stop()
             event.prevent_default()
