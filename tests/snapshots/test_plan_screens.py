@@ -75,7 +75,7 @@ def test_row_actions(snap_compare, tmp_path) -> None:
         rows = panel.rows
         view = rows.view
         masked = next(i for i in range(view.history_len) if view.kind(i) == "masked")
-        rows.enter_on_purpose()  # F2: the steering mode
+        rows.enter_on_purpose()  # F4: the steering mode
         for index, key in ((masked - 2, "p"), (masked + 2, "x"), (masked, "e")):
             rows.cursor = index
             await pilot.press(key)

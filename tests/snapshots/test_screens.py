@@ -51,7 +51,7 @@ def test_selected_row(snap_compare, tmp_path) -> None:
             await send(pilot, prompt)
         await pilot.wait_for_scheduled_animations()  # the chat has scrolled to its end (its scrollbar shows)
         rows = pilot.app.screen.query_one(HistoryRows)
-        rows.enter_on_purpose()  # F2: the steering mode
+        rows.enter_on_purpose()  # F4: the steering mode
         rows.cursor = next(iter(rows.view.truncated))
         await pilot.pause()  # the rows scroll to the cursor after a refresh
         await pilot.wait_for_scheduled_animations()

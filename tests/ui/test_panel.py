@@ -61,7 +61,7 @@ async def test_selecting_a_row_shows_full_and_outbound_forms(tmp_path) -> None:
             await send(pilot, prompt)
         rows = app.screen.query_one(HistoryRows)
         cut_row = next(iter(rows.view.truncated))
-        rows.enter_on_purpose()  # F2: the steering mode
+        rows.enter_on_purpose()  # F4: the steering mode
         rows.cursor = cut_row
         await pilot.press("enter")
         await pilot.pause()

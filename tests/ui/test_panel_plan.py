@@ -127,7 +127,7 @@ async def test_events_list_and_loss_report(tmp_path) -> None:
 
         notices = " ".join(str(n.render()) for n in app.screen.query(NoticeLine))
         assert "Older turns are no longer sent in full" in notices  # the chat says so too
-        panel.rows.enter_on_purpose()  # F2: the steering mode
+        panel.rows.enter_on_purpose()  # F4: the steering mode
         await pilot.press("v")  # the events list is off the Tab cycle: v in the rows goes there
         assert panel.events.has_focus
         panel.events.highlighted = lines.index(entry.line)
@@ -170,7 +170,7 @@ async def test_pin_exclude_expand_show_at_once_in_the_next_call(tmp_path) -> Non
         while session.history[dropped]["role"] != "user" or not isinstance(session.history[dropped]["content"], list):
             dropped += 1
         before = panel.meter.meter.total
-        rows.enter_on_purpose()  # F2: the steering mode
+        rows.enter_on_purpose()  # F4: the steering mode
         rows.cursor = dropped
         await pilot.press("p")
         await pilot.pause()
@@ -235,7 +235,7 @@ async def test_compact_command_refreshes_the_panel(tmp_path) -> None:
         assert view.kind(first) == "summarised"  # the demo model writes an extractive summary
         assert row_text(panel.rows, first)[1] == "Σ" and "Σ in summary" in row_text(panel.rows, first)
         assert "≡summary for #" in str(panel.query_one("#budget-recap-row").render())
-        panel.rows.enter_on_purpose()  # F2: the steering mode
+        panel.rows.enter_on_purpose()  # F4: the steering mode
         panel.rows.cursor = first
         await pilot.press("enter")  # the summarised row links to the summary sent in its place
         await pilot.pause()

@@ -117,7 +117,7 @@ async def test_the_message_view_marks_wrapped_code_lines(tmp_path) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await send(pilot, "read wide.py")
         rows = app.screen.query_one(HistoryRows)
-        rows.enter_on_purpose()  # F2: the steering mode
+        rows.enter_on_purpose()  # F4: the steering mode
         rows.cursor = 2  # the tool_result
         await pilot.press("enter")
         await pilot.pause()

@@ -74,7 +74,7 @@ def test_plan_marks_and_pin_in_a_real_terminal(tmp_path) -> None:
         wait_for(socket, " · in the cached prefix", 15)
         keys(socket, "Home", *["Down"] * start)
         wait_for(socket, f"#{start} dropped: dropped at call 1", 15)
-        keys(socket, "F2")  # /context reads the rows; F2 steers (the title says so)
+        keys(socket, "F4")  # /context reads the rows; F4 steers (the title says so)
         wait_for(socket, "STEERING", 15)
         keys(socket, "p")
         wait_for(socket, f"Pinned #{start} (sent as pinned): the next request grows", 15)
