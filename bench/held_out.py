@@ -6,8 +6,8 @@ listed with their sources in docs/compaction.md).
 
 For every session S: the idle policy's prior is made of the *other* sessions' waits (`idle_replay.prior_from`),
 and the setting is chosen among `GRID` on the other sessions alone, by the rule a default must meet: the
-cheapest (cost ÷ append-only, pooled) whose pooled coverage is ≥ 0.96 and no session's < 0.92 (failing that,
-the one that covers most). S is then replayed with that setting: the held-out figures. Beside them, the default
+cheapest (cost ÷ append-only, pooled) whose pooled coverage is ≥ 0.96 and no session's < 0.92; failing that,
+the cheapest whose pooled coverage is ≥ 0.96; failing that, the one that covers most. S is then replayed with that setting: the held-out figures. Beside them, the default
 (`CompactPolicy()`) on every session with the prior of the others, and the one-step neighbours of the default
 (each knob one step either way: within 0.01 coverage and 0.02 cost, or the default sits on a cliff).
 Prices: 0.05 reads + 5-minute TTL (`--price`), windows `--windows` (200k and 1M). Append-only that keeps warm
@@ -35,18 +35,23 @@ EXTRA = ROOT.parent / "extra-transcripts"
 # the default and each knob one step either way (the cliff check), and the marks upward (on sessions not seen
 # when compaction 4's marks were chosen, the high mark decided coverage more than anything else)
 DEFAULT: dict = {}
-STEPS = {"high_water": (0.75, 0.85), "low_water": (0.08, 0.12), "keep_for_use_share": (0.6, 0.8),
+STEPS = {"high_water": (0.75, 0.85), "low_water": (0.12, 0.18), "keep_for_use_share": (0.6, 0.8),
          "keep_recurring_share": (0.1, 0.3), "keep_own_words_share": (0.0, 0.2), "mask": (False,)}
 GRID: dict[str, dict] = {"default": DEFAULT}
+# chosen on the others, the cheapest setting that meets the target lands on it, and on the session left out a
+# little below it (0.958 against 0.96 on 17 sessions): `--margin` asks the others for that much more coverage
+MARGIN = 0.005
 for knob, values in STEPS.items():
     for value in values:
         GRID[f"{knob} {value:g}"] = {knob: value}
 GRID.update({
+    "high 0.6 low 0.1 (compaction 4)": {"high_water": 0.6, "low_water": 0.1},
+    "high 0.8 low 0.1": {"high_water": 0.8, "low_water": 0.1},
     "high 0.6": {"high_water": 0.6},
     "high 0.7": {"high_water": 0.7},
     "high 0.9": {"high_water": 0.9},
-    "high 0.9 low 0.15": {"high_water": 0.9, "low_water": 0.15},
-    "high 0.8 low 0.15": {"high_water": 0.8, "low_water": 0.15},
+    "high 0.9 low 0.1": {"high_water": 0.9, "low_water": 0.1},
+    "high 0.9 low 0.2": {"high_water": 0.9, "low_water": 0.2},
 })
 
 
@@ -80,7 +85,10 @@ class Figures:
                 f"{self.invalid}, over the window {self.over}, prompts/paths missing {self.missing}")
 
     def meets(self) -> bool:
-        return self.coverage.pooled >= 0.96 and all(c >= 0.92 for _, _, c in self.per_session)
+        return self.meets_pooled() and all(c >= 0.92 for _, _, c in self.per_session)
+
+    def meets_pooled(self) -> bool:
+        return self.coverage.pooled >= 0.96 + MARGIN
 
 
 def replay_one(path: Path, others: list[Path], window: int, price_index: int, names: list[str]) -> tuple:
@@ -106,7 +114,9 @@ def main() -> int:
     parser.add_argument("--windows", default="200000,1000000")
     parser.add_argument("--price", type=int, default=1, help="index into 0.1 / 0.05+TTL / 0.025+TTL / 1h")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--margin", type=float, default=MARGIN, help="coverage asked of the others above 0.96")
     args = parser.parse_args()
+    globals()["MARGIN"] = args.margin
     files = sessions(args.paths or [SHARED, EXTRA])
     if len(files) < 2:
         print("leave-one-out needs two sessions or more", file=sys.stderr)
@@ -145,9 +155,12 @@ def choose(train: list[Path], results: dict, names: list[str]) -> str:
         for f in train:
             fig.add(f.name, *results[f.name][name])
         figures[name] = fig
-    meeting = [n for n in names if figures[n].meets()]
-    if meeting:
-        return min(meeting, key=lambda n: (figures[n].cost / figures[n].base, n != "default"))
+    # both coverage rules if any setting meets them; else the pooled one alone (no setting of the grid keeps
+    # every one of 17 sessions at 0.92: the per-session rule would pick the most covering at any price)
+    for rule in (Figures.meets, Figures.meets_pooled):
+        meeting = [n for n in names if rule(figures[n])]
+        if meeting:
+            return min(meeting, key=lambda n: (figures[n].cost / figures[n].base, n != "default"))
     return max(names, key=lambda n: figures[n].coverage.pooled)
 
 

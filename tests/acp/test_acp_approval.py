@@ -85,7 +85,8 @@ async def test_the_editor_postpones_approves_undoes_and_edits_a_compaction(tmp_p
     server = FakeAnthropic(model=reading_model(root, summaries))
     editor = Editor(["postpone", "compact", "compact_always"])
     env = cli_env(tmp_path, server, TUI_AGENT_DATA_DIR=str(tmp_path / "data"), CONTEXT_WINDOW_TOKENS="8000",
-                  MAX_OUTPUT_TOKENS="1000", COMPACT_APPROVE="1")
+                  MAX_OUTPUT_TOKENS="1000", COMPACT_APPROVE="1",
+                  COMPACT_HIGH_WATER="0.6", COMPACT_LOW_WATER="0.1")  # compaction 4's marks: an event each file
     with server:
         async with spawn_agent_process(editor, sys.executable, *agent_args("claude-sonnet-4-5"), env=env,
                                        cwd=str(tmp_path), observers=[editor.observe]) as (conn, _process):

@@ -40,7 +40,7 @@ def test_a_cheaper_read_pays_for_a_larger_budget_only_when_asked_and_the_window_
                           low_water=0.30)
     assert cheap.room == cheap.effective_window and cheap.budget_bound == "the window"
     small = CompactPolicy(context_window=50_000, max_output_tokens=8_000)
-    assert small.high_tokens == int(0.6 * 42_000), "a small window's marks are still shares of it"
+    assert small.high_tokens == int(CompactPolicy.high_water * 42_000), "a small window's marks are still shares of it"
 
 
 def test_a_long_context_price_step_bounds_the_budget():
@@ -50,7 +50,7 @@ def test_a_long_context_price_step_bounds_the_budget():
 
 def test_one_setting_from_env_or_flag_says_where_it_came_from():
     env = settings_from({"COMPACT_BUDGET": "120k"}).policy(CompactPolicy(context_window=1_000_000))
-    assert env.room == 120_000 and env.high_tokens == 72_000 and env.budget_bound == "env COMPACT_BUDGET"
+    assert env.room == 120_000 and env.high_tokens == int(CompactPolicy.high_water * 120_000) and env.budget_bound == "env COMPACT_BUDGET"
     flag = settings_from({"COMPACT_BUDGET": "120k"}, budget="90000").policy()
     assert flag.room == 90_000 and flag.budget_bound == "flag --budget"
     with pytest.raises(CompactSettingsError, match="COMPACT_BUDGET"):
@@ -66,7 +66,7 @@ async def test_the_budget_command_shows_and_sets_the_budget(tmp_path: Path):
     assert "budget" in shown.text and "window" in shown.text and "default for this model" in shown.text
     changed = await session.commands.run(session, "/budget 100k")
     assert "100k" in changed.text and "/budget" in changed.text
-    assert session.compactor.policy.room == 100_000 and session.compactor.policy.high_tokens == 60_000
+    assert session.compactor.policy.room == 100_000 and session.compactor.policy.high_tokens == int(CompactPolicy.high_water * 100_000)
     refused = await session.commands.run(session, "/budget many")
     assert refused.level == "warning" and session.compactor.policy.room == 100_000
 

@@ -12,6 +12,7 @@ from tests.fakes.fake_anthropic import FakeAnthropic, cache_segments, text, tool
 from tests.providers.conftest import ended, run
 from tests.providers.test_compaction_real_sdk import make_files, session_on
 from tui_agent.core import events as ev
+from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.agent.context_notice import NOTICE_MARK
 from tui_agent.core.messages import protocol_errors
 
@@ -48,7 +49,8 @@ async def test_a_recall_and_the_notice_leave_the_cached_prefix_as_it_was(tmp_pat
     names = make_files(tmp_path, 22, 3_000)
     fake = FakeAnthropic(model=reader_then_recall(names, names[1]))
     with fake:
-        session = session_on(fake, tmp_path, 30_000, 40)
+        session = session_on(fake, tmp_path, 30_000, 40,
+                             compact_policy=CompactPolicy(high_water=0.6, low_water=0.1))  # compaction 4's marks
         events = await run(session, "Read the modules, then recall the second one.")
         await session.aclose()
     assert ended(events).reason == "completed" and fake.violations == []

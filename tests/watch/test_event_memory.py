@@ -9,12 +9,13 @@ comes out as with the requests themselves."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from tests.replay.jsonl import Log, rounds
 from tests.waiting import wait_until
 from tui_agent.core.recordings import watch_feed
 from tui_agent.core.agent.budget import EventEntry
-from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.economics import default_policy as window_policy
 from tui_agent.core.recordings.follow import Batch
 from tui_agent.core.recordings.forgot import coverage_after
 from tui_agent.core.messages import to_json
@@ -26,6 +27,11 @@ from tui_agent.core.recordings.watch_feed import CallsView, WatchFeed
 STRATEGIES = ("none", "v2")
 WINDOW = 30_000  # a small window: our compactor makes an event every ten calls or so
 KEEP = 5
+
+
+def default_policy(window: int):
+    """The window's policy at compaction 4's marks (60 % / 10 %): events often enough to hold many."""
+    return replace(window_policy(window), high_water=0.6, low_water=0.1)
 BEFORE, AFTER = 40, 80  # rounds before and after the recorded agent's own compaction
 
 

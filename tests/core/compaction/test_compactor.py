@@ -213,7 +213,7 @@ def test_mask_replaces_old_rerunnable_results_with_a_placeholder():
         history.append(result(f"g{i}", "match\n" * 600))
     history = split_turn(history, every=10)  # an event masks finished turns' results, never the one in progress
     policy = CompactPolicy(context_window=40_000, max_output_tokens=4_000, enabled=True, cut_on_read=False,
-                           mask_protect_tokens=2_000, keep_head=0, low_water=0.30)  # (a low mark that keeps
+                           mask_protect_tokens=2_000, keep_head=0, low_water=0.30, high_water=0.6)  # (a low mark that keeps
     compactor = Compactor(policy)  # masked results in the request: at 10 % the same event's drop takes them)
     results = run_calls(compactor, history, start=3)
     masked = [r for r in results if r.plan.event is not None and "mask" in r.plan.event.kinds]

@@ -59,7 +59,7 @@ def test_an_asked_event_lists_only_what_happened_and_says_you_asked():
 def test_a_row_keeps_the_reason_of_the_event_that_dropped_it():
     """One `dropped_reason` for every row: a later event rewrote why earlier rows had left."""
     history = split_turn(rounds(60, 2_000, name="Edit"), every=10)  # not re-runnable: rows are dropped
-    policy = CompactPolicy(context_window=30_000, max_output_tokens=4_000, enabled=True)
+    policy = CompactPolicy(context_window=30_000, max_output_tokens=4_000, enabled=True, high_water=0.6)
     compactor = Compactor(policy)
     first_drop = None
     for n in range(3, len(history) + 1, 2):
@@ -133,7 +133,7 @@ def test_a_pinned_prompt_travels_with_its_answer():
 def test_the_loss_report_is_this_events_and_agrees_with_its_diff():
     """The loss report was cumulative (listing messages that left at earlier events)."""
     history = split_turn(rounds(60, 2_000, name="Edit"), every=10)  # events take finished turns
-    compactor = Compactor(CompactPolicy(context_window=30_000, max_output_tokens=4_000, enabled=True))
+    compactor = Compactor(CompactPolicy(context_window=30_000, max_output_tokens=4_000, enabled=True, high_water=0.6))
     previous = None
     drops = 0
     for n in range(3, len(history) + 1, 2):

@@ -101,7 +101,7 @@ def test_masks_reach_the_request_after_an_event_and_stale_reads_go_first():
     uses = [(1, "Read", {"file_path": "a.py"}), (3, "Read", {"file_path": "b.py"}), (5, "Edit", {"file_path": "a.py"})]
     assert superseded_reads(uses) == {2}  # a.py was edited since its read; b.py was not touched again
     history = split_turn(long_turn(60, size=3_000), every=10)  # under the cut size: only masks and drops free room
-    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True))
+    compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, high_water=0.6))
     results = run_calls(compactor, history, start=3)
     masked = [r for r in results if r.plan.event is not None and "mask" in r.plan.event.kinds]
     assert masked, "an event masks old re-runnable results"
