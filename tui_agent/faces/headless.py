@@ -222,7 +222,8 @@ def run_headless_with(prompt: str, options: SessionOptions, *, out: TextIO | Non
         return exit_codes.OK
     if ended.reason == "error":
         print(f"error: {ended.error}", file=err, flush=True)
-        return exit_codes.ERROR
+        # refused before any call (too large for the window, empty): bad input, nothing ran or was saved
+        return exit_codes.USAGE if ended.turn_calls == 0 else exit_codes.ERROR
     if ended.reason == "max_turns":
         print(f"stopped after {plural(ended.turn_calls, 'model call')} (the per-turn limit, --max-turns); "
               "`--continue -p` with a prompt goes on", file=err, flush=True)

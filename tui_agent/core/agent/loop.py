@@ -19,6 +19,7 @@ from tui_agent.core import trace
 from tui_agent.core.agent.approval import Approver, ask_before_event
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.too_long import fit_output_reserve, too_long_numbers
+from tui_agent.core.agent.prompt_fit import prompt_refusal
 from tui_agent.core.agent.answer_stream import stream_answer, usage_event
 from tui_agent.core.agent.server_watch import CacheTrack, answered
 from tui_agent.core.cache_clock import went_cold
@@ -181,6 +182,11 @@ async def _turn(history: list[Message], prompt: str | None, config: LoopConfig, 
         # The API rejects a whitespace-only text block, and such a message would be dropped on resume:
         # an empty prompt never enters the history.
         yield ev.TurnEnded("error", 0, "The prompt is empty: type something to ask.")
+        return
+    if prompt is not None and (refused := prompt_refusal(config.compactor, config.system(), config.tools.schemas(),
+                                                         prompt)):
+        trace.trace("query.refused", reason="prompt_too_large", chars=len(prompt))
+        yield ev.TurnEnded("error", 0, refused)  # before it joined the history: nothing to repair, nothing sent
         return
     if prompt is not None:
         history.append(user_text(prompt))

@@ -19,6 +19,7 @@ from tui_agent.core.agent.base_prompt import BASE_SYSTEM_PROMPT
 from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.commands import CommandRegistry
+from tui_agent.core.agent.compaction_control import nothing_to_compact
 from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.agent.context_report import ContextView
@@ -387,14 +388,3 @@ class Session:
             return None
         return await self.provider.count_tokens(self.next_request())
 
-
-def nothing_to_compact(plan: CompactPlan) -> str:
-    """Why an asked /compact dropped nothing, precisely: there is no older part, or dropping it would not
-    make the request smaller (the recap that stands for it is as large as what it would free)."""
-    older = sum(1 for i in plan.outbound_indices if i < plan.protected_from)
-    if not older:
-        return "Nothing to compact: the request holds only the newest round."
-    messages = plan.message_tokens_after
-    return (f"Nothing to compact: dropping the {older} older message{'s' * (older != 1)} (≈{messages:,} tok of "
-            f"messages in all, ≈{plan.estimated_tokens:,} with the system prompt and tools) would free less than "
-            "the recap in their place costs, so the request stays as it is.")
