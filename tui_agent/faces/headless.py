@@ -109,6 +109,8 @@ async def _consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> e
                     print(line, file=err, flush=True)
             case ev.Notice(text=text, level=level):
                 print(f"[{level}] {text}", file=err, flush=True)
+            case ev.ServerEdited() if event.continued:  # the same clearing again: told when it began
+                pass
             case ev.ServerEdited() | ev.CacheMissed():  # what the server did, why the cache missed
                 print(f"[info] {event.line()}", file=err, flush=True)
             case ev.TurnEnded():

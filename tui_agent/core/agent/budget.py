@@ -88,7 +88,7 @@ class BudgetLedger:
             case ev.SummaryWritten():
                 self.summaries += event.summary is not None
             case ev.ServerEdited() | ev.CacheMissed():
-                self.server_events.append(event)
+                self._on_server(event)
             case ev.ToolStarted(name=name) if name == CONTEXT_TOOL:
                 self._context_started[event.tool_use_id] = event.summary
             case ev.ToolFinished(name=name) if name == CONTEXT_TOOL:
@@ -103,6 +103,17 @@ class BudgetLedger:
                 self.keep_warm = None
             case ev.SessionCleared():
                 self.reset()
+
+    def _on_server(self, event: ev.ServerEdited | ev.CacheMissed) -> None:
+        """What the server did, in order; a clearing that goes on (`ServerEdited.since`) takes the place of the
+        line of the clearing it continues: one clearing, one line, its counts the newest."""
+        if isinstance(event, ev.ServerEdited) and event.since is not None:
+            for i in range(len(self.server_events) - 1, -1, -1):
+                old = self.server_events[i]
+                if isinstance(old, ev.ServerEdited) and (old.since or old.call) == event.since:
+                    self.server_events[i] = event
+                    return
+        self.server_events.append(event)
 
     def timeline(self) -> list[EventEntry | ev.ServerEdited | ev.CacheMissed]:
         """The events list's lines: our compaction events and the server's (edits, cache misses) by call."""

@@ -96,6 +96,9 @@ class Compactor:
         """The real input size (input + cache write + cache read) of the request `compact` returned last."""
         self.tokens.observe(input_tokens_total)
 
+    def observe_server(self, input_tokens_total: int) -> None:
+        """Our own strategies send what the API reads: a server that edited it is no strategy of ours."""
+
     # -- user actions (outbound only; they apply at the next call) --------------------------------
     def pin(self, index: int, on: bool = True) -> None:
         s = self.state

@@ -130,7 +130,7 @@ def session_updates(event: ev.EngineEvent, ledger: BudgetLedger,
         case ev.Usage(purpose="call"):
             update = usage_update(ledger)
             return [update] if update is not None else []
-        case ev.ServerEdited():
+        case ev.ServerEdited() if not event.continued:  # (a clearing that goes on is no new compaction)
             return server_updates(event, ledger, compactions or CompactionReporter())
         case ev.CacheMissed():
             return miss_updates(event, ledger)
