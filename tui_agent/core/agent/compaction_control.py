@@ -98,10 +98,10 @@ def undo_compaction(session: "UndoHost") -> str:
     assert event is not None
     session.summaries.cancel()  # a summary of what is sent again would join nothing
     session.summaries.draft = None
-    session.state.last_plan = None
+    session.state.last_plan, session.state.asked_event = None, None  # (an undone /compact reports nothing)
     after = session.plan_call().plan.estimated_tokens
     cost = undo_cost(session.model, before, after, compactor.state.hold_until or after)
-    session.emit(ev.CompactionChanged("undo-event", None, True))
+    session.emit(ev.CompactionChanged("undo-event", event.call, True))  # (which call's event: no longer counted)
     session.announce_next("undo compaction")
     return f"Took back the compaction event of call #{event.call} ({event.line()}): {cost.words()}."
 

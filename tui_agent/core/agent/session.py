@@ -254,7 +254,7 @@ class Session:
         """What the next call would send (`core/agent/call.py`), without calling anything or keeping a decision:
         the loop plans its real call the same way, so the preview and the call cannot drift."""
         return plan_call(self.compactor, self.provider, self.system_prompt(), self.tools.schemas(), self.history,
-                         self.next_call, keep=False)
+                         self.next_call, keep=False, asked=self.state.asked_event)
 
     def announce_next(self, why: str) -> None:
         """Tell the listeners the next request may have changed (`NextRequestChanged`): the journal saves
@@ -314,10 +314,11 @@ class Session:
         planned = plan_call(self.compactor, self.provider, system, schemas, self.history, self.next_call, keep=True)
         event = planned.plan.event
         if event is None or "drop" not in event.kinds:
+            self.state.asked_event = event  # (a prompt too large clipped: still this call's event)
             self.announce_next("/compact")
             return nothing_to_compact(planned.plan)
         self.summaries.start(self.compactor, self.provider, system, schemas, planned, focus)
-        self.state.last_plan = None
+        self.state.last_plan, self.state.asked_event = None, event
         self.announce_next("/compact")
         return (f"Compacted now: {event.line()}. The summary is being written in the background and joins the "
                 "recap when it is ready (/summary shows it, /summary edit changes it).")

@@ -66,14 +66,6 @@ def cut_read(w: Work, history: Sequence[Message], policy: CompactPolicy, newest:
                                                 keep_from))
 
 
-def cut_held(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> int | None:
-    """An undone event holds (no mask, no drop), but a request over the mark still has every long result the
-    model has read cut, as an event's first step would (the turn in progress keeps its own)."""
-    keep_from = tiers.protected_from(w.view(history, policy, newest, call))
-    return cut_read(w, history, policy, newest, call, start=max(w.state.drop_until, w.state.drop_from),
-                    keep_from=keep_from)
-
-
 def _mask(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int,
           target: int | None, keep_from: int | None = None) -> int | None:
     state, changed, masked = tiers.mask_old(w.state, w.view(history, policy, newest, call), target, keep_from)
