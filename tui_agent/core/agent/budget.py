@@ -321,7 +321,7 @@ class BudgetLedger:
         if figures is None:
             return "ctx: no call yet"
         approx = "" if figures.exact_total is not None else "≈"
-        parts = [f"ctx {approx}{figures.percent}%"]
+        parts = [f"ctx {approx}{figures.percent}% of {fmt_tokens(figures.room)}"]
         if figures.dropped:
             parts.append(f"{figures.dropped} dropped")
         if self.cost_known:
