@@ -68,3 +68,33 @@ async def test_a_failed_turn_is_an_error_response_and_the_session_goes_on(tmp_pa
             assert "The prompt is empty" in said
     assert server.violations == []
     assert len(server.message_requests) == 6  # the empty prompt reached no model
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_larger_than_the_window_is_a_refusal_that_reaches_no_model(tmp_path: Path) -> None:
+    """Issue 40: over ACP the prompt too large for the window is refused before it is sent (`refusal`: it is
+    not in the next prompt), with what to do in the text; the session goes on with the next prompt."""
+    import sys
+
+    from acp import spawn_agent_process
+
+    from tests.acp.test_acp_client import agent_args, agent_env
+
+    root = workspace(tmp_path)
+    server = FakeAnthropic([text("fine")], token_limit=20_000)
+    client = RecordingClient()
+    env = {**agent_env(tmp_path, server), "CONTEXT_WINDOW_TOKENS": "20000"}
+    huge = "a pasted log line that goes on\n" * 4_000
+    with server:
+        async with spawn_agent_process(client, sys.executable, *agent_args("claude-sonnet-4-5"), env=env,
+                                       cwd=str(tmp_path)) as (conn, _process):
+            await conn.initialize(protocol_version=PROTOCOL_VERSION)
+            sid = (await conn.new_session(cwd=str(root), mcp_servers=[])).session_id
+            refused = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block(huge)]), TIMEOUT)
+            assert refused.stop_reason == "refusal"
+            said = "".join(u.content.text for u in client.updates if u.session_update == "agent_message_chunk")
+            assert "Not sent" in said and "Shorten it by at least" in said
+            fine = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("a short one")]), TIMEOUT)
+            assert fine.stop_reason == "end_turn"
+    assert server.violations == [] and server.rejected == []
+    assert len(server.message_requests) == 1  # only the short prompt reached the model

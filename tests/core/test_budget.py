@@ -84,7 +84,8 @@ def test_ledger_splits_each_call_into_cached_and_new_and_prices_it():
     assert ledger.calls == {1: 1500, 2: 1900} and ledger.exact_calls == {1, 2}
     expected = cost_usd(PRICED, UsageInfo(10, 20, 1490)) + cost_usd(PRICED, UsageInfo(300, 40, 0, 1600))
     assert abs(ledger.cost - expected) < 1e-12 and ledger.cost_known
-    assert ledger.context_line() == f"ctx {1900 * 100 // 200_000}% · ${ledger.cost:.4f}"
+    room = ledger.current.budget  # the one denominator: the budget the marks are shares of, not the window
+    assert room == 168_000 and ledger.context_line() == f"ctx {1900 * 100 // room}% of 168k · ${ledger.cost:.4f}"
     ledger.feed(ev.SessionCleared(5))
     assert ledger.calls == {} and ledger.current is None and ledger.model == PRICED
 

@@ -63,9 +63,13 @@ def test_the_estimate_is_not_calibrated_on_a_request_the_server_shrank():
     class Learner:
         def __init__(self):
             self.seen: list[int] = []
+            self.kept: list[int] = []  # what the server kept of a request it edited or compacted
 
         def observe_usage(self, total: int) -> None:
             self.seen.append(total)
+
+        def observe_server(self, total: int) -> None:
+            self.kept.append(total)
 
     state = SimpleNamespace(calls=1, warm_since=None, sent_at=None, clock=time.monotonic, cache=CacheTrack())
     learner = Learner()
@@ -75,8 +79,9 @@ def test_the_estimate_is_not_calibrated_on_a_request_the_server_shrank():
     answered(edited, None, learner, PROVIDER, state, 3)
     compacted = replace(plain, server=ServerReport("n", compacted=True))
     answered(compacted, None, learner, PROVIDER, state, 5)
-    answered(plain, None, learner, PROVIDER, state, 7)  # after a compaction the server reads less, for good
-    assert learner.seen == [100]
+    # after a compaction the request starts at the compaction block (issue 41): the server reads what is sent
+    answered(plain, None, learner, PROVIDER, state, 7)
+    assert learner.seen == [100, 100] and learner.kept == [100, 100]
 
 
 def test_the_clock_is_the_providers_own_an_hour_on_the_one_hour_cache():

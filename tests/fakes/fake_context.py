@@ -5,7 +5,9 @@
   is validated (a missing beta header, an unknown edit or key, `clear_thinking` not first is a 400 recorded
   in `violations`); past an edit's trigger the reply reports `context_management.applied_edits` in its
   `message_delta`, or starts with a `compaction` block streamed as `compaction_delta` and reports the
-  compaction's own cost as a `compaction` entry of `usage.iterations`.
+  compaction's own cost as a `compaction` entry of `usage.iterations`. The top-level usage is what the model
+  read, as the API reports it: after the edits, and from the newest compaction block on (what is before it is
+  ignored; compacting now: the summary and the newest message).
 - `diagnostics` (beta `cache-diagnosis-2026-04-07`): every reply has its own `msg_` id; a request naming
   the previous one gets `diagnostics.cache_miss_reason` when its prefix diverged (model, system, tools or
   an earlier message changed; an unknown id; `unavailable` when nothing changed and it read less than the
@@ -123,7 +125,7 @@ class FakeContextAnthropic(FakeAnthropic):
         if BETA_DIAGNOSIS in betas and self.refuse_diagnosis:
             return error_reply(400, "invalid_request_error",
                                f"Unexpected value(s) `{BETA_DIAGNOSIS}` for the `anthropic-beta` header.")
-        stripped = json.dumps(body).encode()
+        stripped = json.dumps(counted_body(body)).encode()  # (the API reads from the newest compaction block on)
         reply = super().handle(path, headers, body, stripped)
         if path.split("?")[0].endswith("count_tokens") and field is not None and reply.json_body:
             original = reply.json_body["input_tokens"]  # counted after the edits the server would apply
@@ -143,6 +145,9 @@ class FakeContextAnthropic(FakeAnthropic):
         compact = next((e for e in (body.get("context_management") or {}).get("edits", [])
                         if e["type"] == "compact_20260112"), None)
         compacting = compact is not None and tokens > (compact.get("trigger") or {}).get("value", 150_000)
+        # what the model read, as the API's top-level usage reports it: after the edits, from the newest
+        # compaction block on, or (compacting now) the compacted context: the summary and the newest message
+        read = compacted_size(body) if compacting else tokens - sum(e["cleared_input_tokens"] for e in edits)
         chunks: list[bytes] = []
         for chunk in reply.chunks:
             event, data = chunk.decode().split("\n", 1)
@@ -151,6 +156,7 @@ class FakeContextAnthropic(FakeAnthropic):
             if kind == "message_start":
                 payload["message"]["id"] = message_id
                 usage = payload["message"]["usage"]
+                _shrink(usage, read)
                 read = usage.get("cache_read_input_tokens", 0)
                 with self.lock:
                     self.cached_after[message_id] = read + usage.get("cache_creation_input_tokens", 0)
@@ -164,7 +170,8 @@ class FakeContextAnthropic(FakeAnthropic):
                     payload["usage"]["iterations"] = [
                         {"type": "compaction", "input_tokens": tokens, "output_tokens": len(SUMMARY) // 4,
                          "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
-                        {"type": "message", "input_tokens": 200, "output_tokens": payload["usage"]["output_tokens"],
+                        {"type": "message", "input_tokens": compacted_size(body),
+                         "output_tokens": payload["usage"]["output_tokens"],
                          "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}]
             if kind in ("content_block_start", "content_block_delta", "content_block_stop") and compacting:
                 payload["index"] += 1
@@ -201,6 +208,47 @@ class FakeContextAnthropic(FakeAnthropic):
         if read < self.cached_after.get(str(previous), 0):
             return {"cache_miss_reason": {"type": "unavailable"}}
         return None
+
+
+def read_from(messages: list[dict[str, Any]]) -> int:
+    """Where the API starts reading: the message holding the newest compaction block (0: none)."""
+    for i in range(len(messages) - 1, -1, -1):
+        content = messages[i].get("content")
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "compaction" for b in content):
+            return i
+    return 0
+
+
+def counted_body(body: dict[str, Any]) -> dict[str, Any]:
+    """The request as the API reads it: everything before the newest compaction block is ignored."""
+    start = read_from(body.get("messages") or [])
+    return {**body, "messages": body["messages"][start:]} if start else body
+
+
+def compacted_size(body: dict[str, Any]) -> int:
+    """What the answer's own sampling reads right after a compaction: system, tools, the summary, the newest
+    message (the rest is in the summary)."""
+    rest = {key: body.get(key) for key in ("system", "tools")}
+    return (len(json.dumps(rest)) + len(SUMMARY) + len(json.dumps(body["messages"][-1]))) // 4
+
+
+def _shrink(usage: dict[str, Any], total: int) -> None:
+    """`usage` made to add up to `total` input tokens (the part the server did not read leaves the written
+    part first, then the uncached, then the read)."""
+    extra = sum(usage.get(k, 0) for k in ("input_tokens", "cache_creation_input_tokens",
+                                          "cache_read_input_tokens")) - max(total, 1)
+    for key in ("cache_creation_input_tokens", "input_tokens", "cache_read_input_tokens"):
+        if extra <= 0:
+            break
+        floor = 1 if key == "input_tokens" else 0
+        taken = min(extra, max(usage.get(key, 0) - floor, 0))
+        usage[key] = usage.get(key, 0) - taken
+        extra -= taken
+    written = usage.get("cache_creation_input_tokens", 0)
+    if isinstance(usage.get("cache_creation"), dict):
+        hour = usage["cache_creation"].get("ephemeral_1h_input_tokens", 0) > 0
+        usage["cache_creation"] = {"ephemeral_5m_input_tokens": 0 if hour else written,
+                                   "ephemeral_1h_input_tokens": written if hour else 0}
 
 
 def _plain(value: Any) -> Any:

@@ -54,8 +54,11 @@ async def test_server_compact_keeps_the_compaction_block_and_sends_it_back(tmp_p
     assert first.compaction_usage.input_tokens > 50_000  # its own usage iteration, not the call's
     block = session.history[first.history_index]["content"][0]
     assert block == {"type": "compaction", "content": SUMMARY, "encrypted_content": "opaque-1"}
-    later = fake.message_requests[-1]["body"]["messages"][first.history_index]["content"][0]
-    assert {k: v for k, v in later.items() if k != "cache_control"} == block  # sent back as it came
+    later = fake.message_requests[-1]["body"]["messages"]
+    # sent back as it came, and only from there on (the API reads no further back: issue 41), after a stand-in
+    assert {k: v for k, v in later[1]["content"][0].items() if k != "cache_control"} == block
+    newest = edited[-1].history_index  # (the last request went out before its answer joined the history)
+    assert later[0]["role"] == "user" and len(later) == len(session.history) - newest
     assert protocol_errors(session.history) == []
 
 

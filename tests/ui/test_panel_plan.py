@@ -4,6 +4,8 @@ one-line meter when folded, the --transcript preview, and p / x / e on a row (ou
 
 from __future__ import annotations
 
+from tui_agent.core.formats import fmt_tokens
+
 from dataclasses import replace
 from pathlib import Path
 
@@ -254,7 +256,8 @@ async def test_folded_panel_leaves_a_one_line_meter(tmp_path) -> None:
         panel = app.screen.query_one(BudgetPanel)
         text = str(line.render())
         assert text == panel.ledger.context_line()
-        assert text.startswith(f"ctx ≈{panel.meter.meter.percent}% · ") and " dropped" in text
+        meter = panel.meter.meter
+        assert text.startswith(f"ctx ≈{meter.percent}% of {fmt_tokens(meter.room)} · ") and " dropped" in text
         await pilot.press("f2")
         await pilot.pause()
         assert not line.display or line.region.height == 0  # the panel is open: it says it all

@@ -108,10 +108,18 @@ class ServerEdited:
     compacted: bool = False
     summary: str = ""
     compaction_usage: CompactionUsage | None = None
+    # The call this clearing began at, when it goes on from the call before: the server clears again what it
+    # cleared then (a request that only grew), plus what joined since. One clearing, listed once (10 entries in
+    # one turn were the same clearing told again); None: a clearing or compaction that happens now.
+    since: int | None = None
+
+    @property
+    def continued(self) -> bool:
+        return self.since is not None
 
     def line(self) -> str:
-        """"call 7 · server cleared 4 tool uses (12,300 tok)" or "call 9 · server compacted the conversation
-        (its own call: 151,000 in, 2,100 out)"."""
+        """"call 7 · server cleared 4 tool uses (12,300 tok)" ("calls 7–12 · …" for a clearing that went on) or
+        "call 9 · server compacted the conversation (its own call: 151,000 in, 2,100 out)"."""
         parts = []
         for edit in self.edits:
             what = "thinking turn" if "thinking" in edit.kind else "tool use"
@@ -120,7 +128,8 @@ class ServerEdited:
             cost = self.compaction_usage
             own = f" (its own call: {cost.input_tokens:,} in, {cost.output_tokens:,} out)" if cost else ""
             parts.append(f"compacted the conversation into a summary{own}")
-        return f"call {self.call} · server " + (", ".join(parts) or "changed nothing")
+        calls = f"calls {self.since}–{self.call}" if self.since is not None else f"call {self.call}"
+        return f"{calls} · server " + (", ".join(parts) or "changed nothing")
 
 
 CacheMissSource = Literal["api", "ours"]

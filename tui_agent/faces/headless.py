@@ -109,6 +109,8 @@ async def _consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> e
                     print(line, file=err, flush=True)
             case ev.Notice(text=text, level=level):
                 print(f"[{level}] {text}", file=err, flush=True)
+            case ev.ServerEdited() if event.continued:  # the same clearing again: told when it began
+                pass
             case ev.ServerEdited() | ev.CacheMissed():  # what the server did, why the cache missed
                 print(f"[info] {event.line()}", file=err, flush=True)
             case ev.TurnEnded():
@@ -222,7 +224,8 @@ def run_headless_with(prompt: str, options: SessionOptions, *, out: TextIO | Non
         return exit_codes.OK
     if ended.reason == "error":
         print(f"error: {ended.error}", file=err, flush=True)
-        return exit_codes.ERROR
+        # refused before any call (too large for the window, empty): bad input, nothing ran or was saved
+        return exit_codes.USAGE if ended.turn_calls == 0 else exit_codes.ERROR
     if ended.reason == "max_turns":
         print(f"stopped after {plural(ended.turn_calls, 'model call')} (the per-turn limit, --max-turns); "
               "`--continue -p` with a prompt goes on", file=err, flush=True)

@@ -71,7 +71,9 @@ class TurnRenderer:
                     self.on_cost()
             case ev.ServerEdited() | ev.CacheMissed():
                 self.panel.on_server(event)
-                if not (isinstance(event, ev.CacheMissed) and event.reason == "our_compaction"):
+                if isinstance(event, ev.ServerEdited) and event.continued:
+                    pass  # the same clearing told again: its line in the events list moves on, no new chat line
+                elif not (isinstance(event, ev.CacheMissed) and event.reason == "our_compaction"):
                     await self.chat.add_notice(event.line(), "info")  # (our own event was told in the chat)
             case ev.ToolStarted(tool_use_id=tool_id, name=name, summary=summary):
                 await self.close()

@@ -88,7 +88,7 @@ class BudgetLedger:
             case ev.SummaryWritten():
                 self.summaries += event.summary is not None
             case ev.ServerEdited() | ev.CacheMissed():
-                self.server_events.append(event)
+                self._on_server(event)
             case ev.ToolStarted(name=name) if name == CONTEXT_TOOL:
                 self._context_started[event.tool_use_id] = event.summary
             case ev.ToolFinished(name=name) if name == CONTEXT_TOOL:
@@ -103,6 +103,33 @@ class BudgetLedger:
                 self.keep_warm = None
             case ev.SessionCleared():
                 self.reset()
+            case ev.CompactionChanged(action="undo-event", index=int(call)):
+                self._undone(call)
+
+    def _on_server(self, event: ev.ServerEdited | ev.CacheMissed) -> None:
+        """What the server did, in order; a clearing that goes on (`ServerEdited.since`) takes the place of the
+        line of the clearing it continues: one clearing, one line, its counts the newest."""
+        if isinstance(event, ev.ServerEdited) and event.since is not None:
+            for i in range(len(self.server_events) - 1, -1, -1):
+                old = self.server_events[i]
+                if isinstance(old, ev.ServerEdited) and (old.since or old.call) == event.since:
+                    self.server_events[i] = event
+                    return
+        self.server_events.append(event)
+
+    def _undone(self, call: int) -> None:
+        """`/undo-compaction` took call `call`'s event back: listed as undone, no longer counted."""
+        for entries in (self.events, self.major_events):
+            for i, entry in enumerate(entries):
+                if entry.event.call == call and not entry.undone:
+                    entries[i] = replace(entry, undone=True)
+        self.earlier_events = [(c, words) for c, words in self.earlier_events if c != call]
+        self.event_calls.discard(call)
+
+    @property
+    def counted_events(self) -> list[EventEntry]:
+        """This run's compaction events that stand (an undone one is listed, not counted)."""
+        return [entry for entry in self.major_events if not entry.undone]
 
     def timeline(self) -> list[EventEntry | ev.ServerEdited | ev.CacheMissed]:
         """The events list's lines: our compaction events and the server's (edits, cache misses) by call."""
@@ -151,7 +178,7 @@ class BudgetLedger:
     @property
     def event_count(self) -> int:
         """Every compaction event of the session: before a resume (journaled) and since."""
-        return len(self.earlier_events) + len(self.major_events)
+        return len(self.earlier_events) + len(self.counted_events)
 
     def feed_earlier(self, event: ev.CompactionReported) -> None:
         """A call before the one a face is about to show (a replay feeds every step up to it, in order):
@@ -294,7 +321,7 @@ class BudgetLedger:
         if figures is None:
             return "ctx: no call yet"
         approx = "" if figures.exact_total is not None else "≈"
-        parts = [f"ctx {approx}{figures.percent}%"]
+        parts = [f"ctx {approx}{figures.percent}% of {fmt_tokens(figures.room)}"]
         if figures.dropped:
             parts.append(f"{figures.dropped} dropped")
         if self.cost_known:
@@ -331,7 +358,7 @@ class BudgetLedger:
                  f"last {'' if figures.exact_total is not None else '≈'}{fmt_tokens(figures.shown_total)} tok "
                  f"(cached {fmt_tokens(figures.cached)} · "
                  f"new {fmt_tokens(figures.new)})",
-                 f"{len(self.major_events)} compaction event{'s' * (len(self.major_events) != 1)}"]
+                 plural(len(self.counted_events), "compaction event")]
         if figures.dropped:
             parts.append(f"{plural(figures.dropped, 'message')} not sent")
         if self.summary_tokens:

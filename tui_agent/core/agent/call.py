@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from tui_agent.core.compaction.plan import CompactPlan, CompactResult
+from tui_agent.core.compaction.plan import CompactEvent, CompactPlan, CompactResult
 from tui_agent.core.compaction.server import edits_for
 from tui_agent.core.agent.context_notice import context_notice
 from tui_agent.core.messages import Message, clean_message
@@ -53,8 +53,10 @@ class CallPlan:
 
 
 def plan_call(compactor: "CompactorProtocol", provider: "Provider", system: str, tools: list[dict[str, Any]],
-              history: Sequence[Message], call: int, *, keep: bool) -> CallPlan:
-    """Plan call `call` over `history` (never mutated); `keep` makes it the real call's plan."""
+              history: Sequence[Message], call: int, *, keep: bool, asked: CompactEvent | None = None) -> CallPlan:
+    """Plan call `call` over `history` (never mutated); `keep` makes it the real call's plan. `asked`: the
+    event `/compact` made for this call between turns: the call that sends it reports it (the journal's event
+    field, the panel's list), as its own plan finds nothing more to change."""
     system_tokens, tool_tokens = text_tokens(system), tools_tokens(tools)
     compactor.set_baseline(system_tokens + tool_tokens)
     result = compactor.compact(history, call) if keep else compactor.preview(history, call)
@@ -62,7 +64,10 @@ def plan_call(compactor: "CompactorProtocol", provider: "Provider", system: str,
     empty = ModelRequest(model=provider.model, system=system, messages=[], tools=tools,
                          max_tokens=provider.max_output_tokens,
                          context_management=edits_for(compactor.mode, compactor, thinking))
-    return CallPlan(call, result, _request(empty, result), system_tokens, tool_tokens)
+    request = _request(empty, result)  # (the bytes are the compactor's alone: a resumed twin sends the same)
+    if asked is not None and asked.call == call and result.plan.event is None:
+        result = CompactResult(result.messages, replace(result.plan, event=asked))
+    return CallPlan(call, result, request, system_tokens, tool_tokens)
 
 
 def _request(base: ModelRequest, result: CompactResult) -> ModelRequest:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tui_agent.core import events as ev
 from tui_agent.core.compaction.compactor import Compactor, UndoRefused
-from tui_agent.core.compaction.plan import CompactEvent
+from tui_agent.core.compaction.plan import CompactEvent, CompactPlan
 from tui_agent.core.formats import fmt_tokens, fmt_usd
 from tui_agent.core.models import for_model
 from tui_agent.core.models import model_info
@@ -98,12 +98,28 @@ def undo_compaction(session: "UndoHost") -> str:
     assert event is not None
     session.summaries.cancel()  # a summary of what is sent again would join nothing
     session.summaries.draft = None
-    session.state.last_plan = None
+    session.state.last_plan, session.state.asked_event = None, None  # (an undone /compact reports nothing)
     after = session.plan_call().plan.estimated_tokens
     cost = undo_cost(session.model, before, after, compactor.state.hold_until or after)
-    session.emit(ev.CompactionChanged("undo-event", None, True))
+    session.emit(ev.CompactionChanged("undo-event", event.call, True))  # (which call's event: no longer counted)
     session.announce_next("undo compaction")
     return f"Took back the compaction event of call #{event.call} ({event.line()}): {cost.words()}."
 
 
-__all__ = ["NOTHING_TO_UNDO", "UndoHost", "UndoCost", "undo_compaction", "undo_cost", "undoable_event"]
+def nothing_to_compact(plan: CompactPlan) -> str:
+    """Why an asked /compact dropped nothing, precisely: there is no older part, or dropping it would not
+    make the request smaller (the recap that stands for it is as large as what it would free); or what it
+    did instead (a prompt larger than the window clipped: `compaction/clip.py`)."""
+    if plan.event is not None and "clip" in plan.event.kinds:
+        return f"Compacted now: {plan.event.line()}."
+    older = sum(1 for i in plan.outbound_indices if i < plan.protected_from)
+    if not older:
+        return "Nothing to compact: the request holds only the newest round."
+    messages = plan.message_tokens_after
+    return (f"Nothing to compact: dropping the {older} older message{'s' * (older != 1)} (≈{messages:,} tok of "
+            f"messages in all, ≈{plan.estimated_tokens:,} with the system prompt and tools) would free less than "
+            "the recap in their place costs, so the request stays as it is.")
+
+
+__all__ = ["NOTHING_TO_UNDO", "UndoHost", "UndoCost", "nothing_to_compact", "undo_compaction", "undo_cost",
+           "undoable_event"]

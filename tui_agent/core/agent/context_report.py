@@ -121,8 +121,11 @@ def status_text(view: ContextView) -> str:
     if plan is None:
         return "No model call has been planned yet: your context is the whole conversation."
     left = tokens_left(plan)
-    lines = [f"Context of call {plan.call}: ≈{fmt_tokens(plan.estimated_tokens)} of "
-             f"{fmt_tokens(plan.budget_tokens)} tokens used, ≈{fmt_tokens(left)} left "
+    room = plan.budget_room or plan.budget_tokens  # the meter's one denominator (`CallFigures.room`), named
+    named = "budget" if plan.budget_room else "window less the answer's reserve"
+    lines = [f"Context of call {plan.call}: ≈{fmt_tokens(plan.estimated_tokens)} tokens, "
+             f"{plan.estimated_tokens * 100 // max(room, 1)}% of the {fmt_tokens(room)} {named}; "
+             f"≈{fmt_tokens(left)} left in the window "
              f"(history: {plural(plan.history_len, 'message')}, {plan.sent_count} sent; compaction {plan.mode}"
              f"{'' if plan.enabled else ' off'}).",
              f"Above ≈{fmt_tokens(plan.high_tokens)} older messages leave the request; "

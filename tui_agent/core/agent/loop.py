@@ -19,11 +19,12 @@ from tui_agent.core import trace
 from tui_agent.core.agent.approval import Approver, ask_before_event
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.too_long import fit_output_reserve, too_long_numbers
+from tui_agent.core.agent.prompt_fit import prompt_refusal
 from tui_agent.core.agent.answer_stream import stream_answer, usage_event
 from tui_agent.core.agent.server_watch import CacheTrack, answered
 from tui_agent.core.cache_clock import went_cold
 from tui_agent.core.redact import redact, redact_event
-from tui_agent.core.compaction import CompactPlan, Compactor, CompactResult
+from tui_agent.core.compaction import CompactEvent, CompactPlan, Compactor, CompactResult
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.summary import summary_messages
 from tui_agent.core.messages import (
@@ -96,11 +97,14 @@ class LoopState:
     sent_at: float | None = None  # when the call being answered was sent (it becomes `warm_since` with its usage)
     cache: CacheTrack = field(default_factory=CacheTrack)  # the previous answer's id and cached prefix
     last_request: ModelRequest | None = None  # what the last call sent: a keep-warm ping repeats it
+    # `/compact`'s event, made between turns for the next call: that call reports it (the journal's event
+    # field, the panel's list), since its own plan finds nothing more to change
+    asked_event: CompactEvent | None = None
     clock: Callable[[], float] = time.monotonic  # the cache clock's source (a test's moves with its fake server)
 
 
 async def _plan_call(config: LoopConfig, history: list[Message], call: int, warm_since: float | None = None,
-                     now: float | None = None) -> AsyncIterator[Any]:
+                     now: float | None = None, asked: CompactEvent | None = None) -> AsyncIterator[Any]:
     """The call's one plan (`plan_call`), with the summary tier's part done as the plan asks: started in
     the background, awaited (no background summaries), or a ready draft swapped in at a major event; then
     the plan is reported (trace, `CompactionReported`, an event's notice). Yields events, and the
@@ -114,7 +118,7 @@ async def _plan_call(config: LoopConfig, history: list[Message], call: int, warm
     if config.approve is not None and (said := await ask_before_event(config.approve, compactor, config.provider,
                                                                       system, schemas, history, call)):
         yield ev.Notice(said, "info")
-    planned = plan_call(compactor, config.provider, system, schemas, history, call, keep=True)
+    planned = plan_call(compactor, config.provider, system, schemas, history, call, keep=True, asked=asked)
     if planned.plan.summary_requested and config.summaries is not None:
         config.summaries.start(compactor, config.provider, system, schemas, planned)
         yield ev.Notice(f"Summarising the {planned.plan.event.dropped if planned.plan.event else 0} dropped "
@@ -125,7 +129,7 @@ async def _plan_call(config: LoopConfig, history: list[Message], call: int, warm
                 planned = planned.with_result(event)
             else:
                 yield event
-    elif config.summaries is not None and planned.plan.event is not None and planned.plan.event.major:
+    elif config.summaries is not None and planned.plan.event not in (None, asked) and planned.plan.event.major:
         recap = planned.plan.recap  # an event moves the prefix anyway: a ready draft joins now
         swapped = config.summaries.swap(compactor, history, call, recap.covers if recap else None)
         if swapped is not None:
@@ -140,7 +144,7 @@ async def _plan_call(config: LoopConfig, history: list[Message], call: int, warm
                     reason=plan.event.reason, tokens=f"{plan.event.tokens_before}->{plan.event.tokens_after}")
     yield ev.CompactionReported(call, plan, len(history), planned.system_tokens, planned.tools_tokens,
                                 planned.messages)
-    if plan.event is not None and plan.event.major:
+    if plan.event is not None and plan.event.major and plan.event is not asked:
         yield ev.Notice(event_notice(plan, headless=config.headless), "info")
     yield planned
 
@@ -181,6 +185,11 @@ async def _turn(history: list[Message], prompt: str | None, config: LoopConfig, 
         # The API rejects a whitespace-only text block, and such a message would be dropped on resume:
         # an empty prompt never enters the history.
         yield ev.TurnEnded("error", 0, "The prompt is empty: type something to ask.")
+        return
+    if prompt is not None and (refused := prompt_refusal(config.compactor, config.system(), config.tools.schemas(),
+                                                         prompt)):
+        trace.trace("query.refused", reason="prompt_too_large", chars=len(prompt))
+        yield ev.TurnEnded("error", 0, refused)  # before it joined the history: nothing to repair, nothing sent
         return
     if prompt is not None:
         history.append(user_text(prompt))
@@ -234,7 +243,9 @@ async def _ask_model(history: list[Message], config: LoopConfig, state: LoopStat
     """One model call: its plan, then the streamed answer. Yields events, and the `StreamDone` last; ends
     without it when the call is to be made again (the prompt was too long: compacted harder, once)."""
     planned = None
-    async for item in _plan_call(config, history, state.calls, state.warm_since, state.clock()):
+    asked, state.asked_event = state.asked_event, None
+    async for item in _plan_call(config, history, state.calls, state.warm_since, state.clock(),
+                                 asked if asked is not None and asked.call == state.calls else None):
         if isinstance(item, CallPlan):
             planned = item
         else:

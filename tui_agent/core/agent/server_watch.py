@@ -36,6 +36,7 @@ class CacheTrack:
     edited: bool = False  # the server edited the previous call's context (its prefix moved)
     compacted: bool = False  # the server compacted once: from then on it reads less than we send
     pings: int = 0  # keep-warm pings since the previous call (`keep_warm.py` counts them here)
+    clearing_since: int = 0  # the call the server's clearing began at, while each call since cleared (0: none)
 
 
 class Counters(Protocol):
@@ -80,9 +81,12 @@ def after_answer(done: "StreamDone", usage: "UsageInfo | None", plan: "CompactPl
     it), None when nothing did."""
     report = done.server or ServerReport()
     told: list[ev.EngineEvent] = []
+    clearing = bool(report.edits) and not report.compacted
+    since = track.clearing_since if clearing and track.edited and track.clearing_since else None
+    track.clearing_since = (since or call) if clearing else 0
     if report.acted:
         told.append(ev.ServerEdited(call, history_index, report.edits, report.compacted,
-                                    report.compaction_summary, report.compaction_usage))
+                                    report.compaction_summary, report.compaction_usage, since))
     if usage is not None:
         read = usage.cache_read_input_tokens
         api = report.cache_miss
@@ -113,8 +117,8 @@ def answered(done: "StreamDone", plan: "CompactPlan | None", compactor: "Compact
              state: Counters, history_index: int) -> list[ev.EngineEvent]:
     """Everything the loop says after an answer was appended: its usage (or a notice that it is unreadable;
     the compactor learns the real size, unless the server edited or compacted what it read: then real and
-    estimate are of different requests; the cache clock restarts from when the call was sent), then
-    `after_answer`'s events."""
+    estimate are of different requests, and it learns what the server kept instead; the cache clock restarts
+    from when the call was sent), then `after_answer`'s events."""
     usage, unreadable = checked_usage(done.usage) if done.usage is not None else (None, None)
     told: list[ev.EngineEvent] = [ev.Notice(unreadable, "warning")] if unreadable else []
     sent = state.sent_at if state.sent_at is not None else state.clock()
@@ -122,8 +126,11 @@ def answered(done: "StreamDone", plan: "CompactPlan | None", compactor: "Compact
     later = after_answer(done, usage, plan, state.cache, idle, provider, state.calls, history_index)
     if usage is not None:
         u = usage
-        if not (state.cache.edited or state.cache.compacted):  # the server read less than we sent: no ratio
-            compactor.observe_usage(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+        total = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
+        if state.cache.edited:  # the server read less than we sent: what it kept, not a ratio
+            compactor.observe_server(total)
+        else:
+            compactor.observe_usage(total)
         state.warm_since = sent
         told.append(usage_event(state.calls, u))
     return told + later

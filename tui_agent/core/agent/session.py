@@ -19,6 +19,7 @@ from tui_agent.core.agent.base_prompt import BASE_SYSTEM_PROMPT
 from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.commands import CommandRegistry
+from tui_agent.core.agent.compaction_control import nothing_to_compact
 from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.agent.context_report import ContextView
@@ -253,7 +254,7 @@ class Session:
         """What the next call would send (`core/agent/call.py`), without calling anything or keeping a decision:
         the loop plans its real call the same way, so the preview and the call cannot drift."""
         return plan_call(self.compactor, self.provider, self.system_prompt(), self.tools.schemas(), self.history,
-                         self.next_call, keep=False)
+                         self.next_call, keep=False, asked=self.state.asked_event)
 
     def announce_next(self, why: str) -> None:
         """Tell the listeners the next request may have changed (`NextRequestChanged`): the journal saves
@@ -313,10 +314,11 @@ class Session:
         planned = plan_call(self.compactor, self.provider, system, schemas, self.history, self.next_call, keep=True)
         event = planned.plan.event
         if event is None or "drop" not in event.kinds:
+            self.state.asked_event = event  # (a prompt too large clipped: still this call's event)
             self.announce_next("/compact")
             return nothing_to_compact(planned.plan)
         self.summaries.start(self.compactor, self.provider, system, schemas, planned, focus)
-        self.state.last_plan = None
+        self.state.last_plan, self.state.asked_event = None, event
         self.announce_next("/compact")
         return (f"Compacted now: {event.line()}. The summary is being written in the background and joins the "
                 "recap when it is ready (/summary shows it, /summary edit changes it).")
@@ -387,14 +389,3 @@ class Session:
             return None
         return await self.provider.count_tokens(self.next_request())
 
-
-def nothing_to_compact(plan: CompactPlan) -> str:
-    """Why an asked /compact dropped nothing, precisely: there is no older part, or dropping it would not
-    make the request smaller (the recap that stands for it is as large as what it would free)."""
-    older = sum(1 for i in plan.outbound_indices if i < plan.protected_from)
-    if not older:
-        return "Nothing to compact: the request holds only the newest round."
-    messages = plan.message_tokens_after
-    return (f"Nothing to compact: dropping the {older} older message{'s' * (older != 1)} (≈{messages:,} tok of "
-            f"messages in all, ≈{plan.estimated_tokens:,} with the system prompt and tools) would free less than "
-            "the recap in their place costs, so the request stays as it is.")

@@ -96,6 +96,9 @@ class Compactor:
         """The real input size (input + cache write + cache read) of the request `compact` returned last."""
         self.tokens.observe(input_tokens_total)
 
+    def observe_server(self, input_tokens_total: int) -> None:
+        """Our own strategies send what the API reads: a server that edited it is no strategy of ours."""
+
     # -- user actions (outbound only; they apply at the next call) --------------------------------
     def pin(self, index: int, on: bool = True) -> None:
         s = self.state
@@ -221,7 +224,12 @@ class Compactor:
         before = w.tokens.estimate()
         if relayout:
             first_change = min(first_change, steps.relayout(w, history, self.policy))
-        changed = steps.cut_read(w, history, self.policy, newest, call, prev_out)
+        hold = w.state.hold_until
+        # an undone event holds: nothing sent changes (not even a cut on read: the undo promised "no event
+        # until ≈N", and the next call was one) until the request passes the hold, /compact, or the window
+        holding = hold is not None and not forced and w.tokens.estimate() - tiers.transient(
+            w.state, w.view(history, self.policy, newest, call)) <= hold
+        changed = None if holding else steps.cut_read(w, history, self.policy, newest, call, prev_out)
         if changed is not None:
             kinds.append("cut")
             first_change = min(first_change, changed)
@@ -229,15 +237,10 @@ class Compactor:
         high = self.policy.high_tokens
         over = w.tokens.estimate() - tiers.transient(w.state, w.view(history, self.policy, newest, call))
         cold = cold and over > self.policy.cold_mark_tokens and not forced
-        hold = w.state.hold_until
         postponed = "postpone" in pending and not forced  # the user postponed this call's event (`postpone`)
-        held = (hold is not None and over <= hold or postponed) and not forced  # an undone event holds
-        if hold is not None and not held:
+        held = holding or postponed
+        if hold is not None and not holding:
             w.state = w.state.evolve(hold_until=None)
-        # an undo holds: no mask or drop, but long results already read are cut, as an event's first step
-        if held and not postponed and over > high and (changed := steps.cut_held(w, history, self.policy, newest, call)) is not None:
-            kinds.append("cut")
-            first_change = min(first_change, changed)
         tried = not held and (over > high or forced or cold)
         if tried:
             reason, why, target, policy = self._event_terms(asked, forced, cold and over <= high, relayout,

@@ -49,3 +49,24 @@ def cut_block(block: Block, keep_chars: int, tool_name: str = "") -> tuple[Block
     else:
         parts = [{"type": "text", "text": note.lstrip()}]
     return {**block, "content": parts}, original, keep_chars - budget
+
+
+HEAD_SHARE = 0.75  # a clipped prompt keeps this share of what it keeps at its beginning, the rest at its end
+
+
+def clip_note(original_chars: int, kept_chars: int) -> str:
+    return (f"\n\n[… {original_chars - kept_chars:,} of this prompt's {original_chars:,} characters are not sent "
+            "here: the whole prompt is larger than the model's context window. Its beginning and its end are "
+            "sent; if the part left out matters, say so and ask for it in smaller pieces …]\n\n")
+
+
+def clip_block(block: Block, keep_chars: int) -> Block | None:
+    """A copy of a text block keeping its first and last characters (`keep_chars` in all) with a note between
+    them; None when the text already fits. The history's block is never changed."""
+    text = block.get("text")
+    if not isinstance(text, str) or len(text) <= keep_chars:
+        return None
+    head = int(keep_chars * HEAD_SHARE)
+    tail = keep_chars - head
+    kept = text[:head] + clip_note(len(text), keep_chars) + (text[len(text) - tail:] if tail else "")
+    return {**block, "text": kept}

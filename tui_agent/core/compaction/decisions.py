@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol, Sequence, TypeVar, Union
 
-from tui_agent.core.compaction.cut import cut_block
+from tui_agent.core.compaction.cut import clip_block, cut_block
 from tui_agent.core.compaction.mask import masked_block, placeholder_text
 from tui_agent.core.formats import fmt_tokens
 from tui_agent.core.messages import Block, key_input, result_text
@@ -58,6 +58,7 @@ class Cut:
     tag: ClassVar[str] = "cut"
     op: ClassVar[DecisionOp] = "cut"
     rank: ClassVar[int] = 0
+    block_type: ClassVar[str] = "tool_result"  # the kind of block it decides about (a saved one is checked)
 
     @property
     def reason(self) -> str:
@@ -97,6 +98,7 @@ class Mask:
     tag: ClassVar[str] = "mask"
     op: ClassVar[DecisionOp] = "masked"
     rank: ClassVar[int] = 1
+    block_type: ClassVar[str] = "tool_result"
 
     @property
     def reason(self) -> str:
@@ -130,8 +132,28 @@ class Mask:
                    placeholder_text(result.tool, result.input, result.chars), call)
 
 
-BlockDecision = Union[Cut, Mask]
-KINDS: dict[str, type[Cut] | type[Mask]] = {kind.tag: kind for kind in (Cut, Mask)}
+@dataclass(frozen=True)
+class Clip(Cut):
+    """A prompt (a text block of a user message) too large for the window, sent as its head and tail with a
+    note between them: fitting the window's last resort, so a session that holds one (a journal written before
+    such prompts were refused) can go on. The history keeps the prompt whole. `tool_use_id`/`tool_name` are
+    empty; a cut's view (the ✂ glyph, the counts) shows it, its reason says what it is."""
+
+    tag: ClassVar[str] = "clip"
+    block_type: ClassVar[str] = "text"
+
+    @property
+    def reason(self) -> str:
+        return (f"a prompt too large for the window: {fmt_tokens(self.kept_chars)} of "
+                f"{fmt_tokens(self.original_chars)} chars sent (its beginning and end)")
+
+    def render(self, original: Block, current: Block) -> Block:
+        done = clip_block(original, self.kept_chars)
+        return current if done is None else done
+
+
+BlockDecision = Union[Cut, Mask]  # (a Clip is a Cut)
+KINDS: dict[str, type[Cut] | type[Mask]] = {kind.tag: kind for kind in (Cut, Mask, Clip)}
 Decisions = Mapping[int, tuple[BlockDecision, ...]]  # message index → its decisions, by (block, rank)
 D = TypeVar("D", Cut, Mask)
 

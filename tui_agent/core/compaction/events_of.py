@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from tui_agent.core.compaction.at_risk import at_risk
+from tui_agent.core.compaction.decisions import Clip
 from tui_agent.core.compaction.facts import Facts
 from tui_agent.core.compaction.in_use import in_use_kept
 from tui_agent.core.compaction.layout import Layout
@@ -24,11 +25,11 @@ def make_event(state: CompactState, facts: Facts, layout: Layout, policy: Compac
     append-only request would have sent, `cut_messages` the messages cut at this call."""
     unique = tuple(dict.fromkeys(kinds))
     masked_now = sum(1 for per in state.masks.values() for m in per if m.call == call)
-    cut_now = sum(1 for i in cut_messages for c in state.cuts.get(i, ()) if c.call == call)
+    cut_now = sum(1 for i in cut_messages for c in state.cuts.get(i, ()) if c.call == call and not isinstance(c, Clip))
     left: tuple[int, ...] = ()
     loss = LossReport()
     recap = layout.recap if state.dropping else None
-    if "drop" in unique or "mask" in unique or "exclude" in unique or cut_now:
+    if "drop" in unique or "mask" in unique or "exclude" in unique or "clip" in unique or cut_now:
         left = tuple(sorted(i for i in sent_before if i not in layout.pos))
         masked_idx = tuple(sorted(i for i, per in state.masks.items() if any(m.call == call for m in per)))
         text: list[str] = []  # the request's text, made once and only when asked for

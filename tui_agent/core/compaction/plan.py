@@ -23,7 +23,7 @@ from tui_agent.core.messages import Message
 BlockCut, BlockMask = Cut, Mask  # the names before `BlockDecision` (issue 29), kept for older callers
 
 OpKind = Literal["kept", "cut", "masked", "dropped", "summarised", "pinned", "excluded", "new"]
-EventKind = Literal["cut", "mask", "drop", "summary", "pin", "exclude", "expand", "reactive", "reset"]
+EventKind = Literal["cut", "mask", "drop", "summary", "pin", "exclude", "expand", "reactive", "reset", "clip"]
 RECAP_INDEX = -1  # the recap's mark among the compactor's outbound indices
 
 
@@ -100,9 +100,10 @@ class CompactEvent:
             parts.append(f"recap keeps {self.recap_prompts} prompt{'s' * (self.recap_prompts != 1)} "
                          f"and {self.recap_files} file{'s' * (self.recap_files != 1)}")
         for kind in self.kinds:
-            if kind in ("pin", "exclude", "expand", "summary", "reset") and kind not in " ".join(parts):
+            if kind in ("pin", "exclude", "expand", "summary", "reset", "clip") and kind not in " ".join(parts):
                 parts.append({"pin": "pins changed", "exclude": "excludes changed", "expand": "expanded a block",
-                              "summary": "summary written", "reset": "history replaced"}[kind])
+                              "summary": "summary written", "reset": "history replaced",
+                              "clip": "clipped a prompt larger than the window"}[kind])
         return ", ".join(parts) or "no change"
 
 

@@ -45,6 +45,10 @@ class CompactorProtocol(Protocol):
     def observe_usage(self, input_tokens_total: int) -> None:
         """The real input size (input + cache write + cache read) of the request `compact` returned last."""
 
+    def observe_server(self, input_tokens_total: int) -> None:
+        """The real input size of the request `compact` returned last, after the server managed it on its own
+        (cleared tool results, read from its compaction block on): what the server keeps, not a ratio."""
+
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
         """The API said "prompt is too long": learn the real size and compact harder at the next call."""
 

@@ -22,10 +22,11 @@ class EventEntry:
     messages: Sequence[Message]
     previous_plan: CompactPlan | None = None
     previous_messages: Sequence[Message] = ()
+    undone: bool = False  # taken back by `/undo-compaction`: still listed, no longer counted
 
     @property
     def line(self) -> str:
-        return self.event.line()
+        return self.event.line() + (" · undone" if self.undone else "")
 
 
 @dataclass(frozen=True)

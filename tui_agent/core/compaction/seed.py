@@ -102,6 +102,9 @@ class SeedCompactor:
         if input_tokens_total > 0 and self._last_estimate > 0:
             self.calibration = min(max(input_tokens_total / self._last_estimate, 0.5), 3.0)
 
+    def observe_server(self, input_tokens_total: int) -> None:
+        """v1 and seed send what the API reads: nothing to learn of a server's own edits."""
+
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
         """From now on compact to half the window (v1's answer to "prompt is too long")."""
         self._override = max(int(self.policy.context_window * TOO_LONG_SHARE) - self.baseline, 1000)

@@ -177,8 +177,8 @@ class CompactState:
                     return f"a decision names message {i} outside the history"
                 content = blocks(history[i])
                 j = decision.block_index
-                if not 0 <= j < len(content) or content[j].get("type") != "tool_result":
-                    return f"block {j} of message {i} is not a tool result"
+                if not 0 <= j < len(content) or not _decides(history[i], content[j], decision.block_type):
+                    return f"block {j} of message {i} is not a {_WORDS[decision.block_type]}"
         if not 0 <= self.read_upto <= n:
             return f"the read-up-to mark {self.read_upto} is outside the history"
         if not 0 <= self.drop_from <= n or not 0 <= self.drop_until <= n:
@@ -256,16 +256,25 @@ def _decisions(data: Mapping[str, Any], history: Sequence[Message], n: int, fact
         if kind is None:
             raise ValueError(f"unknown block decision {entry[0] if entry else entry!r}")
         i, j = entry[1], entry[2]
-        block = _result_block(history, _index(i, len(history)), j)
+        block = _result_block(history, _index(i, len(history)), j, kind.block_type)
         if i < n:
             decision = kind.from_json(entry, block, facts.call_of)
             found.setdefault(i, {})[(decision.block_index, decision.rank)] = decision
     return {i: tuple(per[key] for key in sorted(per)) for i, per in found.items()}
 
 
-def _result_block(history: Sequence[Message], i: int, j: object) -> Block:
-    """Block j of message i, which a saved cut or mask names: it must be a tool_result."""
+_WORDS = {"tool_result": "tool result", "text": "prompt's text"}
+
+
+def _decides(message: Message, block: Block, block_type: str) -> bool:
+    """Whether a decision about `block_type` blocks may name `block` (a clip: a user's text block only)."""
+    return block.get("type") == block_type and (block_type != "text" or message.get("role") == "user")
+
+
+def _result_block(history: Sequence[Message], i: int, j: object, block_type: str = "tool_result") -> Block:
+    """Block j of message i, which a saved cut, mask or clip names: it must be the kind of block it decides
+    about (a tool_result; a user's text block for a clip)."""
     content = blocks(history[i])
-    if not isinstance(j, int) or not 0 <= j < len(content) or content[j].get("type") != "tool_result":
-        raise ValueError(f"block {j!r} of message {i} is not a tool result")
+    if not isinstance(j, int) or not 0 <= j < len(content) or not _decides(history[i], content[j], block_type):
+        raise ValueError(f"block {j!r} of message {i} is not a {_WORDS.get(block_type, block_type)}")
     return content[j]

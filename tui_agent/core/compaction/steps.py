@@ -12,6 +12,7 @@ from tui_agent.core.compaction import tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import WRITERS, Facts
 from tui_agent.core import tokens as tk
+from tui_agent.core.compaction.clip import clip_prompts
 from tui_agent.core.compaction.decisions import BlockDecision, Mask, merged
 from tui_agent.core.compaction.keep_for_use import choose_kept, choose_own_words, choose_recurring
 from tui_agent.core.compaction.mask import placeholder_text
@@ -63,14 +64,6 @@ def cut_read(w: Work, history: Sequence[Message], policy: CompactPolicy, newest:
         return None
     return apply(w, history, *tiers.cut_on_read(w.state, w.view(history, policy, newest, call), prev_out, start,
                                                 keep_from))
-
-
-def cut_held(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> int | None:
-    """An undone event holds (no mask, no drop), but a request over the mark still has every long result the
-    model has read cut, as an event's first step would (the turn in progress keeps its own)."""
-    keep_from = tiers.protected_from(w.view(history, policy, newest, call))
-    return cut_read(w, history, policy, newest, call, start=max(w.state.drop_until, w.state.drop_from),
-                    keep_from=keep_from)
 
 
 def _mask(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int,
@@ -222,4 +215,10 @@ def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newes
             position = apply(w, history, state, changed)
             first = min(first, len(w.layout.out) if position is None else position)
             kinds += ["cut"] * len(changed)
+    if w.tokens.estimate() > policy.effective_window:  # a prompt larger than the window (`clip.py`)
+        state, changed = clip_prompts(w.state, w.view(history, policy, newest, call), policy.effective_window)
+        if changed:
+            position = apply(w, history, state, changed)
+            first = min(first, len(w.layout.out) if position is None else position)
+            kinds.append("clip")
     return kinds, min(first, relayout(w, history, policy))

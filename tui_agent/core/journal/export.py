@@ -52,14 +52,25 @@ def markdown_of(load: JournalLoad) -> str:
             "started": header.started, "last activity": load.last_activity}
     if header.parent:
         meta["continues"] = header.parent
+    meta["compaction events"] = events_words(load.calls)
     return export_markdown(load.history, load.calls, title=f"tui-agent session {header.session_id}", meta=meta)
+
+
+def events_words(calls: Iterable[CallRecord]) -> str:
+    """"2 (call 12, call 30; 1 undone: call 41)": the session's compaction events by call, as the panel and
+    `-p` count them (an undone one named apart, not counted)."""
+    made = [call for call in calls if call.event]
+    kept = [f"call {call.call}" for call in made if not call.undone]
+    undone = [f"call {call.call}" for call in made if call.undone]
+    words = f"{len(kept)}" + (f" ({', '.join(kept)})" if kept else "")
+    return words + (f"; {len(undone)} undone: {', '.join(undone)}" if undone else "")
 
 
 def _call(call: CallRecord, tail: str = "") -> list[str]:
     """The marker before a reply: what its call sent, and the compaction event (and summary) of that call."""
     lines = [_call_line(call) + tail, ""]
     if call.event:
-        lines += [f"> ⟲ **compaction** · {call.event}", ""]
+        lines += [f"> ⟲ **compaction{' (undone)' if call.undone else ''}** · {call.event}", ""]
     for line in call.server:  # the API's own context management, or why this call missed the cache
         lines += [f"> ⟲ **{'cache' if line.startswith('cache') else 'server'}** · {line}", ""]
     if call.summary:

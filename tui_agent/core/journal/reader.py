@@ -46,6 +46,7 @@ class CallRecord:
     usage: ev.Usage | None = None
     cost_usd: float | None = None
     server: list[str] = field(default_factory=list)  # what the server did at this call, why its cache missed
+    undone: bool = False  # its event was taken back (`/undo-compaction`): listed, not counted
 
 
 @dataclass
@@ -210,6 +211,11 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         load.model, load.provider = str(record["model"]), str(record.get("provider", load.provider))
     elif kind == rec.CLEARED:
         load.cleared_to = str(record["next"])
+    elif kind == rec.COMPACTION_CHANGE and record.get("action") == "undo-event":
+        for call in reversed(load.calls):  # that call's event was taken back: it no longer counts
+            if call.call == record.get("index") and call.event:
+                call.undone = True
+                break
     elif kind in (rec.RESUMED, rec.COMPACTION_CHANGE, rec.LEGACY_CACHE_PREFIX):
         # markers for people and replay; the state that matters is in compaction_state (the cache prefix
         # older versions recorded is the plan's own now: such lines are read past)

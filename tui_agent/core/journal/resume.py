@@ -109,7 +109,8 @@ def restore(session: "Session", load: JournalLoad) -> Restored:
     result.fork = len(kept) < len(history)
     session.history.extend(kept + repairs)
     session.usage_history.extend(load.usage)
-    session.resumed_calls = [(call.call, call.estimated_tokens, call.event) for call in load.calls]
+    session.resumed_calls = [(call.call, call.estimated_tokens, None if call.undone else call.event)
+                             for call in load.calls]
     session.state.calls = load.calls_made  # (the calibration is part of the compactor's state)
     session.state.cache.message_id, session.state.cache.cached = load.last_message_id, load.cached
     for event in load.server_events:  # the server's edits and cache misses, where they happened

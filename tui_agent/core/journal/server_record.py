@@ -37,7 +37,7 @@ def server_event(record: dict[str, Any]) -> ev.ServerEdited | ev.CacheMissed:
                   for edit in _list(record.get("edits"))),
             _flag(record.get("compacted", False)), _text(record.get("summary", "")),
             CompactionUsage(**{name: as_int(usage.get(name, 0)) for name in _USAGE}) if isinstance(usage, dict)
-            else None)
+            else None, opt_int(record.get("since")))
     if record["what"] == "missed":
         source = record.get("source", "ours")
         if source not in ("api", "ours"):

@@ -68,7 +68,9 @@ def usage_update(ledger: BudgetLedger, figures: CallFigures | None = None) -> sc
         "exact": figures.exact_total is not None, "call": figures.call,
         "cachedReadTokens": usage.cache_read_input_tokens if usage else figures.cached,
         "cachedWriteTokens": usage.cache_creation_input_tokens if usage else figures.new,
-        "compactsAt": figures.high, "dropped": figures.dropped}}
+        "compactsAt": figures.high, "dropped": figures.dropped,
+        # `size` is the window (the RFD's word); the meter's and /context's percentage is of the budget
+        "budget": figures.room, "budgetPercent": figures.percent}}
     return schema.UsageUpdate(session_update="usage_update", used=figures.shown_total, size=figures.window,
                               cost=cost, field_meta=meta)
 
@@ -130,7 +132,7 @@ def session_updates(event: ev.EngineEvent, ledger: BudgetLedger,
         case ev.Usage(purpose="call"):
             update = usage_update(ledger)
             return [update] if update is not None else []
-        case ev.ServerEdited():
+        case ev.ServerEdited() if not event.continued:  # (a clearing that goes on is no new compaction)
             return server_updates(event, ledger, compactions or CompactionReporter())
         case ev.CacheMissed():
             return miss_updates(event, ledger)

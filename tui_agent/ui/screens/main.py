@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import aclosing
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
@@ -251,10 +253,12 @@ class MainScreen(PanelKeys, Screen):
     async def run_turn(self, prompt: str | None, shown: str | None = None,
                        after: Callable[[], str | None] | None = None) -> str:
         chat = self.chat
+        line = None
         if prompt is None:
             await chat.add_notice(f"Continuing the turn (up to {self.session.max_turns} more model calls).")
         else:
-            await chat.add_user(shown or prompt)
+            line = await chat.add_user(shown or prompt)
+        started = False
         from tui_agent.ui.screens.permission import PermissionScreen  # not needed for the first frame
         from tui_agent.ui.turn import TurnRenderer
 
@@ -272,8 +276,11 @@ class MainScreen(PanelKeys, Screen):
                         if not event.decision.done():
                             event.decision.set_result(answer or PermissionDecision.DENY)
                         continue
+                    started = started or isinstance(event, ev.TurnStarted)
                     if isinstance(event, ev.TurnEnded):
                         reason = event.reason
+                        if not started and reason == "error" and prompt and shown is None and line is not None:
+                            event = await self.refused(prompt, line, event)
                     await renderer.handle(event)
         except asyncio.CancelledError:
             await renderer.close()
@@ -291,6 +298,17 @@ class MainScreen(PanelKeys, Screen):
             if outcome:
                 chat.add_notice_nowait(outcome)
         return reason
+
+    async def refused(self, prompt: str, line: Widget, ended: ev.TurnEnded) -> ev.TurnEnded:
+        """The engine refused the prompt before it joined the history (too large for the window): it leaves
+        the chat and goes back to the prompt box, ahead of anything typed since, for the user to shorten."""
+        await line.remove()
+        draft = self.prompt.text.strip()
+        self.prompt.complete_to(prompt + (f"\n{draft}" if draft else ""))
+        self.prompt.focus()
+        if prompt.strip() and ended.error:
+            return replace(ended, error=f"{ended.error} It is back in the prompt box.")
+        return ended
 
     def session_rule(self, tool_name: str, tool_input: dict) -> str:
         """The rule "allow for this session" would add, worked out on a throwaway policy."""

@@ -142,7 +142,7 @@ class BudgetMeter(Widget):
         headline = Content.assemble(
             (f"{meter.label} ", "bold"),
             (f"{approx}{total:,}", "bold $text"),
-            f" / {fmt_k(meter.window)} tok ({meter.percent}%) ",
+            f" / {fmt_k(meter.room)} tok {'budget' if meter.budget else 'room'} ({meter.percent}%) ",
             kind,
         )
         key = Content.assemble(

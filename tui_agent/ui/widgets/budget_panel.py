@@ -142,6 +142,12 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         elif isinstance(event, ev.KeepWarmStopped):
             self.meter.warm_stopped(self.ledger)
             self.post_message(self.Said(event.line))
+        elif isinstance(event, ev.Usage) and event.purpose == "summary":  # /compact's summary, written after it:
+            self._render_title()  # its price is the session's at once (the title lagged the ledger by it)
+            self.post_message(self.CostChanged())
+        elif isinstance(event, ev.CompactionChanged) and event.action == "undo-event":  # listed, not counted
+            self._render_spark()
+            self._render_events()
 
     def on_resize(self) -> None:
         self.events.fit(max(5, self.size.height // 4))  # a taller panel shows more events, each whole
