@@ -24,7 +24,8 @@ def small_session(tmp_path: Path) -> Session:
     (tmp_path / "big.txt").write_text(BIG)
     provider = LocalClaude(context_window=12_000, max_output_tokens=1_000)
     session = session_on(tmp_path, provider)
-    session.compact_policy = CompactPolicy()
+    session.compact_policy = CompactPolicy(high_water=0.6, low_water=0.1)  # compaction 4's marks: events often
+    session.switch_compaction("v2")  # the compactor is made again with that policy
     return session
 
 
