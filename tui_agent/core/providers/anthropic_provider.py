@@ -210,6 +210,10 @@ class AnthropicProvider(SdkProvider):
                     f"Connection to the Anthropic API dropped mid-reply ({one_line(error, 120)}).",
                     partial_text="".join(shown),
                 ) from error
+            if self.cloud is not None and not answered and "credentials" in str(error).lower():
+                # The platform's library found none to sign with (the SDK says RuntimeError): nothing was sent.
+                raise ProviderError(f"{self.cloud.label}: no credentials could be read ({one_line(error, 120)}). "
+                                    f"Set {self.cloud.credentials_hint}.") from error
             reason = "a malformed event" if isinstance(error, (ValueError, KeyError, TypeError)) else type(error).__name__
             raise ProviderError(
                 f"The Anthropic stream broke off ({reason}: {one_line(error, 120)}).",
