@@ -40,7 +40,12 @@ def _import_quietly(module: str) -> None:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        __import__(module)
+        if module == SDK_MODULE:  # only what a call needs of it (sdk_lazy_import.py)
+            from tui_agent.core.providers.sdk_lazy_import import import_sdk
+
+            import_sdk(module)
+        else:
+            __import__(module)
     except Exception:  # noqa: BLE001 - the call that needs it imports again and reports what is missing
         pass
     finally:
