@@ -50,3 +50,17 @@ def test_only_a_package_that_only_reexports_is_made_lazy():
     assert reexports("from ..up import B\n") is None
     top = reexports("import typing as _t\nfrom . import types\nfrom .lib.x import *\n_setup_logging()\n", top=True)
     assert top is not None and top.stars == ["lib.x"] and top.names == {"types": ("", "types")} and top.setup_logging
+
+
+def test_dash_p_starts_the_import_before_the_flags_are_parsed(monkeypatch):
+    """Issue 43: the SDK's thread starts from argv itself, before the parser and the compaction settings."""
+    from tui_agent.core.providers import background_import
+
+    asked: list = []
+    monkeypatch.setattr(background_import, "import_if_claude", lambda provider, env: asked.append(provider))
+    for argv, wanted in ((["-p", "hello there"], [None]), (["--print=hi", "--provider", "bedrock"], ["bedrock"]),
+                         (["-phi", "--provider=anthropic"], ["anthropic"]), (["--print-outbound", "-p", "x"], []),
+                         (["--model", "m"], []), (["sessions"], [])):
+        asked.clear()
+        background_import.import_if_headless(argv, {})
+        assert asked == wanted, argv

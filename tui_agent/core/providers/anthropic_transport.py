@@ -38,7 +38,9 @@ def make_client(api_key: str, base_url: str | None, timeout: float) -> Any:
     # as 0): no pydantic warning painted over the screen or mixed into -p's stderr.
     warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
 
-    http_client = anthropic.DefaultAsyncHttpxClient(follow_redirects=False)
+    from tui_agent.core.providers.sdk_lazy_import import take_http_client
+
+    http_client = take_http_client() or anthropic.DefaultAsyncHttpxClient(follow_redirects=False)
     return anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout,
                                     http_client=http_client)
 

@@ -216,7 +216,9 @@ def make_cloud_client(settings: CloudSettings, timeout: float) -> Any:
     wait_for_import()
     import anthropic
 
-    http_client = anthropic.DefaultAsyncHttpxClient(follow_redirects=False)
+    from tui_agent.core.providers.sdk_lazy_import import take_http_client
+
+    http_client = take_http_client() or anthropic.DefaultAsyncHttpxClient(follow_redirects=False)
     common: dict[str, Any] = {"max_retries": 0, "timeout": timeout, "http_client": http_client}
     if settings.base_url:
         common["base_url"] = settings.base_url

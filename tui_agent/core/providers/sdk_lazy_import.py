@@ -182,6 +182,19 @@ FOR_CALLS = ("jiter", "httpcore2", "h11", "anyio._backends._asyncio", "truststor
              "anthropic.types.shared", "anthropic.lib.streaming")
 
 
+_spare: Any = None  # the HTTP client made with the import, for the session's client (`take_http_client`)
+
+
+def take_http_client() -> Any:
+    """The SDK's default HTTP client (redirects not followed) made in the import thread, once; None after (or
+    before the import finished): the caller makes its own. The session's one connection pool, without its TLS
+    set-up on the critical path."""
+    global _spare
+    with _lock:
+        spare, _spare = _spare, None
+    return spare
+
+
 def import_sdk(module: str = "anthropic") -> None:
     """Import the SDK lazily (unless TUI_AGENT_EAGER_SDK=1), then what a call needs: a throwaway client is made
     and its `messages` resource reached (no request is sent), which imports the rest of the call's path."""
@@ -194,9 +207,12 @@ def import_sdk(module: str = "anthropic") -> None:
         getattr(sdk, "DefaultAsyncHttpxClient")  # anthropic._base_client, where the aiohttp transport is tried
     for name in ("APIStatusError", "APIConnectionError", "NotFoundError"):
         getattr(sdk, name)
-    client = sdk.AsyncAnthropic(api_key="unused", base_url="http://127.0.0.1:9", max_retries=0,
-                                http_client=sdk.DefaultAsyncHttpxClient(follow_redirects=False))
+    global _spare
+    spare = sdk.DefaultAsyncHttpxClient(follow_redirects=False)  # its TLS context loads the CA store: 30–130 ms
+    client = sdk.AsyncAnthropic(api_key="unused", base_url="http://127.0.0.1:9", max_retries=0, http_client=spare)
     client.messages.with_streaming_response.create  # noqa: B018 - the attribute imports the resource
+    with _lock:
+        _spare = spare
     for name in FOR_CALLS:
         try:
             importlib.import_module(name)
