@@ -1,9 +1,10 @@
 """Claude through the official `anthropic` SDK: streaming, prompt caching, visible retries, exact counts.
 
-The SDK carries every call (its own headers, User-Agent and stream accumulation; Bedrock and Vertex
-clients share its interface). Its import costs 1.5–2.3 s, so it is never on the path to the TUI's first
-frame: `core/providers/background_import.py` starts it in a thread (the TUI after its first frame,
-`-p` at process start). Constructing the provider is cheap.
+The SDK carries every call (its own headers, User-Agent, auth and error classes; Bedrock and Vertex
+clients share its interface); the streamed body's raw events are gathered into the message here
+(`anthropic_events.py`), not by the SDK's typed snapshot per event. Its import, only what a call needs
+(`sdk_lazy_import.py`), is never on the path to the TUI's first frame: `background_import.py` starts it in
+a thread (the TUI after its first frame, `-p` from argv at process start). Constructing the provider is cheap.
 
 Failure handling (each ends in a one-line `ProviderError` the loop can show):
 - 408/409/429/5xx/529 and connection errors before any text arrived are retried here (the client has

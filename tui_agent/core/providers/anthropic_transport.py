@@ -1,9 +1,10 @@
 """How Claude calls travel: the `anthropic` SDK's client, made on first use, imported early off the
 critical path, and what it does not say clearly on its own.
 
-- The import costs 1.5–2.3 s (about 3,300 modules). `core/providers/background_import.py` starts it in a thread:
-  the TUI after its first frame (`preload`), `-p` at process start, in parallel with the rest of start-up;
-  the first call (or `preload`) then only waits for what is left of it.
+- The whole import costs 1.5–2.3 s (about 3,300 modules); only what a call needs is imported
+  (`sdk_lazy_import.py`: about 1,500, half the time), in a thread `background_import.py` starts: the TUI after
+  its first frame (`preload`), `-p` at process start, in parallel with the rest of start-up; the first call
+  (or `preload`) then only waits for what is left of it, and takes the HTTP client that thread made.
 - The client is built with `max_retries=0` (retry.py retries with a notice the user sees) and with
   redirects not followed: the key is never sent on to wherever a 3xx points, and the user is told.
 - A 3xx and a 200 that is not an event stream (a proxy answering JSON or HTML) are reported in one line
