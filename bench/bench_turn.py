@@ -41,6 +41,7 @@ from tests.fakes.http import Reply  # noqa: E402
 FILES, FILE_CHARS, WINDOW = 40, 12_000, 100_000
 KEY = "sk-ant-api03-bench-dummy-key-0000000000000000000000"
 MODEL = "claude-sonnet-4-5"
+SHORT_PROMPT = "hello there"
 PROMPT = f"Read every file in data/ (f00.py to f{FILES - 1:02d}.py) one by one, then say how many you read."
 EXE = Path(sys.executable).with_name("tui-agent")
 
@@ -139,9 +140,11 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def ours_command(ws: Path, python_args: list[str] | None = None) -> list[str]:
-    head = [sys.executable, *python_args, "-m", "tui_agent"] if python_args else [str(EXE)]
-    return [*head, "-p", PROMPT, "--model", MODEL, "--context-window", str(WINDOW),
+def ours_command(ws: Path, python_args: list[str] | None = None, prompt: str = PROMPT) -> list[str]:
+    """`tui-agent -p`; with `python_args` (even empty) as `python [ARGS] -m tui_agent`, which is also how a
+    baseline tree on PYTHONPATH runs (an older tree may not have the console script's module)."""
+    head = [sys.executable, *python_args, "-m", "tui_agent"] if python_args is not None else [str(EXE)]
+    return [*head, "-p", prompt, "--model", MODEL, "--context-window", str(WINDOW),
             "--max-turns", str(FILES + 5), "-C", str(ws)]
 
 
@@ -202,13 +205,14 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help="also profile one turn of ours (cProfile)")
     parser.add_argument("--ours-only", action="store_true", help="skip Claude Code")
     parser.add_argument("--short", action="store_true",
-                        help="one short call instead of the 40-Read turn (the model answers at once)")
+                        help='`-p "hello there"`: one short call instead of the 40-Read turn (answered at once)')
     parser.add_argument("--baseline", metavar="REV",
                         help="also run tui-agent as of this git revision (checked out into a temp dir), alternated")
     args = parser.parse_args()
     ws, files = workspace()
+    prompt = PROMPT
     if args.short:
-        files = []
+        files, prompt = [], SHORT_PROMPT
     scratch = Path(tempfile.mkdtemp(prefix="bench-turn-state-"))  # config and journals (same disk as HOME)
     env = clean_env(TUI_AGENT_CONFIG_DIR=str(scratch / "config"), TUI_AGENT_DATA_DIR=str(scratch / "data"),
                     MODEL_MAX_RETRIES="1")
@@ -217,8 +221,10 @@ def main() -> int:
         print("Claude Code is not available (npm install failed): measuring ours only")
     cc_env = clean_env(HOME=str(claude_code_home(ws, KEY)), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
                        DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1")
-    cc_command = [str(claude), "-p", PROMPT, "--model", MODEL] if claude else []
-    run_once(ours_command(ws), env, ws, files)  # warm the bytecode and file caches
+    cc_command = [str(claude), "-p", prompt, "--model", MODEL] if claude else []
+    ours = ours_command(ws, prompt=prompt)
+    old = ours_command(ws, [], prompt=prompt)
+    run_once(ours, env, ws, files)  # warm the bytecode and file caches
     if claude:
         run_once(cc_command, cc_env, ws, files)
     baseline_env, baseline = None, []
@@ -228,15 +234,16 @@ def main() -> int:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
         baseline_env = {**env, "PYTHONPATH": str(tree)}  # before the editable install on sys.path
-        run_once(ours_command(ws), baseline_env, ws, files)  # warm its bytecode
-    ours, theirs = [], []
+        run_once(old, baseline_env, ws, files)  # warm its bytecode
+    mine, theirs = [], []
     for _ in range(args.runs):
-        ours.append(run_once(ours_command(ws), env, ws, files))
+        mine.append(run_once(ours, env, ws, files))
         if baseline_env:
-            baseline.append(run_once(ours_command(ws), baseline_env, ws, files))
+            baseline.append(run_once(old, baseline_env, ws, files))
         if claude:
             theirs.append(run_once(cc_command, cc_env, ws, files))
-    what = "one short call" if args.short else f"one turn of {FILES} Reads of {FILE_CHARS // 1000}k characters"
+    ours = mine
+    what = f'-p "{SHORT_PROMPT}" (one short call)' if args.short else f"one turn of {FILES} Reads of {FILE_CHARS // 1000}k characters"
     print(f"{what}, {args.runs} alternated runs, load average {os.getloadavg()[0]:.2f}")
     describe("tui-agent", ours)
     if baseline:

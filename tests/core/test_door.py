@@ -61,5 +61,6 @@ def test_providers_come_from_one_table(tmp_path):
     assert provider_from_env(env).name == PROVIDERS["openai"].name
     env = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
     assert provider_from_env(env).name == PROVIDERS["anthropic"].name  # the first key in the table wins
-    env = {**env, "CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "us-east-1"}
+    env = {**env, "CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a",
+           "AWS_SECRET_ACCESS_KEY": "s"}  # a Bedrock that can run (credentials: issue 40)
     assert provider_from_env(env).name == PROVIDERS["bedrock"].name  # a CLAUDE_CODE_USE_* switch wins over keys

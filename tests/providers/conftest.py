@@ -10,6 +10,11 @@ from tests.turns import turn_events
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tui_agent.core import events as ev
 from tui_agent.core.providers.retry import RetryPolicy
+from tui_agent.core.providers.sdk_lazy_import import import_sdk
+
+# The SDK as the app imports it (issue 43: only what a call needs, `sdk_lazy_import.py`), before any test module
+# imports it whole: every provider test runs on the same SDK modules a user's session does.
+import_sdk()
 
 FAST_RETRY = RetryPolicy(max_retries=3, base_delay=0.01, max_delay=0.05)
 

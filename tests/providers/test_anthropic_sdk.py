@@ -155,6 +155,31 @@ async def test_a_malformed_event_after_text_keeps_the_text(fake_anthropic):
     assert "broke off" in str(raised.value) and raised.value.partial_text == "Partia"  # the one delta shown
 
 
+async def test_invalid_utf8_in_a_stream_keeps_the_text(fake_anthropic):
+    """Issue 40: a byte that is not UTF-8 ended the turn (the SDK's decoder raised); it is U+FFFD and the reply
+    goes on, as last round's client did."""
+    chunks = [c.replace(b"world", b"w\xffrld") for c in message_events(text("Hello world, all of it."))]
+    fake_anthropic.replies = [Reply(chunks=chunks)]
+    items = await call(fake_anthropic)
+    done = items[-1]
+    assert isinstance(done, StreamDone) and done.message["content"] == [{"type": "text", "text": "Hello w\ufffdrld, all of it."}]
+    assert "".join(i.text for i in items if isinstance(i, StreamText)) == "Hello w\ufffdrld, all of it."
+
+
+async def test_one_malformed_event_is_named_not_a_bare_index_error(fake_anthropic):
+    """Issue 40: a delta for a block that never started was reported as "IndexError: list index out of range"."""
+    stray = sse("content_block_delta", {"type": "content_block_delta", "index": 5,
+                                        "delta": {"type": "text_delta", "text": "x"}})
+    chunks = message_events(text("Partial answer"))
+    fake_anthropic.replies = [Reply(chunks=chunks[:4] + [stray] + chunks[4:])]
+    with pytest.raises(ProviderError) as raised:
+        await call(fake_anthropic)
+    message = str(raised.value)
+    assert "IndexError" not in message and "\n" not in message
+    assert "a malformed event: content_block_delta for block 5, which never started" in message
+    assert raised.value.partial_text == "Partia"
+
+
 async def test_a_refused_connection_is_retried_then_named():
     provider = AnthropicProvider(api_key="k", base_url="http://127.0.0.1:9", model="m", context_window=10_000,
                                  max_output_tokens=100, retry=FAST_RETRY)

@@ -110,7 +110,26 @@ async def test_a_gateway_in_front_of_bedrock_gets_the_request_unsigned(bedrock):
     provider = provider_from_env({**env, "CLAUDE_CODE_SKIP_BEDROCK_AUTH": "1"})
     await collect(provider.stream(_request(provider.model)))
     await provider.aclose()
-    assert "authorization" not in fake.requests[0]["headers"]
+    headers = fake.requests[0]["headers"]
+    assert "authorization" not in headers
+    # Issue 41: no internal class name (it said `_GatewayBedrock/Python …`) and no placeholder credential.
+    assert headers["user-agent"].startswith("AsyncAnthropicBedrock/Python ")
+    assert "gateway" not in str(headers).lower() and "x-api-key" not in headers
+
+
+async def test_a_gateway_in_front_of_vertex_gets_no_placeholder_token(vertex):
+    """Issue 41: Vertex gateways got `Authorization: Bearer gateway`; the gateway adds its own credentials."""
+    fake, env = vertex
+    fake.tokens.add("")  # this gateway authenticates the caller itself: a request without a bearer passes
+    fake.replies = [text("via the Vertex gateway")]
+    provider = provider_from_env({**env, "CLAUDE_CODE_SKIP_VERTEX_AUTH": "1"})
+    items = await collect(provider.stream(_request(provider.model)))
+    await provider.aclose()
+    assert "".join(i.text for i in items if isinstance(i, StreamText)) == "via the Vertex gateway"
+    assert [r["path"] for r in fake.requests if r["path"] == "/token"] == []  # no token fetched either
+    headers = fake.requests[0]["headers"]
+    assert "authorization" not in headers and "x-api-key" not in headers
+    assert headers["user-agent"].startswith("AsyncAnthropicVertex/Python ") and "gateway" not in str(headers).lower()
 
 
 async def test_vertex_gets_a_token_for_the_service_account_and_the_dated_id(vertex):
@@ -183,3 +202,42 @@ def test_headless_refuses_a_half_configured_cloud_in_one_line(tmp_path):
     assert done.returncode == 2
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "AWS_REGION" in lines[0] and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("platform", ["bedrock", "vertex"])
+def test_a_cloud_without_credentials_is_refused_at_once_naming_what_to_set(platform, tmp_path):
+    """Issue 40: switched on with no credentials anywhere, the first call failed after 8–10 s as "The Anthropic
+    stream broke off (RuntimeError …)", naming no variable, and the budget line counted a call that never left."""
+    fake = FakeBedrock(region="eu-west-1") if platform == "bedrock" else FakeVertex(project="p", region="us-east5")
+    env = ({"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "eu-west-1", "ANTHROPIC_BEDROCK_BASE_URL": fake.origin}
+           if platform == "bedrock" else
+           {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "us-east5", "ANTHROPIC_VERTEX_PROJECT_ID": "p",
+            "ANTHROPIC_VERTEX_BASE_URL": f"{fake.origin}/v1"})
+    with fake:
+        done = _headless(tmp_path, {**env, "HOME": str(tmp_path), "AWS_EC2_METADATA_DISABLED": "true"})
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in done.stderr and "[budget]" not in done.stdout + done.stderr
+    wanted = ("AWS_PROFILE", "AWS_ACCESS_KEY_ID") if platform == "bedrock" else ("GOOGLE_APPLICATION_CREDENTIALS",)
+    assert all(name in lines[0] for name in wanted) and "RuntimeError" not in lines[0]
+    assert fake.requests == []  # nothing left
+
+
+def test_credentials_in_a_profile_file_or_a_key_file_are_enough(tmp_path):
+    from tui_agent.core.providers.cloud import cloud_settings
+
+    base = {"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "eu-west-1", "HOME": str(tmp_path)}
+    with pytest.raises(CloudConfigError, match="no AWS credentials"):
+        cloud_settings(base, "bedrock")
+    (tmp_path / ".aws").mkdir()
+    (tmp_path / ".aws" / "credentials").write_text("[default]\naws_access_key_id = x\n")
+    assert cloud_settings(base, "bedrock").region == "eu-west-1"
+    assert cloud_settings({**base, "HOME": "/nonexistent", "AWS_BEARER_TOKEN_BEDROCK": "t"}, "bedrock").api_key == "t"
+    vertex = {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "us-east5", "ANTHROPIC_VERTEX_PROJECT_ID": "p",
+              "HOME": str(tmp_path)}
+    with pytest.raises(CloudConfigError, match="GOOGLE_APPLICATION_CREDENTIALS names .*not a file"):
+        cloud_settings({**vertex, "GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")}, "vertex")
+    adc = tmp_path / ".config" / "gcloud" / "application_default_credentials.json"
+    adc.parent.mkdir(parents=True)
+    adc.write_text("{}")
+    assert cloud_settings(vertex, "vertex").project_id == "p"

@@ -241,6 +241,9 @@ def _main(argv: list[str]) -> int:
         from tui_agent.faces.sessions import run_subcommand
 
         return run_subcommand(argv)
+    from tui_agent.core.providers.background_import import import_if_headless
+
+    import_if_headless(argv, os.environ)  # -p: the SDK loads while the flags, settings and session are built
     args = build_parser(help_defaults() if wants_help(argv) else None).parse_args(argv)
     problem = _usage_problem(args)
     if problem is not None:

@@ -7,9 +7,10 @@ work (MCP servers) is queued on `Session.background_start`, so `tui-agent` paint
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from tui_agent.core.agent.budget_check import check_budget
 from tui_agent.core.agent.builtin_commands import register_builtin_commands, sync_skill_commands
@@ -21,11 +22,13 @@ from tui_agent.core.access.effective_settings import effective_settings, telemet
 from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.models import for_provider
 from tui_agent.core.providers.base import Provider
-from tui_agent.core.providers.demo import DemoProvider, demo_policy
 from tui_agent.core.agent.session import Session
 from tui_agent.core.access.settings import PermissionSettings, apply_loaded, load_permission_settings, project_rules_item
 from tui_agent.core.agent.system_prompt import build_system_prompt, context_notices
 from tui_agent.core.tools import ToolRegistry, builtin_tools
+
+if TYPE_CHECKING:
+    from tui_agent.core.providers.demo import DemoProvider
 
 
 def provider_for_model(
@@ -60,8 +63,12 @@ def provider_for_model(
     return _demo(workspace, demo_delay, context_window, max_output_tokens), notices
 
 
-def _demo(workspace: Path | None, delay: float, context_window: int | None, max_output_tokens: int | None) -> DemoProvider:
-    """The demo model honours the budget flags too, so a new user can try them without a key."""
+def _demo(workspace: Path | None, delay: float, context_window: int | None,
+          max_output_tokens: int | None) -> DemoProvider:
+    """The demo model honours the budget flags too, so a new user can try them without a key. Imported here
+    only: a session with a real model never loads the demo's nine modules (issue 43)."""
+    from tui_agent.core.providers.demo import DemoProvider
+
     demo = DemoProvider(workspace=workspace, delay=delay)
     if context_window:
         demo.context_window = context_window
@@ -96,9 +103,10 @@ def build_session(
                                          context_window=context_window, max_output_tokens=max_output_tokens)
     permissions = PermissionPolicy.headless(allow_write) if headless else PermissionPolicy()
     base_policy = None
-    if isinstance(chosen, DemoProvider):  # the demo's own marks (every tier shows), under the user's flags
+    demo = sys.modules.get("tui_agent.core.providers.demo")  # loaded only if a demo was made
+    if demo is not None and isinstance(chosen, demo.DemoProvider):  # its own marks, under the user's flags
         chosen.headless = headless
-        base_policy = demo_policy()
+        base_policy = demo.demo_policy()
     price = for_provider(chosen)  # the compactor prices its cuts at the model's own cache prices (and TTL)
     from tui_agent.core.models import model_info
 

@@ -99,6 +99,8 @@ def block_from_response(block: Mapping[str, Any]) -> Block | None:
         return {"type": "thinking", "thinking": block.get("thinking") or "", "signature": block.get("signature") or ""}
     if kind == "redacted_thinking":
         return {"type": "redacted_thinking", "data": block.get("data") or ""}
+    if kind == "fallback":  # sent back where it stood, its `trigger` echoed verbatim (a null category too)
+        return {k: v for k, v in block.items() if v is not None or k == "trigger"}
     return clean_block(_without_nones(block))
 
 

@@ -1,9 +1,10 @@
 """Claude through the official `anthropic` SDK: streaming, prompt caching, visible retries, exact counts.
 
-The SDK carries every call (its own headers, User-Agent and stream accumulation; Bedrock and Vertex
-clients share its interface). Its import costs 1.5–2.3 s, so it is never on the path to the TUI's first
-frame: `core/providers/background_import.py` starts it in a thread (the TUI after its first frame,
-`-p` at process start). Constructing the provider is cheap.
+The SDK carries every call (its own headers, User-Agent, auth and error classes; Bedrock and Vertex
+clients share its interface); the streamed body's raw events are gathered into the message here
+(`anthropic_events.py`), not by the SDK's typed snapshot per event. Its import, only what a call needs
+(`sdk_lazy_import.py`), is never on the path to the TUI's first frame: `background_import.py` starts it in
+a thread (the TUI after its first frame, `-p` from argv at process start). Constructing the provider is cheap.
 
 Failure handling (each ends in a one-line `ProviderError` the loop can show):
 - 408/409/429/5xx/529 and connection errors before any text arrived are retried here (the client has
@@ -210,6 +211,10 @@ class AnthropicProvider(SdkProvider):
                     f"Connection to the Anthropic API dropped mid-reply ({one_line(error, 120)}).",
                     partial_text="".join(shown),
                 ) from error
+            if self.cloud is not None and not answered and "credentials" in str(error).lower():
+                # The platform's library found none to sign with (the SDK says RuntimeError): nothing was sent.
+                raise ProviderError(f"{self.cloud.label}: no credentials could be read ({one_line(error, 120)}). "
+                                    f"Set {self.cloud.credentials_hint}.") from error
             reason = "a malformed event" if isinstance(error, (ValueError, KeyError, TypeError)) else type(error).__name__
             raise ProviderError(
                 f"The Anthropic stream broke off ({reason}: {one_line(error, 120)}).",
@@ -218,46 +223,52 @@ class AnthropicProvider(SdkProvider):
 
     async def _streamed(self, client: Any, params: dict[str, Any], shown: list[str],
                         answered: list[bool]) -> AsyncIterator[ProviderEvent]:
-        """The SDK's stream: text as it comes, then the SDK's accumulated message as history keeps it.
-        `answered` gets an entry once the response came (its status and headers), `shown` each text."""
+        """The SDK's streaming response, its raw events gathered here (`anthropic_events.py`: no typed
+        snapshot per event): text as it comes, then the message as history keeps it. `answered` gets an
+        entry once the response came (its status and headers), `shown` each text."""
+        from tui_agent.core.providers.anthropic_events import Gathered, StreamError, decoded_events
+
         betas = betas_for(params.get("context_management"), "diagnostics" in params, params["messages"])
         # The beta client when a beta is asked for (context management, diagnosis), else the plain one.
-        open_stream = partial(client.beta.messages.stream, betas=betas) if betas else client.messages.stream
+        create = (partial(client.beta.messages.with_streaming_response.create, betas=betas) if betas
+                  else client.messages.with_streaming_response.create)
         try:
-            manager = open_stream(**params)
-            stream = await manager.__aenter__()
+            opened = create(**params, stream=True)
+            response = await opened.__aenter__()
         except UnicodeEncodeError:  # a lone surrogate: nothing was sent yet
-            manager = open_stream(**sendable(params))
-            stream = await manager.__aenter__()
+            opened = create(**sendable(params), stream=True)
+            response = await opened.__aenter__()
         answered.append(True)
         # `__aexit__` closes the HTTP response on any exit, including cancellation (Esc).
         try:
-            problem = not_a_stream_error(stream.response.headers.get("content-type", ""), self.base_url)
+            problem = not_a_stream_error(response.headers.get("content-type", ""), self.base_url)
             if problem is not None:
                 raise problem
-            stopped = False
-            final = None
-            async for event in stream:
-                if event.type == "text" and event.text:
-                    shown.append(event.text)
-                    yield StreamText(event.text)
-                elif event.type == "message_stop":
-                    stopped = True
-            final = stream.current_message_snapshot
+            gathered = Gathered()
+            try:
+                async for name, data in decoded_events(client, response):
+                    text = gathered.apply(name, data)
+                    if text:
+                        shown.append(text)
+                        yield StreamText(text)
+            except StreamError as error:  # the SDK's own error for it (status 200): retried when nothing shown
+                raise client._make_status_error(one_line(error, 300), body=error.body,
+                                                response=response.http_response) from None
+            final = gathered.final()
             # `message_delta` carries the stop reason and the final usage; `message_stop` adds nothing (some
             # recorded streams end without it). Without either, the reply was cut off.
-            if not stopped and getattr(final, "stop_reason", None) is None:
+            if final is None or (not gathered.stopped and final.get("stop_reason") is None):
                 raise _Dropped("the connection closed before the reply was complete")
         except BaseException as error:
-            await manager.__aexit__(type(error), error, error.__traceback__)
+            await opened.__aexit__(type(error), error, error.__traceback__)
             raise
-        await manager.__aexit__(None, None, None)
+        await opened.__aexit__(None, None, None)
         try:
-            message, usage = message_from_response(final), usage_from(getattr(final, "usage", None))
+            message, usage = message_from_response(final), usage_from(final.get("usage"))
         except Exception as error:  # noqa: BLE001 - never lose an answer already shown to a shape
             raise ProviderError(f"The Anthropic reply could not be read ({one_line(error, 120)}).",
                                 partial_text="".join(shown)) from error
-        yield StreamDone(message, getattr(final, "stop_reason", None), usage, report_from(final))
+        yield StreamDone(message, final.get("stop_reason"), usage, report_from(final))
 
     def _status_error(self, error: Any, shown: list[str]) -> Exception:
         status = getattr(error, "status_code", None)

@@ -1,9 +1,10 @@
 """How Claude calls travel: the `anthropic` SDK's client, made on first use, imported early off the
 critical path, and what it does not say clearly on its own.
 
-- The import costs 1.5–2.3 s (about 3,300 modules). `core/providers/background_import.py` starts it in a thread:
-  the TUI after its first frame (`preload`), `-p` at process start, in parallel with the rest of start-up;
-  the first call (or `preload`) then only waits for what is left of it.
+- The whole import costs 1.5–2.3 s (about 3,300 modules); only what a call needs is imported
+  (`sdk_lazy_import.py`: about 1,500, half the time), in a thread `background_import.py` starts: the TUI after
+  its first frame (`preload`), `-p` at process start, in parallel with the rest of start-up; the first call
+  (or `preload`) then only waits for what is left of it, and takes the HTTP client that thread made.
 - The client is built with `max_retries=0` (retry.py retries with a notice the user sees) and with
   redirects not followed: the key is never sent on to wherever a 3xx points, and the user is told.
 - A 3xx and a 200 that is not an event stream (a proxy answering JSON or HTML) are reported in one line
@@ -38,7 +39,9 @@ def make_client(api_key: str, base_url: str | None, timeout: float) -> Any:
     # as 0): no pydantic warning painted over the screen or mixed into -p's stderr.
     warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
 
-    http_client = anthropic.DefaultAsyncHttpxClient(follow_redirects=False)
+    from tui_agent.core.providers.sdk_lazy_import import take_http_client
+
+    http_client = take_http_client() or anthropic.DefaultAsyncHttpxClient(follow_redirects=False)
     return anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout,
                                     http_client=http_client)
 

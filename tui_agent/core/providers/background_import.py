@@ -40,7 +40,12 @@ def _import_quietly(module: str) -> None:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        __import__(module)
+        if module == SDK_MODULE:  # only what a call needs of it (sdk_lazy_import.py)
+            from tui_agent.core.providers.sdk_lazy_import import import_sdk
+
+            import_sdk(module)
+        else:
+            __import__(module)
     except Exception:  # noqa: BLE001 - the call that needs it imports again and reports what is missing
         pass
     finally:
@@ -82,3 +87,16 @@ def import_if_claude(provider: str | None, environ: Mapping[str, str]) -> None:
     if wanted in ("anthropic", "claude", "bedrock", "vertex", "foundry") or (
             not wanted and (cloud or (environ.get("ANTHROPIC_API_KEY") or "").strip())):
         import_in_background()
+
+
+def import_if_headless(argv: list[str], environ: Mapping[str, str]) -> None:
+    """`-p` on the command line: `import_if_claude` before the parser, the compaction settings and the rest of
+    start-up are built (issue 43), from argv as it stands (cli.py asks again with the parsed flags, for a
+    prompt piped on stdin). `--print-outbound` sends nothing and needs no SDK."""
+    if "--print-outbound" in argv or not any(
+            arg in ("-p", "--print") or arg.startswith("--print=") or (arg.startswith("-p") and arg[1:2] == "p")
+            for arg in argv):
+        return
+    provider = next((argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--provider"), None)
+    provider = next((arg.split("=", 1)[1] for arg in argv if arg.startswith("--provider=")), provider)
+    import_if_claude(provider, environ)

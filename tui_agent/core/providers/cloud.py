@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 
@@ -97,8 +98,10 @@ def cloud_settings(env: Mapping[str, str], platform: str) -> CloudSettings:
         if not region:
             raise CloudConfigError(f"{spec.flag_var} is set but AWS_REGION is not: set AWS_REGION (e.g. "
                                    "us-east-1) to the region that serves your Claude models.")
-        return CloudSettings(platform, region=region, base_url=base_url, skip_auth=skip,
-                             api_key=_get(env, "AWS_BEARER_TOKEN_BEDROCK") or None)
+        token = _get(env, "AWS_BEARER_TOKEN_BEDROCK") or None
+        if not (skip or token):
+            _aws_credentials_found(env, spec.flag_var)
+        return CloudSettings(platform, region=region, base_url=base_url, skip_auth=skip, api_key=token)
     if platform == "vertex":
         region = _get(env, "CLOUD_ML_REGION")
         project = _get(env, "ANTHROPIC_VERTEX_PROJECT_ID")
@@ -109,6 +112,8 @@ def cloud_settings(env: Mapping[str, str], platform: str) -> CloudSettings:
                                    f"{'is' if len(missing) == 1 else 'are'} not: set "
                                    f"{'them' if len(missing) > 1 else 'it'} (e.g. CLOUD_ML_REGION=us-east5, "
                                    "ANTHROPIC_VERTEX_PROJECT_ID=your-gcp-project).")
+        if not skip:
+            _google_credentials_found(env, spec.flag_var)
         return CloudSettings(platform, region=region, project_id=project, base_url=base_url, skip_auth=skip)
     resource = _get(env, "ANTHROPIC_FOUNDRY_RESOURCE") or None
     if not (resource or base_url):
@@ -119,6 +124,48 @@ def cloud_settings(env: Mapping[str, str], platform: str) -> CloudSettings:
         raise CloudConfigError(f"{spec.flag_var} is set but ANTHROPIC_FOUNDRY_API_KEY is not: set it to your "
                                "Foundry resource's key.")
     return CloudSettings(platform, base_url=base_url, resource=resource, api_key=key)
+
+
+# -- credentials, looked for where the platform's libraries look, without asking a metadata server -------------
+def _home_file(env: Mapping[str, str], variable: str, default: str) -> Path:
+    """The file `variable` names, else `default` under the home directory (`~` as the platform's tools read it)."""
+    named = _get(env, variable)
+    return Path(named).expanduser() if named else Path(_get(env, "HOME") or Path.home()) / default
+
+
+def _aws_credentials_found(env: Mapping[str, str], flag: str) -> None:
+    """`CloudConfigError` unless botocore's chain has something to read besides the instance metadata service:
+    without this the first call failed after seconds ("RuntimeError: Could not resolve AWS credentials"), and on
+    a machine outside AWS the metadata probes alone take 8–10 s. On an EC2 instance with a role, saying
+    AWS_EC2_METADATA_DISABLED=false lets the chain ask the instance."""
+    keys = _get(env, "AWS_ACCESS_KEY_ID") and _get(env, "AWS_SECRET_ACCESS_KEY")
+    named = any(_get(env, name) for name in (
+        "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_WEB_IDENTITY_TOKEN_FILE"))
+    instance = _get(env, "AWS_EC2_METADATA_DISABLED").lower() == "false"
+    files = (_home_file(env, "AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials").is_file()
+             or _home_file(env, "AWS_CONFIG_FILE", ".aws/config").is_file())
+    if not (keys or named or instance or files):
+        raise CloudConfigError(f"{flag} is set but no AWS credentials were found: set AWS_PROFILE, or "
+                               "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK.")
+
+
+def _google_credentials_found(env: Mapping[str, str], flag: str) -> None:
+    """`CloudConfigError` unless google-auth has credentials to read (the variable's file, or gcloud's
+    application-default file); on Google Compute Engine, GCE_METADATA_HOST says the metadata server is there."""
+    named = _get(env, "GOOGLE_APPLICATION_CREDENTIALS")
+    if named:
+        if not Path(named).expanduser().is_file():
+            raise CloudConfigError(f"{flag} is set but GOOGLE_APPLICATION_CREDENTIALS names {named}, which is not "
+                                   "a file: point it to your service-account key file.")
+        return
+    gcloud = _get(env, "CLOUDSDK_CONFIG")
+    adc = (Path(gcloud).expanduser() if gcloud else Path(_get(env, "HOME") or Path.home()) / ".config" / "gcloud"
+           ) / "application_default_credentials.json"
+    if not (adc.is_file() or _get(env, "GCE_METADATA_HOST") or _get(env, "GCE_METADATA_IP")):
+        raise CloudConfigError(f"{flag} is set but no Google credentials were found: set "
+                               "GOOGLE_APPLICATION_CREDENTIALS to a service-account key file, or run "
+                               "`gcloud auth application-default login`.")
 
 
 # -- model ids ------------------------------------------------------------------------------------------
@@ -169,7 +216,9 @@ def make_cloud_client(settings: CloudSettings, timeout: float) -> Any:
     wait_for_import()
     import anthropic
 
-    http_client = anthropic.DefaultAsyncHttpxClient(follow_redirects=False)
+    from tui_agent.core.providers.sdk_lazy_import import take_http_client
+
+    http_client = take_http_client() or anthropic.DefaultAsyncHttpxClient(follow_redirects=False)
     common: dict[str, Any] = {"max_retries": 0, "timeout": timeout, "http_client": http_client}
     if settings.base_url:
         common["base_url"] = settings.base_url
@@ -189,13 +238,7 @@ def make_cloud_client(settings: CloudSettings, timeout: float) -> Any:
 
 def _bedrock_client(anthropic: Any, settings: CloudSettings, common: dict[str, Any]) -> Any:
     if settings.skip_auth:
-        class _GatewayBedrock(anthropic.AsyncAnthropicBedrock):  # type: ignore[misc, name-defined]
-            """A gateway in front of Bedrock signs for us: send the request as it is."""
-
-            async def _prepare_request(self, request: Any) -> None:
-                return None
-
-        return _GatewayBedrock(aws_region=settings.region, api_key="gateway", **common)
+        return _unsigned(anthropic.AsyncAnthropicBedrock(aws_region=settings.region, **common))
     _needs("botocore")
     if settings.api_key:
         return anthropic.AsyncAnthropicBedrock(aws_region=settings.region, api_key=settings.api_key, **common)
@@ -203,11 +246,23 @@ def _bedrock_client(anthropic: Any, settings: CloudSettings, common: dict[str, A
 
 
 def _vertex_client(anthropic: Any, settings: CloudSettings, common: dict[str, Any]) -> Any:
+    client = anthropic.AsyncAnthropicVertex(region=settings.region, project_id=settings.project_id, **common)
     if settings.skip_auth:
-        return anthropic.AsyncAnthropicVertex(region=settings.region, project_id=settings.project_id,
-                                              access_token="gateway", **common)
+        return _unsigned(client)
     _needs("google.auth")
-    return anthropic.AsyncAnthropicVertex(region=settings.region, project_id=settings.project_id, **common)
+    return client
+
+
+def _unsigned(client: Any) -> Any:
+    """`client` sending its requests as they are, for a gateway that adds its own credentials (issue 41): the
+    platform's own class, so the User-Agent is the SDK's (a subclass put its name there), and no placeholder
+    key or token (Vertex gateways got `Authorization: Bearer gateway`)."""
+
+    async def prepare_request(request: Any) -> None:
+        return None
+
+    client._prepare_request = prepare_request
+    return client
 
 
 def _needs(module: str) -> None:

@@ -1,0 +1,66 @@
+"""The SDK imported as the app imports it (`core/providers/sdk_lazy_import.py`, issue 43): only what a call needs
+is loaded, and every name the SDK exports is still there, the same as a whole import gives."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tui_agent.core.providers.sdk_lazy_import import reexports
+
+PROBE = """
+import json, os, sys, time
+started = time.process_time()
+from tui_agent.core.providers.sdk_lazy_import import import_sdk
+import_sdk()
+cpu = time.process_time() - started
+import anthropic
+loaded = len([m for m in sys.modules if m.startswith("anthropic")])
+# (a submodule such as `types` is not renamed: the whole import sets a meaningless `__module__` on it)
+names = {n: f"{type(v).__name__}:{'' if type(v).__name__ == 'module' else getattr(v, '__module__', '')}"
+         for n, v in ((n, getattr(anthropic, n)) for n in anthropic.__all__)}
+beta = anthropic.types.beta.BetaMessage.__name__
+import aiohttp  # importable again once the SDK's base client is in
+print(json.dumps({"loaded": loaded, "names": names, "beta": beta, "cpu": cpu}))
+"""
+
+
+def _probe(**env: str) -> dict:
+    import os
+
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, **env})
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_the_lazy_sdk_loads_what_a_call_needs_and_exports_every_name():
+    lazy, whole = _probe(), _probe(TUI_AGENT_EAGER_SDK="1")
+    assert lazy["loaded"] < 0.6 * whole["loaded"], (lazy["loaded"], whole["loaded"])  # 3,300 modules → under 1,600
+    assert lazy["names"] == whole["names"]  # the same objects' kinds, named from `anthropic` as the SDK does
+    assert lazy["beta"] == "BetaMessage"
+
+
+def test_only_a_package_that_only_reexports_is_made_lazy():
+    assert reexports('"""doc"""\nfrom __future__ import annotations\nfrom .a import B as B\n__all__ = ["B"]\n'
+                     ).names == {"B": ("a", "B")}
+    assert reexports("from .a import B\nB.x = 1\n") is None  # does something else: imported as usual
+    assert reexports("import os\nfrom .a import B\n") is None
+    assert reexports("from ..up import B\n") is None
+    top = reexports("import typing as _t\nfrom . import types\nfrom .lib.x import *\n_setup_logging()\n", top=True)
+    assert top is not None and top.stars == ["lib.x"] and top.names == {"types": ("", "types")} and top.setup_logging
+
+
+def test_dash_p_starts_the_import_before_the_flags_are_parsed(monkeypatch):
+    """Issue 43: the SDK's thread starts from argv itself, before the parser and the compaction settings."""
+    from tui_agent.core.providers import background_import
+
+    asked: list = []
+    monkeypatch.setattr(background_import, "import_if_claude", lambda provider, env: asked.append(provider))
+    for argv, wanted in ((["-p", "hello there"], [None]), (["--print=hi", "--provider", "bedrock"], ["bedrock"]),
+                         (["-phi", "--provider=anthropic"], ["anthropic"]), (["--print-outbound", "-p", "x"], []),
+                         (["--model", "m"], []), (["sessions"], [])):
+        asked.clear()
+        background_import.import_if_headless(argv, {})
+        assert asked == wanted, argv

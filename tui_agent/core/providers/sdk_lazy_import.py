@@ -1,0 +1,237 @@
+"""The `anthropic` SDK imported without the thousands of types a call never touches (issue 43).
+
+`import anthropic` executes about 3,800 modules, most of them re-exported by package `__init__` files that
+do nothing but `from .x import Name as Name` (`anthropic.types` and `anthropic.types.beta` alone: about 1,900
+classes, a pydantic model each). A call needs a few hundred. Here such a re-export package is made lazy
+(PEP 562): its module is created with its real `__path__`, and a name is imported from its submodule the first
+time it is asked for. Nothing of the SDK is changed or copied: every module that runs is the SDK's own, as it
+ships, and a package whose `__init__` does anything else (or cannot be read) is imported as usual.
+
+Used by `background_import.py` for the SDK's import; `install()` is idempotent and only ever affects
+`anthropic.*` packages.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Iterator, Sequence
+
+PREFIXES = ("anthropic.types", "anthropic.resources")  # and the top package itself
+_installed = False
+_lock = threading.Lock()
+
+
+@dataclass
+class Exports:
+    """What a package's `__init__` binds: {name: (submodule or "" for `from . import name`, its name there)},
+    the modules it star-imports (searched, in order, for any other name), and its `__all__`."""
+
+    names: dict[str, tuple[str, str]] = field(default_factory=dict)
+    stars: list[str] = field(default_factory=list)
+    public: list[str] = field(default_factory=list)
+    setup_logging: bool = False
+
+
+def reexports(source: str, top: bool = False) -> Exports | None:
+    """The `Exports` of an `__init__` that only re-exports (relative imports, `__all__`, a docstring); with
+    `top`, also the SDK's own top-level extras (its logging set-up, its `__module__` renaming, `typing`).
+    None for anything else: such a package is imported as usual."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found = Exports()
+    for node in tree.body:
+        if not _read(node, found, top):
+            return None
+    return found
+
+
+def _read(node: ast.stmt, found: Exports, top: bool) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        if node.module == "__future__":
+            return True
+        if node.level != 1:
+            return False
+        for alias in node.names:
+            if alias.name == "*":
+                found.stars.append(node.module or "")
+            else:
+                found.names[alias.asname or alias.name] = (node.module or "", alias.name)
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return True  # a docstring
+    if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["__all__"]:
+        try:
+            found.public = [str(name) for name in ast.literal_eval(node.value)]
+        except ValueError:
+            return False
+        return True
+    if not top:
+        return False
+    if isinstance(node, ast.Import) and [a.name for a in node.names] == ["typing"]:
+        return True
+    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        return all(_read(inner, found, top) for inner in node.body) and not node.orelse
+    if isinstance(node, ast.Expr) and ast.unparse(node) == "_setup_logging()":
+        found.setup_logging = True
+        return True
+    # `__locals = locals()` and the loop naming exported symbols' module "anthropic": done per name on demand.
+    return ast.unparse(node).startswith(("__locals = locals()", "for __name in __all__:"))
+
+
+class _LazyPackage(importlib.abc.Loader):
+    """Creates the package with its own spec and `__path__`; its names come from their submodules on demand."""
+
+    def __init__(self, exports: Exports) -> None:
+        self.exports = exports
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return None  # the default module, with the spec's __path__ set by the import system
+
+    def exec_module(self, module: ModuleType) -> None:
+        exports, package = self.exports, module.__name__
+        renamed = set(exports.public) if exports.setup_logging else set()  # the top package's __module__ rule
+
+        def __getattr__(name: str) -> Any:  # noqa: N807 - PEP 562's hook
+            value = _resolve(package, exports, name)
+            if name in renamed and not name.startswith("__"):
+                try:
+                    value.__module__ = package  # as the SDK's own __init__ does for what it exports
+                except (TypeError, AttributeError):
+                    pass
+            setattr(module, name, value)
+            return value
+
+        def __dir__() -> list[str]:  # noqa: N807
+            return sorted(set(module.__dict__) | set(exports.names) | set(exports.public))
+
+        module.__getattr__ = __getattr__  # type: ignore[method-assign]
+        module.__dir__ = __dir__  # type: ignore[method-assign]
+        if exports.public:
+            module.__all__ = list(exports.public)  # type: ignore[attr-defined]
+        if exports.setup_logging:
+            importlib.import_module(f"{package}._utils._logs").setup_logging()
+
+
+def _resolve(package: str, exports: Exports, name: str) -> Any:
+    """`name` of the lazy `package`: from the submodule that binds it, else the submodule of that name
+    (`from . import _exceptions`), else a star-imported module that has it."""
+    where = exports.names.get(name)
+    if where is not None:
+        if not where[0]:
+            return importlib.import_module(f"{package}.{where[1]}")
+        return getattr(importlib.import_module(f"{package}.{where[0]}"), where[1])
+    try:
+        return importlib.import_module(f"{package}.{name}")
+    except ModuleNotFoundError as error:
+        if error.name != f"{package}.{name}":
+            raise  # the submodule exists and failed to import something of its own
+    for star in exports.stars:
+        source = importlib.import_module(f"{package}.{star}")
+        if name in getattr(source, "__all__", ()) or (not name.startswith("_") and hasattr(source, name)):
+            return getattr(source, name)
+    raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Finds the SDK's re-export packages as the path finder does, and gives them the lazy loader."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        top = fullname == "anthropic"
+        if not (top or fullname.startswith(PREFIXES)):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)  # path None: sys.path (the top)
+        if spec is None or not spec.submodule_search_locations or not spec.origin:
+            return spec
+        try:
+            with open(spec.origin, encoding="utf-8") as handle:
+                exports = reexports(handle.read(), top)
+        except OSError:
+            exports = None
+        if exports is None:
+            return spec  # imported as usual
+        spec.loader = _LazyPackage(exports)
+        return spec
+
+
+def install() -> None:
+    """Put the finder first on `sys.meta_path` (once per process)."""
+    global _installed
+    with _lock:
+        if not _installed:
+            sys.meta_path.insert(0, _Finder())
+            _installed = True
+
+
+# What a call reaches for first, imported in the background thread with the package so that the first call (on
+# the event loop) finds them loaded: the HTTP stack under the client (its connection code is imported on the
+# first request), the trace propagation the SDK adds to each request. `client.beta` (context management, cache
+# diagnosis) loads its own on first use.
+FOR_CALLS = ("jiter", "httpcore2", "h11", "anyio._backends._asyncio", "truststore", "opentelemetry.propagate",
+             "anthropic.types.shared", "anthropic.lib.streaming")
+
+
+_spare: Any = None  # the HTTP client made with the import, for the session's client (`take_http_client`)
+
+
+def take_http_client() -> Any:
+    """The SDK's default HTTP client (redirects not followed) made in the import thread, once; None after (or
+    before the import finished): the caller makes its own. The session's one connection pool, without its TLS
+    set-up on the critical path."""
+    global _spare
+    with _lock:
+        spare, _spare = _spare, None
+    return spare
+
+
+def import_sdk(module: str = "anthropic") -> None:
+    """Import the SDK lazily (unless TUI_AGENT_EAGER_SDK=1), then what a call needs: a throwaway client is made
+    and its `messages` resource reached (no request is sent), which imports the rest of the call's path."""
+    if os.environ.get("TUI_AGENT_EAGER_SDK", "").strip() not in ("", "0"):
+        importlib.import_module(module)
+        return
+    install()
+    with _without_aiohttp():
+        sdk = importlib.import_module(module)
+        getattr(sdk, "DefaultAsyncHttpxClient")  # anthropic._base_client, where the aiohttp transport is tried
+    for name in ("APIStatusError", "APIConnectionError", "NotFoundError"):
+        getattr(sdk, name)
+    global _spare
+    spare = sdk.DefaultAsyncHttpxClient(follow_redirects=False)  # its TLS context loads the CA store: 30–130 ms
+    client = sdk.AsyncAnthropic(api_key="unused", base_url="http://127.0.0.1:9", max_retries=0, http_client=spare)
+    client.messages.with_streaming_response.create  # noqa: B018 - the attribute imports the resource
+    with _lock:
+        _spare = spare
+    for name in FOR_CALLS:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass  # another version of the SDK's stack: whatever is missing loads with the first call
+
+
+@contextmanager
+def _without_aiohttp() -> Iterator[None]:
+    """The SDK offers an aiohttp transport (`DefaultAioHttpClient`) and imports aiohttp for it when it is
+    installed (about a tenth of the SDK's import; it is installed here for the proxy face). Calls use its
+    httpx2 transport, so while the SDK's base client is imported aiohttp reads as absent, unless something
+    imported it already; it is importable again right after."""
+    if "aiohttp" in sys.modules:
+        yield
+        return
+    sys.modules["aiohttp"] = None  # type: ignore[assignment]  # the import system's "not installed" marker
+    try:
+        yield
+    finally:
+        if sys.modules.get("aiohttp", 0) is None:
+            del sys.modules["aiohttp"]
