@@ -16,8 +16,9 @@ from typing import Mapping, TextIO
 
 from tui_agent import __version__
 from tui_agent.faces import exit_codes
-from tui_agent.faces.sessions import (SUBCOMMANDS, add_session_flags, journal_hook, model_for, print_notice,
+from tui_agent.faces.sessions import (add_session_flags, journal_hook, model_for, print_notice,
                                      resolve_resume, workspace_for)
+from tui_agent.faces.table import FACES, SUBCOMMANDS, run_subcommand
 from tui_agent.core.formats import plural
 
 ENV_HELP = """environment:
@@ -48,17 +49,6 @@ exit codes:
 # The session flags `serve` passes on to the app it starts for each browser tab.
 SERVE_PASSTHROUGH = ("model", "provider", "max_turns", "context_window", "max_output_tokens", "transcript",
                      "compact", "compact_high", "compact_low", "budget", "approve_compaction")
-
-
-SUBCOMMAND_HELP = (
-    ("sessions", "list saved sessions (tui-agent sessions --help)"),
-    ("export", "print a saved session as Markdown or JSON (tui-agent export --help)"),
-    ("replay", "step through a recorded session call by call (tui-agent replay --help)"),
-    ("watch", "follow a Claude Code session log being written (tui-agent watch --help)"),
-    ("proxy", "record an agent's exact model requests through a local proxy (tui-agent proxy --help)"),
-    ("report", "every recorded session replayed and priced: terminal, HTML page, table (tui-agent report --help)"),
-    ("acp", "serve an editor (Zed, Toad…) over the Agent Client Protocol on stdio (tui-agent acp --help)"),
-)
 
 
 class HelpDefaults:
@@ -121,8 +111,8 @@ def build_parser(defaults: HelpDefaults | None = None) -> argparse.ArgumentParse
                        help="most browser tabs (app processes) running at once (default 8)")
     # SUPPRESS: a flag given before `serve` (`tui-agent --model demo serve`) is not reset by the subcommand.
     _add_session_flags(serve, default=argparse.SUPPRESS, defaults=defaults)
-    for name, text in SUBCOMMAND_HELP:  # dispatched before parsing (session_cli); listed here for --help
-        commands.add_parser(name, help=text, add_help=False)
+    for face in FACES:  # dispatched before parsing (faces/table.py); listed here for --help
+        commands.add_parser(face.name, help=face.help, add_help=False)
     return parser
 
 
@@ -238,8 +228,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
-        from tui_agent.faces.sessions import run_subcommand
-
         return run_subcommand(argv)
     args = build_parser(help_defaults() if wants_help(argv) else None).parse_args(argv)
     problem = _usage_problem(args)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +24,8 @@ from tui_agent import __version__
 from tui_agent.core import events as ev
 from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
-from tui_agent.core.agent.session import Session
 from tui_agent.faces.acp import compaction_approval
+from tui_agent.faces.acp.acp_session import AcpSession
 from tui_agent.faces.acp.commands import advertised, prompt_text, run_command
 from tui_agent.faces.acp.compaction import (
     CompactionReporter,
@@ -43,24 +42,6 @@ PERMISSION_OPTIONS = (
     ("allow_session", "Allow for this session", "allow_always", PermissionDecision.ALLOW_SESSION),
     ("deny", "Deny", "reject_once", PermissionDecision.DENY),
 )
-
-
-@dataclass
-class AcpSession:
-    """One ACP session: the engine's session, its running turn, and what the next request will hold."""
-
-    session: Session
-    turn: asyncio.Task | None = None
-    next_request: ev.NextRequestChanged | None = None
-    pending_usage: bool = False  # a call ended and its usage (if the provider reports one) is not in yet
-    notices: list[ev.Notice] = field(default_factory=list)
-    compactions: CompactionReporter = field(default_factory=CompactionReporter)
-    # A request of the client is being answered: it sends the next request's usage when it is done. Between
-    # requests, a change of the next request (a summary written in the background) is sent on its own.
-    busy: bool = True
-    told: ev.NextRequestChanged | None = None  # the next request whose figures the client was sent last
-    approvals: int = 0  # compaction questions asked (their cards' ids)
-    asked: compaction_approval.AskedCard | None = None  # answered; closed by the turn's next event
 
 
 class TuiAgent:
