@@ -23,7 +23,7 @@ from tui_agent.core.providers.config import provider_from_env
 from tui_agent.core.redact import redact
 from tui_agent.core.tools import ToolRegistry, builtin_tools
 from tui_agent.faces.acp.updates import session_updates
-from tui_agent.faces.crash import write_crash_log
+from tui_agent.core.crash import write_crash_log
 
 KEY = "sk-ant-api03-" + "Gw7pQ2xZ" * 9 + "-Kq4AA"  # 89 characters, as a real key
 AWS = "AKIAIOSFODNN7EXAMPLE"

@@ -219,7 +219,7 @@ def _flags_to_env(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Every face starts here: a crash in any of them ends with one line and a private log file
-    (`tui_agent.faces.crash`), never a traceback of the conversation on the terminal; a reader of standard
+    (`tui_agent.core.crash`), never a traceback of the conversation on the terminal; a reader of standard
     output that stopped reading (`| head`) ends it quietly (`tui_agent.faces.process_end`)."""
     from tui_agent.faces.process_end import run_face
 

@@ -45,7 +45,7 @@ def _crashed(error: Exception, code: int) -> int:
     if is_closed_stdout(error):  # the reader has what it wanted: no crash, the face's own code
         quiet_exit()
         return code
-    from tui_agent.faces.crash import report_crash
+    from tui_agent.core.crash import report_crash
 
     return report_crash(error)
 
