@@ -1,5 +1,5 @@
 """How every face's process ends (`run_face`, around `cli.main`): with the face's code, with one line
-and a private log for a crash (`crash.py`), and quietly when standard output's reader stopped reading.
+and a private log for a crash (`core/crash.py`), and quietly when standard output's reader stopped reading.
 
 A reader that stopped reading is no crash: `tui-agent -p … | head`, `replay --json | head -3`,
 `sessions | head -1` end quietly with the face's own code (0) once `head` has what it wanted. Python

@@ -76,7 +76,7 @@ _OPENED: "list[weakref.ref[Session]]" = []  # (a Session is a dataclass: no hash
 
 def opened_sessions() -> list[Session]:
     """The sessions opened in this process and still alive: a crash report keeps their conversation out
-    of its log (`faces/crash_text.py`) without holding them alive."""
+    of its log (`core/crash_text.py`) without holding them alive."""
     alive = [session for ref in _OPENED if (session := ref()) is not None]
     _OPENED[:] = [weakref.ref(session) for session in alive]
     return alive
