@@ -6,7 +6,12 @@ this result but keep its tool input") is one class here, the tier that makes it,
 - `render(block)`: the block as sent (the only place its bytes are made);
 - `to_json()` / `KINDS[tag].from_json(...)`: how the journal keeps it (the state's version 3);
 - `op`: the plan's per-message kind, which is also the glyph key the UI maps (✂ cut, ▒ masked);
-- `rank`: which decision names a message that holds several (the stronger one wins: a mask over a cut).
+- `rank`: which decision names a message that holds several (the stronger one wins: a mask over a cut);
+- `digest_part(index, decisions)`: its share of `CompactPlan.digest` (equal digests send equal requests);
+- `lost`: whether the event's loss report (`events_of.py`) counts its messages as content that left the
+  request (a mask replaces a result; a cut keeps the head the model has read);
+- `glyph`: the panel's row mark (`ui/widgets/history_rows.MARKS[op]` and the legend show it).
+`tests/test_extension_points.py` names whatever a new kind still lacks, here or in those readers.
 
 `CompactState.blocks` and `CompactPlan.blocks` hold them in one map, message index → its decisions sorted by
 (block index, rank); a block may hold a cut and, later, a mask (rendered in that order, so the mask wins).
@@ -58,6 +63,12 @@ class Cut:
     tag: ClassVar[str] = "cut"
     op: ClassVar[DecisionOp] = "cut"
     rank: ClassVar[int] = 0
+    lost: ClassVar[bool] = False
+    glyph: ClassVar[str] = "✂"
+
+    @classmethod
+    def digest_part(cls, index: int, decisions: Sequence[Any]) -> bytes:
+        return ";".join(f"{c.block_index}:{c.kept_chars}" for c in decisions).encode() + b"c%d" % index
 
     @property
     def reason(self) -> str:
@@ -97,6 +108,12 @@ class Mask:
     tag: ClassVar[str] = "mask"
     op: ClassVar[DecisionOp] = "masked"
     rank: ClassVar[int] = 1
+    lost: ClassVar[bool] = True
+    glyph: ClassVar[str] = "▒"
+
+    @classmethod
+    def digest_part(cls, index: int, decisions: Sequence[Any]) -> bytes:
+        return b"m%d" % index  # the placeholder follows from the history
 
     @property
     def reason(self) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from tui_agent.core.compaction.at_risk import at_risk
+from tui_agent.core.compaction.decisions import KINDS
 from tui_agent.core.compaction.facts import Facts
 from tui_agent.core.compaction.in_use import in_use_kept
 from tui_agent.core.compaction.layout import Layout
@@ -28,9 +29,11 @@ def make_event(state: CompactState, facts: Facts, layout: Layout, policy: Compac
     left: tuple[int, ...] = ()
     loss = LossReport()
     recap = layout.recap if state.dropping else None
-    if "drop" in unique or "mask" in unique or "exclude" in unique or cut_now:
+    lost_kinds = tuple(kind for kind in KINDS.values() if kind.lost)  # (the masks)
+    if "drop" in unique or "exclude" in unique or any(kind.tag in unique for kind in lost_kinds) or cut_now:
         left = tuple(sorted(i for i in sent_before if i not in layout.pos))
-        masked_idx = tuple(sorted(i for i, per in state.masks.items() if any(m.call == call for m in per)))
+        masked_idx = tuple(sorted(i for i, per in state.blocks.items()
+                                  if any(d.call == call and isinstance(d, lost_kinds) for d in per)))
         text: list[str] = []  # the request's text, made once and only when asked for
 
         def request() -> str:
