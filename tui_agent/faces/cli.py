@@ -51,6 +51,23 @@ SERVE_PASSTHROUGH = ("model", "provider", "max_turns", "context_window", "max_ou
                      "compact", "compact_high", "compact_low", "budget", "approve_compaction")
 
 
+class ProviderChoices:
+    """`--provider`'s choices: the rows of `providers/config.PROVIDERS`, then the demo model. Read when
+    argparse first asks (a `--provider` given, or `--help`): that table imports half the engine, and
+    `--version` must not wait for it."""
+
+    def names(self) -> tuple[str, ...]:
+        from tui_agent.core.providers.config import PROVIDER_NAMES
+
+        return (*PROVIDER_NAMES, "demo")
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names()
+
+    def __iter__(self):  # noqa: ANN204
+        return iter(self.names())
+
+
 class HelpDefaults:
     """The defaults `--help` states, read from where they are decided (plain class: `dataclasses` costs
     start-up time). Only `--help` builds the real ones (`help_defaults()`): the policy and the model table
@@ -123,7 +140,7 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
     parser.add_argument("--model", default=default,
                         help=f"model id, or 'demo' for the offline demo model (default: {d.model} with "
                         f"ANTHROPIC_API_KEY, {d.openai_model} with OPENAI_API_KEY, else demo)")
-    parser.add_argument("--provider", choices=["anthropic", "openai", "bedrock", "vertex", "foundry", "demo"],
+    parser.add_argument("--provider", choices=ProviderChoices(),
                         default=default, help="force a provider (bedrock/vertex/foundry: Claude on that cloud, "
                         "configured as Claude Code's CLAUDE_CODE_USE_* variables are)")
     parser.add_argument("--max-turns", type=int, default=default, metavar="N",

@@ -58,7 +58,7 @@ def plan_call(compactor: "CompactorProtocol", provider: "Provider", system: str,
     system_tokens, tool_tokens = text_tokens(system), tools_tokens(tools)
     compactor.set_baseline(system_tokens + tool_tokens)
     result = compactor.compact(history, call) if keep else compactor.preview(history, call)
-    thinking = getattr(provider, "thinking_budget", 0) > 0
+    thinking = provider.thinking_budget > 0
     empty = ModelRequest(model=provider.model, system=system, messages=[], tools=tools,
                          max_tokens=provider.max_output_tokens,
                          context_management=edits_for(compactor.mode, compactor, thinking))

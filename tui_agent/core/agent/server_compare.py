@@ -40,7 +40,7 @@ async def server_clear_count(session: "Session") -> ServerClearCount | None:
     provider cannot count with context editing."""
     if session.compactor.mode in SERVER_MODES or not session.history:
         return None
-    thinking = getattr(session.provider, "thinking_budget", 0) > 0
+    thinking = session.provider.thinking_budget > 0
     whole = replace(session.next_request(), messages=[clean_message(m) for m in session.history], stable_prefix=0,
                     context_management=server_edits(CLEAR, session.compactor.policy.high_tokens, thinking))
     counted = await session.provider.count_edited(whole)
