@@ -19,8 +19,6 @@ from tui_agent.core.compaction.legacy import (
 from tui_agent.core.compaction.decisions import BlockDecision, Cut, Mask
 from tui_agent.core.compaction.plan import (
     RECAP_INDEX,
-    BlockCut,
-    BlockMask,
     CompactEvent,
     CompactPlan,
     CompactResult,
@@ -66,6 +64,6 @@ __all__ = [
     "MODES", "make_compactor",
     "HARD_TOOL_RESULT_CHARS", "TRUNCATION_NOTE", "CompactOptions", "CompactReport", "TruncatedBlock",
     "compact_messages", "with_budget", "Compactor", "CompactPolicy", "CompactPlan", "CompactResult",
-    "CompactEvent", "BlockDecision", "Cut", "Mask", "BlockCut", "BlockMask", "Recap", "LossReport", "MessageOp", "RECAP_INDEX", "render",
+    "CompactEvent", "BlockDecision", "Cut", "Mask", "Recap", "LossReport", "MessageOp", "RECAP_INDEX", "render",
     "SeedCompactor", "ServerStrategy", "newest_round_start",
 ]

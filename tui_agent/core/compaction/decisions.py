@@ -173,10 +173,6 @@ def of_kind(decisions: Decisions, kind: type[D]) -> dict[int, tuple[D, ...]]:
     return out
 
 
-def of_message(decisions: Decisions, i: int, kind: type[D]) -> tuple[D, ...]:
-    return tuple(d for d in decisions.get(i, ()) if isinstance(d, kind))
-
-
 def strongest(per: Sequence[BlockDecision]) -> BlockDecision:
     """The decision that names a message: the highest rank, the first block among equals."""
     top = max(d.rank for d in per)

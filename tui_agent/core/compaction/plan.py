@@ -20,8 +20,6 @@ from tui_agent.core.compaction.decisions import KINDS, Cut, Decisions, Mask, of_
 from tui_agent.core.formats import fmt_tokens
 from tui_agent.core.messages import Message
 
-BlockCut, BlockMask = Cut, Mask  # the names before `BlockDecision` (issue 29), kept for older callers
-
 OpKind = Literal["kept", "cut", "masked", "dropped", "summarised", "pinned", "excluded", "new"]
 EventKind = Literal["cut", "mask", "drop", "summary", "pin", "exclude", "expand", "reactive", "reset"]
 RECAP_INDEX = -1  # the recap's mark among the compactor's outbound indices

@@ -48,10 +48,6 @@ class LogReader:
         self._waiting: list[str] = []  # lines before the first that tells
 
     @property
-    def is_codex(self) -> bool:
-        return isinstance(self.reader, RolloutReader)
-
-    @property
     def context_window(self) -> int | None:
         return self.reader.context_window if isinstance(self.reader, RolloutReader) else None
 
