@@ -267,7 +267,7 @@ def run_app(session: "Session", startup_notices: Sequence[ev.Notice] | None = No
     app = AgentApp(session, startup_notices=notices, resumed=resumed, pick_session=pick_session)
     from tui_agent.ui.terminal_guard import TerminalGuard, grace_from_env, journal_flusher
 
-    # a lost terminal or a signal ends the process for sure (issue 21): journal flushed, Bash's groups ended
+    # a lost terminal or a signal ends the process for sure: journal flushed, Bash's groups ended
     guard = TerminalGuard([journal_flusher(session), lambda: process_groups.end_all(0.2)], grace_from_env())
     app.terminal_guard = guard
     guard.attach(app)

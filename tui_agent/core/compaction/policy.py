@@ -46,7 +46,7 @@ class CompactPolicy:
     long_context_step: int | None = None  # tokens above which the model charges more per token
     budget_from_prices: bool = False  # a larger default budget where cheap reads make events pay later
     enabled: bool | None = None
-    # Compaction 4 (issue 30): above 60 % of the budget an event leaves little but the head, the turn in progress
+    # Above 60 % of the budget an event leaves little but the head, the turn in progress
     # and what the agent will name (its writes, what recurs: `keep_for_use_share`, `keep_recurring_share` of
     # the low mark); a live session keeps its cache warm while idle (`core.cache_clock.KeepWarm`), so the
     # few events are the only rewrites. Shared sessions, 0.05 + 5-min TTL: cost 0.567 -> 0.450 of
