@@ -24,18 +24,6 @@ MAX_COMMANDS = 40
 COMMAND_CHARS = 160
 
 
-def user_prompts(history: Sequence[Message], indices: Iterable[int]) -> list[tuple[int, str]]:
-    """(index, text) of the user's own text messages among `indices` (tool results are not prompts)."""
-    out = []
-    for i in indices:
-        message = history[i]
-        if is_user_text(message):
-            text = text_of(message)
-            if text.strip():
-                out.append((i, text))
-    return out
-
-
 def touched_paths(message: Message) -> list[tuple[str, str]]:
     """(path, how) for every path-like input of the message's tool calls."""
     out = []
