@@ -39,7 +39,7 @@ async def test_cleared_tool_uses_show_in_the_events_list_and_the_chat(tmp_path):
     cleared = [line for line in lines if "server cleared" in line]
     assert cleared and "tool uses" in cleared[-1]
     assert any("server cleared" in n for n in notices)
-    assert all(isinstance(e, ev.ServerEdited) for e in session.budget.server_events)
+    assert all(isinstance(e, ev.ServerEdited) for e in session.ledger.server_events)
 
 
 async def test_a_compaction_block_shows_with_its_own_usage(tmp_path):

@@ -5,7 +5,7 @@ the same steps in the same order, and each face used to copy them: build the ses
 environment, refuse a budget no request fits before anything runs or is saved, load a transcript's messages
 (leaving out thinking another model signed), attach the journal (resume it or start one), then name the
 session in trace lines. Here they are once; a face only says what it wants (`SessionOptions`) and shows the
-notices it gets back. The session's figures (`session.budget`, a `BudgetLedger`) are the session's own, fed
+notices it gets back. The session's figures (`session.ledger`, a `BudgetLedger`) are the session's own, fed
 by its events before any face sees them, so every face reads the same numbers.
 
 Nothing here prints, reads the terminal or imports an SDK: a face decides how a refusal and the notices

@@ -152,7 +152,7 @@ class TuiAgent:
             state.approvals += 1
             card = f"compaction-approval-{state.approvals}"
             answer, keep = await compaction_approval.ask(self.conn, session_id, card, preview,
-                                                         state.session.budget.window)
+                                                         state.session.ledger.window)
             state.session.approve_compaction = state.session.approve_compaction and keep
             state.asked = compaction_approval.AskedCard(card, answer, preview.call)
             return answer
@@ -195,7 +195,7 @@ class TuiAgent:
         told = state.told = state.next_request
         if told is None:
             return
-        ledger = state.session.budget
+        ledger = state.session.ledger
         figures = ledger.preview(told.plan.result, told.base.total)
         update = usage_update(ledger, figures)
         if update is not None:
@@ -242,7 +242,7 @@ class TuiAgent:
                 asked, state.asked = state.asked, None
                 await self._send(session_id, asked.closing(event))
             await self._before(session_id, state, event)
-            for update in session_updates(event, state.session.budget, state.compactions):
+            for update in session_updates(event, state.session.ledger, state.compactions):
                 await self._send(session_id, update)
             match event:
                 case ev.PermissionRequested():
@@ -261,7 +261,7 @@ class TuiAgent:
         meter: sent as soon as the next event shows no usage is coming."""
         if state.pending_usage and not isinstance(event, ev.Usage):
             state.pending_usage = False
-            update = usage_update(state.session.budget)
+            update = usage_update(state.session.ledger)
             if update is not None:
                 await self._send(session_id, update)
 
