@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from tui_agent.core.compaction import recap_tally
+from tui_agent.core.compaction.names import recap_tally
 from tui_agent.core.compaction.recap import MessageFacts, build_recap
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.core.compaction.plan import CompactPlan, CompactResult
-from tui_agent.core.compaction.server import edits_for
+from tui_agent.core.compaction.strategies.server import edits_for
 from tui_agent.core.agent.context_notice import context_notice
 from tui_agent.core.messages import Message, clean_message
 from tui_agent.core.providers.base import ModelRequest

@@ -25,7 +25,7 @@ from tui_agent.core.agent.budget_check import session_below_base, session_budget
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.agent.session import Session
 from tui_agent.core.compaction.settings import CompactSettings
-from tui_agent.core.compaction.server import server_strategy_error
+from tui_agent.core.compaction.strategies.server import server_strategy_error
 from tui_agent.core.events import Notice
 from tui_agent.core.messages import Message
 

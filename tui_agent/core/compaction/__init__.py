@@ -7,7 +7,7 @@
 """
 
 from tui_agent.core.compaction.compactor import Compactor, Rerunnable, newest_round_start
-from tui_agent.core.compaction.legacy import (
+from tui_agent.core.compaction.strategies.legacy import (
     HARD_TOOL_RESULT_CHARS,
     TRUNCATION_NOTE,
     CompactOptions,
@@ -30,8 +30,8 @@ from tui_agent.core.compaction.modes import MODES
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.render import render
-from tui_agent.core.compaction.seed import SeedCompactor
-from tui_agent.core.compaction.server import SERVER_MODES, ServerStrategy
+from tui_agent.core.compaction.strategies.seed import SeedCompactor
+from tui_agent.core.compaction.strategies.server import SERVER_MODES, ServerStrategy
 
 
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from tui_agent.core import tokens as tk
-from tui_agent.core.compaction.found_in import found_in
+from tui_agent.core.compaction.names.found_in import found_in
 from tui_agent.core.compaction.marks import RECAP_MARK, RECAP_PROMPTS_HEADING
 from tui_agent.core.compaction.plan import Recap, fmt_tokens
-from tui_agent.core.compaction.recap_tally import tally
+from tui_agent.core.compaction.names.recap_tally import tally
 from tui_agent.core.messages import Message, blocks, is_user_text, text_of, tool_results, tool_uses
 
 PATH_KEYS = ("file_path", "path", "notebook_path")  # the inputs that name a touched path (recaps, checks, forgot)
