@@ -22,6 +22,7 @@ from typing import Any, Union, get_args, get_origin
 
 from tui_agent.core import events as ev
 from tui_agent.core.agent.call import CallPlan
+from tui_agent.core.compaction import CompactPlan
 
 WIRE_VERSION = 1
 EVENTS: dict[str, type] = {cls.__name__: cls for cls in (*get_args(ev.EngineEvent), *get_args(ev.SessionEvent))}
@@ -71,7 +72,7 @@ def _encode(value: Any) -> Any:
 
 # -- decoding -------------------------------------------------------------------------------------------------
 def _hints(cls: type) -> dict[str, Any]:
-    namespace = {**vars(ev), "CallPlan": CallPlan, **vars(typing)}
+    namespace = {**vars(ev), "CallPlan": CallPlan, "CompactPlan": CompactPlan, **vars(typing)}
     module = __import__(cls.__module__, fromlist=["_"])
     return typing.get_type_hints(cls, {**namespace, **vars(module)})
 
