@@ -34,7 +34,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> None:
         async with app.run_test(size=size) as pilot:
             for prompt in PROMPTS:  # until a compaction event has masked and dropped something
                 await send(pilot, prompt)
-                if any(e.event.dropped and e.event.masked for e in opened.session.budget.major_events):
+                if any(e.event.dropped and e.event.masked for e in opened.session.ledger.major_events):
                     break
             await pilot.pause()
             out.write_text(app.export_screenshot(title="tui-agent"), encoding="utf-8")

@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
-#: `TUI_AGENT_TEST_TRANSCRIPTS=/nonexistent pytest ...` shows what a clone without `../shared` runs (it must
-#: skip nothing: the tests fall back on the synthetic logs under tests/data).
+#: `TUI_AGENT_TEST_TRANSCRIPTS=/nonexistent pytest ...` shows what a clone without `../shared` runs: the tests fall
+#: back on the synthetic logs under tests/data, and the few that need one very session skip with one sentence
+#: (`shared_log`), never a FileNotFoundError.
 TRANSCRIPTS = Path(os.environ.get("TUI_AGENT_TEST_TRANSCRIPTS") or ROOT.parent / "shared" / "transcripts")
 TRANSCRIPT_FILES = sorted(TRANSCRIPTS.glob("*.jsonl")) if TRANSCRIPTS.is_dir() else []
 
@@ -28,3 +31,19 @@ SMALLEST_LOG = min(LOGS, key=lambda p: p.stat().st_size)
 #: The small real log several checks were written on (39 calls), else the long synthetic one.
 _SMALL_REAL = TRANSCRIPTS / "DRMacIver__claude-reliability__python-to-rust-port-transcript.jsonl"
 SMALL_LOG = _SMALL_REAL if _SMALL_REAL.is_file() else SYNTHETIC_LONG
+
+
+def shared_log(pattern: str) -> Path:
+    """The real log in `TRANSCRIPTS` whose name matches `pattern`, for the few checks that need that very session
+    (its size, where its agent compacted); without it the test skips, saying so in one sentence."""
+    found = sorted(TRANSCRIPTS.glob(pattern)) if TRANSCRIPTS.is_dir() else []
+    if not found:
+        pytest.skip(f"needs the shared Claude Code log {pattern} in {TRANSCRIPTS} (../shared/transcripts is not here)")
+    return found[0]
+
+
+def shared_logs(count: int) -> list[Path]:
+    """The real logs, at least `count` of them, or the test skips, saying so in one sentence."""
+    if len(TRANSCRIPT_FILES) < count:
+        pytest.skip(f"needs {count} shared Claude Code logs in {TRANSCRIPTS} ({len(TRANSCRIPT_FILES)} there)")
+    return TRANSCRIPT_FILES

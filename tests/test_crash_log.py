@@ -11,8 +11,8 @@ from pathlib import Path
 from tests.turns import turn_events
 from tui_agent.core.agent.door import SessionOptions, open_session
 from tui_agent.core.messages import text_of
-from tui_agent.faces.crash import write_crash_log
-from tui_agent.faces.crash_text import clean
+from tui_agent.core.crash import write_crash_log
+from tui_agent.core.crash_text import clean
 
 PROMPT = "my bank password is Hunter2-Zebra-Lantern and the vault code is 48151623, keep it quiet"
 TOOL_OUTPUT = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\naws_access_key_id AKIAIOSFODNN7EXAMPLE"

@@ -163,7 +163,7 @@ async def test_the_question_is_the_engines_figures_for_the_call_it_asks_about(tm
     await play(session, range(4))
     assert previews
     for preview in previews:
-        event, said = preview.plan.event, question(preview, session.budget.window)
+        event, said = preview.plan.event, question(preview, session.ledger.window)
         assert said.startswith(f"Compaction due at call #{preview.call} ({event.reason}): ")
         assert f"the next request is ≈{fmt_tokens(event.tokens_after)} tok of the 12.0k window" in said
         assert f"sent uncompacted, ≈{fmt_tokens(event.tokens_before)} tok" in said

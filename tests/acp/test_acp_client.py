@@ -126,11 +126,11 @@ async def test_usage_updates_equal_the_panels_meter_of_the_same_session(tmp_path
                                            prompt=[text_block("what is in this repo?")]), TIMEOUT)
     told = [(u.used, u.size) for u in client.of("usage_update")]
     local = open_session(SessionOptions(workspace=root, face="acp", model="demo", env=agent_env(tmp_path))).session
-    meters = [(local.budget.current.shown_total, local.budget.window)] if local.budget.current else []
+    meters = [(local.ledger.current.shown_total, local.ledger.window)] if local.ledger.current else []
     local.announce_next("opened")
     async for event in local.run_turn("what is in this repo?"):
         if isinstance(event, ev.AssistantMessage):
-            meters.append((local.budget.current.shown_total, local.budget.window))
+            meters.append((local.ledger.current.shown_total, local.ledger.window))
     assert told[1:-1] == meters  # [0]: the empty session's next request; [-1]: the next request after the turn
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from tui_agent.core.messages import Message, tool_results, tool_uses
 from tui_agent.core.tools.base import Tool, ToolContext, ToolOutput, ToolRegistry
 
 
@@ -85,3 +86,19 @@ def split_turn(history: list[dict], every: int) -> list[dict]:
                 out += [{"role": "assistant", "content": [{"type": "text", "text": f"step {rounds} done"}]},
                         user_text(f"go on after step {rounds}")]
     return out
+
+
+def assistant_text(text: str) -> Message:
+    """An assistant message made only of text."""
+    return {"role": "assistant", "content": [{"type": "text", "text": text}]}
+
+
+def unanswered_tool_uses(history: list[Message]) -> list[str]:
+    """Ids of tool_use blocks with no tool_result anywhere after them (should always be empty)."""
+    pending: dict[str, None] = {}
+    for message in history:
+        for block in tool_uses(message):
+            pending[block["id"]] = None
+        for block in tool_results(message):
+            pending.pop(block.get("tool_use_id", ""), None)
+    return list(pending)

@@ -85,6 +85,6 @@ async def test_the_meter_names_the_base_not_the_newest_round(tmp_path: Path) -> 
     policy = CompactPolicy(budget_tokens=12_500, budget_origin="flag --budget", high_water=0.65, low_water=0.4)
     session = session_with(tmp_path, BIG_SYSTEM, replies=[text_reply("one")], compact_policy=policy)
     await turn_events(session, "hello")
-    quiet = session.budget.current.quiet if session.budget.current else ""
+    quiet = session.ledger.current.quiet if session.ledger.current else ""
     assert "system prompt and tools alone are" in quiet and "newest round" not in quiet, quiet
 

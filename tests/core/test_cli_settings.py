@@ -42,7 +42,7 @@ def test_help_states_the_real_defaults_and_every_subcommand(tmp_path):
     assert f"default {CompactPolicy().high_water:g}" in text and "default 0.6)" not in text
     assert f"default {CompactPolicy().low_water:g}, {demo_policy().low_water:g} for the demo model" in text
     assert f"default: {DEFAULT_ANTHROPIC_MODEL} with ANTHROPIC_API_KEY" in text
-    from tui_agent.faces.sessions import SUBCOMMANDS
+    from tui_agent.faces.table import SUBCOMMANDS
 
     for command in ("serve", *SUBCOMMANDS):  # every command the dispatcher knows (watch was missing)
         assert f"\n    {command} " in out.stdout, command

@@ -9,7 +9,8 @@ from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.recordings.coverage import Coverage, EntityIndex, entities, future_entities
 from tui_agent.core.recordings.economics import replay
 from tui_agent.core.recordings.recorded import load_recorded
-from tui_agent.core.messages import assistant_text, tool_result_block, user_text
+from tests.core.helpers import assistant_text
+from tui_agent.core.messages import tool_result_block, user_text
 from tests.shared import LOGS
 
 POLICY = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shared import SMALL_LOG, TRANSCRIPTS
+from tests.shared import SMALL_LOG, TRANSCRIPTS, shared_log
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.cut import cut_block
 from tui_agent.core.compaction.mask import placeholder_text
@@ -68,7 +68,7 @@ def test_a_prompt_of_several_text_blocks_is_found_when_each_block_is():
 
 @pytest.mark.parametrize("name", PEERS)
 def test_each_peer_sends_valid_requests_and_compacts_athena(name):
-    recorded = load_recorded(ATHENA)
+    recorded = load_recorded(shared_log(ATHENA.name))
     results = replay(recorded, ["none", name], CompactPolicy(context_window=200_000, enabled=True), price=NEWER)
     peer, none = results[name], results["none"]
     assert peer.invalid == 0

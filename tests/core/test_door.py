@@ -15,15 +15,15 @@ from tui_agent.core.messages import protocol_errors, user_text
 async def test_a_new_face_opens_a_session_runs_a_turn_and_reads_the_sessions_own_figures(tmp_path):
     opened = open_session(SessionOptions(workspace=tmp_path, face="acp", model="demo", headless=True, env={}))
     session = opened.session
-    assert isinstance(session.budget, BudgetLedger)
+    assert isinstance(session.ledger, BudgetLedger)
     for notice in await session.start_background():
         assert isinstance(notice, ev.Notice)
     events = [e async for e in session.run_turn("what is here?")]
     assert events[-1].reason == "completed"
     assert not protocol_errors(session.history)
     # the ledger is the session's, fed by its events before any face: every face reads the same figures
-    assert session.budget.calls and session.budget.model == session.model
-    assert session.budget.summary_line()
+    assert session.ledger.calls and session.ledger.model == session.model
+    assert session.ledger.summary_line()
     await session.aclose()
 
 

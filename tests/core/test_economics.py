@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shared import LOGS, TRANSCRIPT_FILES, TRANSCRIPTS
+from tests.shared import LOGS, TRANSCRIPTS, shared_logs
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.models import PRICE_MODELS
 from tui_agent.core.recordings.economics import replay
@@ -22,7 +22,7 @@ POLICY = CompactPolicy(context_window=200_000, max_output_tokens=32_000, enabled
 
 
 def test_the_shared_sessions_are_there():
-    assert len(TRANSCRIPT_FILES) >= 3, f"expected the shared Claude Code sessions in {SHARED}"
+    assert len(shared_logs(3)) >= 3, f"expected the shared Claude Code sessions in {SHARED}"
 
 
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name[:30])

@@ -37,7 +37,7 @@ async def test_compact_and_undo_are_counted_alike_everywhere(tmp_path: Path) -> 
     session = small_session(tmp_path)
     start_journal(session)
     await play(session, range(2))
-    before = session.budget.event_count
+    before = session.ledger.event_count
     session.provider.replies = [[{"type": "text", "text": "The user asked two questions."}]]
     assert (await session.compact_now()).startswith("Compacted now")
     await session.wait_summary()
@@ -45,17 +45,17 @@ async def test_compact_and_undo_are_counted_alike_everywhere(tmp_path: Path) -> 
     seen = await run(session, "question 2")
     asked = [e.plan.event for e in seen if isinstance(e, ev.CompactionReported) and e.plan.event is not None]
     assert len(asked) == 1 and "you asked" in asked[0].reason  # the call that sends /compact's event reports it
-    assert session.budget.event_count == before + 1
-    assert session.budget.timeline()[-1].event.call == asked[0].call  # the panel's list
+    assert session.ledger.event_count == before + 1
+    assert session.ledger.timeline()[-1].event.call == asked[0].call  # the panel's list
     assert sum("compaction event" in n.text for n in seen if isinstance(n, ev.Notice)) == 0  # (said at /compact)
     journal = journal_of(session)
     calls = read_journal(journal.path).calls
     assert [c.call for c in calls if c.event and "you asked" in c.event] == [asked[0].call]  # its event field
 
     assert undo_compaction(session).startswith("Took back the compaction event")
-    assert session.budget.event_count == before  # listed, no longer counted
-    assert session.budget.timeline()[-1].line.endswith("· undone")
-    assert f"{before} compaction event" in session.budget.summary_line()
+    assert session.ledger.event_count == before  # listed, no longer counted
+    assert session.ledger.timeline()[-1].line.endswith("· undone")
+    assert f"{before} compaction event" in session.ledger.summary_line()
     journal.close()
     load = read_journal(journal.path)
     assert [c.call for c in load.calls if c.undone] == [asked[0].call]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from tui_agent.core.compaction.found_in import found_in
+from tui_agent.core.compaction.names.found_in import found_in
 from tui_agent.core.compaction.recap import MessageFacts, missing_from
 
 

@@ -112,7 +112,8 @@ def test_type_only_imports_close_no_circle_inside_core() -> None:
 # agent's wing whose events it listens to: 1 (2), both events.py naming the plans its events carry. They
 # may only shrink.
 FLOORS = ["ground", "shell", "tools", "access", "compaction", "providers", "mcp", "agent", "journal", "recordings"]
-BACK_UP_AT_RUN_TIME = 1
+# Issue 42: events.py names CompactPlan under TYPE_CHECKING too (only its annotations named it): 0 (2).
+BACK_UP_AT_RUN_TIME = 0
 BACK_UP_WITH_TYPE_ONLY = 2
 
 

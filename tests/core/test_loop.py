@@ -9,7 +9,8 @@ import pytest
 
 from tui_agent.core import events as ev
 from tui_agent.core.compaction.pricing import HUGE_RESULT_CHARS
-from tui_agent.core.messages import protocol_errors, tool_results, unanswered_tool_uses
+from tests.core.helpers import unanswered_tool_uses
+from tui_agent.core.messages import protocol_errors, tool_results
 from tui_agent.core.access.gate import REJECT_MESSAGE, SKIPPED_MESSAGE, PermissionDecision, PermissionPolicy
 from tui_agent.core.providers.base import ProviderError
 from tui_agent.core.providers.scripted import ScriptedProvider, text_reply, tool_reply

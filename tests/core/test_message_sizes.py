@@ -7,7 +7,7 @@ import pytest
 
 from tests.shared import SYNTHETIC_TRANSCRIPT, TRANSCRIPT_FILES
 from tui_agent.core import tokens as tk
-from tui_agent.core.compaction.legacy import _cut_message
+from tui_agent.core.compaction.strategies.legacy import _cut_message
 from tui_agent.core.recordings.recorded import load_recorded
 
 BLOCKS = [

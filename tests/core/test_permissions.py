@@ -14,7 +14,7 @@ from tui_agent.core.access.rules import Rule, command_rule_pattern
 from tui_agent.core.access.gate import REJECT_MESSAGE, PermissionDecision, PermissionPolicy
 from tui_agent.core.providers.scripted import text_reply, tool_reply
 from tui_agent.core.agent.session import Session
-from tui_agent.core.access.settings import apply_permission_settings, load_permission_settings
+from tui_agent.core.access.settings import apply_loaded, load_permission_settings
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
 from tui_agent.core.tools.bash import BashTool
 from tui_agent.core.tools.edit import EditTool
@@ -246,7 +246,7 @@ def test_settings_files(ws: Path, config_dir: Path) -> None:
     assert loaded.allow[0].source == str(config_dir / "settings.json")
     assert len(loaded.warnings) == 2 and any("Bad(" in w for w in loaded.warnings)
     policy = PermissionPolicy()
-    apply_permission_settings(policy, ws)
+    apply_loaded(policy, load_permission_settings(ws))  # what the session's factory does
     assert policy.deny_rules == [Rule("Read", ".env")]
 
 
@@ -255,7 +255,7 @@ def test_broken_settings_file_is_a_warning(ws: Path, config_dir: Path) -> None:
     (config_dir / "settings.json").write_text("{not json")
     (ws / ".tui-agent").mkdir()
     (ws / ".tui-agent" / "settings.json").write_text("[1, 2]")
-    warnings = apply_permission_settings(PermissionPolicy(), ws)
+    warnings = apply_loaded(PermissionPolicy(), load_permission_settings(ws))
     assert len(warnings) == 2 and "not valid JSON" in warnings[0] and "JSON object" in warnings[1]
 
 

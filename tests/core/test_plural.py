@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from tui_agent.core.compaction.plan import CompactEvent
 from tui_agent.core.agent.loop import event_notice
-from tui_agent.core.formats import noun_for, plural
+from tui_agent.core.formats import plural
 
 
 def test_plural_agrees_with_its_count_and_groups_thousands():
     assert plural(1, "call") == "1 call" and plural(0, "call") == "0 calls" and plural(1204, "line") == "1,204 lines"
-    assert plural(2, "entry", "entries") == "2 entries" and noun_for(1, "file") == "file"
+    assert plural(2, "entry", "entries") == "2 entries"
 
 
 def test_the_event_line_says_one_result_was_replaced():

@@ -5,7 +5,8 @@ from __future__ import annotations
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.recordings.economics import replay
 from tui_agent.core.recordings.recorded import Recorded, TokenModel
-from tui_agent.core.messages import assistant_text, user_text
+from tests.core.helpers import assistant_text
+from tui_agent.core.messages import user_text
 from tui_agent.core.models import CLASSIC, NEWER, CachePrice, for_model
 from tui_agent.core.recordings.transcript_records import timestamp as _timestamp
 

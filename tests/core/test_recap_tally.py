@@ -1,11 +1,11 @@
 """A recap's span is summed once: the next, longer span of the same facts adds only its new messages
-(`compaction/recap_tally.py`), and the recap it gives is byte for byte the one a fresh sum gives."""
+(`compaction/names/recap_tally.py`), and the recap it gives is byte for byte the one a fresh sum gives."""
 
 from __future__ import annotations
 
 import random
 
-from tui_agent.core.compaction import recap_tally
+from tui_agent.core.compaction.names import recap_tally
 from tui_agent.core.compaction.recap import MessageFacts, build_recap
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from tui_agent.core.agent.call import plan_call
 from tui_agent.core.compaction import CompactPolicy, CompactorProtocol, make_compactor
-from tui_agent.core.compaction.server import server_edits
+from tui_agent.core.compaction.strategies.server import server_edits
 from tui_agent.core.compaction.settings import CompactSettingsError, mode_of
 from tui_agent.core.messages import user_text
 from tui_agent.core.providers.anthropic_provider import AnthropicProvider

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import TRANSCRIPTS
+from tests.shared import shared_log
 from tui_agent.core.agent.builtin_commands import register_builtin_commands
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.pricing import DEFAULT_BUDGET_TOKENS, default_budget, event_pays_above
@@ -72,7 +72,7 @@ async def test_the_budget_command_shows_and_sets_the_budget(tmp_path: Path):
 
 
 def test_a_1m_window_costs_what_a_200k_window_costs_on_a_real_session():
-    recorded = load_recorded(next(TRANSCRIPTS.glob("M-Thisness*.jsonl")))
+    recorded = load_recorded(shared_log("M-Thisness*.jsonl"))
     costs = {}
     for window in (200_000, 1_000_000):
         policy = CompactPolicy(context_window=window, max_output_tokens=32_000, enabled=True)

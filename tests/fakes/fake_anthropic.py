@@ -16,7 +16,7 @@ import re
 import time
 from typing import Any, Callable, Union
 
-from tests.fakes.http import FakeServer, Reply, next_reply
+from tests.fakes.http import Reply, ScriptedAPI
 from tests.fakes.prompt_cache import PromptCache, _strip_cache, cache_segments  # noqa: F401 - re-exported
 from tui_agent.core.messages import protocol_errors
 
@@ -258,7 +258,7 @@ def validate_request(body: Any, *, count_only: bool = False) -> list[str]:
     return errors
 
 
-class FakeAnthropic(FakeServer):
+class FakeAnthropic(ScriptedAPI):
     """`replies`: scripted per request (Reply, content blocks, or a callable of the request body).
 
     `model`: called with the request body once `replies` is empty (after the prompt cache was read and
@@ -282,11 +282,8 @@ class FakeAnthropic(FakeServer):
         clock: Callable[[], float] = time.monotonic,
         max_tokens_zero: bool = True,
     ) -> None:
-        super().__init__()
-        self.replies: list[Scripted] = list(replies or [])
-        self.model = model
+        super().__init__(replies, model, api_key)
         self.token_limit = token_limit
-        self.api_key = api_key
         self.rejected: list[int] = []
         self.prompt_cache = PromptCache(ttl_seconds=cache_ttl, clock=clock, enabled=caching)
         self.max_tokens_zero = max_tokens_zero
@@ -299,7 +296,7 @@ class FakeAnthropic(FakeServer):
 
     @property
     def message_requests(self) -> list[dict[str, Any]]:
-        return [r for r in self.requests if r["path"].split("?")[0] == "/v1/messages"]
+        return self.requests_to("/v1/messages")
 
     def handle(self, path: str, headers: dict[str, str], body: Any, raw: bytes) -> Reply:
         route = path.split("?")[0]
@@ -308,11 +305,8 @@ class FakeAnthropic(FakeServer):
         if route not in ("/v1/messages", "/v1/messages/count_tokens"):
             return error_reply(404, "not_found_error", f"Not found: {route}")
         count_only = route.endswith("count_tokens")
-        errors = validate_request(body, count_only=count_only)
-        if errors:
-            for error in errors:
-                self.violate(f"request {len(self.requests)}: {error}")
-            return error_reply(400, "invalid_request_error", errors[0])
+        if (error := self.first_violation(validate_request(body, count_only=count_only))) is not None:
+            return error_reply(400, "invalid_request_error", error)
         tokens = len(raw) // 4
         if count_only:
             return Reply(json_body={"input_tokens": tokens})
@@ -327,9 +321,8 @@ class FakeAnthropic(FakeServer):
                                f"prompt is too long: {tokens} tokens > {self.token_limit} maximum")
         scripted_failure = bool(self.replies) and isinstance(self.replies[0], Reply)
         usage = None if scripted_failure else self._cache_usage(body, tokens)  # on arrival, before the answer
-        item = next_reply(self.replies, self.model, body)
+        item = self.next_scripted(body)
         if item is None:
-            self.violate("no scripted reply left for a request")
             return error_reply(500, "api_error", "fake has no scripted reply")
         if isinstance(item, Reply):
             return item

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Union
 
-from tests.fakes.http import FakeServer, Reply, next_reply
+from tests.fakes.http import Reply, ScriptedAPI
 
 Blocks = list[dict[str, Any]]
 Scripted = Union[Reply, Blocks, Callable[[dict[str, Any]], Union[Reply, Blocks]]]
@@ -159,7 +159,7 @@ def validate_request(body: Any) -> list[str]:
     return errors
 
 
-class FakeOpenAI(FakeServer):
+class FakeOpenAI(ScriptedAPI):
     """Scripted OpenAI-compatible server; `token_limit` rejects prompts over it (JSON chars / 4)."""
 
     def __init__(
@@ -171,11 +171,8 @@ class FakeOpenAI(FakeServer):
         api_key: str = "test-key",
         cached_tokens: int = 0,
     ) -> None:
-        super().__init__()
-        self.replies: list[Scripted] = list(replies or [])
-        self.model = model
+        super().__init__(replies, model, api_key)
         self.token_limit = token_limit
-        self.api_key = api_key
         self.cached_tokens = cached_tokens
         self.rejected: list[int] = []
         self.reject_stream_options = False
@@ -186,7 +183,7 @@ class FakeOpenAI(FakeServer):
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
-        return [r for r in self.requests if r["path"].split("?")[0] == "/v1/chat/completions"]
+        return self.requests_to("/v1/chat/completions")
 
     def handle(self, path: str, headers: dict[str, str], body: Any, raw: bytes) -> Reply:
         if headers.get("authorization") != f"Bearer {self.api_key}":
@@ -196,11 +193,8 @@ class FakeOpenAI(FakeServer):
             return error_reply(404, f"Not found: {path}", "not_found_error")
         if self.reject_stream_options and "stream_options" in (body or {}):
             return error_reply(400, "Unrecognized request argument supplied: stream_options")
-        errors = validate_request(body)
-        if errors:
-            for error in errors:
-                self.violate(f"request {len(self.requests)}: {error}")
-            return error_reply(400, errors[0])
+        if (error := self.first_violation(validate_request(body))) is not None:
+            return error_reply(400, error)
         tokens = len(raw) // 4
         if self.token_limit is not None and tokens > self.token_limit:
             with self.lock:
@@ -212,9 +206,8 @@ class FakeOpenAI(FakeServer):
                 "of the messages or completion.",
                 code="context_length_exceeded",
             )
-        item = next_reply(self.replies, self.model, body)
+        item = self.next_scripted(body)
         if item is None:
-            self.violate("no scripted reply left for a request")
             return error_reply(500, "fake has no scripted reply", "server_error")
         if isinstance(item, Reply):
             return item

@@ -14,7 +14,7 @@ import json
 from typing import Any, Callable, Union
 
 from tests.fakes.fake_openai import error_reply
-from tests.fakes.http import FakeServer, Reply, next_reply
+from tests.fakes.http import Reply, ScriptedAPI
 
 Items = list[dict[str, Any]]
 Scripted = Union[Reply, Items, Callable[[dict[str, Any]], Union[Reply, Items]]]
@@ -120,16 +120,13 @@ def validate_request(body: Any) -> list[str]:
     return errors
 
 
-class FakeResponses(FakeServer):
+class FakeResponses(ScriptedAPI):
     """Scripted Responses API; `usage_for(body)` gives each reply's usage (default: the body's size / 4)."""
 
     def __init__(self, replies: list[Scripted] | None = None, *, model: Callable[..., Any] | None = None,
                  api_key: str = "test-key", usage_for: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
                  ) -> None:
-        super().__init__()
-        self.replies: list[Scripted] = list(replies or [])
-        self.model = model
-        self.api_key = api_key
+        super().__init__(replies, model, api_key)
         self.usage_for = usage_for
         self.answered = 0
 
@@ -139,7 +136,7 @@ class FakeResponses(FakeServer):
 
     @property
     def response_requests(self) -> list[dict[str, Any]]:
-        return [r for r in self.requests if r["path"].split("?")[0] == "/v1/responses"]
+        return self.requests_to("/v1/responses")
 
     def handle(self, path: str, headers: dict[str, str], body: Any, raw: bytes) -> Reply:
         if headers.get("authorization") != f"Bearer {self.api_key}":
@@ -147,14 +144,10 @@ class FakeResponses(FakeServer):
         if path.split("?")[0] != "/v1/responses":
             self.violate(f"unexpected path {path}")
             return error_reply(404, f"Not found: {path}", "not_found_error")
-        errors = validate_request(body)
-        if errors:
-            for error in errors:
-                self.violate(f"request {len(self.requests)}: {error}")
-            return error_reply(400, errors[0])
-        item = next_reply(self.replies, self.model, body)
+        if (error := self.first_violation(validate_request(body))) is not None:
+            return error_reply(400, error)
+        item = self.next_scripted(body)
         if item is None:
-            self.violate("no scripted reply left for a request")
             return error_reply(500, "fake has no scripted reply", "server_error")
         if isinstance(item, Reply):
             return item

@@ -141,6 +141,35 @@ class FakeServer:
         self.stop()
 
 
+class ScriptedAPI(FakeServer):
+    """The base of the fake model APIs (Anthropic's Messages, OpenAI's chat completions and Responses): the
+    scripted replies (`replies` first, then `model` called with the request body), the one key it takes, the
+    requests of one route, and the two checks each makes before answering: every validation error is a
+    violation the test sees (and the first one the 400's message), and a request with no reply left is one."""
+
+    def __init__(self, replies: list[Any] | None, model: Callable[..., Any] | None, api_key: str) -> None:
+        super().__init__()
+        self.replies: list[Any] = list(replies or [])
+        self.model = model
+        self.api_key = api_key
+
+    def requests_to(self, route: str) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["path"].split("?")[0] == route]
+
+    def first_violation(self, errors: list[str]) -> str | None:
+        """Each of `errors` recorded as a violation of this request; the first (None: a valid request)."""
+        for error in errors:
+            self.violate(f"request {len(self.requests)}: {error}")
+        return errors[0] if errors else None
+
+    def next_scripted(self, body: Any) -> Any:
+        """The next scripted reply for `body`; None (a violation) when the script has run out."""
+        item = next_reply(self.replies, self.model, body)
+        if item is None:
+            self.violate("no scripted reply left for a request")
+        return item
+
+
 def next_reply(queue: list[Any], default: Callable[..., Any] | None, *args: Any) -> Any:
     """Pop the next scripted reply (a value or a callable of the request); fall back to `default`."""
     if queue:

@@ -62,7 +62,7 @@ async def test_server_events_and_the_last_message_id_survive_a_resume(tmp_path: 
     fresh_provider = ServerClaude()
     fresh = session_on(tmp_path, fresh_provider)
     resume_journaled(fresh, load, environ)
-    assert fresh.budget.server_events == told  # the panel's events list has them where they happened
+    assert fresh.ledger.server_events == told  # the panel's events list has them where they happened
     await run(fresh, "third")
     assert fresh_provider.bodies[-1]["diagnostics"] == {"previous_message_id": "msg_b"}
 

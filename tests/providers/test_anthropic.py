@@ -177,7 +177,7 @@ def test_breakpoints_come_from_the_request_not_from_earlier_calls():
     """The provider keeps no hidden digest of the previous request: the plan's `stable_prefix` places the
     middle breakpoint, so a fresh provider (a resumed session, `--print-outbound`) builds exactly the body
     a provider that made the earlier calls would."""
-    from tui_agent.core.messages import assistant_text
+    from tests.core.helpers import assistant_text
 
     used, fresh = (AnthropicProvider(api_key="test-key", model="claude-fake-1") for _ in range(2))
     used.build_params(request(user_text("first")))

@@ -23,7 +23,7 @@ from tui_agent.core.providers.config import provider_from_env
 from tui_agent.core.redact import redact
 from tui_agent.core.tools import ToolRegistry, builtin_tools
 from tui_agent.faces.acp.updates import session_updates
-from tui_agent.faces.crash import write_crash_log
+from tui_agent.core.crash import write_crash_log
 
 KEY = "sk-ant-api03-" + "Gw7pQ2xZ" * 9 + "-Kq4AA"  # 89 characters, as a real key
 AWS = "AKIAIOSFODNN7EXAMPLE"
@@ -62,7 +62,7 @@ async def test_a_401_that_echoes_the_key_reaches_no_face_log_or_file(tmp_path: P
     assert "[redacted]" in (ended.error or "") and "401" in (ended.error or "")  # still says what happened
     shown = [repr(event) for event in events]  # what every face (chat, panel, meter, serve) draws from
     acp = [json.dumps(update.model_dump(mode="json"), default=str) for event in events
-           for update in session_updates(event, session.budget)] + [f"[error] {ended.error}"]
+           for update in session_updates(event, session.ledger)] + [f"[error] {ended.error}"]
     journal = journal_of(session).path.read_text()
     history = json.dumps(session.history)
     assert not leaked("\n".join(shown + acp + lines) + journal + history)

@@ -71,11 +71,11 @@ async def test_a_ping_repeats_the_last_request_and_stops_at_max_pings(tmp_path):
         ticks, warmer = _warming(session, KeepWarm(interval_seconds=270, max_pings=2))
         seen = _heard(session)
         assert ended(await run(session, "hello")).reason == "completed"
-        call_cost, answered = session.budget.cost, session.state.warm_since
+        call_cost, answered = session.ledger.cost, session.state.warm_since
         await wait_until(lambda: ticks.waits == 1, what="the first wait")
         assert warmer.running and len(fake.message_requests) == 1
         whole = fake.usages[0]["cache_creation_input_tokens"]  # the call wrote its prefix: pings keep that
-        assert session.budget.keep_warm == ev.KeepWarmArmed(2, 270, whole)  # told with the call's usage
+        assert session.ledger.keep_warm == ev.KeepWarmArmed(2, 270, whole)  # told with the call's usage
         ticks.tick()
         await wait_until(lambda: len(seen) == 1, what="the first ping")
         ticks.tick()
@@ -98,9 +98,9 @@ async def test_a_ping_repeats_the_last_request_and_stops_at_max_pings(tmp_path):
     ping_usd = cost_usd(MODEL, UsageInfo.of(first))
     assert ping_usd is not None and ping_usd < cost_usd(MODEL, UsageInfo(cache_creation_input_tokens=whole))
     # the ledger (the meter's money) counts the pings; the cache clock restarted with them
-    assert session.budget.pings == 2 and session.budget.ping_read_tokens == 2 * whole
-    assert session.budget.cost == pytest.approx(call_cost + 2 * ping_usd)
-    assert session.budget.warm == second and session.budget.keep_warm is None  # stopped: nothing planned
+    assert session.ledger.pings == 2 and session.ledger.ping_read_tokens == 2 * whole
+    assert session.ledger.cost == pytest.approx(call_cost + 2 * ping_usd)
+    assert session.ledger.warm == second and session.ledger.keep_warm is None  # stopped: nothing planned
     assert session.state.warm_since is not None and answered is not None and session.state.warm_since > answered
     assert len(session.usage_history) == 1  # a ping is no call of the conversation
 
@@ -133,7 +133,7 @@ async def test_a_new_prompt_cancels_the_pending_ping(tmp_path):
         assert pending.cancelled()  # the ping that was waiting never went out
         assert warmer.running and warmer.task is not pending  # armed again after the new answer
         ticks.tick()  # the old task's gate is gone: this opens the new one's
-        await wait_until(lambda: session.budget.pings == 1, what="the new stretch's first ping")
+        await wait_until(lambda: session.ledger.pings == 1, what="the new stretch's first ping")
         requests = [r["body"] for r in fake.message_requests]
         await session.aclose()
     assert len(requests) == 3  # two calls, then one ping that repeats the second call
@@ -157,7 +157,7 @@ async def test_a_failed_ping_stops_warming_quietly_and_the_next_call_works(tmp_p
         assert isinstance(stopped, ev.KeepWarmStopped) and stopped.reason == "failed" and stopped.pings == 0
         assert (failure in stopped.detail) if failure != "dropped" else stopped.detail
         assert "a ping failed" in stopped.line
-        assert session.budget.pings == 0
+        assert session.ledger.pings == 0
         events = await run(session, "still there?")
         await session.aclose()
     assert ended(events).reason == "completed"
@@ -232,7 +232,7 @@ async def test_a_call_after_a_warm_gap_is_not_told_the_cache_went_cold(tmp_path)
         await run(session, "hello")
         session.state.warm_since = time.monotonic() - 280  # the call was sent 280 s ago, the ping is due
         ticks.tick()
-        await wait_until(lambda: session.budget.pings == 1, what="the ping")
+        await wait_until(lambda: session.ledger.pings == 1, what="the ping")
         assert not went_cold(session.state.warm_since, MODEL, now=time.monotonic() + 100)  # 380 s after the call
         await session.aclose()
 
@@ -253,13 +253,13 @@ async def test_pings_change_nothing_a_resumed_session_sends(tmp_path):
             await run(session, prompt)
             if ping:
                 ticks.tick()
-                await wait_until(lambda: session.budget.warm is not None, what="a ping in the gap")
+                await wait_until(lambda: session.ledger.warm is not None, what="a ping in the gap")
         return session
 
     fake = FakeAnthropic(model=lambda body: text(f"Answer {len(body['messages'])}."))
     with fake:
         warmed, plain = await play(True, "a"), await play(False, "b")
-        assert warmed.budget.pings == 3 and plain.budget.pings == 0
+        assert warmed.ledger.pings == 3 and plain.ledger.pings == 0
         journal_of(warmed).close()
         fresh = _session(fake, tmp_path)
         resume_journaled(fresh, read_journal(journal_of(warmed).path), {"TUI_AGENT_DATA_DIR": str(tmp_path / "a")})
@@ -270,9 +270,9 @@ async def test_pings_change_nothing_a_resumed_session_sends(tmp_path):
     assert fresh.history == warmed.history and fresh.usage_history == warmed.usage_history
     # what the pings cost is journaled: the resumed meter's money is the quit session's (no call of it, and no
     # "kept warm" line until this process pings)
-    assert (fresh.budget.pings, fresh.budget.ping_read_tokens) == (3, warmed.budget.ping_read_tokens)
-    assert fresh.budget.ping_cost == pytest.approx(warmed.budget.ping_cost) and warmed.budget.ping_cost > 0
-    assert fresh.budget.warm is None and plain.budget.ping_cost == 0
+    assert (fresh.ledger.pings, fresh.ledger.ping_read_tokens) == (3, warmed.ledger.ping_read_tokens)
+    assert fresh.ledger.ping_cost == pytest.approx(warmed.ledger.ping_cost) and warmed.ledger.ping_cost > 0
+    assert fresh.ledger.warm is None and plain.ledger.ping_cost == 0
 
 
 async def test_a_long_tool_is_kept_warm_and_the_next_call_goes_on(tmp_path):
@@ -301,7 +301,7 @@ async def test_a_long_tool_is_kept_warm_and_the_next_call_goes_on(tmp_path):
         turn = asyncio.create_task(run(session, "wait for it", {"Slow": PermissionDecision.ALLOW_ONCE}))
         await wait_until(lambda: ticks.waits == 1, what="the tool to be running", task=turn)
         ticks.tick()
-        await wait_until(lambda: session.budget.pings == 1, what="a ping during the tool", task=turn)
+        await wait_until(lambda: session.ledger.pings == 1, what="a ping during the tool", task=turn)
         pending = warmer.task
         release.set()
         assert ended(await turn).reason == "completed"
@@ -341,4 +341,4 @@ async def test_a_ping_in_flight_is_cancelled_by_a_new_prompt(tmp_path):
         assert pending is not None and pending.cancelled()
         await session.aclose()
     assert ended(events).reason == "completed" and seen == []
-    assert len(fake.message_requests) == 3 and session.budget.pings == 0
+    assert len(fake.message_requests) == 3 and session.ledger.pings == 0

@@ -40,12 +40,12 @@ async def test_a_server_that_caches_nothing_gets_no_ping(tmp_path):
         seen = _heard(session)
         for prompt in ("hello", "and again"):
             assert ended(await run(session, prompt)).reason == "completed"
-            assert not warmer.running and session.budget.keep_warm is None
+            assert not warmer.running and session.ledger.keep_warm is None
         ticks.tick()
         await asyncio.sleep(0)
         await session.aclose()
     assert [u["cache_read_input_tokens"] + u["cache_creation_input_tokens"] for u in fake.usages] == [0, 0]
-    assert len(fake.message_requests) == 2 and ticks.waits == 0 and seen == [] and session.budget.pings == 0
+    assert len(fake.message_requests) == 2 and ticks.waits == 0 and seen == [] and session.ledger.pings == 0
     assert fake.violations == []
 
 
@@ -67,7 +67,7 @@ async def test_a_ping_that_reads_nothing_stops_warming_and_says_why(tmp_path):
     assert ping.cache_read_input_tokens == 0 and ping.cache_creation_input_tokens == whole and ping.missed
     assert stopped.reason == "missed" and stopped.pings == 1
     assert f"read nothing of the {whole:,} cached tokens (wrote {whole:,} again)" in stopped.line
-    assert session.budget.pings == 1 and session.budget.keep_warm is None  # paid for, and nothing planned
+    assert session.ledger.pings == 1 and session.ledger.keep_warm is None  # paid for, and nothing planned
     assert len(fake.message_requests) == 2 and fake.violations == []
 
 
@@ -169,7 +169,7 @@ async def test_after_compact_the_old_request_is_not_pinged(tmp_path):
         assert said.startswith("Compacted now")
         (stopped,) = _stops(seen)
         assert stopped.reason == "changed" and "/compact replaced the next request" in stopped.line
-        assert not warmer.running and session.budget.keep_warm is None
+        assert not warmer.running and session.ledger.keep_warm is None
         ticks.tick()
         await asyncio.sleep(0)
         assert len(_pings(seen)) == 1  # the old, replaced request is never sent again
@@ -203,7 +203,7 @@ async def test_a_change_that_keeps_the_prefix_keeps_warming_and_one_that_does_no
         assert stopped.reason == "changed" and "an exclude changed the next request" in stopped.line
         assert not warmer.running
         session.exclude(1, on=False)
-        assert warmer.running and session.budget.keep_warm is not None  # back to the cached prefix
+        assert warmer.running and session.ledger.keep_warm is not None  # back to the cached prefix
         ticks.tick()
         await wait_until(lambda: _pings(seen), what="a ping")
         ping = fake.message_requests[-1]["body"]

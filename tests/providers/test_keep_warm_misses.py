@@ -74,7 +74,7 @@ async def test_kept_warm_missed_anyway_is_told_and_counted_with_the_apis_reason(
         ticks, _ = _warming(session, KeepWarm(270, 5))
         await run(session, "hello")
         ticks.tick()
-        await wait_until(lambda: session.budget.pings == 1, what="a ping")
+        await wait_until(lambda: session.ledger.pings == 1, what="a ping")
         fake.prompt_cache.evict()
         events = await run(session, "still there?")
         await session.aclose()
@@ -83,7 +83,7 @@ async def test_kept_warm_missed_anyway_is_told_and_counted_with_the_apis_reason(
     assert missed.after_pings == 1 and missed.kept_warm and missed.source == "api"
     assert missed.reason == "unavailable" and missed.our_reason == "kept_warm_missed"
     assert "after 1 keep-warm ping" in missed.line() and "kept warm, missed anyway" in missed.line()
-    assert session.budget.timeline()[-1] == missed and session.budget.kept_warm_missed == 1
+    assert session.ledger.timeline()[-1] == missed and session.ledger.kept_warm_missed == 1
     assert fake.message_requests[1]["body"]["diagnostics"]["previous_message_id"] == "msg_fake_001"  # the ping
 
 
@@ -95,7 +95,7 @@ async def test_without_the_apis_word_kept_warm_missed_anyway_is_ours_and_still_t
         ticks, _ = _warming(session, KeepWarm(270, 5))
         await run(session, "hello")
         ticks.tick()
-        await wait_until(lambda: session.budget.pings == 1, what="a ping")
+        await wait_until(lambda: session.ledger.pings == 1, what="a ping")
         fake.prompt_cache.evict()
         events = await run(session, "still there?")
         plain = await run(session, "and once more")  # no ping in between, read as usual: nothing to tell
@@ -123,7 +123,7 @@ async def test_pings_after_the_last_call_are_priced_in_the_ledger_and_the_journa
         await run(session, "the last prompt")
         for _ in range(3):
             ticks.tick()
-        await wait_until(lambda: session.budget.pings == 3, what="three pings after the last call")
+        await wait_until(lambda: session.ledger.pings == 3, what="three pings after the last call")
         journal_of(session).close()
         load = read_journal(journal_of(session).path)
         fresh = _session(fake, tmp_path)
@@ -131,7 +131,7 @@ async def test_pings_after_the_last_call_are_priced_in_the_ledger_and_the_journa
         await session.aclose()
         await fresh.aclose()
     assert [(p.after_call, p.max_tokens, p.expected > 0) for p in load.pings] == [(2, 0, True)] * 3
-    priced = session.budget.ping_cost
-    assert priced > 0 and fresh.budget.ping_cost == pytest.approx(priced) and fresh.budget.pings == 3
-    line = pings_line(fresh.budget.pings, fresh.budget.ping_cost, fresh.budget.kept_warm_missed)
+    priced = session.ledger.ping_cost
+    assert priced > 0 and fresh.ledger.ping_cost == pytest.approx(priced) and fresh.ledger.pings == 3
+    line = pings_line(fresh.ledger.pings, fresh.ledger.ping_cost, fresh.ledger.kept_warm_missed)
     assert line == f"keep-warm pings: 3 so far ≈${priced:.4f} (in the session cost)"

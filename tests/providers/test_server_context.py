@@ -151,7 +151,7 @@ async def test_a_compaction_block_is_sent_with_its_beta_after_switching_to_our_s
 async def test_with_thinking_on_clear_thinking_goes_first_and_the_server_reports_it():
     from tests.fakes.fake_anthropic import text
     from tests.providers.conftest import FAST_RETRY, collect
-    from tui_agent.core.compaction.server import server_edits
+    from tui_agent.core.compaction.strategies.server import server_edits
     from tui_agent.core.messages import user_text
     from tui_agent.core.providers.anthropic_provider import AnthropicProvider
     from tui_agent.core.providers.base import ModelRequest, StreamDone

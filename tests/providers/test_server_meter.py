@@ -21,7 +21,7 @@ from tui_agent.core.compaction.marks import CONTINUES
 
 def next_call(session):
     planned = session.plan_call()
-    return session.budget.preview(planned.result, planned.system_tokens + planned.tools_tokens), planned
+    return session.ledger.preview(planned.result, planned.system_tokens + planned.tools_tokens), planned
 
 
 async def test_server_clear_shows_what_the_server_kept_and_lists_one_clearing(tmp_path):
@@ -45,7 +45,7 @@ async def test_server_clear_shows_what_the_server_kept_and_lists_one_clearing(tm
     assert abs(figures.shown_total - last) < 0.1 * last, (figures.shown_total, last)  # the next call: its count
     for call in range(first + 1, max(usages) + 1):  # each call planned at what the server keeps, plus the new
         assert abs(planned_at[call] - usages[call]) < 0.3 * usages[call], (call, planned_at[call], usages[call])
-    lines = [e for e in session.budget.timeline() if isinstance(e, ev.ServerEdited)]
+    lines = [e for e in session.ledger.timeline() if isinstance(e, ev.ServerEdited)]
     assert len(lines) == 1 and lines[0].line().startswith(f"calls {first}–{max(usages)} · server cleared")
     assert [e.continued for e in edited] == [False] + [True] * (len(edited) - 1)
 

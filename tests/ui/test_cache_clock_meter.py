@@ -59,9 +59,9 @@ async def test_the_clock_names_why_the_last_call_missed(tmp_path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         meter = app.screen.query_one(BudgetMeter)
         await send(pilot, "hello")
-        call = session.budget.usage.call
-        session.budget.feed(ev.CacheMissed(call, 9_000, 1_000, "system_changed", "api"))
-        app.screen.query_one("BudgetPanel").on_server(session.budget.server_events[-1])
+        call = session.ledger.usage.call
+        session.ledger.feed(ev.CacheMissed(call, 9_000, 1_000, "system_changed", "api"))
+        app.screen.query_one("BudgetPanel").on_server(session.ledger.server_events[-1])
         await pilot.pause()
         assert meter.clock_line.startswith("last call missed 8,000 tok (the API says: the system prompt changed)")
         assert "cache warm" in meter.clock_line

@@ -42,7 +42,7 @@ async def test_the_meter_shows_each_ping_and_the_chat_says_when_warming_stops(tm
             first, outlook = meter.clock_line.split("\n")
             assert first.startswith("keeps warm while idle: first ping in 4:") and first.endswith("(up to 2)")
             assert outlook.startswith("cache warm 4:"), outlook
-            call_cost = session.budget.cost
+            call_cost = session.ledger.cost
             since, price, per_token = meter._clock
             meter._clock = (since - 250, price, per_token)  # 250 s idle: the ping is due in 0:20
             meter._warm = (0, 2, 270, since - 250, None)
@@ -50,22 +50,22 @@ async def test_the_meter_shows_each_ping_and_the_chat_says_when_warming_stops(tm
             assert meter.clock_line.startswith("keeps warm while idle: first ping in 0:")
             assert "\ncache warm 0:" in meter.clock_line
             ticks.tick()
-            await wait_for(pilot, lambda: session.budget.pings == 1, "the first ping")
+            await wait_for(pilot, lambda: session.ledger.pings == 1, "the first ping")
             line = meter.clock_line
             assert line.startswith("kept warm: ping 1 of 2, next in 4:"), line
             assert "pings so far ≈$0.0" in line
             assert "\ncache warm 4:" in line or "\ncache warm 5:" in line  # the outlook agrees: warm again
             assert line.split("\n")[0] in str(meter.render())
-            assert session.budget.cost > call_cost  # the header's session cost counts the ping
+            assert session.ledger.cost > call_cost  # the header's session cost counts the ping
             ticks.tick()
             await wait_for(pilot, lambda: any("Stopped keeping" in t for t in _chat(app)), "the stop line")
-            assert session.budget.pings == 2
+            assert session.ledger.pings == 2
             assert not meter.clock_line.startswith("kept warm")  # warming over: the clock alone
             assert "cache warm" in meter.clock_line
             (stopped,) = [t for t in _chat(app) if "Stopped keeping" in t]
             assert "after 2 pings" in stopped
             # what they cost stays on the meter (pings after the last call are real money too)
-            usd = session.budget.ping_cost
+            usd = session.ledger.ping_cost
             assert meter.pings_line == f"keep-warm pings: 2 so far ≈${usd:.4f} (in the session cost)" and usd > 0
             assert meter.pings_line in str(meter.render())
             await send(pilot, "back again")  # armed anew: no ping of this stretch yet, the cost so far stays said
@@ -120,7 +120,7 @@ async def test_no_caching_no_line_says_anything_is_cached(tmp_path) -> None:
             assert _money(meter.clock_line) == figures.cost.text().lstrip("≈$")  # one price, said twice
             view = app.screen.query_one(BudgetPanel).rows.view
             assert not any(view.in_cache(i) for i in range(len(session.history)))
-            assert not meter.clock_line.startswith("keeps warm") and session.budget.pings == 0
+            assert not meter.clock_line.startswith("keeps warm") and session.ledger.pings == 0
     assert len(fake.message_requests) == 2 and fake.violations == []
 
 

@@ -33,7 +33,7 @@ async def test_the_numbers_of_one_session_agree_everywhere(tmp_path) -> None:
     with fake:
         session = session_on(fake, tmp_path, 200_000, 30, compact_policy=CompactPolicy(budget_tokens=24_000))
         session.provider.model = "claude-sonnet-4-5"  # priced: the cost is shown
-        session.budget.configure(session.provider.model, session.provider.context_window,
+        session.ledger.configure(session.provider.model, session.provider.context_window,
                                  session.provider.max_output_tokens)
         start_journal(session)
         app = make_app(session)
@@ -47,11 +47,11 @@ async def test_the_numbers_of_one_session_agree_everywhere(tmp_path) -> None:
             await session.wait_summary()  # (the summary call's price: the title's at once)
             assert said.startswith("Compacted now"), said
             await pilot.pause()
-            assert fmt_usd(session.budget.cost) in app.screen.sub_title  # the summary call's price is in the title
+            assert fmt_usd(session.ledger.cost) in app.screen.sub_title  # the summary call's price is in the title
             fake.model = reader_model([])  # an answer at once: the call that sends /compact's event
             await send(pilot, "Thanks.")
             panel = app.screen.query_one(BudgetPanel)
-            ledger = session.budget
+            ledger = session.ledger
             title = app.screen.sub_title
             events_shown = [str(o.prompt) for o in (app.screen.query_one(EventsList).get_option_at_index(i)
                                                     for i in range(app.screen.query_one(EventsList).option_count))]

@@ -11,7 +11,8 @@ from .support import demo_session, make_app, make_repo, scripted_session, send
 
 
 def cut_error_history() -> list:
-    from tui_agent.core.messages import assistant_text, tool_result_block, user_text
+    from tests.core.helpers import assistant_text
+    from tui_agent.core.messages import tool_result_block, user_text
 
     use = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read",
                                              "input": {"file_path": "src/app.py"}}]}

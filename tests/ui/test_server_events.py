@@ -40,8 +40,8 @@ async def test_cleared_tool_uses_show_in_the_events_list_and_the_chat(tmp_path):
     assert cleared and "tool uses" in cleared[-1]
     assert any("server cleared" in n for n in notices)
     # what the server did, and the cache miss its first clearing caused (it moved the prefix): nothing else
-    assert all(isinstance(e, ev.ServerEdited) or e.reason == "server_edit" for e in session.budget.server_events)
-    assert sum(isinstance(e, ev.ServerEdited) for e in session.budget.server_events) == 1  # one clearing, one line
+    assert all(isinstance(e, ev.ServerEdited) or e.reason == "server_edit" for e in session.ledger.server_events)
+    assert sum(isinstance(e, ev.ServerEdited) for e in session.ledger.server_events) == 1  # one clearing, one line
     assert len(cleared) == 1 and sum("server cleared" in n for n in notices) == 1
 
 

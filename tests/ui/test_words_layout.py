@@ -8,7 +8,8 @@ import re
 
 from tests.waiting import wait_until
 from tui_agent.core.compaction import CompactOptions
-from tui_agent.core.messages import assistant_text, tool_result_block, user_text
+from tests.core.helpers import assistant_text
+from tui_agent.core.messages import tool_result_block, user_text
 from tui_agent.core.tokens import message_chars
 from tui_agent.ui.budget_model import counted, fmt_k
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import SMALL_LOG, TRANSCRIPTS
+from tests.shared import SMALL_LOG, TRANSCRIPTS, shared_log
 from tests.tmux import capture
 from tests.ui.test_terminal import CLI, TMUX
 from tests.waiting import wait_until, wait_until_sync
@@ -28,7 +28,7 @@ SMALL = SMALL_LOG  # the small real log, else the long synthetic one (tests/shar
 
 def _long_and_short() -> tuple[bytes, list[bytes]]:
     """A long log's start (163 calls) and a shorter session's lines (39 calls)."""
-    return b"".join(ATHENA.read_bytes().splitlines(keepends=True)[:660]), SMALL.read_bytes().splitlines(keepends=True)
+    return b"".join(shared_log(ATHENA.name).read_bytes().splitlines(keepends=True)[:660]), SMALL.read_bytes().splitlines(keepends=True)
 
 
 def _resets(log: Path, tmp_path: Path, short: list[bytes]):

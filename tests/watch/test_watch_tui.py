@@ -16,7 +16,7 @@ from tui_agent.ui.watch_app import WatchApp
 from tui_agent.ui.widgets.replay_card import ReplayCard
 from tui_agent.ui.widgets.watch_card import WatchCard
 from tui_agent.faces.watch import LogSource
-from tests.shared import SMALL_LOG, TRANSCRIPTS
+from tests.shared import SMALL_LOG, TRANSCRIPTS, shared_log
 
 SHARED = TRANSCRIPTS  # tests/shared.py: the one definition of ../shared/transcripts
 ATHENA = SHARED / "tensiondriven__athena__f059ad9a-9964-437c-90a1-28f4dd6d245b.jsonl"
@@ -29,7 +29,7 @@ def _calls_in(data: bytes) -> int:
 
 
 async def test_watch_follows_a_growing_log_and_stays_where_the_user_stepped(tmp_path):
-    data = b"".join(ATHENA.read_bytes().splitlines(keepends=True)[:LINES])
+    data = b"".join(shared_log(ATHENA.name).read_bytes().splitlines(keepends=True)[:LINES])
     log = tmp_path / "live.jsonl"
     log.write_bytes(b"")
     app = WatchApp(LogSource(log, False, False), log, default_policy(), session_label="test", show_durations=False)

@@ -11,12 +11,12 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from tui_agent.core.compaction import CompactPlan
 from tui_agent.core.messages import AppliedEdit, CompactionUsage, Message
 from tui_agent.core.warm_events import CacheKeptWarm, KeepWarmArmed, KeepWarmStopped  # noqa: F401 - re-exported
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the plans an event carries, named only: the ground floor imports no wing at run time
     from tui_agent.core.agent.call import CallPlan
+    from tui_agent.core.compaction import CompactPlan
 
 TurnEndReason = Literal["completed", "max_turns", "cancelled", "error", "denied"]
 

@@ -24,8 +24,3 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
     """`count` and its noun, the plural when count is not 1 (`many`: an irregular one, "entries")."""
     word = noun if count == 1 else (many or noun + "s")
     return f"{count:,} {word}"
-
-
-def noun_for(count: int, noun: str, many: str | None = None) -> str:
-    """The noun alone, agreeing with `count` (for a sentence that puts words between the number and it)."""
-    return noun if count == 1 else (many or noun + "s")

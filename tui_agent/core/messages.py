@@ -73,10 +73,6 @@ def user_text(text: str) -> Message:
     return {"role": "user", "content": [{"type": "text", "text": text}]}
 
 
-def assistant_text(text: str) -> Message:
-    return {"role": "assistant", "content": [{"type": "text", "text": text}]}
-
-
 def tool_result_block(tool_use_id: str, content: str | list[Block], is_error: bool = False) -> Block:
     """`is_error` is present only when true (the API default is false; the seed's AC-T2)."""
     block: Block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
@@ -162,17 +158,6 @@ def clean_message(message: Message) -> Message:
     if isinstance(content, list):
         content = [clean_block(b) for b in content]
     return {"role": message["role"], "content": content}
-
-
-def unanswered_tool_uses(history: Iterable[Message]) -> list[str]:
-    """Ids of tool_use blocks with no tool_result anywhere after them (should always be empty)."""
-    pending: dict[str, None] = {}
-    for message in history:
-        for block in tool_uses(message):
-            pending[block["id"]] = None
-        for block in tool_results(message):
-            pending.pop(block.get("tool_use_id", ""), None)
-    return list(pending)
 
 
 def is_blank_text(block: Block) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Protocol
 
 from tui_agent.core.messages import UsageInfo
 
@@ -258,10 +258,17 @@ def for_model(model: str | None, one_hour: bool = False) -> CachePrice:
                       ttl_seconds=ONE_HOUR if one_hour else FIVE_MINUTES)
 
 
-def for_provider(provider: object) -> CachePrice:
+class CachedModel(Protocol):
+    """What the prices ask of a provider (`providers.base.Provider` declares both)."""
+
+    model: str
+    cache_ttl: str
+
+
+def for_provider(provider: CachedModel) -> CachePrice:
     """The cache prices of a provider's model, on the 1-hour cache when the provider asks for it
     (`cache_ttl == "1h"`: ENABLE_PROMPT_CACHING_1H / --cache-1h): writes at 2x, an hour's expiry."""
-    return for_model(getattr(provider, "model", None), one_hour=getattr(provider, "cache_ttl", None) == "1h")
+    return for_model(provider.model, one_hour=provider.cache_ttl == "1h")
 
 
 def per_token(model: str | None) -> float | None:

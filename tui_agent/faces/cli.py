@@ -16,8 +16,9 @@ from typing import Mapping, TextIO
 
 from tui_agent import __version__
 from tui_agent.faces import exit_codes
-from tui_agent.faces.sessions import (SUBCOMMANDS, add_session_flags, journal_hook, model_for, print_notice,
+from tui_agent.faces.sessions import (add_session_flags, journal_hook, model_for, print_notice,
                                      resolve_resume, workspace_for)
+from tui_agent.faces.table import FACES, SUBCOMMANDS, run_subcommand
 from tui_agent.core.formats import plural
 
 ENV_HELP = """environment:
@@ -50,15 +51,21 @@ SERVE_PASSTHROUGH = ("model", "provider", "max_turns", "context_window", "max_ou
                      "compact", "compact_high", "compact_low", "budget", "approve_compaction")
 
 
-SUBCOMMAND_HELP = (
-    ("sessions", "list saved sessions (tui-agent sessions --help)"),
-    ("export", "print a saved session as Markdown or JSON (tui-agent export --help)"),
-    ("replay", "step through a recorded session call by call (tui-agent replay --help)"),
-    ("watch", "follow a Claude Code session log being written (tui-agent watch --help)"),
-    ("proxy", "record an agent's exact model requests through a local proxy (tui-agent proxy --help)"),
-    ("report", "every recorded session replayed and priced: terminal, HTML page, table (tui-agent report --help)"),
-    ("acp", "serve an editor (Zed, Toad…) over the Agent Client Protocol on stdio (tui-agent acp --help)"),
-)
+class ProviderChoices:
+    """`--provider`'s choices: the rows of `providers/config.PROVIDERS`, then the demo model. Read when
+    argparse first asks (a `--provider` given, or `--help`): that table imports half the engine, and
+    `--version` must not wait for it."""
+
+    def names(self) -> tuple[str, ...]:
+        from tui_agent.core.providers.config import PROVIDER_NAMES
+
+        return (*PROVIDER_NAMES, "demo")
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names()
+
+    def __iter__(self):  # noqa: ANN204
+        return iter(self.names())
 
 
 class HelpDefaults:
@@ -121,8 +128,8 @@ def build_parser(defaults: HelpDefaults | None = None) -> argparse.ArgumentParse
                        help="most browser tabs (app processes) running at once (default 8)")
     # SUPPRESS: a flag given before `serve` (`tui-agent --model demo serve`) is not reset by the subcommand.
     _add_session_flags(serve, default=argparse.SUPPRESS, defaults=defaults)
-    for name, text in SUBCOMMAND_HELP:  # dispatched before parsing (session_cli); listed here for --help
-        commands.add_parser(name, help=text, add_help=False)
+    for face in FACES:  # dispatched before parsing (faces/table.py); listed here for --help
+        commands.add_parser(face.name, help=face.help, add_help=False)
     return parser
 
 
@@ -133,7 +140,7 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
     parser.add_argument("--model", default=default,
                         help=f"model id, or 'demo' for the offline demo model (default: {d.model} with "
                         f"ANTHROPIC_API_KEY, {d.openai_model} with OPENAI_API_KEY, else demo)")
-    parser.add_argument("--provider", choices=["anthropic", "openai", "bedrock", "vertex", "foundry", "demo"],
+    parser.add_argument("--provider", choices=ProviderChoices(),
                         default=default, help="force a provider (bedrock/vertex/foundry: Claude on that cloud, "
                         "configured as Claude Code's CLAUDE_CODE_USE_* variables are)")
     parser.add_argument("--max-turns", type=int, default=default, metavar="N",
@@ -229,7 +236,7 @@ def _flags_to_env(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Every face starts here: a crash in any of them ends with one line and a private log file
-    (`tui_agent.faces.crash`), never a traceback of the conversation on the terminal; a reader of standard
+    (`tui_agent.core.crash`), never a traceback of the conversation on the terminal; a reader of standard
     output that stopped reading (`| head`) ends it quietly (`tui_agent.faces.process_end`)."""
     from tui_agent.faces.process_end import run_face
 
@@ -238,8 +245,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
-        from tui_agent.faces.sessions import run_subcommand
-
         return run_subcommand(argv)
     from tui_agent.core.providers.background_import import import_if_headless
 

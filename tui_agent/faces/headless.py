@@ -65,11 +65,11 @@ async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev
     for notice in await session.start_background():
         print(f"[{notice.level}] {notice.text}", file=err, flush=True)
     earlier = list(session.usage_history)  # a continued session's calls before this run
-    calls_before = len(session.budget.calls)
-    counted_before = session.budget.cost  # a continued session's pings, fed back by the resume
+    calls_before = len(session.ledger.calls)
+    counted_before = session.ledger.cost  # a continued session's pings, fed back by the resume
     ended = await _consume(session, prompt, out, err)
-    if len(session.budget.calls) > calls_before:  # the session's own ledger: the figures the panel draws
-        line = session.budget.summary_line(_earlier_cost(session.provider.model, earlier, counted_before),
+    if len(session.ledger.calls) > calls_before:  # the session's own ledger: the figures the panel draws
+        line = session.ledger.summary_line(_earlier_cost(session.provider.model, earlier, counted_before),
                                            counted_before)
         print(f"[budget] {line}", file=err, flush=True)
     return ended

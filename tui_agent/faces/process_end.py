@@ -1,5 +1,5 @@
 """How every face's process ends (`run_face`, around `cli.main`): with the face's code, with one line
-and a private log for a crash (`crash.py`), and quietly when standard output's reader stopped reading.
+and a private log for a crash (`core/crash.py`), and quietly when standard output's reader stopped reading.
 
 A reader that stopped reading is no crash: `tui-agent -p … | head`, `replay --json | head -3`,
 `sessions | head -1` end quietly with the face's own code (0) once `head` has what it wanted. Python
@@ -45,7 +45,7 @@ def _crashed(error: Exception, code: int) -> int:
     if is_closed_stdout(error):  # the reader has what it wanted: no crash, the face's own code
         quiet_exit()
         return code
-    from tui_agent.faces.crash import report_crash
+    from tui_agent.core.crash import report_crash
 
     return report_crash(error)
 

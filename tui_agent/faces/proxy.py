@@ -263,7 +263,7 @@ def run_face(path: Path, context_window: int | None) -> int:
     """The watch face on the recording, live; the proxy stops when the face is closed."""
     from tui_agent.core.recordings.economics import default_policy
     from tui_agent.ui.watch_app import run_watch
-    from tui_agent.faces.watch import LogSource
+    from tui_agent.core.recordings.log_source import LogSource
 
     policy = default_policy(context_window) if context_window else default_policy()
     return run_watch(LogSource(path, False, False), path, policy)

@@ -1,5 +1,5 @@
 """The command line's session parts: `--continue`, `--resume [ID]`, `--print-outbound`, and the
-`tui-agent sessions` / `tui-agent export` subcommands.
+`tui-agent sessions` / `tui-agent export` subcommands (rows of `faces/table.FACES`).
 
 Kept apart from `cli.py` so the argument parser there stays a list of flags; like it, this module
 imports only cheap standard-library modules at the top (`--version` must stay fast); the journal code
@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from tui_agent.core.events import Notice
     from tui_agent.core.journal.reader import JournalLoad
     from tui_agent.core.agent.session import Session
-
-SUBCOMMANDS = ("sessions", "export", "replay", "watch", "proxy", "acp", "report")
 
 
 def add_session_flags(parser: argparse.ArgumentParser) -> None:
@@ -150,31 +148,6 @@ def print_notice(notice: "Notice") -> None:
 
 
 # -- subcommands -------------------------------------------------------------------------------
-def run_subcommand(argv: list[str]) -> int:
-    name, rest = argv[0], argv[1:]
-    if name == "replay":
-        from tui_agent.faces.replay import replay_command
-
-        return replay_command(rest)
-    if name == "watch":
-        from tui_agent.faces.watch import watch_command
-
-        return watch_command(rest)
-    if name == "proxy":
-        from tui_agent.faces.proxy import proxy_command
-
-        return proxy_command(rest)
-    if name == "report":
-        from tui_agent.faces.report import report_command
-
-        return report_command(rest)
-    if name == "acp":
-        from tui_agent.faces.acp.serve import acp_command
-
-        return acp_command(rest)
-    return {"sessions": sessions_command, "export": export_command}[name](rest)
-
-
 def sessions_command(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tui-agent sessions",
                                      description="List saved sessions, newest activity first.")

@@ -5,7 +5,7 @@ headless and prints one JSON object per recorded call as the call is written (`c
 flushing each line, until SIGINT or SIGTERM ends it cleanly (exit 0, the calls still held printed first).
 `--latest` follows the newest log of the current directory's Claude Code project (`--all`: of every
 project) and switches, saying so on stderr, when a newer session starts there. Like `cli.py`, this
-module imports only the standard library at the top.
+module imports only the standard library at the top (and `core/recordings/log_source.py`, which does too).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-LATEST_CHECK_SECONDS = 1.0
+from tui_agent.core.recordings.log_source import LogSource, behind_text
+
 STEP_CALLS = 25  # calls made between two looks at the log (and the stop flag is asked before each)
 PENDING_CALLS = 400  # calls read and not made yet, at most: past it the log is not read further for now
 LAG_AFTER = 1.0  # seconds behind the log before saying so on stderr
@@ -86,44 +87,6 @@ def end_now(code: int) -> NoReturn:
         except (OSError, ValueError):  # a reader gone (`| head`) or a closed stream: nothing to keep
             pass
     os._exit(code)
-
-
-class LogSource:
-    """The log to follow: one FILE, or the newest session of a project (`latest`), which moves on to a
-    session that starts later (a log that did not exist before and is now the newest)."""
-
-    def __init__(self, file: Path | None, latest: bool, all_projects: bool, cwd: Path | None = None,
-                 env: dict[str, str] | None = None) -> None:
-        self.file, self.latest, self.all_projects = file, latest, all_projects
-        self.cwd = cwd or Path.cwd()
-        self.env = env
-        self.known: set[Path] = set()
-        self._next_check = 0.0
-
-    def _logs(self) -> list[Path]:
-        from tui_agent.core.recordings.codex_logs import agent_logs  # Claude Code's logs and Codex's rollouts
-
-        return agent_logs(self.cwd, all_projects=self.all_projects, env=self.env)
-
-    def first(self) -> Path | None:
-        if not self.latest:
-            return self.file
-        logs = self._logs()
-        self.known = set(logs)
-        return logs[0] if logs else None
-
-    def due(self) -> bool:
-        return self.latest and time.monotonic() >= self._next_check
-
-    def newer(self, current: Path) -> Path | None:
-        """A session started since the last look that is now the newest log (None: keep `current`)."""
-        self._next_check = time.monotonic() + LATEST_CHECK_SECONDS
-        if not self.latest:
-            return None
-        logs = self._logs()
-        fresh = [p for p in logs if p not in self.known]
-        self.known |= set(logs)
-        return logs[0] if fresh and logs[0] in fresh and logs[0] != current else None
 
 
 def watch_json(source: LogSource, path: Path, policy) -> int:
@@ -245,16 +208,6 @@ class Lag:
             return None
         self.said = now
         return f"behind the log: {behind_text(calls, unread_bytes)}"
-
-
-def behind_text(calls: int, unread_bytes: int) -> str:
-    """'1,200 calls read and not replayed yet, 3.1 MB not read yet' (the parts that are not zero)."""
-    parts = []
-    if calls:
-        parts.append(f"{calls:,} call{'s' if calls != 1 else ''} read and not replayed yet")
-    if unread_bytes:
-        parts.append(f"{unread_bytes / 1e6:.1f} MB not read yet")
-    return ", ".join(parts) or "nothing"
 
 
 def watch_tracer():  # noqa: ANN201 - a core.recordings.spans.StepTracer or None (imported only when configured)

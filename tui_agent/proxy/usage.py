@@ -123,13 +123,6 @@ class AnswerReader:
         return self.outcome
 
 
-def read_outcome(api: str, body: bytes, content_type: str | None, encoding: str | None) -> Outcome:
-    """The outcome of an answer held whole (one feed)."""
-    reader = AnswerReader(api, content_type, encoding)
-    reader.feed(body)
-    return reader.finish()
-
-
 def usage_from_tail(tail: bytes) -> dict[str, Any] | None:
     """The last `"usage": {...}` object in the end of an answer too large to read whole."""
     text = tail.decode("utf-8", errors="replace")

@@ -209,9 +209,9 @@ class AgentApp(App[int]):
 
     def _handle_exception(self, error: Exception) -> None:
         """An unhandled exception: its details (traceback with locals: the conversation) go to a private
-        log file, and the app exits with one line (`tui_agent.faces.crash`), instead of Textual's traceback with
+        log file, and the app exits with one line (`tui_agent.core.crash`), instead of Textual's traceback with
         locals printed on the terminal. `run_test` still re-raises it (`_exception`), for the tests."""
-        from tui_agent.faces.crash import crash_line, write_crash_log
+        from tui_agent.core.crash import crash_line, write_crash_log
 
         if self.crash_report is None:
             self.crash_report = crash_line(error, write_crash_log(error))
@@ -267,7 +267,7 @@ def run_app(session: "Session", startup_notices: Sequence[ev.Notice] | None = No
     app = AgentApp(session, startup_notices=notices, resumed=resumed, pick_session=pick_session)
     from tui_agent.ui.terminal_guard import TerminalGuard, grace_from_env, journal_flusher
 
-    # a lost terminal or a signal ends the process for sure (issue 21): journal flushed, Bash's groups ended
+    # a lost terminal or a signal ends the process for sure: journal flushed, Bash's groups ended
     guard = TerminalGuard([journal_flusher(session), lambda: process_groups.end_all(0.2)], grace_from_env())
     app.terminal_guard = guard
     guard.attach(app)

@@ -5,7 +5,7 @@ A mixin of the panel (like `steering.SteeringActions`) so the panel module stays
 waits, the turn is paused on purpose: the steering mode may pin and exclude (its changes apply to this very
 call once approved). The wait is said where the user looks at every width: one line in the chat (what the
 event would do, the next request's size, how to answer) and the folded meter under 100 columns. It never
-takes the keyboard (issue 40): the answer is a click, Alt+Y / F4 / Alt+L, or `/approve yes|edit|later`, and
+takes the keyboard: the answer is a click, Alt+Y / F4 / Alt+L, or `/approve yes|edit|later`, and
 letters typed meanwhile go to the prompt. Once answered, a steering mode entered for it hands the keyboard
 back to the prompt.
 """

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from tui_agent.core.agent.budget import fmt_usd  # noqa: F401 - the panel's name for it
-from tui_agent.core.compaction import BlockCut, CompactPlan
+from tui_agent.core.compaction import CompactPlan, Cut
 from tui_agent.core.messages import key_value
 from tui_agent.core.compaction.plan import OpKind
 from tui_agent.core.formats import fmt_tokens, plural
@@ -111,14 +111,14 @@ class HistoryIndex:
         return Row(index, role, what, *message_sizes(message), label)  # tokens and chars in one walk
 
 
-class SentCuts(Mapping[int, tuple[BlockCut, ...]]):
+class SentCuts(Mapping[int, tuple[Cut, ...]]):
     """The plan's cuts of the rows it sends, looked up row by row: a dict of them, built for every call,
     grew with the history (a long session's thousands of old cuts) while a frame draws forty rows."""
 
     def __init__(self, plan: CompactPlan) -> None:
         self._plan = plan
 
-    def __getitem__(self, index: int) -> tuple[BlockCut, ...]:
+    def __getitem__(self, index: int) -> tuple[Cut, ...]:
         if index not in self._plan.cuts or not self._plan.is_sent(index):
             raise KeyError(index)
         return tuple(self._plan.cuts[index])
@@ -140,7 +140,7 @@ class OutboundView:
     label: str
     plan: CompactPlan
     history_len: int
-    truncated: Mapping[int, tuple[BlockCut, ...]]  # of the rows sent (`SentCuts`)
+    truncated: Mapping[int, tuple[Cut, ...]]  # of the rows sent (`SentCuts`)
     messages: Sequence[Message] = ()
     caches: bool = True  # False: the API reported no caching, so no row lies in a cached prefix
 

@@ -2,7 +2,7 @@
 the manual show for them.
 
 Why one module: the README said F2 shows or hides the budget panel while F2 entered the steering mode
-(issue 40: "explain" typed after it became "lain", the e, x and p pinned and excluded rows). Each key a
+("explain" typed after it once became "lain", the e, x and p pinned and excluded rows). Each key a
 user presses on purpose is a `Binding` here whose `tooltip` is its help; the prompt's own keys (Enter,
 ↑/↓, Tab), handled in `PromptArea._on_key`, are described beside them. `key_rows()` is the one list:
 `/help` prints it, and a test holds the README's and the manual's key tables to it.

@@ -2,7 +2,7 @@
 budget panel, F4 enters or leaves the steering mode, Alt+Y / Alt+L answer an approval that waits.
 
 Why apart from the screen: the keyboard's owner is the prompt, and these actions are the only ones that
-may move it. F2 never does (issue 40: at 120 columns it entered the steering mode and the next question's
+may move it. F2 never does (at 120 columns it once entered the steering mode and the next question's
 "e", "x" and "p" expanded, excluded and pinned rows); F4 does, on purpose, and says so on the panel's
 title; the approval keys answer without touching the focus, so a question typed while a compaction
 waits arrives in the prompt whole.

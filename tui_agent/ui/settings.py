@@ -26,7 +26,7 @@ def user_themes_dir(base: Path | None = None) -> Path:
 @dataclass
 class UIState:
     """The few things that persist between runs: the theme, and the prompts still queued when the user
-    quit (issue 28: they were lost silently; the next start puts them in the prompt history)."""
+    quit (they used to be lost silently; the next start puts them in the prompt history)."""
 
     theme: str | None = None
     unsent: list[str] = field(default_factory=list)

@@ -1,12 +1,12 @@
 """Steering the next request by hand: pin, exclude or expand a history row, said in the chat, undone with one key.
 
-A pin, an exclude or an expand changes what every following model call sends (and costs). Issue 28 found
-them made by keys typed as a question, with nothing in the chat to say so: the next call grew 6.6k → 14.5k
+A pin, an exclude or an expand changes what every following model call sends (and costs). Keys typed as a
+question once made them, with nothing in the chat to say so: the next call grew 6.6k → 14.5k
 tokens unseen. So each one is announced with its effect on the next call ("pinned #3: the next request
 grows ≈2.1k → 14.5k tok"), kept in a log, and `u` in the steering mode (or `/undo-steer`) undoes the
 newest. The log holds only what the user did by hand in this run; the engine's own decisions are not in it.
-`u` takes back whichever is newer, the last change by hand or the last compaction event (issue 30:
-`/undo-compaction` for the event alone); the chat and the panel say what the undo costs.
+`u` takes back whichever is newer, the last change by hand or the last compaction event
+(`/undo-compaction`: the event alone); the chat and the panel say what the undo costs.
 """
 
 from __future__ import annotations

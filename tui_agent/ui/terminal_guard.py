@@ -1,4 +1,4 @@
-"""A TUI that loses its terminal ends (issue 21): a guarded Linux driver, a hang-up watcher, a shutdown watchdog.
+"""A TUI that loses its terminal ends: a guarded Linux driver, a hang-up watcher, a shutdown watchdog.
 
 Textual's `LinuxDriver` writes through a `WriterThread` that drains a bounded queue (30 writes) into the
 tty. When the terminal goes away (the window closed, `tmux kill-server`), the writer's next write fails

@@ -12,7 +12,7 @@ from tui_agent.ui.screens.watch import WatchScreen
 
 if TYPE_CHECKING:
     from tui_agent.core.compaction import CompactPolicy
-    from tui_agent.faces.watch import LogSource
+    from tui_agent.core.recordings.log_source import LogSource
 
 
 class WatchApp(AgentApp):

@@ -98,14 +98,9 @@ def _load_file(path: Path, result: PermissionSettings, project: bool = False) ->
                 target.append(rule)
 
 
-def apply_permission_settings(policy: PermissionPolicy, workspace: Path) -> list[str]:
-    """Add the user's rules and every deny rule to `policy`; returns the warnings to show.
-
-    The project's allow rules are not applied here: see `project_rules_item` and the factory."""
-    return apply_loaded(policy, load_permission_settings(workspace))
-
-
 def apply_loaded(policy: PermissionPolicy, loaded: PermissionSettings) -> list[str]:
+    """Add the user's rules and every deny rule to `policy`; returns the warnings to show. The project's
+    allow rules are not applied here: see `project_rules_item` and the factory."""
     for rule in loaded.allow:
         policy.add_rule(rule, "allow")
     for rule in loaded.deny:

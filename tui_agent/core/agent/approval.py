@@ -1,4 +1,4 @@
-"""Approve before compacting (issue 30 item 4): when the next call would make a compaction event, a face with
+"""Approve before compacting: when the next call would make a compaction event, a face with
 a user asks first — approve, edit (pin / exclude, then approve) or postpone (send this call uncompacted).
 
 Why its own module: the loop only asks `ask_before_event` before it plans its real call. Nobody is asked

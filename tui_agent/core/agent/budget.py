@@ -339,12 +339,6 @@ class BudgetLedger:
         return (f"Context tool: {len(uses)} use{'s' * (len(uses) != 1)} · ≈{fmt_tokens(total)} tok "
                 f"(last, call #{last.call}: {what}≈{fmt_tokens(last.tokens)} tok{failed})")
 
-    def price_text(self, figures: CallFigures) -> str:
-        """"≈$0.0123" at list price, or the cache-weighted size when the model has no known price."""
-        if figures.price_usd is not None:
-            return f"{figures.cost.text()} input"
-        return f"{figures.cost.text()} ({figures.cost.note()})"
-
     def summary_line(self, earlier_usd: float | None = None, counted_before: float = 0.0) -> str:
         """Headless prints this at the end of a run: the same figures the panel shows. The ledger has seen
         this run's calls only: after `--continue` (`earlier_usd`: what the session's earlier calls cost)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.core.compaction.plan import CompactEvent, CompactPlan, CompactResult
-from tui_agent.core.compaction.server import edits_for
+from tui_agent.core.compaction.strategies.server import edits_for
 from tui_agent.core.agent.context_notice import context_notice
 from tui_agent.core.messages import Message, clean_message
 from tui_agent.core.providers.base import ModelRequest
@@ -60,7 +60,7 @@ def plan_call(compactor: "CompactorProtocol", provider: "Provider", system: str,
     system_tokens, tool_tokens = text_tokens(system), tools_tokens(tools)
     compactor.set_baseline(system_tokens + tool_tokens)
     result = compactor.compact(history, call) if keep else compactor.preview(history, call)
-    thinking = getattr(provider, "thinking_budget", 0) > 0
+    thinking = provider.thinking_budget > 0
     empty = ModelRequest(model=provider.model, system=system, messages=[], tools=tools,
                          max_tokens=provider.max_output_tokens,
                          context_management=edits_for(compactor.mode, compactor, thinking))

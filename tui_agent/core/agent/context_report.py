@@ -17,6 +17,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tui_agent.core.compaction.decisions import KINDS
 from tui_agent.core.compaction.plan import CompactPlan, fmt_tokens
 from tui_agent.core.tools.base import ToolError
 from tui_agent.core.messages import Message, blocks, result_text, text_of, tool_results, tool_uses
@@ -33,7 +34,7 @@ RECALL_MIN_CHARS = 1_000
 STATUS_MAX_LINES = 40
 _DESCRIPTION_CHARS = 70
 # Kinds a recall can bring back: what compaction took out of the request (not what the user excluded).
-RECALLABLE = ("dropped", "summarised", "cut", "masked")
+RECALLABLE = ("dropped", "summarised", *(kind.op for kind in KINDS.values()))  # and every block kind
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def describe(history: Sequence[Message], index: int) -> str:
 def not_sent_whole(plan: CompactPlan) -> list[tuple[int, str]]:
     """(index, kind) of every history message the request did not send as it is, in order."""
     out = [(i, plan.op(i).kind) for i in plan.left_out()]
-    out += [(i, plan.op(i).kind) for i in (*plan.cuts, *plan.masks) if i < plan.history_len and plan.is_sent(i)]
+    out += [(i, plan.op(i).kind) for i, per in plan.blocks.items() if per and i < plan.history_len and plan.is_sent(i)]
     return sorted(set(out))
 
 

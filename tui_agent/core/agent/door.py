@@ -5,7 +5,7 @@ the same steps in the same order, and each face used to copy them: build the ses
 environment, refuse a budget no request fits before anything runs or is saved, load a transcript's messages
 (leaving out thinking another model signed), attach the journal (resume it or start one), then name the
 session in trace lines. Here they are once; a face only says what it wants (`SessionOptions`) and shows the
-notices it gets back. The session's figures (`session.budget`, a `BudgetLedger`) are the session's own, fed
+notices it gets back. The session's figures (`session.ledger`, a `BudgetLedger`) are the session's own, fed
 by its events before any face sees them, so every face reads the same numbers.
 
 Nothing here prints, reads the terminal or imports an SDK: a face decides how a refusal and the notices
@@ -25,7 +25,7 @@ from tui_agent.core.agent.budget_check import session_below_base, session_budget
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.agent.session import Session
 from tui_agent.core.compaction.settings import CompactSettings
-from tui_agent.core.compaction.server import server_strategy_error
+from tui_agent.core.compaction.strategies.server import server_strategy_error
 from tui_agent.core.events import Notice
 from tui_agent.core.messages import Message
 
@@ -76,7 +76,7 @@ _OPENED: "list[weakref.ref[Session]]" = []  # (a Session is a dataclass: no hash
 
 def opened_sessions() -> list[Session]:
     """The sessions opened in this process and still alive: a crash report keeps their conversation out
-    of its log (`faces/crash_text.py`) without holding them alive."""
+    of its log (`core/crash_text.py`) without holding them alive."""
     alive = [session for ref in _OPENED if (session := ref()) is not None]
     _OPENED[:] = [weakref.ref(session) for session in alive]
     return alive

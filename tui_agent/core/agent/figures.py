@@ -63,11 +63,6 @@ class CallFigures:
         return self.cost.usd
 
     @property
-    def cache_units(self) -> float:
-        """The input price in units of one uncached input token (what is said when no price is known)."""
-        return self.cost.units
-
-    @property
     def budget_line(self) -> str:
         """"budget 168k (default for this model) · window 1M": the budget and the window, apart."""
         if not self.budget:

@@ -29,7 +29,7 @@ stops on its own is told once as `KeepWarmStopped`. A failed ping stops warming,
 raised. Pings change nothing that is sent later: the history and the compactor are left as they are, so a
 resumed session sends what this one would have.
 
-Only providers that cache and can ping (`Pinger`: Anthropic with prompt caching) get pings; the demo and
+Only providers that cache and can ping (`Provider.can_ping`: Anthropic with prompt caching) get pings; the demo and
 OpenAI models (which cache on their own, for free) get `NEVER_WARM`. Headless `-p` gets none (it exits);
 the door (`core/agent/door.py`) installs this for every other face.
 """
@@ -41,7 +41,7 @@ import contextlib
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tui_agent.core import events as ev
 from tui_agent.core import trace
@@ -51,19 +51,10 @@ from tui_agent.core.models import for_provider
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.loop import LoopState
-    from tui_agent.core.providers.anthropic_ping import Pinged
-    from tui_agent.core.providers.base import ModelRequest, Provider
+    from tui_agent.core.providers.base import Provider
 
 ENV = "TUI_AGENT_KEEP_WARM"  # minutes of idleness to keep warm (0: off); unset: what the price pays for
 IdleChoice = Callable[[IdleMoment], PingOrStop]
-
-
-@runtime_checkable
-class Pinger(Protocol):
-    """A provider that can send a request again only to read its cached prefix (and report the usage);
-    `zero`: with `max_tokens: 0` (else the smallest form its endpoint accepts)."""
-
-    async def ping(self, request: "ModelRequest", zero: bool = True) -> "Pinged": ...
 
 
 class WarmSession(Protocol):
@@ -78,7 +69,7 @@ class WarmSession(Protocol):
 def keep_warm_of(provider: "Provider", minutes: float | None = None) -> KeepWarm:
     """The pings for `provider`'s price (`keep_warm_for`), or `NEVER_WARM` when it cannot ping or does
     not cache (the demo model, OpenAI, Anthropic with prompt caching off)."""
-    if not isinstance(provider, Pinger) or not getattr(provider, "prompt_caching", False):
+    if not provider.can_ping or not provider.prompt_caching:
         return NEVER_WARM
     return keep_warm_for(for_provider(provider), minutes)
 
@@ -119,7 +110,7 @@ class Warmer:
     def settings(self) -> KeepWarm:
         provider = self.session.provider
         if self.keep is not None:
-            return self.keep if isinstance(provider, Pinger) else NEVER_WARM
+            return self.keep if provider.can_ping else NEVER_WARM
         return keep_warm_of(provider, self.minutes)
 
     def clock(self) -> float:
@@ -216,8 +207,8 @@ class Warmer:
         request = replace(prefix.request, previous_message_id=state.cache.message_id)
         sent = self.clock()
         try:
-            if not isinstance(provider, Pinger):
-                raise TypeError(f"{getattr(provider, 'name', 'this provider')} cannot ping")
+            if not provider.can_ping:
+                raise TypeError(f"{provider.name} cannot ping")
             pinged = await provider.ping(request, self.zero)
         except Exception as error:  # noqa: BLE001 - any failure stops warming, quietly, never retried
             detail = str(error) or type(error).__name__

@@ -58,7 +58,7 @@ from tui_agent.core.formats import plural
 if TYPE_CHECKING:
     from tui_agent.core.agent.summary_draft import BackgroundSummaries
 
-# Model calls per turn before the loop stops and asks: far above what a real task needs (issue 28: 20 cut
+# Model calls per turn before the loop stops and asks: far above what a real task needs (20 cut
 # real tasks short; Claude Code has no such stop). It only guards against a model that never stops.
 DEFAULT_MAX_TURNS = 200
 

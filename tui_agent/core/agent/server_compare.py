@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from tui_agent.core.compaction.server import CLEAR, SERVER_MODES, server_edits
+from tui_agent.core.compaction.strategies.server import CLEAR, SERVER_MODES, server_edits
 from tui_agent.core.messages import clean_message
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ async def server_clear_count(session: "Session") -> ServerClearCount | None:
     provider cannot count with context editing."""
     if session.compactor.mode in SERVER_MODES or not session.history:
         return None
-    thinking = getattr(session.provider, "thinking_budget", 0) > 0
+    thinking = session.provider.thinking_budget > 0
     whole = replace(session.next_request(), messages=[clean_message(m) for m in session.history], stable_prefix=0,
                     context_management=server_edits(CLEAR, session.compactor.policy.high_tokens, thinking))
     counted = await session.provider.count_edited(whole)

@@ -81,7 +81,7 @@ class Session:
     ask_trust: Callable[["TrustQuestion"], Awaitable["Answer"]] | None = None
     # The session's figures (context, cache, cost), fed by its own events before any listener: every face
     # (panel, meter, -p's budget line, an ACP or proxy face) reads this one ledger.
-    budget: BudgetLedger = field(default_factory=BudgetLedger)
+    ledger: BudgetLedger = field(default_factory=BudgetLedger)
     # Approve before compacting (`approval.py`): asked through what only a face with a user sets (the TUI).
     approve_compaction: bool = False
     ask_approval: "Approver | None" = None
@@ -100,7 +100,7 @@ class Session:
         self.compactor = self._make_compactor()
         self._trace_id = trace_id()
         self.summaries = BackgroundSummaries(self._heard_in_background, self._summary_ready)
-        self.budget.configure(self.provider.model, self.provider.context_window, self.provider.max_output_tokens)
+        self.ledger.configure(self.provider.model, self.provider.context_window, self.provider.max_output_tokens)
 
     def _make_compactor(self) -> CompactorProtocol:
         mode = "v1" if self.compact is not None and self.compact_mode == "v2" else self.compact_mode
@@ -161,7 +161,7 @@ class Session:
     def emit(self, event: Any) -> None:
         """Hand `event` to the ledger, then every listener (a failing one is skipped, never fatal)."""
         event = redact_event(event)  # a server's words in it (a keep-warm ping's error): `core/redact.py`
-        self.budget.feed(event)
+        self.ledger.feed(event)
         for listener in list(self.listeners):
             try:
                 listener(event)
@@ -204,7 +204,7 @@ class Session:
 
         price = for_model(provider.model)
         self.compactor.retarget(provider.context_window, provider.max_output_tokens, price.read, price.write)
-        self.budget.configure(provider.model, provider.context_window, provider.max_output_tokens)
+        self.ledger.configure(provider.model, provider.context_window, provider.max_output_tokens)
         event = ev.ModelSwitched(old.model, provider.model, provider.name)
         self.emit(event)
         self.announce_next("/model")

@@ -7,7 +7,7 @@
 """
 
 from tui_agent.core.compaction.compactor import Compactor, Rerunnable, newest_round_start
-from tui_agent.core.compaction.legacy import (
+from tui_agent.core.compaction.strategies.legacy import (
     HARD_TOOL_RESULT_CHARS,
     TRUNCATION_NOTE,
     CompactOptions,
@@ -19,8 +19,6 @@ from tui_agent.core.compaction.legacy import (
 from tui_agent.core.compaction.decisions import BlockDecision, Cut, Mask
 from tui_agent.core.compaction.plan import (
     RECAP_INDEX,
-    BlockCut,
-    BlockMask,
     CompactEvent,
     CompactPlan,
     CompactResult,
@@ -32,8 +30,8 @@ from tui_agent.core.compaction.modes import MODES
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.compaction.render import render
-from tui_agent.core.compaction.seed import SeedCompactor
-from tui_agent.core.compaction.server import SERVER_MODES, ServerStrategy
+from tui_agent.core.compaction.strategies.seed import SeedCompactor
+from tui_agent.core.compaction.strategies.server import SERVER_MODES, ServerStrategy
 
 
 
@@ -66,6 +64,6 @@ __all__ = [
     "MODES", "make_compactor",
     "HARD_TOOL_RESULT_CHARS", "TRUNCATION_NOTE", "CompactOptions", "CompactReport", "TruncatedBlock",
     "compact_messages", "with_budget", "Compactor", "CompactPolicy", "CompactPlan", "CompactResult",
-    "CompactEvent", "BlockDecision", "Cut", "Mask", "BlockCut", "BlockMask", "Recap", "LossReport", "MessageOp", "RECAP_INDEX", "render",
+    "CompactEvent", "BlockDecision", "Cut", "Mask", "Recap", "LossReport", "MessageOp", "RECAP_INDEX", "render",
     "SeedCompactor", "ServerStrategy", "newest_round_start",
 ]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence, Set
 
-from tui_agent.core.compaction.entities import entities, held_text
-from tui_agent.core.compaction.found_in import found_in
+from tui_agent.core.compaction.names.entities import entities, held_text
+from tui_agent.core.compaction.names.found_in import found_in
 from tui_agent.core.messages import Message
 
 AT_RISK_MAX = 60  # a longer list is no use to read

@@ -6,7 +6,12 @@ this result but keep its tool input") is one class here, the tier that makes it,
 - `render(block)`: the block as sent (the only place its bytes are made);
 - `to_json()` / `KINDS[tag].from_json(...)`: how the journal keeps it (the state's version 3);
 - `op`: the plan's per-message kind, which is also the glyph key the UI maps (✂ cut, ▒ masked);
-- `rank`: which decision names a message that holds several (the stronger one wins: a mask over a cut).
+- `rank`: which decision names a message that holds several (the stronger one wins: a mask over a cut);
+- `digest_part(index, decisions)`: its share of `CompactPlan.digest` (equal digests send equal requests);
+- `lost`: whether the event's loss report (`events_of.py`) counts its messages as content that left the
+  request (a mask replaces a result; a cut keeps the head the model has read);
+- `glyph`: the panel's row mark (`ui/widgets/history_rows.MARKS[op]` and the legend show it).
+`tests/test_extension_points.py` names whatever a new kind still lacks, here or in those readers.
 
 `CompactState.blocks` and `CompactPlan.blocks` hold them in one map, message index → its decisions sorted by
 (block index, rank); a block may hold a cut and, later, a mask (rendered in that order, so the mask wins).
@@ -59,6 +64,12 @@ class Cut:
     op: ClassVar[DecisionOp] = "cut"
     rank: ClassVar[int] = 0
     block_type: ClassVar[str] = "tool_result"  # the kind of block it decides about (a saved one is checked)
+    lost: ClassVar[bool] = False
+    glyph: ClassVar[str] = "✂"
+
+    @classmethod
+    def digest_part(cls, index: int, decisions: Sequence[Any]) -> bytes:
+        return ";".join(f"{c.block_index}:{c.kept_chars}" for c in decisions).encode() + b"c%d" % index
 
     @property
     def reason(self) -> str:
@@ -99,6 +110,12 @@ class Mask:
     op: ClassVar[DecisionOp] = "masked"
     rank: ClassVar[int] = 1
     block_type: ClassVar[str] = "tool_result"
+    lost: ClassVar[bool] = True
+    glyph: ClassVar[str] = "▒"
+
+    @classmethod
+    def digest_part(cls, index: int, decisions: Sequence[Any]) -> bytes:
+        return b"m%d" % index  # the placeholder follows from the history
 
     @property
     def reason(self) -> str:
@@ -142,6 +159,10 @@ class Clip(Cut):
     tag: ClassVar[str] = "clip"
     block_type: ClassVar[str] = "text"
 
+    @classmethod
+    def digest_part(cls, index: int, decisions: Sequence[Any]) -> bytes:
+        return ";".join(f"{c.block_index}:{c.kept_chars}" for c in decisions).encode() + b"p%d" % index
+
     @property
     def reason(self) -> str:
         return (f"a prompt too large for the window: {fmt_tokens(self.kept_chars)} of "
@@ -176,10 +197,6 @@ def of_kind(decisions: Decisions, kind: type[D]) -> dict[int, tuple[D, ...]]:
         if chosen:
             out[i] = chosen
     return out
-
-
-def of_message(decisions: Decisions, i: int, kind: type[D]) -> tuple[D, ...]:
-    return tuple(d for d in decisions.get(i, ()) if isinstance(d, kind))
 
 
 def strongest(per: Sequence[BlockDecision]) -> BlockDecision:

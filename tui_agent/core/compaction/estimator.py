@@ -18,8 +18,8 @@ import math
 from typing import Hashable
 
 MIN_RATIO, MAX_RATIO = 0.5, 3.0
-# the tag of the recap's unit (its size is learned like any message's); states saved before issue 29 named the
-# recap "ledger" and their token export holds that tag (`restore` reads it as the recap's)
+# the tag of the recap's unit (its size is learned like any message's); states saved before the recap had its name
+# called it "ledger" and their token export holds that tag (`restore` reads it as the recap's)
 RECAP_UNIT = "recap"
 OLD_RECAP_UNIT = "ledger"
 RATIO_MIN_EVIDENCE = 200  # estimated tokens of new content needed before a call's ratio is trusted

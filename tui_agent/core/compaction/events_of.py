@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from tui_agent.core.compaction.at_risk import at_risk
-from tui_agent.core.compaction.decisions import Clip
+from tui_agent.core.compaction.decisions import KINDS, Clip
 from tui_agent.core.compaction.facts import Facts
 from tui_agent.core.compaction.in_use import in_use_kept
 from tui_agent.core.compaction.layout import Layout
@@ -29,9 +29,12 @@ def make_event(state: CompactState, facts: Facts, layout: Layout, policy: Compac
     left: tuple[int, ...] = ()
     loss = LossReport()
     recap = layout.recap if state.dropping else None
-    if "drop" in unique or "mask" in unique or "exclude" in unique or "clip" in unique or cut_now:
+    lost_kinds = tuple(kind for kind in KINDS.values() if kind.lost)  # (the masks)
+    if ("drop" in unique or "exclude" in unique or "clip" in unique or any(kind.tag in unique for kind in lost_kinds)
+            or cut_now):
         left = tuple(sorted(i for i in sent_before if i not in layout.pos))
-        masked_idx = tuple(sorted(i for i, per in state.masks.items() if any(m.call == call for m in per)))
+        masked_idx = tuple(sorted(i for i, per in state.blocks.items()
+                                  if any(d.call == call and isinstance(d, lost_kinds) for d in per)))
         text: list[str] = []  # the request's text, made once and only when asked for
 
         def request() -> str:

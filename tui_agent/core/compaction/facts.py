@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.policy import CompactPolicy
-from tui_agent.core.compaction.entities import entities, held_text
+from tui_agent.core.compaction.names.entities import entities, held_text
 from tui_agent.core.compaction.recap import WRITE_TOOLS, MessageFacts, facts_of
 from tui_agent.core.messages import Message, blocks, is_user_text, result_text, tool_results, tool_uses
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from tui_agent.core.compaction.facts import Facts
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.state import CompactState
-from tui_agent.core.compaction.entities import entities, held_text, mentioned_text, own_text
+from tui_agent.core.compaction.names.entities import entities, held_text, mentioned_text, own_text
 from tui_agent.core.messages import Message
 
 RECENT_REPLIES = 10  # "the last turns": the agent's newest replies

@@ -11,9 +11,9 @@ from __future__ import annotations
 from tui_agent.core.messages import Message, is_user_text, text_of
 
 RECAP_MARK = "[Context recap:"  # the first words of the message standing for dropped messages
-# the same words before issue 29 named the recap "ledger": a state saved then keeps sending them until its next
-# drop (a resumed session sends byte for byte what it sent), and a request holding them still has a recap
-OLD_RECAP_MARK = "[Context " + "ledger:"  # (spelt in two parts so /work/briefs/recap-rename.py leaves it)
+# the same words from before the recap had its name: a state saved then keeps sending them until its next drop
+# (a resumed session sends byte for byte what it sent), and a request holding them still has a recap
+OLD_RECAP_MARK = "[Context ledger:"
 RECAP_MARKS = (RECAP_MARK, OLD_RECAP_MARK)
 RECAP_PROMPTS_HEADING = "The user's prompts in that part, oldest first (verbatim):"
 CONTINUES = "[The conversation continues from earlier messages that are not sent.]"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-MODES = ("v2", "v1", "seed", "off", "server-clear", "server-compact")  # server-*: the API's own (compaction/server.py)
+MODES = ("v2", "v1", "seed", "off", "server-clear", "server-compact")  # server-*: the API's own (compaction/strategies/server.py)
 ALIASES = {"0": "off", "1": "v2", "on": "v2", "false": "off", "true": "v2", "": "v2"}
 ENV = "COMPACT"
 

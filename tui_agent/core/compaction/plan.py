@@ -16,11 +16,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from tui_agent.core.compaction.decisions import Cut, Decisions, Mask, of_kind, strongest
+from tui_agent.core.compaction.decisions import KINDS, Cut, Decisions, Mask, of_kind, strongest
 from tui_agent.core.formats import fmt_tokens
 from tui_agent.core.messages import Message
-
-BlockCut, BlockMask = Cut, Mask  # the names before `BlockDecision` (issue 29), kept for older callers
 
 OpKind = Literal["kept", "cut", "masked", "dropped", "summarised", "pinned", "excluded", "new"]
 EventKind = Literal["cut", "mask", "drop", "summary", "pin", "exclude", "expand", "reactive", "reset", "clip"]
@@ -265,10 +263,10 @@ class CompactPlan:
         """A stable fingerprint of the decisions (not of the text): equal digests send equal requests."""
         h = hashlib.sha1()
         h.update(f"{self.mode}|{self.history_len}|{self.drop_from}|{self.drop_until}|{sorted(self.kept_in_drop)}|".encode())
-        for index in sorted(self.cuts):
-            h.update(";".join(f"{c.block_index}:{c.kept_chars}" for c in self.cuts[index]).encode() + b"c%d" % index)
-        for index in sorted(self.masks):
-            h.update(b"m%d" % index)
+        for kind in KINDS.values():  # every block kind, in the table's order
+            for index in sorted(self.blocks):
+                if decided := [d for d in self.blocks[index] if isinstance(d, kind)]:
+                    h.update(kind.digest_part(index, decided))
         h.update(f"|{sorted(self.excluded)}|{self.recap.text if self.recap else ''}".encode())
         return h.hexdigest()[:16]
 

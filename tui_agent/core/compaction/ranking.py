@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence, Set
 from typing import Any
 
-from tui_agent.core.compaction.entities import entities, held_text
+from tui_agent.core.compaction.names.entities import entities, held_text
 from tui_agent.core.messages import Message, tool_results, tool_uses
 
 PROTECT_SHARE = 0.5  # of the room the low mark leaves after the base, the head and the recap

@@ -12,28 +12,16 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from tui_agent.core import tokens as tk
-from tui_agent.core.compaction.found_in import found_in
+from tui_agent.core.compaction.names.found_in import found_in
 from tui_agent.core.compaction.marks import RECAP_MARK, RECAP_PROMPTS_HEADING
 from tui_agent.core.compaction.plan import Recap, fmt_tokens
-from tui_agent.core.compaction.recap_tally import tally
+from tui_agent.core.compaction.names.recap_tally import tally
 from tui_agent.core.messages import Message, blocks, is_user_text, text_of, tool_results, tool_uses
 
 PATH_KEYS = ("file_path", "path", "notebook_path")  # the inputs that name a touched path (recaps, checks, forgot)
 WRITE_TOOLS = {"Write": "written", "Edit": "edited", "MultiEdit": "edited", "NotebookEdit": "edited"}
 MAX_COMMANDS = 40
 COMMAND_CHARS = 160
-
-
-def user_prompts(history: Sequence[Message], indices: Iterable[int]) -> list[tuple[int, str]]:
-    """(index, text) of the user's own text messages among `indices` (tool results are not prompts)."""
-    out = []
-    for i in indices:
-        message = history[i]
-        if is_user_text(message):
-            text = text_of(message)
-            if text.strip():
-                out.append((i, text))
-    return out
 
 
 def touched_paths(message: Message) -> list[tuple[str, str]]:

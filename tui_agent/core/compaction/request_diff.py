@@ -93,7 +93,8 @@ def recap_tokens(plan: CompactPlan, messages: Sequence[Message]) -> int:
 
 def first_difference(plan: CompactPlan) -> int | None:
     """The first history row the request does not send as it is (dropped, excluded, cut or masked)."""
-    candidates = [i for i in (*plan.cuts, *plan.masks, *plan.excluded) if i < plan.history_len]
+    decided = [i for i, per in plan.blocks.items() if per]  # a block decision of any kind (decisions.KINDS)
+    candidates = [i for i in (*decided, *plan.excluded) if i < plan.history_len]
     if plan.drop_until > plan.drop_from:
         candidates += [i for i in range(plan.drop_from, min(plan.drop_until, plan.drop_from + len(plan.kept_in_drop) + 1))
                        if i not in plan.kept_in_drop]

@@ -87,7 +87,7 @@ def _plain(text: str) -> str:
 def _focus_part(messages: list[Message], files: list[str]) -> list[str]:
     """The `/compact` focus honoured first: the files that name it (their path holds every focus word) or
     hold it (a line of what was read does), then those lines (a real model keeps what it was asked to keep).
-    Issue 40: "no file named it" was said of a file it had read whose text held the focus."""
+    ("no file named it" was once said of a file it had read whose text held the focus.)"""
     terms = _focus_terms(text_of(messages[-1])) if messages else []
     if not terms:
         return []

@@ -114,10 +114,10 @@ def restore(session: "Session", load: JournalLoad) -> Restored:
     session.state.calls = load.calls_made  # (the calibration is part of the compactor's state)
     session.state.cache.message_id, session.state.cache.cached = load.last_message_id, load.cached
     for event in load.server_events:  # the server's edits and cache misses, where they happened
-        session.budget.feed(event)
+        session.ledger.feed(event)
     for ping in load.pings:  # what the pings cost: the resumed meter's money is the quit session's
-        session.budget.feed(ping)
-    session.budget.warm = None  # (no ping since this process's last call: it has made none)
+        session.ledger.feed(ping)
+    session.ledger.warm = None  # (no ping since this process's last call: it has made none)
     warning = import_compaction_state(session, load.compaction_state, load.compaction_mode)
     if warning:
         result.notices.append(ev.Notice(warning, "warning"))

@@ -119,7 +119,7 @@ class Journal:
     # -- pieces ------------------------------------------------------------------------------
     def _said_nothing(self) -> bool:
         """No file yet and an empty history (a blank prompt never enters it): nothing is written, so a
-        session that said nothing leaves no file, no listing entry and no parent link (issue 22). Its
+        session that said nothing leaves no file, no listing entry and no parent link. Its
         header, written with the first message, carries the model and state of that moment."""
         return self.file is None and not self.session.history
 

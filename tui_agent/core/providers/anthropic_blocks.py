@@ -3,7 +3,7 @@
 The SDK builds its final message with pydantic's `construct` (no validation), so whatever the stream
 carried arrives here: `citations: null` then a citation delta, a citation that is not an object, usage
 counts that are not numbers, a `tool_use` without an `id`. Each is tolerated here, field by field, so
-an answer already shown is never lost to a shape the SDK accepted (issue 27). `model_dump()` output is
+an answer already shown is never lost to a shape the SDK accepted. `model_dump()` output is
 never kept as is: keys such as `citations: None` or `parsed_output` are refused when sent back.
 """
 

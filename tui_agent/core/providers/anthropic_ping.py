@@ -22,15 +22,14 @@ stream without `message_start`) is one `PingFailed` with a one-line reason, and 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tui_agent.core.messages import UsageInfo
 from tui_agent.core.providers.anthropic_blocks import usage_from
 from tui_agent.core.providers.anthropic_transport import sendable
 from tui_agent.core.providers.background_import import import_finished
 from tui_agent.core.providers.retry import one_line
+from tui_agent.core.providers.base import Pinged
 from tui_agent.core.providers.server_report import betas_for, report_from
 
 if TYPE_CHECKING:
@@ -57,18 +56,6 @@ class _ZeroRefused(Exception):
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
         self.detail = detail
-
-
-@dataclass(frozen=True)
-class Pinged:
-    """What one ping did: its usage (what it read and wrote), the `max_tokens` it went with, the server's
-    line when it refused `max_tokens: 0` first (then the ping went in the smallest form it takes), and the
-    API's `cache_miss_reason` for the ping when the cache diagnosis named one."""
-
-    usage: UsageInfo
-    max_tokens: int = 0
-    refused: str = ""
-    cache_miss: str = ""
 
 
 def smallest_max_tokens(params: dict[str, Any]) -> int:

@@ -65,7 +65,7 @@ from tui_agent.core.providers.sdk import SdkProvider
 from tui_agent.core.providers.server_report import betas_for, report_from
 
 if TYPE_CHECKING:
-    from tui_agent.core.providers.anthropic_ping import Pinged
+    from tui_agent.core.providers.base import Pinged
 
 EPHEMERAL = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4
@@ -79,6 +79,7 @@ class AnthropicProvider(SdkProvider):
     model: str = DEFAULT_ANTHROPIC_MODEL
     name: str = "anthropic"
     manages_context: ClassVar[bool] = True  # context editing and server compaction (`--compact server-*`)
+    can_ping: ClassVar[bool] = True  # `anthropic_ping.py`
     prompt_caching: bool = True
     key_variable: str = "ANTHROPIC_API_KEY"
     cache_ttl: str = "5m"  # "1h": every breakpoint asks for the 1-hour cache (writes cost 2x instead of 1.25x)

@@ -83,6 +83,18 @@ class StreamDone:
 ProviderEvent = Union[StreamText, StreamNotice, StreamDone]
 
 
+@dataclass(frozen=True)
+class Pinged:
+    """What one ping did (`Provider.ping`, keep-warm): its usage (what it read and wrote), the `max_tokens` it went with, the server's
+    line when it refused `max_tokens: 0` first (then the ping went in the smallest form it takes), and the
+    API's `cache_miss_reason` for the ping when the cache diagnosis named one."""
+
+    usage: UsageInfo
+    max_tokens: int = 0
+    refused: str = ""
+    cache_miss: str = ""
+
+
 class ProviderError(Exception):
     """A model-call failure with a message fit for one line on the screen."""
 
@@ -102,15 +114,23 @@ class PromptTooLongError(ProviderError):
 
 @dataclass
 class Provider(ABC):
-    """A model endpoint. `context_window` and `max_output_tokens` feed the budget panel."""
+    """A model endpoint. `context_window` and `max_output_tokens` feed the budget panel.
+
+    What the engine may ask of one beyond a call is declared here, off by default, so a new provider turns on
+    what it has and nothing reads a capability it never declared (`tests/test_extension_points.py`)."""
 
     model: str = "demo"
     context_window: int = 200_000
     max_output_tokens: int = 8192
     name: str = "provider"
     manages_context: ClassVar[bool] = False  # sends the API's `context_management` (the server strategies)
+    can_ping: ClassVar[bool] = False  # `ping()` sends a request again only to read its cached prefix (keep-warm)
     reports_usage: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # keyword-only: a subclass's own fields keep their places
+    prompt_caching: bool = field(default=False, kw_only=True)  # marks a cached prefix (cache breakpoints)
+    cache_ttl: str = field(default="5m", kw_only=True)  # "1h": the 1-hour cache (writes at 2x), priced so
+    thinking_budget: int = field(default=0, kw_only=True)  # > 0: extended thinking with this many tokens
 
     @abstractmethod
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
@@ -139,6 +159,11 @@ class Provider(ABC):
     async def count_edited(self, request: ModelRequest) -> tuple[int, int] | None:
         """(tokens after the server's `context_management` edits, before them) where the API can say; None."""
         return None
+
+    async def ping(self, request: ModelRequest, zero: bool = True) -> "Pinged":
+        """`request` sent again only to read its cached prefix, with `max_tokens: 0` (`zero`) or the smallest
+        form the endpoint takes; only where `can_ping`."""
+        raise ProviderError(f"{self.name} cannot ping")
 
     async def aclose(self) -> None:
         return None

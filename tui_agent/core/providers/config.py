@@ -19,6 +19,9 @@ nothing (None: the caller falls back to the demo model and shows `missing_key_no
 | CLAUDE_CODE_USE_BEDROCK | 1: Claude on Amazon Bedrock (AWS_REGION, AWS credentials; `--provider bedrock`) |
 | CLAUDE_CODE_USE_VERTEX | 1: Claude on Vertex AI (CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID; `--provider vertex`) |
 | CLAUDE_CODE_USE_FOUNDRY | 1: Claude on Microsoft Foundry (ANTHROPIC_FOUNDRY_RESOURCE, ..._API_KEY) |
+| ANTHROPIC_BEDROCK_BASE_URL | the Bedrock endpoint instead of the region's (a gateway) |
+| ANTHROPIC_VERTEX_BASE_URL | the Vertex AI endpoint instead of the region's (a gateway) |
+| ANTHROPIC_FOUNDRY_BASE_URL | the Foundry endpoint instead of the resource's |
 
 A `CLAUDE_CODE_USE_*` switch wins over the keys, as in Claude Code (core/providers/cloud.py).
 """

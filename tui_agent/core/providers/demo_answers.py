@@ -155,7 +155,7 @@ def answer(turn: Turn, words: Words, lead: list[str] | None = None, data: list[s
 
 def read_lines(turn: Turn, apart: set[str], heading: str) -> list[str]:
     """"I read 5 files:" and one line each: what it shows, or that compaction has taken it out since
-    (issue 40: "I read 1 file" after four reads, three of them masked by then). When a recap just before
+    ("I read 1 file" was once said after four reads, three of them masked by then). When a recap just before
     the prompt stands for reads of this turn, it says so first: the count is then of the reads since."""
     held = {str(i.get("file_path")): t for name, i, t, e in turn.calls if name == "Read" and not e}
     reads = [p for p in turn.reads() if p not in apart]

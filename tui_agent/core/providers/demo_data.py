@@ -1,6 +1,6 @@
 """The data files of a repository, as the demo model finds and reads them ("read the data files").
 
-Issue 40: "what is in this repo? read the data files" listed the folder and read none. Data is what the
+Why: "what is in this repo? read the data files" once listed the folder and read none. Data is what the
 repository holds by extension (csv, tsv, json, yaml, parquet, …) or by folder (`data/`, `datasets/`), less
 what is plainly configuration (package.json, CI workflows, dotfiles). The demo looks with two Globs, reads
 the head of each text one (as a model pages a table), never a binary one (Read shows only text: it says so),

@@ -1,6 +1,6 @@
 """Paths the prompt names: the demo reads those that are here, and looks for those that are not.
 
-Issue 40: the README's "what does src/app.py do?" (no such file in most repositories) sent the demo reading
+Why: the README's "what does src/app.py do?" (no such file in most repositories) once sent the demo reading
 three unrelated files, never saying the file does not exist. A model that follows the prompt reads a named
 file that is here; for one that is not, it looks (a Glob for its name anywhere), says that it does not
 exist and offers the closest paths; when a file of that very name is elsewhere, it reads that one and says

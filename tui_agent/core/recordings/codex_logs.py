@@ -3,7 +3,10 @@
 Why one door: `replay`, `watch` and `--transcript` take a log without being told whose it is. A Codex rollout
 line is `{"timestamp", "type", "payload"}` with a type of its own (`session_meta`, `response_item`, ...); a
 Claude Code line has a `type` of user/assistant/system/... and no payload. The first line that says which is
-enough: `LogReader` reads it and then folds every line with the reader of that agent.
+enough: `LogReader` reads it and then folds every line with the reader of that agent. Each format is one row of
+`FORMATS` (a new one: a row and its reader; `tests/test_extension_points.py` names what a row lacks); a format
+that keeps its sessions in a store that is not lines (opencode's SQLite) gives its row a `store`, which
+recognises such a file by its first bytes and reads it whole, never line by line.
 
 Codex writes each session to `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` (`CODEX_HOME`
 defaults to `~/.codex`); the folders are by date, not by project, so a project's rollouts are the ones whose
@@ -14,7 +17,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +46,6 @@ class LogReader:
         self._options = {"keep_thinking": keep_thinking, "keep_meta": keep_meta}
         self.reader: TranscriptReader | RolloutReader | ProxyReader | None = None
         self._waiting: list[str] = []  # lines before the first that tells
-
-    @property
-    def is_codex(self) -> bool:
-        return isinstance(self.reader, RolloutReader)
 
     @property
     def context_window(self) -> int | None:
@@ -84,8 +84,8 @@ class LogReader:
 
     def finish(self) -> LogReader:
         """The log is complete (a replay, not a watch): nothing waits for more lines."""
-        if isinstance(self.reader, (RolloutReader, ProxyReader)):
-            self.reader.finish()
+        if (finish := getattr(self.reader, "finish", None)) is not None:  # a reader that holds a last record back
+            finish()
         return self
 
     def _chosen(self) -> TranscriptReader | RolloutReader | ProxyReader:
@@ -94,13 +94,47 @@ class LogReader:
         return self.reader
 
 
+@dataclass(frozen=True)
+class LogStore:
+    """The seam for a log that is not lines (a database): `sniff(head)` says from a file's first bytes whether
+    it is one, `load(path)` reads the whole session from it."""
+
+    sniff: Callable[[bytes], bool]
+    load: Callable[[Path], TranscriptLoad]
+
+
+@dataclass(frozen=True)
+class LogFormat:
+    """One agent's log: what `log_kind` calls it, the reader that folds its lines (`feed`, `finish`, `load`),
+    whether a first JSON record is one of its own (`claims`), or, for a store that is not lines, `store`."""
+
+    kind: str
+    reader: type
+    claims: Callable[[dict[str, Any]], bool]
+    store: LogStore | None = None
+
+
+# Asked in order; the last (Claude Code's) claims any record: the default, also for an unreadable file.
+FORMATS = (
+    LogFormat("codex", RolloutReader, is_rollout_record),
+    LogFormat("proxy", ProxyReader, lambda record: record.get("type") == RECORD_TYPE),
+    LogFormat("claude-code", TranscriptReader, lambda record: True),
+)
+
+
+def _format_for(record: dict[str, Any]) -> LogFormat:
+    """The format of the log whose first record is `record`: the first row that claims it."""
+    return next(row for row in FORMATS if row.claims(record))
+
+
 def _reader_for(record: dict[str, Any]) -> type:
     """The reader of the log whose first record is `record`: Codex's, the proxy's, else Claude Code's."""
-    if is_rollout_record(record):
-        return RolloutReader
-    if record.get("type") == RECORD_TYPE:
-        return ProxyReader
-    return TranscriptReader
+    return _format_for(record).reader
+
+
+def _stored(head: bytes) -> LogFormat | None:
+    """The format whose store (not lines) this file is, from its first bytes; None: a log of lines."""
+    return next((row for row in FORMATS if row.store is not None and row.store.sniff(head)), None)
 
 
 def log_kind(path: str | Path) -> str:
@@ -109,16 +143,17 @@ def log_kind(path: str | Path) -> str:
         with open(path, "rb") as handle:
             head = handle.read(HEAD_BYTES)
     except OSError:
-        return "claude-code"
+        return FORMATS[-1].kind
+    if (stored := _stored(head)) is not None:
+        return stored.kind
     for line in head.split(b"\n"):
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):
             continue
         if isinstance(record, dict):
-            found = _reader_for(record)
-            return "codex" if found is RolloutReader else "proxy" if found is ProxyReader else "claude-code"
-    return "claude-code"
+            return _format_for(record).kind
+    return FORMATS[-1].kind
 
 
 def logged_window(path: str | Path) -> int | None:
@@ -146,7 +181,15 @@ def read_log(path: str | Path, *, keep_thinking: bool = True, keep_meta: bool = 
 
 
 def load_log(path: str | Path, *, keep_thinking: bool = True, keep_meta: bool = True) -> TranscriptLoad:
-    """`load_transcript` for a log of either agent."""
+    """`load_transcript` for a log of any format (a store that is not lines is read whole by its row)."""
+    if any(row.store is not None for row in FORMATS):
+        try:
+            with open(path, "rb") as handle:
+                stored = _stored(handle.read(HEAD_BYTES))
+        except OSError:
+            stored = None
+        if stored is not None and stored.store is not None:
+            return stored.store.load(Path(path))
     return read_log(path, keep_thinking=keep_thinking, keep_meta=keep_meta).load()
 
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from tui_agent.core.compaction.entities import entities, held_text, mentioned_text, own_text
+from tui_agent.core.compaction.names.entities import entities, held_text, mentioned_text, own_text
 from tui_agent.core.messages import Message, blocks
 
 HORIZON = 10  # how many of the agent's next responses count as "what it needs next"

@@ -1,4 +1,4 @@
-"""What the recorded agent forgot at one of its own compactions (`tui-agent watch`, issue 20 item 4).
+"""What the recorded agent forgot at one of its own compactions (`tui-agent watch`).
 
 After a compaction the recorded agent sends its summary instead of everything before it. What it forgot
 is what came before and the summary no longer names: the user's prompts (text-only, as the report's

@@ -1,5 +1,5 @@
 """The API's own context management (`--compact server-clear` / `server-compact`) as strategies on the
-economics replay, with the very settings `core/compaction/server.py` sends, beside ours and the peers'.
+economics replay, with the very settings `core/compaction/strategies/server.py` sends, beside ours and the peers'.
 
 - `server-clear` — `clear_tool_uses_20250919` as we ask for it: over the trigger (our high-water mark, in
   input tokens of the whole request), every tool result but the newest 3 is replaced by a placeholder,
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tui_agent.core.compaction.server import CLEAR, CLEAR_AT_LEAST, COMPACT, CONTEXT_TOOL, KEEP_TOOL_USES, MIN_TRIGGER
+from tui_agent.core.compaction.strategies.server import CLEAR, CLEAR_AT_LEAST, COMPACT, CONTEXT_TOOL, KEEP_TOOL_USES, MIN_TRIGGER
 from tui_agent.core.messages import Message, tool_results, tool_uses
 from tui_agent.core.recordings.peers import ClaudeCodeStandIn, Peer, PeerEvent, PeerPlan, PeerResult
 from tui_agent.core import tokens as tk

@@ -1,7 +1,7 @@
 """A quick "this input surely fits its schema" for the common case, before jsonschema is needed.
 
 Why: importing jsonschema (and building a validator) took 120–230 ms of every `-p` run, only to confirm that
-the model's `{"file_path": "..."}` fits the Read tool's schema (bench/bench_turn.py, issue 18). This check
+the model's `{"file_path": "..."}` fits the Read tool's schema (bench/bench_turn.py). This check
 understands a small, exactly specified part of JSON Schema (types, properties, required,
 additionalProperties, items, string and number bounds, string enums) and answers True only when that part
 proves the input valid. Anything else (an unknown keyword, a `$ref`, an enum of numbers, a failure) answers

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +24,8 @@ from tui_agent import __version__
 from tui_agent.core import events as ev
 from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
-from tui_agent.core.agent.session import Session
 from tui_agent.faces.acp import compaction_approval
+from tui_agent.faces.acp.acp_session import AcpSession
 from tui_agent.faces.acp.commands import advertised, prompt_text, run_command
 from tui_agent.faces.acp.compaction import (
     CompactionReporter,
@@ -43,24 +42,6 @@ PERMISSION_OPTIONS = (
     ("allow_session", "Allow for this session", "allow_always", PermissionDecision.ALLOW_SESSION),
     ("deny", "Deny", "reject_once", PermissionDecision.DENY),
 )
-
-
-@dataclass
-class AcpSession:
-    """One ACP session: the engine's session, its running turn, and what the next request will hold."""
-
-    session: Session
-    turn: asyncio.Task | None = None
-    next_request: ev.NextRequestChanged | None = None
-    pending_usage: bool = False  # a call ended and its usage (if the provider reports one) is not in yet
-    notices: list[ev.Notice] = field(default_factory=list)
-    compactions: CompactionReporter = field(default_factory=CompactionReporter)
-    # A request of the client is being answered: it sends the next request's usage when it is done. Between
-    # requests, a change of the next request (a summary written in the background) is sent on its own.
-    busy: bool = True
-    told: ev.NextRequestChanged | None = None  # the next request whose figures the client was sent last
-    approvals: int = 0  # compaction questions asked (their cards' ids)
-    asked: compaction_approval.AskedCard | None = None  # answered; closed by the turn's next event
 
 
 class TuiAgent:
@@ -171,7 +152,7 @@ class TuiAgent:
             state.approvals += 1
             card = f"compaction-approval-{state.approvals}"
             answer, keep = await compaction_approval.ask(self.conn, session_id, card, preview,
-                                                         state.session.budget.window)
+                                                         state.session.ledger.window)
             state.session.approve_compaction = state.session.approve_compaction and keep
             state.asked = compaction_approval.AskedCard(card, answer, preview.call)
             return answer
@@ -214,7 +195,7 @@ class TuiAgent:
         told = state.told = state.next_request
         if told is None:
             return
-        ledger = state.session.budget
+        ledger = state.session.ledger
         figures = ledger.preview(told.plan.result, told.base.total)
         update = usage_update(ledger, figures)
         if update is not None:
@@ -261,7 +242,7 @@ class TuiAgent:
                 asked, state.asked = state.asked, None
                 await self._send(session_id, asked.closing(event))
             await self._before(session_id, state, event)
-            for update in session_updates(event, state.session.budget, state.compactions):
+            for update in session_updates(event, state.session.ledger, state.compactions):
                 await self._send(session_id, update)
             match event:
                 case ev.PermissionRequested():
@@ -280,7 +261,7 @@ class TuiAgent:
         meter: sent as soon as the next event shows no usage is coming."""
         if state.pending_usage and not isinstance(event, ev.Usage):
             state.pending_usage = False
-            update = usage_update(state.session.budget)
+            update = usage_update(state.session.ledger)
             if update is not None:
                 await self._send(session_id, update)
 

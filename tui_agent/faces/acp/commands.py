@@ -16,7 +16,7 @@ from acp import schema
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
-    from tui_agent.faces.acp.agent import AcpSession
+    from tui_agent.faces.acp.acp_session import AcpSession
 
 # Commands that make sense without a screen: (name, description, input hint or "").
 COMMANDS = (

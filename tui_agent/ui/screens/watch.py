@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from tui_agent.core.recordings.replay import ReplayStep
     from tui_agent.core.recordings.watch_feed import Arrival
     from tui_agent.core.agent.session import Session
-    from tui_agent.faces.watch import LogSource
+    from tui_agent.core.recordings.log_source import LogSource
 
 STRATEGIES = ("none", "v2")  # the append-only conversation (the card's ÷append) and ours
 STEP_CALLS = 25  # calls made per arrival (the stop flag is asked before each)
@@ -380,7 +380,7 @@ class WatchScreen(ReplayScreen):
         self.title = "tui-agent watch"
         state = "following" if self.following else "stepped back (f follows the newest call)"
         if any(self.behind):
-            from tui_agent.faces.watch import behind_text
+            from tui_agent.core.recordings.log_source import behind_text
 
             state += f" · behind the log: {behind_text(*self.behind)}"
         self.sub_title = strip_controls(f"call {self.current + 1}/{view.calls} · {state} · "

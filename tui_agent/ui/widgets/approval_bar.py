@@ -1,11 +1,11 @@
-"""The approval bar: a compaction event is due and the user decides (approve-before-compacting, issue 30).
+"""The approval bar: a compaction event is due and the user decides (approve-before-compacting).
 
 Why a widget of its own: the panel shows the next request as it would be (the usual preview, with the event
 applied) and this bar, under it, asks — approve, edit (the steering mode: pin or exclude rows, then approve)
 or postpone (this call goes out uncompacted; the engine says when it cannot, the window being too small).
 The engine waits on `answer`, a future this bar resolves.
 
-Nothing here takes the keyboard (issue 40: the bar focused its own button, and the next question's letters
+Nothing here takes the keyboard (the bar once focused its own button, and the next question's letters
 approved, edited or postponed the event and were lost). Neither the bar nor its buttons can be focused, and
 no letter answers: a click on a button does, or the screen's keys (Alt+Y, F4, Alt+L) and
 `/approve yes|edit|later`, which no question typed into the prompt can produce.

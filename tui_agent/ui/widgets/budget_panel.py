@@ -62,7 +62,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
     def __init__(self, session: "Session", ledger: BudgetLedger | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.session = session
-        self.ledger = ledger if ledger is not None else session.budget  # the session's own figures
+        self.ledger = ledger if ledger is not None else session.ledger  # the session's own figures
         self.ledger.configure(session.provider.model, session.provider.context_window,
                               session.provider.max_output_tokens)
         self.index = HistoryIndex(workspace=session.workspace)
@@ -98,7 +98,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
 
     def on_mount(self) -> None:
         # the session feeds its own ledger before any face sees an event; another (a replay's) is fed here
-        if self.ledger is not self.session.budget and self.ledger.feed not in self.session.listeners:
+        if self.ledger is not self.session.ledger and self.ledger.feed not in self.session.listeners:
             self.session.listeners.append(self.ledger.feed)
             self._listening = True
         self.session.listeners.append(self._heard)

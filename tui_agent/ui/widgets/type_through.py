@@ -7,7 +7,7 @@ and changed the next request, and a card ate the spaces and the Enter of a quest
 and Codex, text typed there goes to the prompt instead (the first key moves the focus and is inserted,
 not dropped). The widget's own keys work only once the user entered it on purpose, which
 `enter_on_purpose()` records, or with a modifier (alt+p...). For the budget rows that is the steering
-mode, entered only by F4 (looking at the panel by `/context` or a click is not steering: issue 28).
+mode, entered only by F4 (looking at the panel by `/context` or a click is not steering).
 A letter that is no action, or leaving the widget, ends it. A view over the chat (a message, an event)
 opened only to read hands typed text to the prompt too (`TypeThroughView`).
 """

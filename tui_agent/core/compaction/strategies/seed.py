@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Sequence
 
-from tui_agent.core.compaction.legacy import CompactOptions, compact_messages
+from tui_agent.core.compaction.strategies.legacy import CompactOptions, compact_messages
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.compaction.decisions import BlockDecision, Cut
 from tui_agent.core.compaction.plan import CompactPlan, CompactResult

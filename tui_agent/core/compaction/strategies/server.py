@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.compactor import Compactor, Rerunnable
@@ -151,13 +151,21 @@ def edits_for(mode: str, compactor: object, thinking: bool) -> dict[str, Any] | 
     return None
 
 
-def server_strategy_error(mode: str, provider: object) -> str | None:
+class ContextManager(Protocol):
+    """What the server strategies ask of a provider (`providers.base.Provider` declares both)."""
+
+    @property
+    def manages_context(self) -> bool: ...
+    @property
+    def name(self) -> str: ...
+
+
+def server_strategy_error(mode: str, provider: ContextManager) -> str | None:
     """Why `mode` cannot run on `provider` (one line), or None: the server strategies are the Anthropic
     API's own, and a provider that does not send `context_management` would leave the context unmanaged."""
     if mode not in SERVER_MODES:
         return None
-    if getattr(provider, "manages_context", False):  # a provider that sends `context_management`
+    if provider.manages_context:  # a provider that sends `context_management`
         return None
-    name = getattr(provider, "name", "this")
-    return (f"--compact {mode} is the Anthropic API's own context management; the {name} provider has none "
+    return (f"--compact {mode} is the Anthropic API's own context management; the {provider.name} provider has none "
             "(choose v2, or use Claude with ANTHROPIC_API_KEY).")

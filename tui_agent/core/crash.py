@@ -22,7 +22,7 @@ import traceback
 from pathlib import Path
 from typing import TextIO
 
-from tui_agent.faces.crash_text import open_conversation, safe_message
+from tui_agent.core.crash_text import open_conversation, safe_message
 
 CRASH_EXIT = 1
 CHAIN_DEPTH = 8  # causes, contexts and an exception group's members followed this deep

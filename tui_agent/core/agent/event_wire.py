@@ -1,0 +1,129 @@
+"""The engine's events in one serialisable wire form: a JSON object per event, versioned, that any face can
+read without importing the engine (a browser, another process, a recording).
+
+`to_wire(event)` is `{"v": WIRE_VERSION, "type": "<event class>", <its fields>}`; a nested value keeps its
+shape: a dataclass (a plan, a decision, an edit) is an object with its own "type", a tuple or a list is a
+list, a map whose keys are not strings is `{"map": [[key, value], …]}`. `from_wire` makes the very event
+back (equal to the one sent), and refuses in one line a version or a type it does not know. The table of
+events is `EVENTS`: every member of `EngineEvent` and `SessionEvent`; a new event class is a row by being
+one of those, and `tests/core/test_event_wire.py` sends each one the engine emits through JSON and back.
+
+Process-local fields do not travel (`LOCAL`; None when read back): a permission request's `decision` is the
+future a face in the same process answers through; the answer travels as `PermissionAnswered`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, Union, get_args, get_origin
+
+from tui_agent.core import events as ev
+from tui_agent.core.agent.call import CallPlan
+from tui_agent.core.compaction import CompactPlan
+
+WIRE_VERSION = 1
+EVENTS: dict[str, type] = {cls.__name__: cls for cls in (*get_args(ev.EngineEvent), *get_args(ev.SessionEvent))}
+LOCAL = {"PermissionRequested": ("decision",)}
+
+
+def to_wire(event: Any) -> dict[str, Any]:
+    """The event as a JSON-ready object (`json.dumps` takes it as it is)."""
+    name = type(event).__name__
+    if name not in EVENTS:
+        raise TypeError(f"{name} is not an engine event (event_wire.EVENTS)")
+    return {"v": WIRE_VERSION, **_object(event, LOCAL.get(name, ()))}
+
+
+def from_wire(data: Mapping[str, Any]) -> Any:
+    """The event `to_wire` made `data` of; ValueError (one line) for another version or an unknown type."""
+    if data.get("v") != WIRE_VERSION:
+        raise ValueError(f"event wire version {data.get('v')!r}: this reads version {WIRE_VERSION}")
+    cls = EVENTS.get(str(data.get("type")))
+    if cls is None:
+        raise ValueError(f"unknown event type {data.get('type')!r} (version {WIRE_VERSION} knows {len(EVENTS)})")
+    return _build(cls, data)
+
+
+# -- encoding ---------------------------------------------------------------------------------------------
+def _object(value: Any, left_out: tuple[str, ...] = ()) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": type(value).__name__}
+    for field in dataclasses.fields(value):
+        if field.name not in left_out:
+            out[field.name] = _encode(getattr(value, field.name))
+    return out
+
+
+def _encode(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _object(value)
+    if isinstance(value, Mapping):
+        if all(isinstance(key, str) for key in value):
+            return {key: _encode(item) for key, item in value.items()}
+        return {"map": [[_encode(key), _encode(item)] for key, item in value.items()]}
+    if isinstance(value, (list, tuple, frozenset, set)):
+        return [_encode(item) for item in value]
+    raise TypeError(f"{type(value).__name__} has no wire form")
+
+
+# -- decoding -------------------------------------------------------------------------------------------------
+def _hints(cls: type) -> dict[str, Any]:
+    namespace = {**vars(ev), "CallPlan": CallPlan, "CompactPlan": CompactPlan, **vars(typing)}
+    module = __import__(cls.__module__, fromlist=["_"])
+    return typing.get_type_hints(cls, {**namespace, **vars(module)})
+
+
+def _build(cls: type, data: Mapping[str, Any]) -> Any:
+    hints = _hints(cls)
+    values = {field.name: _decode(data[field.name], hints.get(field.name, Any))
+              for field in dataclasses.fields(cls) if field.init and field.name in data}
+    values.update({name: None for name in LOCAL.get(cls.__name__, ())})  # (not on the wire: see LOCAL)
+    return cls(**values)
+
+
+def _classes(hint: Any) -> dict[str, type]:
+    """The dataclasses a hint may hold, by name (a Union of decisions: `Cut` or `Mask`)."""
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return {hint.__name__: hint}
+    found: dict[str, type] = {}
+    for arg in get_args(hint):
+        found.update(_classes(arg))
+    return found
+
+
+def _decode(value: Any, hint: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    origin = get_origin(hint)
+    args = get_args(hint)
+    if origin in (Union, types.UnionType):
+        inner = [arg for arg in args if arg is not type(None)]
+        if len(inner) == 1:
+            return _decode(value, inner[0])
+        shaped = [arg for arg in inner if get_origin(arg) in (list, tuple) or arg in (list, tuple)]
+        if isinstance(value, list) and shaped:
+            return _decode(value, shaped[0])
+        classes = _classes(hint)
+        if isinstance(value, dict) and value.get("type") in classes:
+            return _build(classes[value["type"]], value)
+        return _decode(value, Any)
+    if isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] in _classes(hint):
+        return _build(_classes(hint)[value["type"]], value)
+    if isinstance(value, dict) and set(value) == {"map"}:
+        key_hint, item_hint = args if len(args) == 2 else (Any, Any)
+        return {_decode(key, key_hint): _decode(item, item_hint) for key, item in value["map"]}
+    if isinstance(value, dict):
+        item_hint = args[1] if len(args) == 2 else Any
+        return {key: _decode(item, item_hint) for key, item in value.items()}
+    if isinstance(value, list):
+        if origin is tuple:
+            hints = [args[0]] * len(value) if len(args) == 2 and args[1] is Ellipsis else list(args) or [Any] * len(value)
+            return tuple(_decode(item, item_hint) for item, item_hint in zip(value, hints))
+        item_hint = args[0] if args else Any
+        items = [_decode(item, item_hint) for item in value]
+        return frozenset(items) if origin in (frozenset, set) else items
+    return value
