@@ -50,7 +50,9 @@ def block_kind_gaps(kind: type) -> list[str]:
     from tui_agent.ui.widgets.history_rows import MARKS, SENT_KINDS
     from tui_agent.ui.widgets.panel_legend import legend
 
-    own = vars(kind)
+    own: dict = {}  # what the row declares, itself or through the row it refines (a Clip is a Cut)
+    for base in reversed(kind.__mro__[:-1]):
+        own.update(vars(base))
     name = own.get("tag", kind.__name__)
     gaps = [f"block kind {name!r} lacks `{piece}`: {why}" for piece, why in BLOCK_KIND_PIECES.items() if piece not in own]
     op, glyph = own.get("op"), own.get("glyph")

@@ -66,7 +66,7 @@ def provider_for_model(
 def _demo(workspace: Path | None, delay: float, context_window: int | None,
           max_output_tokens: int | None) -> DemoProvider:
     """The demo model honours the budget flags too, so a new user can try them without a key. Imported here
-    only: a session with a real model never loads the demo's nine modules (issue 43)."""
+    only: a session with a real model never loads the demo's nine modules."""
     from tui_agent.core.providers.demo import DemoProvider
 
     demo = DemoProvider(workspace=workspace, delay=delay)

@@ -2,7 +2,7 @@
 
 The engine's own estimate knows it: the system prompt, the tools and the prompt alone are more than the
 window leaves for a request (the window less the answer's reserve). Sent anyway, the API answers "prompt is
-too long", and a prompt that joined the history made every later request too long as well (issue 40: every
+too long", and a prompt that joined the history made every later request too long as well (every
 `--continue` failed "prompt is too long: 378,128 tokens > 200,000" until `/clear`). Refused, it never joins
 the history: the turn ends with one line that says how large it is, what fits and what to do, and the face
 keeps the text for the user (the TUI's prompt box, `-p`'s usage exit, ACP's `refusal` stop reason).

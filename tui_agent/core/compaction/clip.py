@@ -1,7 +1,7 @@
 """Fitting the window's last resort: a prompt larger than the window is sent clipped (`decisions.Clip`).
 
 A prompt that cannot fit is refused before it is sent (`core/agent/prompt_fit.py`), but a history may hold
-one already: a journal written before that refusal existed (issue 40: every later `--continue` failed
+one already: a journal written before that refusal existed (every later `--continue` failed
 "prompt is too long: 378,128 tokens > 200,000", `/compact` said "Nothing to compact"), or a prompt whose
 estimate fitted while its real size did not. Such a prompt sits in the newest round or just before it (a
 failed turn has no answer after its prompt), where no drop can reach (a drop ends at an assistant

@@ -2,7 +2,7 @@
 
 The SDK sends the request (its headers, User-Agent, auth, error classes); the body it hands back is read
 here instead of through its `MessageStream`, which builds a typed snapshot of the whole message and a
-typed event object for every delta (issue 43: most of a long turn's client time). What is gathered is
+typed event object for every delta (most of a long turn's client time). What is gathered is
 the same message the SDK's accumulation gives (`tests/providers/test_sdk_streams.py` replays the SDK's
 own recorded streams through both), as plain dicts, with what the SDK leaves vague said plainly:
 

@@ -91,7 +91,7 @@ def import_if_claude(provider: str | None, environ: Mapping[str, str]) -> None:
 
 def import_if_headless(argv: list[str], environ: Mapping[str, str]) -> None:
     """`-p` on the command line: `import_if_claude` before the parser, the compaction settings and the rest of
-    start-up are built (issue 43), from argv as it stands (cli.py asks again with the parsed flags, for a
+    start-up are built, from argv as it stands (cli.py asks again with the parsed flags, for a
     prompt piped on stdin). `--print-outbound` sends nothing and needs no SDK."""
     if "--print-outbound" in argv or not any(
             arg in ("-p", "--print") or arg.startswith("--print=") or (arg.startswith("-p") and arg[1:2] == "p")

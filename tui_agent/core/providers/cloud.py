@@ -254,7 +254,7 @@ def _vertex_client(anthropic: Any, settings: CloudSettings, common: dict[str, An
 
 
 def _unsigned(client: Any) -> Any:
-    """`client` sending its requests as they are, for a gateway that adds its own credentials (issue 41): the
+    """`client` sending its requests as they are, for a gateway that adds its own credentials: the
     platform's own class, so the User-Agent is the SDK's (a subclass put its name there), and no placeholder
     key or token (Vertex gateways got `Authorization: Bearer gateway`)."""
 

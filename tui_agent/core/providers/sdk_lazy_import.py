@@ -1,4 +1,4 @@
-"""The `anthropic` SDK imported without the thousands of types a call never touches (issue 43).
+"""The `anthropic` SDK imported without the thousands of types a call never touches.
 
 `import anthropic` executes about 3,800 modules, most of them re-exported by package `__init__` files that
 do nothing but `from .x import Name as Name` (`anthropic.types` and `anthropic.types.beta` alone: about 1,900

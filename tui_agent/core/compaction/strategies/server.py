@@ -11,7 +11,7 @@ with compaction off, so the cached prefix only grows) and asks the server to man
   `clear_thinking_20251015` comes first (the API wants it first) and keeps the newest turn's thinking.
 - `server-compact`: `compact_20260112`. Past `trigger` the server summarises the conversation into a
   compaction block that the reply starts with; the block is kept in history and sent back as it came,
-  and the server ignores everything before it from then on: so the request starts there (issue 41).
+  and the server ignores everything before it from then on: so the request starts there.
 
 The meter's figure is what the server reads: its own count of the last request (after its clearing, from
 its compaction block on), plus what joined since; never our estimate of the whole history.
