@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 from tui_agent.core.compaction import CompactPlan
 from tui_agent.core.messages import AppliedEdit, CompactionUsage, Message
-from tui_agent.core.warm_events import CacheKeptWarm, KeepWarmArmed, KeepWarmStopped  # noqa: F401 - re-exported
+from tui_agent.core.warm_events import CacheKeptWarm, IdleChosen, KeepWarmArmed, KeepWarmStopped  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.call import CallPlan
@@ -329,7 +329,7 @@ class NextRequestChanged:
 
 
 SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed, CompactionChanged, NextRequestChanged,
-                     KeepWarmArmed, CacheKeptWarm, KeepWarmStopped]
+                     KeepWarmArmed, CacheKeptWarm, KeepWarmStopped, IdleChosen]
 
 
 EngineEvent = Union[

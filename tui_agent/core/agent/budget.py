@@ -75,6 +75,7 @@ class BudgetLedger:
     ping_read_tokens: int = 0  # what the pings read from the cache
     warm: ev.CacheKeptWarm | None = None  # the last ping since the last call (None: none since)
     keep_warm: ev.KeepWarmArmed | None = None  # the pings planned since the last call (None: none, or stopped)
+    idle: ev.IdleChosen | None = None  # the idle policy's last choice (ping / compact / cold, each priced)
     _context_started: dict[str, str] = field(default_factory=dict, repr=False)  # tool_use id → summary
 
     # -- feeding --------------------------------------------------------------------------------
@@ -101,6 +102,8 @@ class BudgetLedger:
                 self.keep_warm = event
             case ev.KeepWarmStopped():
                 self.keep_warm = None
+            case ev.IdleChosen():
+                self.idle = event
             case ev.SessionCleared():
                 self.reset()
 

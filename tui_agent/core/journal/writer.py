@@ -102,6 +102,10 @@ class Journal:
                              cache_read_input_tokens=event.cache_read_input_tokens,
                              cost_usd=_cost(self.session.model, event), **_hour_writes(event),
                              after_call=event.after_call, expected=event.expected, max_tokens=event.max_tokens)
+            case ev.IdleChosen(ahead=False):  # what it chose, and what each choice was priced (None: not one)
+                self._append(rec.IDLE, choice=event.choice, mode=event.mode, ping=_finite(event.ping),
+                             compact=_finite(event.compact), cold=_finite(event.cold), waited=round(event.waited, 1),
+                             back=round(event.back, 4), usd=event.usd, after_call=event.after_call)
             case ev.ServerEdited() | ev.CacheMissed():
                 self._append(SERVER, **server_fields(event))
             case ev.PermissionAnswered():
@@ -178,6 +182,11 @@ def _cost(model: str, usage: ev.Usage | ev.CacheKeptWarm) -> float | None:
     from tui_agent.core.models import cost_usd
 
     return cost_usd(model, UsageInfo.of(usage))
+
+
+def _finite(price: float) -> float | None:
+    """A price for JSON: `inf` (not a choice then) is written as null (a journal holds no non-finite number)."""
+    return round(price, 8) if price == price and abs(price) != float("inf") else None
 
 
 def _hour_writes(usage: ev.Usage | ev.CacheKeptWarm) -> dict[str, Any]:
