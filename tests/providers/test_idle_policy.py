@@ -119,7 +119,7 @@ async def test_compact_makes_the_event_while_idle_and_the_next_call_is_the_small
     fake = _reading(tmp_path, clock)
     with fake:
         session = _session(fake, tmp_path, clock)
-        _, moves, seen = _idle(session, "compact", clock)
+        policy, moves, seen = _idle(session, "compact", clock)
         await run(session, "Read the modules.")
         last_call = fake.usages[-1]
         before = sum(last_call[k] for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
@@ -135,6 +135,8 @@ async def test_compact_makes_the_event_while_idle_and_the_next_call_is_the_small
         assert ping.cache_creation_input_tokens > 0 and not ping.missed  # it wrote the smaller request
         decided = [c for c in _of(seen, ev.IdleChosen) if not c.ahead]
         assert decided[0].choice == "compact" and decided[0].waited == pytest.approx(270)
+        session.announce_next("panel shown")  # the next request, told again: still what the write keeps warm
+        assert _of(seen, ev.KeepWarmStopped) == [] and policy.warmer.running
         calls = len(fake.usages)
         await run(session, "And now?")  # back within the TTL of that write
         after = fake.usages[calls]  # the first call of the new turn

@@ -107,7 +107,7 @@ class IdleChosen:
     def price(self, choice: str) -> str:
         units = getattr(self, choice)
         if math.isinf(units):
-            return "n/a"
+            return "n/a (nothing to drop)" if choice == "compact" else "n/a (no ping allowed now)"
         return f"≈${units:.4f}" if self.usd else f"≈{units / 1000:.1f}k units"
 
     @property

@@ -39,6 +39,7 @@ from tui_agent.core import trace
 from tui_agent.core.agent.call import plan_call
 from tui_agent.core.agent.keep_warm import Pinger, Warmer, install_keep_warm
 from tui_agent.core.agent.system_prompt import base_breakdown
+from tui_agent.core.agent.warm_prefix import IDLE_PING_LINE
 from tui_agent.core.cache_clock import NEVER_WARM, PING_OUTPUT_TOKENS, IdleMoment, KeepWarm, keep_warm_for
 from tui_agent.core.idle import (
     OWN_WEIGHT,
@@ -55,13 +56,6 @@ from tui_agent.core.models import CachePrice, for_provider, per_token
 
 if TYPE_CHECKING:
     from tui_agent.core.providers.base import ModelRequest, Provider
-
-# An idle compaction's request ends with the assistant's last answer; a request may not end there on every
-# model (prefill is refused with thinking on, and by the newest models), so the ping that writes it carries
-# this one line after it. The next call's request holds the same messages up to the answer, with a cache
-# breakpoint at its end (the plan's stable prefix): it reads what the ping wrote.
-IDLE_PING_LINE = "(tui-agent keeps the prompt cache warm while the person is away; nothing to answer.)"
-
 
 @dataclass
 class IdlePolicy:

@@ -69,6 +69,10 @@ def usage_update(ledger: BudgetLedger, figures: CallFigures | None = None) -> sc
         "cachedReadTokens": usage.cache_read_input_tokens if usage else figures.cached,
         "cachedWriteTokens": usage.cache_creation_input_tokens if usage else figures.new,
         "compactsAt": figures.high, "dropped": figures.dropped}}
+    idle = ledger.idle  # the idle policy's last choice (--idle): the choice and what each would cost
+    if idle is not None:
+        meta["tuiAgent"]["idle"] = {"choice": idle.choice, "mode": idle.mode, "line": idle.line, "waited": idle.waited,
+                                    **{name: idle.price(name) for name in ("ping", "compact", "cold")}}
     return schema.UsageUpdate(session_update="usage_update", used=figures.shown_total, size=figures.window,
                               cost=cost, field_meta=meta)
 

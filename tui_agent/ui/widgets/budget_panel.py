@@ -102,6 +102,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
             self.session.listeners.append(self.ledger.feed)
             self._listening = True
         self.session.listeners.append(self._heard)
+        self.meter.idle_line = self.ledger.idle.line if self.ledger.idle is not None else ""  # (a resumed session's)
         self._render_title()
         self.sync_history()
         self._render_spark()
@@ -133,15 +134,12 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         """A session listener: the engine's word that the next request changed is drawn at once."""
         if isinstance(event, ev.NextRequestChanged):
             self.show_next_call(event)
-        elif isinstance(event, ev.CacheKeptWarm):  # a keep-warm ping: the meter's clock and the cost
-            self.meter.kept_warm(event, self.ledger, self.session.state.warm_since)  # (and the pings' line)
+        elif isinstance(event, (ev.CacheKeptWarm, ev.KeepWarmStopped, ev.IdleChosen)):  # the meter's clock, the cost
+            said = self.meter.heard_warm(event, self.ledger, self.session.state.warm_since)
             self._render_title()
             self.post_message(self.CostChanged())
-            if event.note:  # the endpoint refused max_tokens 0: said once
-                self.post_message(self.Said(event.note))
-        elif isinstance(event, ev.KeepWarmStopped):
-            self.meter.warm_stopped(self.ledger)
-            self.post_message(self.Said(event.line))
+            if said:  # a stop and its reason, the idle choice when it changes, a refused max_tokens 0: once
+                self.post_message(self.Said(said))
 
     def on_resize(self) -> None:
         self.events.fit(max(5, self.size.height // 4))  # a taller panel shows more events, each whole
