@@ -244,3 +244,22 @@ async def test_the_choice_is_journaled_and_a_resumed_session_sends_what_the_old_
     assert fresh.budget.idle == load.idle
     records = [line for line in journal_of(old).path.read_text().splitlines() if '"type":"idle"' in line]
     assert len(records) == 2 and '"choice":"compact"' in records[0]
+
+
+async def test_the_organisation_ping_cap_holds_in_every_mode(tmp_path):
+    """`pingSpendCapUsd` (the organisation policy): a cap already spent sends no ping, even with `--idle ping`."""
+    clock = MovingClock()
+    fake = FakeAnthropic(model=lambda body: text("Hello."), clock=clock)
+    with fake:
+        session = _session(fake, tmp_path, clock)
+        moves = Moves(clock)
+        install_idle_policy(session, "ping", prior=PRIOR, ping_cap_usd=0.0, sleep=moves.sleep)
+        seen: list = []
+        session.listeners.append(seen.append)
+        await run(session, "hello")
+        moves.release()
+        await wait_until(lambda: _of(seen, ev.KeepWarmStopped), what="the stop")
+        await session.aclose()
+    (chosen,) = [c for c in _of(seen, ev.IdleChosen) if not c.ahead]
+    assert chosen.choice == "cold" and "ping n/a (no ping allowed now)" in chosen.line
+    assert _of(seen, ev.CacheKeptWarm) == [] and len(fake.message_requests) == 1

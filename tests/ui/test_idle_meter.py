@@ -55,3 +55,34 @@ async def test_the_meter_says_the_idle_choice_and_the_chat_says_when_it_changes(
             app.save_screenshot(str(tmp_path / "idle.svg"))
             assert session.budget.pings == 1
     assert fake.violations == []
+
+
+async def test_an_idle_compaction_is_an_event_on_the_timeline_and_in_the_chat(tmp_path) -> None:
+    from tests.fakes.fake_anthropic import reader_model
+    from tests.providers.test_compaction_real_sdk import make_files
+    from tui_agent.ui.widgets.budget_panel import BudgetPanel
+
+    clock = MovingClock()
+    repo = make_repo(tmp_path)
+    fake = FakeAnthropic(model=reader_model(make_files(repo, 4, 6_000)), clock=clock)
+    with fake:
+        provider = AnthropicProvider(api_key="test-key", base_url=fake.base_url, model=MODEL, retry=FAST_RETRY)
+        session = frozen(Session(provider, ToolRegistry(reading_tools()), repo))
+        session.state.clock = clock
+        moves = Moves(clock)
+        install_idle_policy(session, "compact", prior=PRIOR, sleep=moves.sleep)
+        app = make_app(session)
+        async with app.run_test(size=(140, 44)) as pilot:
+            meter = app.screen.query_one(BudgetMeter)
+            await send(pilot, "Read the modules.")
+            moves.release()
+            await wait_for(pilot, lambda: session.budget.pings == 1, "the idle event's write")
+            await wait_for(pilot, lambda: any(t.startswith("Compacted while idle:") for t in _chat(app)), "its line")
+            (entry,) = session.budget.major_events
+            assert entry.event.reason.startswith("compacted while idle") and "drop" in entry.event.kinds
+            (line,) = [t for t in _chat(app) if t.startswith("Compacted while idle:")]
+            assert entry.event.line() in line
+            panel = app.screen.query_one(BudgetPanel)
+            assert panel._pending_event is None  # on the timeline once, not again as the next call's
+            assert meter.idle_line.startswith("idle: compact ≈$") and meter.idle_line in str(meter.render())
+    assert fake.violations == []

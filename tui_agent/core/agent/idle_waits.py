@@ -20,7 +20,7 @@ from tui_agent.core.idle import PRIOR, Returns
 from tui_agent.core.paths import SUFFIX, sessions_dir
 
 NEWEST = 30  # journals read (the newest by modification time)
-TAIL_BYTES = 2_000_000  # of each, from its end: a long session's recent waits are as good as its first
+TAIL_BYTES = 1_000_000  # of each, from its end: a long session's recent waits are as good as its first
 _CALL = b'{"type":"call"'
 _MESSAGE = b'{"type":"message"'
 _USER = b'"message":{"role":"user","content":'

@@ -134,6 +134,8 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         """A session listener: the engine's word that the next request changed is drawn at once."""
         if isinstance(event, ev.NextRequestChanged):
             self.show_next_call(event)
+            if event.why == "idle compact" and event.plan.plan.event is not None:  # the idle policy's own event
+                self.post_message(self.Said(f"Compacted while idle: {event.plan.plan.event.line()}."))
         elif isinstance(event, (ev.CacheKeptWarm, ev.KeepWarmStopped, ev.IdleChosen)):  # the meter's clock, the cost
             said = self.meter.heard_warm(event, self.ledger, self.session.state.warm_since)
             self._render_title()
@@ -295,7 +297,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         self.meter.base = base
         self.meter.meter = figures
         event = result.plan.event
-        self._pending_event = event if event is not None and event.major else None
+        self._pending_event = event if event is not None and event.major and told.why != "idle compact" else None
         self._update_sizes()
         self._render_events()
         self._render_recap_row()
