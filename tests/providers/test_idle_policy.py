@@ -263,3 +263,25 @@ async def test_the_organisation_ping_cap_holds_in_every_mode(tmp_path):
     (chosen,) = [c for c in _of(seen, ev.IdleChosen) if not c.ahead]
     assert chosen.choice == "cold" and "ping n/a (no ping allowed now)" in chosen.line
     assert _of(seen, ev.CacheKeptWarm) == [] and len(fake.message_requests) == 1
+
+
+async def test_the_call_an_idle_event_made_journals_it(tmp_path):
+    """The call whose request the idle compaction made names the event in its journal record (the timeline of
+    a resumed session and `export` show it there), as a call that compacts itself does."""
+    from tui_agent.core.journal.reader import read_journal
+    from tui_agent.core.journal.writer import journal_of, start_journal
+
+    clock = MovingClock()
+    fake = _reading(tmp_path, clock)
+    with fake:
+        session = _session(fake, tmp_path, clock)
+        start_journal(session, environ={"TUI_AGENT_DATA_DIR": str(tmp_path / "data")})
+        _, moves, seen = _idle(session, "compact", clock)
+        await run(session, "Read the modules.")
+        moves.release()
+        await wait_until(lambda: _of(seen, ev.CacheKeptWarm), what="the idle event's write")
+        await run(session, "And now?")
+        load = read_journal(journal_of(session).path)
+        await session.aclose()
+    made = [c for c in load.calls if c.event]
+    assert len(made) == 1 and made[0].call == 6 and "compacted while idle" in made[0].event

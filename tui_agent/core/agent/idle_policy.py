@@ -209,7 +209,7 @@ class IdlePolicy:
         return prices, can_compact
 
     def _choice(self, prices: IdlePrices, can_compact: bool) -> str:
-        if self.mode == "compact" and not can_compact:
+        if self.mode == "compact" and (not can_compact or math.isinf(prices.compact)):  # (no write allowed now)
             return prices.choice if prices.choice != "compact" else "ping"
         if self.mode == "ping" and math.isinf(prices.ping):
             return "cold"  # no ping allowed any more (the spend share, the cap, the hour)
