@@ -77,12 +77,14 @@ async def test_an_idle_compaction_is_an_event_on_the_timeline_and_in_the_chat(tm
             await send(pilot, "Read the modules.")
             moves.release()
             await wait_for(pilot, lambda: session.budget.pings == 1, "the idle event's write")
-            await wait_for(pilot, lambda: any(t.startswith("Compacted while idle:") for t in _chat(app)), "its line")
+            await wait_for(pilot, lambda: any("compacted while idle" in t for t in _chat(app)), "its line")
             (entry,) = session.budget.major_events
             assert entry.event.reason.startswith("compacted while idle") and "drop" in entry.event.kinds
-            (line,) = [t for t in _chat(app) if t.startswith("Compacted while idle:")]
-            assert entry.event.line() in line
+            (line,) = [t for t in _chat(app) if "compacted while idle" in t]
+            assert line == f"{entry.event.line()}." and line.startswith("call 6 · compacted while idle, before the")
             panel = app.screen.query_one(BudgetPanel)
             assert panel._pending_event is None  # on the timeline once, not again as the next call's
+            figures = meter.meter  # the next call reads what the idle write cached: all but its new prompt
+            assert figures.call is None and figures.cached >= figures.total - 50, (figures.cached, figures.total)
             assert meter.idle_line.startswith("idle: compact ≈$") and meter.idle_line in str(meter.render())
     assert fake.violations == []

@@ -132,6 +132,8 @@ class IdlePolicy:
             case ev.TurnClosed():
                 self._ended = self._sent
                 self.ahead()
+            case ev.CacheKeptWarm(expected=0) if event.cache_creation_input_tokens and self._compacted == self._wait[0]:
+                self.session.announce_next("idle compact written")  # the next call reads that write: told so
             case ev.SessionCleared():
                 self.own.clear()
                 self._ended = self._sent = None

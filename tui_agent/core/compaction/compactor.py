@@ -275,7 +275,7 @@ class Compactor:
         policy's event while the session waits (`core/idle.py`: it is `/compact`'s drop, told as its own)."""
         high, target, policy = self.policy.high_tokens, self.policy.low_tokens, self.policy
         if asked and idle:
-            reason, why = "compacted while idle, before the cache expired (the idle policy's price)", "idle"
+            reason, why = "compacted while idle, before the cache expired", "idle"
         elif asked:
             reason, why = "you asked to compact now", "you asked"
         elif forced:

@@ -135,7 +135,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         if isinstance(event, ev.NextRequestChanged):
             self.show_next_call(event)
             if event.why == "idle compact" and event.plan.plan.event is not None:  # the idle policy's own event
-                self.post_message(self.Said(f"Compacted while idle: {event.plan.plan.event.line()}."))
+                self.post_message(self.Said(f"{event.plan.plan.event.line()}."))  # "call 6 · compacted while idle…"
         elif isinstance(event, (ev.CacheKeptWarm, ev.KeepWarmStopped, ev.IdleChosen)):  # the meter's clock, the cost
             said = self.meter.heard_warm(event, self.ledger, self.session.state.warm_since)
             self._render_title()
