@@ -7,7 +7,7 @@ import math
 import os
 
 from tui_agent.core.agent.idle_waits import file_waits, journal_waits, prior_of
-from tui_agent.core.idle import PRIOR
+from tui_agent.core.idle import OWN_WEIGHT, PRIOR
 from tui_agent.core.journal import records as rec
 
 
@@ -49,6 +49,8 @@ def test_the_prior_reads_the_newest_journals_only(tmp_path):
         os.utime(path, (1_000 + n, 1_000 + n))
     assert journal_waits(folder, newest=2) == [60.0, math.inf] * 2
     assert journal_waits(folder, skip="20261202-000000-aaaaa2") == [60.0, math.inf] * 2
+    resumed = prior_of({"TUI_AGENT_DATA_DIR": str(tmp_path)}, "20261202-000000-aaaaa2")  # its own waits weigh 3
+    assert resumed.total == PRIOR.total + 4 + OWN_WEIGHT and resumed.never == PRIOR.never + 2
     prior = prior_of({"TUI_AGENT_DATA_DIR": str(tmp_path)})
     assert prior.total == PRIOR.total + 6 and prior.never == PRIOR.never + 3
     assert prior_of({"TUI_AGENT_DATA_DIR": str(tmp_path / "none")}) is PRIOR

@@ -168,7 +168,8 @@ def _keep_warm(session: Session, env: Mapping[str, str], idle: str, cap: float |
         minutes = minutes_from(env)
     except ValueError as error:
         raise SessionRefused(str(error)) from None
-    install_idle_policy(session, idle, minutes, prior=lambda: prior_of(env), ping_cap_usd=cap)
+    # (read at the first decision: a resumed session has its id by then, and its own earlier waits count as its)
+    install_idle_policy(session, idle, minutes, prior=lambda: prior_of(env, session.session_id), ping_cap_usd=cap)
 
 
 def _foreign_thinking(session: Session, written_by: Mapping[int, str]) -> list[Notice]:

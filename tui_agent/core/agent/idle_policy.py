@@ -150,7 +150,7 @@ class IdlePolicy:
         if keep.max_pings <= 0 and self.mode != "cold":
             return
         if self.mode == "cold":
-            keep = keep_warm_for(price, by_price=False)
+            keep = keep_warm_for(price, warmer.minutes if warmer is not None else None, by_price=False)
         moment = IdleMoment(0, keep, prefix.cached_tokens, keep.interval_seconds, prefix.request.model)
         returns = self.prior if isinstance(self.prior, Returns) else PRIOR  # (the journal's: once read)
         prices, can_compact = self._prices(moment, price, returns.with_waits(self.own, OWN_WEIGHT))

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
-from tui_agent.core.idle import PRIOR, Returns
+from tui_agent.core.idle import OWN_WEIGHT, PRIOR, Returns
 from tui_agent.core.paths import SUFFIX, sessions_dir
 
 NEWEST = 30  # journals read (the newest by modification time)
@@ -65,13 +65,21 @@ def file_waits(raw: bytes) -> list[float]:
     return [*out, math.inf] if last_call is not None else out
 
 
-def prior_of(environ: Mapping[str, str] | None = None, skip: str | None = None) -> Returns:
+def prior_of(environ: Mapping[str, str] | None = None, session_id: str | None = None) -> Returns:
     """The idle policy's prior: the real sessions' waits (`idle.PRIOR`) beside this user's own past sessions'
-    (each wait weighing one of the prior's; the prior's long breaks stay)."""
-    waits = journal_waits(sessions_dir(environ if environ is not None else os.environ), skip=skip)
-    if not waits:
+    (each wait weighing one of the prior's; the prior's long breaks stay), and, for a resumed session, its own
+    earlier waits (its journal, `session_id`) weighing as its waits in this process do (`OWN_WEIGHT`)."""
+    folder = sessions_dir(environ if environ is not None else os.environ)
+    waits = journal_waits(folder, skip=session_id)
+    own: list[float] = []
+    if session_id:
+        try:
+            own = [w for w in file_waits(_tail(folder / f"{session_id}{SUFFIX}")) if math.isfinite(w)]
+        except OSError:
+            own = []
+    if not waits and not own:
         return PRIOR
-    return PRIOR.with_waits(waits)
+    return PRIOR.with_waits(waits).with_waits(own, OWN_WEIGHT)
 
 
 def _tail(path: Path) -> bytes:
