@@ -285,3 +285,28 @@ async def test_the_call_an_idle_event_made_journals_it(tmp_path):
         await session.aclose()
     made = [c for c in load.calls if c.event]
     assert len(made) == 1 and made[0].call == 6 and "compacted while idle" in made[0].event
+
+
+async def test_with_thinking_the_idle_write_is_a_valid_request_and_the_next_call_reads_it(tmp_path):
+    """Thinking on: the write of an idle compaction's request does not end with the answer (no prefill), keeps
+    the thinking settings (they key the cached messages) and sends `max_tokens: 0`."""
+    clock = MovingClock()
+    fake = _reading(tmp_path, clock)
+    with fake:
+        provider = AnthropicProvider(api_key="test-key", base_url=fake.base_url, model=MODEL, retry=FAST_RETRY,
+                                     thinking_budget=2_048, max_output_tokens=4_096)
+        session = Session(provider, ToolRegistry(builtin_tools()), workspace=tmp_path, max_turns=20)
+        session.state.clock = clock
+        _, moves, seen = _idle(session, "compact", clock)
+        await run(session, "Read the modules.")
+        moves.release()
+        await wait_until(lambda: _of(seen, ev.CacheKeptWarm), what="the idle event's write")
+        write = fake.message_requests[-1]["body"]
+        calls = len(fake.usages)
+        await run(session, "And now?")
+        after = fake.usages[calls]
+        await session.aclose()
+    assert write["max_tokens"] == 0 and write["thinking"]["type"] == "enabled"
+    assert write["messages"][-1]["role"] == "user" and protocol_errors(write["messages"]) == []
+    assert after["cache_read_input_tokens"] >= _of(seen, ev.CacheKeptWarm)[0].cache_creation_input_tokens - 50
+    assert fake.violations == []
