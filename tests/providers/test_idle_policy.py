@@ -310,3 +310,23 @@ async def test_with_thinking_the_idle_write_is_a_valid_request_and_the_next_call
     assert write["messages"][-1]["role"] == "user" and protocol_errors(write["messages"]) == []
     assert after["cache_read_input_tokens"] >= _of(seen, ev.CacheKeptWarm)[0].cache_creation_input_tokens - 50
     assert fake.violations == []
+
+
+async def test_a_policy_that_fails_stops_the_warming_in_one_line(tmp_path):
+    clock = MovingClock()
+    fake = FakeAnthropic(model=lambda body: text("Hello."), clock=clock)
+    with fake:
+        session = _session(fake, tmp_path, clock)
+        policy, moves, seen = _idle(session, "auto", clock)
+
+        def broken(*args):
+            raise RuntimeError("no sizes")
+
+        policy._sizes = broken  # type: ignore[method-assign]
+        await run(session, "hello")
+        moves.release()
+        await wait_until(lambda: _of(seen, ev.KeepWarmStopped), what="the stop")
+        await session.aclose()
+    (stopped,) = _of(seen, ev.KeepWarmStopped)
+    assert stopped.reason == "failed" and "the idle policy failed: no sizes" in stopped.line
+    assert len(fake.message_requests) == 1

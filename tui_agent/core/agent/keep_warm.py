@@ -212,9 +212,13 @@ class Warmer:
             await self.sleep(max(keep.interval_seconds - (self.clock() - prefix.since), 0.0))
             moment = IdleMoment(prefix.pings, keep, prefix.cached_tokens, self.clock() - prefix.sent,
                                  prefix.request.model)
-            choice = self.choose(moment)
-            if inspect.isawaitable(choice):
-                choice = await choice
+            try:
+                choice = self.choose(moment)
+                if inspect.isawaitable(choice):
+                    choice = await choice
+            except Exception as error:  # noqa: BLE001 - a policy that fails stops the warming, said once
+                self._emit(ev.KeepWarmStopped("failed", prefix.pings, f"the idle policy failed: {error}"[:160]))
+                return
             if choice == "compact":
                 prefix = self._compacted(prefix) or prefix
             elif choice != "ping":
