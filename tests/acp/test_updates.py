@@ -48,6 +48,12 @@ def test_usage_update_is_the_ledgers_meter_with_the_last_calls_cache_split() -> 
     assert update.field_meta["tuiAgent"]["cachedReadTokens"] == 2_500
     assert update.field_meta["tuiAgent"]["cachedWriteTokens"] == 600
     assert update.cost is not None and update.cost.currency == "USD" and update.cost.amount == round(ledger.cost, 6)
+    assert "idle" not in update.field_meta["tuiAgent"]
+    ledger.feed(ev.IdleChosen("ping", "auto", 0.0012, float("inf"), 0.0031, 270.0, 0.8))  # the idle policy chose
+    idle = usage_update(ledger).field_meta["tuiAgent"]["idle"]
+    assert (idle["choice"], idle["mode"], idle["ping"], idle["compact"], idle["cold"]) == \
+        ("ping", "auto", "≈$0.0012", "n/a (nothing to drop)", "≈$0.0031")
+    assert idle["line"] == "idle: ping ≈$0.0012 (cheapest) · compact n/a (nothing to drop) · cold ≈$0.0031 · back 80%"
 
 
 def test_a_compaction_is_the_adapters_tool_lifecycle_with_their_context_compaction_keys() -> None:

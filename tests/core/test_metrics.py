@@ -21,7 +21,7 @@ from tui_agent.faces.cli import main
 MODEL = "claude-sonnet-4-5-20250929"
 ALLOWED = {"gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model", "gen_ai.token.type",
            "tui_agent.source", "tui_agent.agent", "tui_agent.token.kind", "tui_agent.cost.cause",
-           "tui_agent.compaction.kind", "tui_agent.cache.miss_reason"}
+           "tui_agent.compaction.kind", "tui_agent.cache.miss_reason", "tui_agent.idle.choice", "tui_agent.idle.mode"}
 
 
 class MetricsReceiver:
@@ -100,7 +100,9 @@ def test_a_live_sessions_calls_pings_misses_and_events_arrive_as_metrics(receive
     live = LiveMetrics(metrics)
     event = CompactEvent(call=2, kinds=("drop", "mask"), reason="over 120k", tokens_before=120_000, tokens_after=30_000)
     plan = CompactPlan(mode="v2", enabled=True, call=2, history_len=4, event=event)
-    for e in (ev.ModelCallStarted(1, 1, MODEL), ev.Usage(1, 10, 50, 20_000, 0), ev.CacheKeptWarm(1, 5, 270, 3, 1, 0, 20_000),
+    for e in (ev.ModelCallStarted(1, 1, MODEL), ev.Usage(1, 10, 50, 20_000, 0),
+              ev.IdleChosen("ping", "auto", 0.001, 0.002, 0.003, ahead=True), ev.IdleChosen("ping", "auto", 0.001, 0.002, 0.003),
+              ev.CacheKeptWarm(1, 5, 270, 3, 1, 0, 20_000),
               ev.ModelCallStarted(2, 1, MODEL), ev.CompactionReported(2, plan, 4, 0, 0, []),
               ev.Usage(2, 10, 40, 25_000, 0), ev.CacheMissed(2, 20_000, 0, "ttl_expired", extra_cost_usd=0.05),
               ev.Usage(3, 500, 200, 0, 0, purpose="summary")):
@@ -118,6 +120,7 @@ def test_a_live_sessions_calls_pings_misses_and_events_arrive_as_metrics(receive
         cost_usd(MODEL, UsageInfo(3, 1, 0, 20_000)))
     assert receiver.total("tui_agent.cost", **{"tui_agent.cost.cause": "summaries"}) > 0
     assert receiver.total("tui_agent.keep_warm.pings") == 1
+    assert receiver.total("tui_agent.idle.choices", **{"tui_agent.idle.choice": "ping", "tui_agent.idle.mode": "auto"}) == 1
     assert receiver.total("tui_agent.cache.missed_tokens", **{"tui_agent.cache.miss_reason": "ttl_expired"}) == 20_000
     assert receiver.total("tui_agent.compaction.events", **{"tui_agent.compaction.kind": "drop+mask"}) == 1
     assert receiver.total("tui_agent.compaction.kept") == pytest.approx(0.25)

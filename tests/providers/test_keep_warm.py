@@ -206,7 +206,14 @@ def test_the_door_keeps_live_faces_warm_and_never_headless(tmp_path):
     env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_MODEL": MODEL}
     live = open_session(SessionOptions(workspace=tmp_path, face="tui", env=env)).session
     (warmer,) = _warmers(live)
-    assert warmer.settings() == KeepWarm(270.0, 12) and warmer.aclose in live.closers
+    # --idle auto (the default): every slot within the hour, each decided by the priced policy (idle_policy.py)
+    assert warmer.settings() == KeepWarm(270.0, 13) and warmer.aclose in live.closers
+    pinging = open_session(SessionOptions(workspace=tmp_path, face="tui", env={**env, "TUI_AGENT_IDLE": "ping"}))
+    assert _warmers(pinging.session)[0].settings() == KeepWarm(270.0, 12) and pinging.idle == "ping"  # as before
+    cold = open_session(SessionOptions(workspace=tmp_path, face="tui", idle="cold", env=env))
+    assert _warmers(cold.session)[0].settings() == NEVER_WARM and cold.idle == "cold"
+    with pytest.raises(SessionRefused, match="TUI_AGENT_IDLE takes auto, ping, compact, cold"):
+        open_session(SessionOptions(workspace=tmp_path, face="tui", env={**env, "TUI_AGENT_IDLE": "sometimes"}))
     acp = open_session(SessionOptions(workspace=tmp_path, face="acp", env={**env, "TUI_AGENT_KEEP_WARM": "9"}))
     assert _warmers(acp.session)[0].settings() == KeepWarm(270.0, 2)
     headless = open_session(SessionOptions(workspace=tmp_path, face="headless", headless=True, env=env)).session
@@ -321,6 +328,9 @@ def test_the_flag_is_the_variable(monkeypatch):
     assert os.environ["TUI_AGENT_KEEP_WARM"] == "10" and minutes_from(os.environ) == 10
     _flags_to_env(build_parser().parse_args(["serve", "--keep-warm", "0"]))  # serve's tabs inherit it
     assert os.environ["TUI_AGENT_KEEP_WARM"] == "0"
+    monkeypatch.setenv("TUI_AGENT_IDLE", "")
+    _flags_to_env(build_parser().parse_args(["--idle", "compact"]))  # the TUI, -p, serve's tabs: one variable
+    assert os.environ["TUI_AGENT_IDLE"] == "compact"
 
 
 async def test_a_ping_in_flight_is_cancelled_by_a_new_prompt(tmp_path):

@@ -57,7 +57,8 @@ NEVER_WARM = KeepWarm(interval_seconds=math.inf, max_pings=0)
 class IdleMoment:
     """What a live session knows when a keep-warm ping is due: the pings sent so far for this prefix, the
     schedule (`keep`), the prefix a ping reads, how long the cache has been idle since the last call was
-    sent, and the model (its prices). The one question asked of it: ping now, or stop?"""
+    sent, and the model (its prices). The one question asked of it: ping now, or stop? (The priced idle policy,
+    `core/agent/idle_policy.py`, may also answer "compact": an event now, whose request the next ping writes.)"""
 
     pings_sent: int
     keep: KeepWarm
@@ -70,8 +71,8 @@ PingOrStop = Literal["ping", "stop"]
 
 
 def until_the_limit(moment: IdleMoment) -> PingOrStop:
-    """Today's idle choice: ping until the schedule's most (`KeepWarm.max_pings`: what the price pays for).
-    A priced idle policy (ping / compact while idle / let it go cold) answers the same question."""
+    """The fixed rule: ping until the schedule's most (`KeepWarm.max_pings`: what the price pays for). The
+    priced idle policy (`--idle`: ping / compact while idle / let it go cold) answers the same question."""
     return "ping" if moment.pings_sent < moment.keep.max_pings else "stop"
 
 

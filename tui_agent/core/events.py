@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from tui_agent.core.messages import AppliedEdit, CompactionUsage, Message
-from tui_agent.core.warm_events import CacheKeptWarm, KeepWarmArmed, KeepWarmStopped  # noqa: F401 - re-exported
+from tui_agent.core.warm_events import CacheKeptWarm, IdleChosen, KeepWarmArmed, KeepWarmStopped  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:  # the plans an event carries, named only: the ground floor imports no wing at run time
     from tui_agent.core.agent.call import CallPlan
@@ -338,7 +338,7 @@ class NextRequestChanged:
 
 
 SessionEvent = Union[ModelSwitched, SessionCleared, TurnClosed, CompactionChanged, NextRequestChanged,
-                     KeepWarmArmed, CacheKeptWarm, KeepWarmStopped]
+                     KeepWarmArmed, CacheKeptWarm, KeepWarmStopped, IdleChosen]
 
 
 EngineEvent = Union[

@@ -1,4 +1,5 @@
-"""The keep-warm events (`core/agent/keep_warm.py`): armed, each ping, stopped. Re-exported by `events`.
+"""The keep-warm events (`core/agent/keep_warm.py`): armed, each ping, stopped, and the idle policy's choice
+(`core/agent/idle_policy.py`). Re-exported by `events`.
 
 A ping is real money (the ledger and the journal price it like a call) but no call of the conversation;
 warming that stops on its own is said once, quietly, with its reason. The fields only grow (the journal's
@@ -7,6 +8,7 @@ warming that stops on its own is said once, quietly, with its reason. The fields
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -80,4 +82,54 @@ class KeepWarmStopped:
         return f"Stopped keeping the prompt cache warm after {pings}: {self.detail or 'the idle policy chose to'}."
 
 
-__all__ = ["CacheKeptWarm", "KeepWarmArmed", "KeepWarmStopped", "StopReason"]
+@dataclass(frozen=True)
+class IdleChosen:
+    """The idle policy chose what the waiting session does (`--idle`, `core/idle.py`): `ping` the cache, `compact`
+    now (an event while the prefix is warm, so the next call sends and reads the smaller request), or let it go
+    `cold`. Each choice's expected price from this moment on (in USD when the model has a list price, else in
+    units of one uncached input token: `usd`; `math.inf`: not a choice here), how long the session had waited
+    (`waited`, seconds since the last call was sent) and the chance the person comes back at all (`back`).
+    `ahead`: said when the turn ended, for the first moment a ping is due (nothing done yet); `news`: the choice
+    differs from the last one said (a face says it in the chat once). The journal's `idle` record."""
+
+    choice: str  # ping | compact | cold
+    mode: str  # auto | ping | compact | cold (--idle)
+    ping: float
+    compact: float
+    cold: float
+    waited: float = 0.0
+    back: float = 0.0
+    usd: bool = True
+    ahead: bool = False
+    news: bool = False
+    after_call: int = 0  # the call whose prefix the choice is about
+
+    def price(self, choice: str) -> str:
+        units = getattr(self, choice)
+        if math.isinf(units):
+            return "n/a (nothing to drop)" if choice == "compact" else "n/a (no ping allowed now)"
+        return f"≈${units:.4f}" if self.usd else f"≈{units / 1000:.1f}k units"
+
+    @property
+    def cheapest(self) -> str:
+        return min(("ping", "compact", "cold"), key=lambda name: getattr(self, name))
+
+    @property
+    def line(self) -> str:
+        """The meter's line: "idle: ping ≈$0.0021 (cheapest) · compact ≈$0.0105 · cold ≈$0.0310 · back 74 %"."""
+        why = "cheapest" if self.mode == "auto" or self.choice == self.cheapest else f"--idle {self.mode}"
+        others = " · ".join(f"{name} {self.price(name)}" for name in ("ping", "compact", "cold") if name != self.choice)
+        return f"idle: {self.choice} {self.price(self.choice)} ({why}) · {others} · back {self.back:.0%}"
+
+    @property
+    def said(self) -> str:
+        """The chat's quiet line when the choice changes."""
+        what = {"ping": "keeps the prompt cache warm", "compact": "compacts now, while the cache is warm",
+                "cold": "lets the prompt cache go cold"}[self.choice]
+        when = "At the next idle moment the session" if self.ahead else "While idle the session"
+        others = " and ".join(f"{name} {self.price(name)}" for name in ("ping", "compact", "cold") if name != self.choice)
+        why = "the cheapest" if self.choice == self.cheapest else f"--idle {self.mode}"
+        return f"{when} {what}: {self.price(self.choice)} expected ({why}; {others})."
+
+
+__all__ = ["CacheKeptWarm", "IdleChosen", "KeepWarmArmed", "KeepWarmStopped", "StopReason"]

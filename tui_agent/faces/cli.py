@@ -152,6 +152,9 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
                         help="extended thinking with this budget per call (same as MAX_THINKING_TOKENS)")
     parser.add_argument("--keep-warm", type=float, default=default, metavar="MINUTES", help="keep the prompt "
                         "cache warm this long while idle (0 = off; default: what the price pays for; TUI_AGENT_KEEP_WARM)")
+    parser.add_argument("--idle", choices=("auto", "ping", "compact", "cold"), default=default, help="what the "
+                        "session does while it waits: the cheapest of ping / compact / cold at each moment (auto, "
+                        "the default), or always that one (TUI_AGENT_IDLE)")
     parser.add_argument("-C", "--cwd", type=Path, default=default, metavar="DIR",
                         help="workspace (default: current directory)")
 
@@ -201,11 +204,12 @@ def _load_transcript(path: Path):
 
 
 def _flags_to_env(args: argparse.Namespace) -> None:
-    """`--cache-1h`, `--thinking-tokens` (Claude Code's variables) and `--keep-warm` are variables under a flag:
+    """`--cache-1h`, `--thinking-tokens` (Claude Code's variables), `--keep-warm` and `--idle` are variables under a flag:
     set, they reach the session the same way from every door (-p, the TUI, `serve`'s tabs)."""
     if getattr(args, "cache_1h", None):
         os.environ["ENABLE_PROMPT_CACHING_1H"] = "1"
-    for name, variable in (("thinking_tokens", "MAX_THINKING_TOKENS"), ("keep_warm", "TUI_AGENT_KEEP_WARM")):
+    for name, variable in (("thinking_tokens", "MAX_THINKING_TOKENS"), ("keep_warm", "TUI_AGENT_KEEP_WARM"),
+                           ("idle", "TUI_AGENT_IDLE")):
         if getattr(args, name, None) is not None:
             os.environ[variable] = f"{getattr(args, name):g}" if name == "keep_warm" else str(getattr(args, name))
 

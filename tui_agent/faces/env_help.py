@@ -21,6 +21,7 @@ ENV_HELP = """environment:
   TEXTUAL_DRIVER          set by a Textual driver host (tui-agent serve): always open the app, never headless
   TUI_AGENT_DATA_DIR      where sessions are saved (default: the platform's user data dir)
   TUI_AGENT_KEEP_WARM     minutes to keep the prompt cache warm while idle (same as --keep-warm; 0 = off)
+  TUI_AGENT_IDLE          what a waiting session does: auto (default), ping, compact, cold (same as --idle)
 
 security: a repository's own MCP servers (.mcp.json) and allow rules need your approval (the TUI asks;
 headless refuses them; --trust-project-mcp starts its MCP servers for one run). See the README.

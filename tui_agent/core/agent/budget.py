@@ -75,6 +75,7 @@ class BudgetLedger:
     ping_read_tokens: int = 0  # what the pings read from the cache
     warm: ev.CacheKeptWarm | None = None  # the last ping since the last call (None: none since)
     keep_warm: ev.KeepWarmArmed | None = None  # the pings planned since the last call (None: none, or stopped)
+    idle: ev.IdleChosen | None = None  # the idle policy's last choice (ping / compact / cold, each priced)
     _context_started: dict[str, str] = field(default_factory=dict, repr=False)  # tool_use id → summary
 
     # -- feeding --------------------------------------------------------------------------------
@@ -101,6 +102,10 @@ class BudgetLedger:
                 self.keep_warm = event
             case ev.KeepWarmStopped():
                 self.keep_warm = None
+            case ev.IdleChosen():
+                self.idle = event
+            case ev.NextRequestChanged(why="idle compact") if event.plan.plan.event is not None:
+                self._on_idle_event(event.plan.plan, event.plan.messages)
             case ev.SessionCleared():
                 self.reset()
             case ev.CompactionChanged(action="undo-event", index=int(call)):
@@ -203,6 +208,14 @@ class BudgetLedger:
                                         event.system_tokens + event.tools_tokens, history_len=event.history_len)
         self.current_plan, self.current_messages = plan, event.messages
         self.last_plan, self.last_messages = plan, event.messages
+
+    def _on_idle_event(self, plan: CompactPlan, messages: Sequence[Message]) -> None:
+        """The idle policy compacted while the session waited (`idle_policy.py`): an event of the next call's
+        request, on the timeline now (that call reports no event of its own: it was already made)."""
+        entry = EventEntry(plan.event, plan, messages, self.last_plan, self.last_messages)  # type: ignore[arg-type]
+        self.events.append(entry)
+        self.major_events.append(entry)
+        self.event_calls.add(plan.call)
 
     def let_go(self, held: Callable[[int], bool], slim: Callable[[CompactPlan], CompactPlan]) -> None:
         """Drop the requests of the events whose calls (or the calls before them) `held` no longer holds:

@@ -116,8 +116,9 @@ def open_session(options: SessionOptions) -> OpenedSession:
                or server_strategy_error(session.compactor.mode, session.provider))
     if problem:
         raise SessionRefused(problem)
+    idle, cap, told = _idle_settings(options)
     if not options.headless:  # -p exits when its turn ends: nothing idle to keep warm
-        _keep_warm(session, options.env)
+        _keep_warm(session, options.env, idle, cap)
     if options.history:
         session.history.extend(options.history)
         notices += [options.history_notice] if options.history_notice is not None else []
@@ -128,36 +129,47 @@ def open_session(options: SessionOptions) -> OpenedSession:
     _OPENED.append(weakref.ref(session))
     trace.bind_session(session.trace_id)  # after `prepare`: a journaled session has its id by now
     trace.trace("cli.start", mode=options.face)
-    idle, cap, told = _idle_settings(options)
     return OpenedSession(session, notices + told, idle, cap)
 
 
 def _idle_settings(options: SessionOptions) -> tuple[str, float | None, list[Notice]]:
-    """The idle policy and the ping spend cap in force: the face's choice within the organisation policy
-    (a wider one is refused in one line), else the policy's or the settings files' defaults."""
+    """The idle policy and the ping spend cap in force: the face's choice (`--idle`, else TUI_AGENT_IDLE) within
+    the organisation policy (a wider one is refused in one line), else the policy's or the settings files'."""
     from tui_agent.core.access.effective_settings import effective_settings, merge
     from tui_agent.core.access.org_policy import IDLE_POLICIES, Layer, policy_path, read_layer
+    from tui_agent.core.idle import ENV, mode_from
 
     settings = effective_settings(options.workspace, options.env)  # its notices were the factory's to show
-    if options.idle is None:
+    wanted, source = options.idle, f"{options.face} idle"
+    if wanted is None and options.env.get(ENV, "").strip():
+        try:
+            wanted, source = mode_from(options.env), ENV
+        except ValueError as error:
+            raise SessionRefused(str(error)) from None
+    if wanted is None:
         return settings.idle, settings.ping_cap_usd, []
-    if options.idle not in IDLE_POLICIES:
-        raise SessionRefused(f"idle policy {options.idle!r} is not one of {', '.join(IDLE_POLICIES)}")
+    if wanted not in IDLE_POLICIES:
+        raise SessionRefused(f"idle policy {wanted!r} is not one of {', '.join(IDLE_POLICIES)}")
     path = policy_path(options.env)
     policy, _ = read_layer(path, f"organisation policy {path}", policy=True)
-    chosen = merge(policy, [Layer(settings.idle_source, idle=settings.idle), Layer(f"{options.face} idle", idle=options.idle)])
+    chosen = merge(policy, [Layer(settings.idle_source, idle=settings.idle), Layer(source, idle=wanted)])
     return chosen.idle, settings.ping_cap_usd, [Notice(line, "warning") for line in chosen.notices]
 
 
-def _keep_warm(session: Session, env: Mapping[str, str]) -> None:
-    """Keep the prompt cache warm while the session waits (`keep_warm.py`): as long as the price pays for,
-    or `--keep-warm` / TUI_AGENT_KEEP_WARM minutes (0: never). A bad value refuses the session."""
-    from tui_agent.core.agent.keep_warm import install_keep_warm, minutes_from
+def _keep_warm(session: Session, env: Mapping[str, str], idle: str, cap: float | None) -> None:
+    """What the session does while it waits (`idle_policy.py`): the idle mode's choice at each moment a ping is
+    due, within `--keep-warm` / TUI_AGENT_KEEP_WARM minutes (0: never) and the ping spend cap; the prior of how
+    long this user stays away is read from the journals once, at the first decision. A bad value refuses."""
+    from tui_agent.core.agent.idle_policy import install_idle_policy
+    from tui_agent.core.agent.idle_waits import prior_of
+    from tui_agent.core.agent.keep_warm import minutes_from
 
     try:
-        install_keep_warm(session, minutes_from(env))
+        minutes = minutes_from(env)
     except ValueError as error:
         raise SessionRefused(str(error)) from None
+    # (read at the first decision: a resumed session has its id by then, and its own earlier waits count as its)
+    install_idle_policy(session, idle, minutes, prior=lambda: prior_of(env, session.session_id), ping_cap_usd=cap)
 
 
 def _foreign_thinking(session: Session, written_by: Mapping[int, str]) -> list[Notice]:

@@ -18,8 +18,11 @@ It keeps only what the API said it caches (`warm_prefix.WarmPrefix`), and checks
 - when the next request changes (`NextRequestChanged`: `/compact`, a pin, `/clear`, `/model`…) the pings go
   on only while it still starts with the cached request (`warm_prefix.still_read_by`; why not warm the new
   one is said there); a change back, while the prefix is still warm, arms them again;
-- before each ping it asks one function, ping now or stop (`choose`: today `cache_clock.until_the_limit`;
-  a priced idle policy plugs in there); the schedule's most (`KeepWarm.max_pings`) is a hard cap.
+- before each ping it asks one function, ping now, compact now or stop (`choose`: `cache_clock.until_the_limit`,
+  or the priced idle policy, `idle_policy.IdlePolicy`, which may answer after a thought: an awaitable); the
+  schedule's most (`KeepWarm.max_pings`) is a hard cap. "compact" asks `compact` (the policy's) for the
+  request an idle compaction event leaves; its first ping writes it (the cache holds none of it yet) and the
+  pings after it keep that smaller request warm.
 
 What a ping sends is the provider's business (`providers/anthropic_ping.py`: the same body with
 `max_tokens` 0, or the smallest form an endpoint that refuses 0 takes: remembered here for the session,
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -54,7 +58,7 @@ if TYPE_CHECKING:
     from tui_agent.core.providers.base import Provider
 
 ENV = "TUI_AGENT_KEEP_WARM"  # minutes of idleness to keep warm (0: off); unset: what the price pays for
-IdleChoice = Callable[[IdleMoment], PingOrStop]
+IdleChoice = Callable[[IdleMoment], "PingOrStop | str | Awaitable[PingOrStop | str]"]  # ping, stop or compact
 
 
 class WarmSession(Protocol):
@@ -95,22 +99,29 @@ class Warmer:
 
     `keep`: fixed figures (tests: a tiny interval); None: from the provider's price (and `minutes`) each
     time a call is answered, so `/model` takes the new model's. `sleep`: the clock's wait (tests inject
-    one they open themselves). `choose`: ping now or stop, asked before each ping."""
+    one they open themselves). `choose`: ping now, compact now or stop, asked before each ping; `compact`: the
+    request an idle compaction leaves (None: none was made); `schedule`: the pings a provider gets (the idle
+    mode's: `idle_policy.IdlePolicy.schedule`), in place of what its price pays for."""
 
     session: WarmSession
     minutes: float | None = None
     keep: KeepWarm | None = None
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
     choose: IdleChoice = until_the_limit
+    compact: "Callable[[], ModelRequest | None] | None" = None
+    schedule: "Callable[[Provider, float | None], KeepWarm] | None" = None
     task: asyncio.Task[None] | None = field(default=None, repr=False)
     prefix: WarmPrefix | None = None  # what the API said is cached, that the pings keep (None: nothing)
     zero: bool = True  # pings go with `max_tokens: 0` until the endpoint refuses it (then for the session)
     _changed: bool = False  # stopped because the next request changed: a change back arms it again
+    _compacting: bool = False  # the change being told is the warmer's own idle compaction
 
     def settings(self) -> KeepWarm:
         provider = self.session.provider
         if self.keep is not None:
             return self.keep if provider.can_ping else NEVER_WARM
+        if self.schedule is not None:
+            return self.schedule(provider, self.minutes)
         return keep_warm_of(provider, self.minutes)
 
     def clock(self) -> float:
@@ -154,7 +165,7 @@ class Warmer:
 
     def next_changed(self, event: ev.NextRequestChanged) -> None:
         prefix = self.prefix
-        if prefix is None:
+        if prefix is None or self._compacting:
             return
         request = event.plan.request
         if still_read_by(request, prefix.request):
@@ -192,12 +203,36 @@ class Warmer:
             await self.sleep(max(keep.interval_seconds - (self.clock() - prefix.since), 0.0))
             moment = IdleMoment(prefix.pings, keep, prefix.cached_tokens, self.clock() - prefix.sent,
                                  prefix.request.model)
-            if self.choose(moment) == "stop":
+            try:
+                choice = self.choose(moment)
+                if inspect.isawaitable(choice):
+                    choice = await choice
+            except Exception as error:  # noqa: BLE001 - a policy that fails stops the warming, said once
+                self._emit(ev.KeepWarmStopped("failed", prefix.pings, f"the idle policy failed: {error}"[:160]))
+                return
+            if choice == "compact":
+                prefix = self._compacted(prefix) or prefix
+            elif choice != "ping":
                 self._emit(ev.KeepWarmStopped("policy", prefix.pings))
                 return
             if not await self._ping(prefix, keep):
                 return
         self._emit(ev.KeepWarmStopped("limit", prefix.pings))
+
+    def _compacted(self, prefix: WarmPrefix) -> WarmPrefix | None:
+        """The idle policy's compaction event now (its own `NextRequestChanged` does not stop the warming):
+        the request it leaves is what the pings keep from here, not cached yet (the next ping writes it)."""
+        if self.compact is None:
+            return None
+        self._compacting = True
+        try:
+            request = self.compact()
+        finally:
+            self._compacting = False
+        if request is None:
+            return None
+        self.prefix = WarmPrefix(request, 0, prefix.since, prefix.call, prefix.sent, prefix.pings)
+        return self.prefix
 
     async def _ping(self, prefix: WarmPrefix, keep: KeepWarm) -> bool:
         """One ping, told; False when warming stops here (it failed, or it read less than the prefix)."""
@@ -217,6 +252,9 @@ class Warmer:
             return False
         usage = pinged.usage
         prefix.pings, prefix.since = n, sent
+        written_now = not prefix.cached_tokens  # the first ping of an idle compaction's request writes it
+        if written_now:
+            prefix.cached_tokens = usage.cache_read_input_tokens + usage.cache_creation_input_tokens
         state.warm_since = sent  # the cache's clock starts over from this request
         state.cache.pings += 1
         note = ""
@@ -229,9 +267,12 @@ class Warmer:
                     max_tokens=pinged.max_tokens)
         self._emit(ev.CacheKeptWarm(n, keep.max_pings, keep.interval_seconds, usage.input_tokens, usage.output_tokens,
                                     usage.cache_creation_input_tokens, usage.cache_read_input_tokens,
-                                    usage.cache_write_1h, prefix.cached_tokens, pinged.max_tokens, note, prefix.call,
-                                    pinged.cache_miss))
-        if usage.cache_read_input_tokens < prefix.cached_tokens:
+                                    usage.cache_write_1h, 0 if written_now else prefix.cached_tokens, pinged.max_tokens,
+                                    note, prefix.call, pinged.cache_miss))
+        if written_now and not prefix.cached_tokens:
+            self._emit(ev.KeepWarmStopped("missed", n, "wrote nothing to the cache (the server caches nothing now)"))
+            return False
+        if usage.cache_read_input_tokens < prefix.cached_tokens and not written_now:
             self._emit(ev.KeepWarmStopped("missed", n, miss_detail(
                 usage.cache_read_input_tokens, usage.cache_creation_input_tokens, prefix.cached_tokens,
                 pinged.cache_miss)))
@@ -247,10 +288,12 @@ class Warmer:
 
 def install_keep_warm(session: Any, minutes: float | None = None, keep: KeepWarm | None = None,
                       sleep: Callable[[float], Awaitable[Any]] | None = None,
-                      choose: IdleChoice | None = None) -> Warmer:
+                      choose: IdleChoice | None = None, compact: "Callable[[], ModelRequest | None] | None" = None,
+                      schedule: "Callable[[Provider, float | None], KeepWarm] | None" = None) -> Warmer:
     """Keep `session`'s cache warm while it is idle: its listener and its closer (the door calls this for
-    every face but `-p`). `choose`: the idle choice asked before each ping (default: until the limit)."""
-    warmer = Warmer(session, minutes, keep, sleep or asyncio.sleep, choose or until_the_limit)
+    every face but `-p`). `choose`: the idle choice asked before each ping (default: until the limit);
+    `compact` and `schedule`: the idle policy's (`idle_policy.install_idle_policy` passes them)."""
+    warmer = Warmer(session, minutes, keep, sleep or asyncio.sleep, choose or until_the_limit, compact, schedule)
     session.listeners.append(warmer.heard)
     session.closers.append(warmer.aclose)
     return warmer

@@ -15,6 +15,7 @@ semantic conventions where they have one and are `tui_agent.*` where they do not
 | `tui_agent.compaction.coverage` | histogram, 1 | (replayed) the share of what the next replies used still sent |
 | `tui_agent.keep_warm.pings` | counter, {ping} | |
 | `tui_agent.keep_warm.spared` | counter, USD | the rewrites the pings spared |
+| `tui_agent.idle.choices` | counter, {choice} | `tui_agent.idle.choice` ping / compact / cold, `tui_agent.idle.mode` (`--idle`) |
 | `tui_agent.cache.misses` | counter, {miss} | `tui_agent.cache.miss_reason` |
 | `tui_agent.cache.missed_tokens` | counter, {token} | `tui_agent.cache.miss_reason` |
 
@@ -36,6 +37,7 @@ CLOSE_SECONDS = 1.0  # what the exit waits at most for the last export (as the s
 MISS_REASONS = frozenset({"ttl_expired", "our_compaction", "server_edit", "unknown", "messages_changed",
                           "system_changed", "tools_changed", "model_changed", "previous_message_not_found",
                           "unavailable", "agent_compaction", "compaction"})
+IDLE_CHOICES = frozenset({"ping", "compact", "cold"})  # the idle policy's (`--idle`); its modes add auto
 CAUSES = frozenset({"conversation", "pings", "idle_rewrites", "summaries"})
 TOKEN_KINDS = ("input", "cache_read.input", "cache_creation.input", "output")
 MAX_LABEL = 64
@@ -74,6 +76,8 @@ class CallMetrics:
         self.pings = meter.create_counter("tui_agent.keep_warm.pings", unit="{ping}", description="Keep-warm pings")
         self.spared = meter.create_counter("tui_agent.keep_warm.spared", unit="USD",
                                            description="Rewrites after idle the pings spared")
+        self.idle = meter.create_counter("tui_agent.idle.choices", unit="{choice}",
+                                         description="The idle policy's decisions while a session waited (--idle)")
         self.misses = meter.create_counter("tui_agent.cache.misses", unit="{miss}", description="Prompt cache misses")
         self.missed_tokens = meter.create_counter("tui_agent.cache.missed_tokens", unit="{token}",
                                                   description="Tokens written again instead of read, by reason")
@@ -201,6 +205,10 @@ class LiveMetrics:
                 self._pings += 1
                 self.metrics.pings.add(1, self.metrics.common(self.model))
                 self.metrics.add_cost(self.model, "pings", _usd(self.model, ping) or 0.0)
+            case ev.IdleChosen(ahead=False) as chosen:  # bounded: three choices, four modes
+                self.metrics.idle.add(1, self.metrics.common(self.model, **{
+                    "tui_agent.idle.choice": bounded(chosen.choice, IDLE_CHOICES),
+                    "tui_agent.idle.mode": bounded(chosen.mode, IDLE_CHOICES | {"auto"})}))
             case ev.CompactionReported(plan=plan) if plan.event is not None and plan.event.major:
                 before = plan.event.tokens_before
                 self.metrics.event(self.model, tuple(plan.event.kinds),

@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from tui_agent.core.providers.base import ModelRequest
 
 STEERING = ("pin", "exclude", "expand")
+# An idle compaction's request ends with the assistant's last answer; a request may not end there on every
+# model (prefill is refused with thinking on, and by the newest models), so the ping that writes it carries
+# this one line after it (`idle_policy.IdlePolicy.compact`). The next call's request holds the same messages
+# up to the answer, with a cache breakpoint at its end (the plan's stable prefix): it reads what the ping wrote.
+IDLE_PING_LINE = "(tui-agent keeps the prompt cache warm while the person is away; nothing to answer.)"
 
 
 @dataclass
@@ -53,8 +58,15 @@ def still_read_by(next_request: "ModelRequest", cached: "ModelRequest") -> bool:
     if (next_request.model, next_request.system, next_request.context_management) != \
             (cached.model, cached.system, cached.context_management) or next_request.tools != cached.tools:
         return False
-    count = len(cached.messages)
-    return len(next_request.messages) >= count and next_request.messages[:count] == cached.messages
+    count = len(cached.messages) - _idle_line(cached)  # the line an idle compaction's ping adds: not sent later
+    return len(next_request.messages) >= count and next_request.messages[:count] == cached.messages[:count]
+
+
+def _idle_line(request: "ModelRequest") -> int:
+    last = request.messages[-1] if request.messages else {}
+    content = last.get("content")
+    return int(last.get("role") == "user" and isinstance(content, list) and len(content) == 1
+               and content[0].get("text") == IDLE_PING_LINE)
 
 
 def change_cause(why: str, next_request: "ModelRequest", cached: "ModelRequest",
@@ -83,4 +95,4 @@ def miss_detail(read: int, written: int, expected: int, api_reason: str = "") ->
     return words + ")"
 
 
-__all__ = ["WarmPrefix", "change_cause", "miss_detail", "still_read_by"]
+__all__ = ["IDLE_PING_LINE", "WarmPrefix", "change_cause", "miss_detail", "still_read_by"]

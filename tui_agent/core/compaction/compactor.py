@@ -123,7 +123,8 @@ class Compactor:
         self.state = self.state.evolve(pending=self.state.pending + (kind,), dirty=True, **fields)
 
     def request_event(self, kind: str = "drop") -> None:
-        """`/compact`: run an event at the next call even under the high-water mark."""
+        """`/compact`: run an event at the next call even under the high-water mark (`"idle"`: the idle
+        policy's drop while the session waits, the same event with its own reason)."""
         self.state = self.state.evolve(pending=self.state.pending + (kind,))
 
     def postpone(self, on: bool = True) -> None:
@@ -211,10 +212,10 @@ class Compactor:
             w.state = tiers.apply_user_changes(w.state, w.view(history, self.policy, newest, call))
             relayout = True
         pending = w.state.pending
-        asked = any(kind in pending for kind in ("drop", "summary"))  # /compact
+        asked = any(kind in pending for kind in ("drop", "summary", "idle"))  # /compact, or the idle policy's
         forced = asked or "reactive" in pending  # or "prompt is too long"
         cold = "cold" in pending and self.policy.cold_event  # the cache went cold: an event writes nothing extra
-        kinds: list[EventKind] = [k for k in dict.fromkeys(pending) if k not in ("drop", "summary", "cold", "postpone")]  # type: ignore[misc]
+        kinds: list[EventKind] = [k for k in dict.fromkeys(pending) if k not in ("drop", "summary", "cold", "postpone", "idle")]  # type: ignore[misc]
         old_n, w.state = w.state.history_len, w.state.evolve(pending=(), history_len=n)
         for i in range(old_n, n):  # new messages join the request
             w.layout.append(w.state, history, w.facts, w.tokens, i)
@@ -244,7 +245,7 @@ class Compactor:
         tried = not held and (over > high or forced or cold)
         if tried:
             reason, why, target, policy = self._event_terms(asked, forced, cold and over <= high, relayout,
-                                                            w.tokens.estimate())
+                                                            w.tokens.estimate(), "idle" in pending)
             event_kinds, changed = steps.event(w, history, policy, newest, call, target, why, asked)
             kinds += event_kinds
             first_change = min(first_change, changed)
@@ -271,11 +272,14 @@ class Compactor:
         return w, result
 
     def _event_terms(self, asked: bool, forced: bool, cold: bool, relayout: bool,
-                     estimate: int) -> tuple[str, str, int, CompactPolicy]:
+                     estimate: int, idle: bool = False) -> tuple[str, str, int, CompactPolicy]:
         """An event's reason (for the chat), its short why, the size it aims at and the policy it runs with:
-        `cold` is a cold cache's event under the mark (it keeps more, and clears results only)."""
+        `cold` is a cold cache's event under the mark (it keeps more, and clears results only); `idle` the idle
+        policy's event while the session waits (`core/idle.py`: it is `/compact`'s drop, told as its own)."""
         high, target, policy = self.policy.high_tokens, self.policy.low_tokens, self.policy
-        if asked:
+        if asked and idle:
+            reason, why = "compacted while idle, before the cache expired", "idle"
+        elif asked:
             reason, why = "you asked to compact now", "you asked"
         elif forced:
             reason = why = "the API said the prompt is too long"

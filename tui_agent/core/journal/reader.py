@@ -8,6 +8,7 @@ what to do.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -69,6 +70,7 @@ class JournalLoad:
     states: StateChain = field(default_factory=StateChain, repr=False)  # the state records, whole and changes
     server_events: list[ev.ServerEdited | ev.CacheMissed] = field(default_factory=list)  # `server` records
     pings: list[ev.CacheKeptWarm] = field(default_factory=list)  # keep-warm pings: their price is the session's
+    idle: ev.IdleChosen | None = None  # the idle policy's last choice (`idle` records; the meter shows it)
     last_message_id: str = ""  # the last answer's id and what it left cached (the cache diagnosis goes on)
     cached: int = 0
 
@@ -191,6 +193,12 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
             as_int(record.get("cache_read_input_tokens", 0)), as_int(record.get("cache_write_1h", 0)),
             expected=as_int(record.get("expected", 0)), max_tokens=as_int(record.get("max_tokens", 0)),
             after_call=as_int(record.get("after_call", 0))))
+    elif kind == rec.IDLE:
+        ping, compact, cold = (math.inf if record.get(name) is None else as_float(record[name])
+                               for name in ("ping", "compact", "cold"))
+        load.idle = ev.IdleChosen(str(record["choice"]), str(record.get("mode", "auto")), ping, compact, cold,
+                                  as_float(record.get("waited", 0.0)), as_float(record.get("back", 0.0)),
+                                  record.get("usd") is not False, after_call=as_int(record.get("after_call", 0)))
     elif kind == rec.COMPACTION_STATE:
         if "delta" in record:  # a change of the state before it (older journals hold whole states only)
             load.states.delta(record["delta"], record.get("base"), record.get("check"))

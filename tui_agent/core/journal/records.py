@@ -29,6 +29,7 @@ MODEL = "model"  # a model switch
 CLEARED = "cleared"  # /clear: the conversation continues in the `next` session file
 RESUMED = "resumed"  # a process reopened this session
 PING = "ping"  # a keep-warm ping's usage and price: paid for like a call, no call of the conversation
+IDLE = "idle"  # the idle policy's choice while the session waited: ping / compact / cold, each priced
 
 
 class JournalError(Exception):

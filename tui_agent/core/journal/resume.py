@@ -118,6 +118,8 @@ def restore(session: "Session", load: JournalLoad) -> Restored:
     for ping in load.pings:  # what the pings cost: the resumed meter's money is the quit session's
         session.ledger.feed(ping)
     session.ledger.warm = None  # (no ping since this process's last call: it has made none)
+    if load.idle is not None:  # the meter says what the idle policy last chose; nothing sent depends on it
+        session.ledger.feed(load.idle)
     warning = import_compaction_state(session, load.compaction_state, load.compaction_mode)
     if warning:
         result.notices.append(ev.Notice(warning, "warning"))

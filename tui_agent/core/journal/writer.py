@@ -54,6 +54,7 @@ class Journal:
     # (the history grows past them), so looking at a transcript leaves no session behind.
     view_until: int = 0
     _compaction_state: str | None = None
+    _idle_event: str | None = None  # an idle compaction's words, for the call whose request it made
     _states: JournalStates = field(default_factory=JournalStates)  # deltas since the last whole state
 
     def __call__(self, event: Any) -> None:
@@ -82,9 +83,12 @@ class Journal:
         self.sync_messages()
         match event:
             case ev.CompactionReported():
+                fields = call_fields(event)
+                if self._idle_event and "event" not in fields:  # made while idle: this call's request
+                    fields["event"] = self._idle_event
+                self._idle_event = None
                 self._append(rec.CALL, call=event.call, model=self.session.model, history_len=event.history_len,
-                             system_tokens=event.system_tokens, tools_tokens=event.tools_tokens,
-                             **call_fields(event))
+                             system_tokens=event.system_tokens, tools_tokens=event.tools_tokens, **fields)
                 self.sync_compaction_state()
             case ev.Usage():
                 self._append(rec.USAGE, call=event.call, input_tokens=event.input_tokens,
@@ -102,6 +106,10 @@ class Journal:
                              cache_read_input_tokens=event.cache_read_input_tokens,
                              cost_usd=_cost(self.session.model, event), **_hour_writes(event),
                              after_call=event.after_call, expected=event.expected, max_tokens=event.max_tokens)
+            case ev.IdleChosen(ahead=False):  # what it chose, and what each choice was priced (None: not one)
+                self._append(rec.IDLE, choice=event.choice, mode=event.mode, ping=_finite(event.ping),
+                             compact=_finite(event.compact), cold=_finite(event.cold), waited=round(event.waited, 1),
+                             back=round(event.back, 4), usd=event.usd, after_call=event.after_call)
             case ev.ServerEdited() | ev.CacheMissed():
                 self._append(SERVER, **server_fields(event))
             case ev.PermissionAnswered():
@@ -112,6 +120,8 @@ class Journal:
                 self._append(rec.COMPACTION_CHANGE, action=event.action, index=event.index, on=event.on)
             case ev.NextRequestChanged():
                 self.sync_compaction_state()  # every change of the next request is saved (`/compact` too)
+                if event.why == "idle compact" and event.plan.plan.event is not None:
+                    self._idle_event = event.plan.plan.event.line()
             case ev.TurnClosed():
                 if self.file is not None:
                     self.file.sync()  # the turn is on disk for good
@@ -178,6 +188,11 @@ def _cost(model: str, usage: ev.Usage | ev.CacheKeptWarm) -> float | None:
     from tui_agent.core.models import cost_usd
 
     return cost_usd(model, UsageInfo.of(usage))
+
+
+def _finite(price: float) -> float | None:
+    """A price for JSON: `inf` (not a choice then) is written as null (a journal holds no non-finite number)."""
+    return round(price, 8) if price == price and abs(price) != float("inf") else None
 
 
 def _hour_writes(usage: ev.Usage | ev.CacheKeptWarm) -> dict[str, Any]:

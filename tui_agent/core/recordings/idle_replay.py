@@ -100,9 +100,10 @@ class IdleReplay:
     def _spend(self, gap: float | None, human: bool, prefix: float, sizes: Callable[[], IdleSizes]) -> IdleOutcome:
         if gap is None:
             return IdleOutcome(0, gap)
-        if self.mode in ("fixed", "ping") or (self.mode == "auto" and not human):
-            # a tool still running will call again: keep warm as any client would (as long as it runs)
-            keep = self.fixed if self.mode != "auto" else keep_warm_for(self.price)
+        if self.mode in ("fixed", "ping") or (self.mode in ("auto", "compact") and not human):
+            # a tool still running will call again: keep warm as any client would (as long as it runs); a live
+            # session never compacts then (its request would end in an unanswered tool_use: `idle_policy.py`)
+            keep = self.fixed if self.mode in ("fixed", "ping") else keep_warm_for(self.price)
             pings = keep.pings(gap)
             return IdleOutcome(pings, keep.idle_after_pings(gap), pings * self._ping(prefix),
                                choice="ping" if pings else None, reads=pings * prefix)

@@ -140,6 +140,8 @@ class TuiAgent:
             state.next_request = event
             if not state.busy:  # e.g. the summary /compact started joined the next request
                 self._later(self._send_next_usage(session_id, state))
+        elif isinstance(event, ev.IdleChosen) and not state.busy and state.next_request is not None:
+            self._later(self._send_next_usage(session_id, state))  # its `_meta` says the idle choice
         elif isinstance(event, ev.SummaryWritten):
             for update in state.compactions.summary_updates(event.call, event.summary, event.error):
                 self._later(self._send(session_id, update))

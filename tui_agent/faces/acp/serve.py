@@ -20,7 +20,13 @@ def acp_command(argv: list[str]) -> int:
     parser.add_argument("--approve-compaction", action="store_true", default=None,
                         help="ask the editor before each compaction event (a permission request: compact now or "
                              "postpone; same as COMPACT_APPROVE=1, or /approve in a session)")
+    parser.add_argument("--idle", choices=("auto", "ping", "compact", "cold"), default=None,
+                        help="what a waiting session does with the prompt cache (same as TUI_AGENT_IDLE; default auto)")
     args = parser.parse_args(argv)
+    if args.idle is not None:  # the door reads it for every session this agent opens
+        import os
+
+        os.environ["TUI_AGENT_IDLE"] = args.idle
     asyncio.run(serve(args.model, args.approve_compaction))
     return 0
 

@@ -71,6 +71,10 @@ def usage_update(ledger: BudgetLedger, figures: CallFigures | None = None) -> sc
         "compactsAt": figures.high, "dropped": figures.dropped,
         # `size` is the window (the RFD's word); the meter's and /context's percentage is of the budget
         "budget": figures.room, "budgetPercent": figures.percent}}
+    idle = ledger.idle  # the idle policy's last choice (--idle): the choice and what each would cost
+    if idle is not None:
+        meta["tuiAgent"]["idle"] = {"choice": idle.choice, "mode": idle.mode, "line": idle.line, "waited": idle.waited,
+                                    **{name: idle.price(name) for name in ("ping", "compact", "cold")}}
     return schema.UsageUpdate(session_update="usage_update", used=figures.shown_total, size=figures.window,
                               cost=cost, field_meta=meta)
 

@@ -26,7 +26,7 @@ from tui_agent.ui.budget_model import cache_parts, counted, fmt_k
 from tui_agent.ui.themes import MUTED
 
 if TYPE_CHECKING:
-    from tui_agent.core.events import CacheKeptWarm, CacheMissed, KeepWarmArmed, Usage
+    from tui_agent.core.events import CacheKeptWarm, CacheMissed, IdleChosen, KeepWarmArmed, KeepWarmStopped, Usage
 
 
 class BudgetMeter(Widget):
@@ -44,6 +44,7 @@ class BudgetMeter(Widget):
     tool_line: reactive[str] = reactive("", layout=True)  # the Context tool's uses and their cost
     clock_line: reactive[str] = reactive("", layout=True)  # when the cache goes cold (live sessions only)
     pings_line: reactive[str] = reactive("", layout=True)  # what the keep-warm pings cost so far (none planned)
+    idle_line: reactive[str] = reactive("", layout=True)  # the idle policy's choice and the three prices
     miss: "CacheMissed | None" = None  # the last call's cache miss: the clock says why before when
     CLOCK_SECONDS = 1.0
 
@@ -78,6 +79,24 @@ class BudgetMeter(Widget):
         usd = ledger.ping_cost if ledger.priced else None
         self._warm = (ping.ping, ping.max_pings, ping.interval_seconds, now, usd)
         self._tick()
+
+    def heard_warm(self, event: "CacheKeptWarm | KeepWarmStopped | IdleChosen", ledger: "BudgetLedger",
+                   since: float | None = None) -> str:
+        """A keep-warm ping, warming that stopped, or the idle policy's choice (`--idle`), drawn; returns the chat's
+        line ("": none): a stop says why, except the idle policy's own (its choice said it, when it changed)."""
+        from tui_agent.core import events as ev
+
+        if isinstance(event, ev.CacheKeptWarm):
+            self.kept_warm(event, ledger, since)
+            return event.note  # the endpoint refused max_tokens 0: said once
+        if isinstance(event, ev.KeepWarmStopped):
+            self.warm_stopped(ledger)
+            return "" if event.reason == "policy" else event.line
+        self.idle_line = event.line
+        if event.choice == "cold" and getattr(self, "_clock", None) is not None:
+            self._warm = None  # no ping is coming: the clock says when the cache goes cold, alone
+            self._tick()
+        return event.said if event.news else ""
 
     def warm_stopped(self, ledger: "BudgetLedger | None" = None) -> None:
         """Warming stopped (its reason is said in the chat): the clock counts on from the last ping, alone, and
@@ -167,6 +186,8 @@ class BudgetMeter(Widget):
             lines.append(Content.styled(self.clock_line, "$text-warning" if "cold" in self.clock_line else MUTED))
         if self.pings_line:
             lines.append(Content.styled(self.pings_line, MUTED))
+        if self.idle_line:
+            lines.append(Content.styled(self.idle_line, MUTED))
         return Content("\n").join(lines)
 
     @staticmethod

@@ -102,6 +102,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
             self.session.listeners.append(self.ledger.feed)
             self._listening = True
         self.session.listeners.append(self._heard)
+        self.meter.idle_line = self.ledger.idle.line if self.ledger.idle is not None else ""  # (a resumed session's)
         self._render_title()
         self.sync_history()
         self._render_spark()
@@ -133,15 +134,14 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         """A session listener: the engine's word that the next request changed is drawn at once."""
         if isinstance(event, ev.NextRequestChanged):
             self.show_next_call(event)
-        elif isinstance(event, ev.CacheKeptWarm):  # a keep-warm ping: the meter's clock and the cost
-            self.meter.kept_warm(event, self.ledger, self.session.state.warm_since)  # (and the pings' line)
+            if event.why == "idle compact" and event.plan.plan.event is not None:  # the idle policy's own event
+                self.post_message(self.Said(f"{event.plan.plan.event.line()}."))  # "call 6 · compacted while idle…"
+        elif isinstance(event, (ev.CacheKeptWarm, ev.KeepWarmStopped, ev.IdleChosen)):  # the meter's clock, the cost
+            said = self.meter.heard_warm(event, self.ledger, self.session.state.warm_since)
             self._render_title()
             self.post_message(self.CostChanged())
-            if event.note:  # the endpoint refused max_tokens 0: said once
-                self.post_message(self.Said(event.note))
-        elif isinstance(event, ev.KeepWarmStopped):
-            self.meter.warm_stopped(self.ledger)
-            self.post_message(self.Said(event.line))
+            if said:  # a stop and its reason, the idle choice when it changes, a refused max_tokens 0: once
+                self.post_message(self.Said(said))
         elif isinstance(event, ev.Usage) and event.purpose == "summary":  # /compact's summary, written after it:
             self._render_title()  # its price is the session's at once (the title lagged the ledger by it)
             self.post_message(self.CostChanged())
@@ -303,7 +303,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         self.meter.base = base
         self.meter.meter = figures
         event = result.plan.event
-        self._pending_event = event if event is not None and event.major else None
+        self._pending_event = event if event is not None and event.major and told.why != "idle compact" else None
         self._update_sizes()
         self._render_events()
         self._render_recap_row()
