@@ -140,7 +140,7 @@ class SteeringActions:
 
     def steer(self, steer: Steer, undo: bool = False) -> str:
         """Make one change, and say in the chat what it does to the next call (the panel redraws as the
-        engine tells the new next call: `_heard`)."""
+        engine tells the new next call: `panel_hearing.SessionHearing`)."""
         if self.session.running and not getattr(self, "approving", False):  # the bar's Edit pauses the turn
             note = "A turn is running: pin, exclude, expand and undo apply once it ends."
             self.query_one("#budget-reason").update(Content.styled(note, "$text-warning"))

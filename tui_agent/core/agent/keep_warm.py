@@ -55,7 +55,7 @@ from tui_agent.core.models import for_provider
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.loop import LoopState
-    from tui_agent.core.providers.base import Provider
+    from tui_agent.core.providers.base import ModelRequest, Provider
 
 ENV = "TUI_AGENT_KEEP_WARM"  # minutes of idleness to keep warm (0: off); unset: what the price pays for
 IdleChoice = Callable[[IdleMoment], "PingOrStop | str | Awaitable[PingOrStop | str]"]  # ping, stop or compact

@@ -31,6 +31,7 @@ from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRo
 from tui_agent.ui.approval import ApprovalActions
 from tui_agent.ui.exact_count import ExactCountActions
 from tui_agent.ui.steering import STEERING_KEYS, STEERING_TITLE, SteeringActions, SteeringLog
+from tui_agent.ui.widgets.panel_hearing import SessionHearing
 from tui_agent.ui.widgets.panel_legend import legend
 from tui_agent.ui.widgets.spark_line import spark_line
 from tui_agent.ui.widgets.type_through import OnPurpose
@@ -66,7 +67,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         self.ledger.configure(session.provider.model, session.provider.context_window,
                               session.provider.max_output_tokens)
         self.index = HistoryIndex(workspace=session.workspace)
-        self._listening = False
+        self.hearing = SessionHearing(self)  # what the session says between the turn's events
         self._pending_event = None
         self.shown_upto: int | None = None  # draw history[:shown_upto] (replay); None: all of it
         self.steering = SteeringLog()  # the pins / excludes / expands made by hand, for `u`
@@ -97,11 +98,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         yield Static(legend(read_only=self.READ_ONLY), id="budget-legend")
 
     def on_mount(self) -> None:
-        # the session feeds its own ledger before any face sees an event; another (a replay's) is fed here
-        if self.ledger is not self.session.ledger and self.ledger.feed not in self.session.listeners:
-            self.session.listeners.append(self.ledger.feed)
-            self._listening = True
-        self.session.listeners.append(self._heard)
+        self.hearing.attach()
         self.meter.idle_line = self.ledger.idle.line if self.ledger.idle is not None else ""  # (a resumed session's)
         self._render_title()
         self.sync_history()
@@ -126,28 +123,16 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
             self.session.announce_next("panel shown")
 
     def on_unmount(self) -> None:
-        if self._listening and self.ledger.feed in self.session.listeners:
-            self.session.listeners.remove(self.ledger.feed)
-        self.session.listeners[:] = [x for x in self.session.listeners if x != self._heard]
+        self.hearing.detach()
 
-    def _heard(self, event: object) -> None:
-        """A session listener: the engine's word that the next request changed is drawn at once."""
-        if isinstance(event, ev.NextRequestChanged):
-            self.show_next_call(event)
-            if event.why == "idle compact" and event.plan.plan.event is not None:  # the idle policy's own event
-                self.post_message(self.Said(f"{event.plan.plan.event.line()}."))  # "call 6 · compacted while idle…"
-        elif isinstance(event, (ev.CacheKeptWarm, ev.KeepWarmStopped, ev.IdleChosen)):  # the meter's clock, the cost
-            said = self.meter.heard_warm(event, self.ledger, self.session.state.warm_since)
-            self._render_title()
-            self.post_message(self.CostChanged())
-            if said:  # a stop and its reason, the idle choice when it changes, a refused max_tokens 0: once
-                self.post_message(self.Said(said))
-        elif isinstance(event, ev.Usage) and event.purpose == "summary":  # /compact's summary, written after it:
-            self._render_title()  # its price is the session's at once (the title lagged the ledger by it)
-            self.post_message(self.CostChanged())
-        elif isinstance(event, ev.CompactionChanged) and event.action == "undo-event":  # listed, not counted
-            self._render_spark()
-            self._render_events()
+    def cost_changed(self) -> None:
+        """What the session spent changed outside a call (a ping, a background summary): the title says it."""
+        self._render_title()
+        self.post_message(self.CostChanged())
+
+    def events_changed(self) -> None:
+        self._render_spark()
+        self._render_events()
 
     def on_resize(self) -> None:
         self.events.fit(max(5, self.size.height // 4))  # a taller panel shows more events, each whole
