@@ -14,7 +14,8 @@ from tests.fakes.fake_anthropic import FakeAnthropic, text
 from tests.providers.conftest import ended, run
 from tests.providers.test_compaction_real_sdk import session_on
 from tui_agent.core import events as ev
-from tui_agent.core.messages import assistant_text, protocol_errors, user_text
+from tests.core.helpers import assistant_text
+from tui_agent.core.messages import protocol_errors, user_text
 
 WINDOW = 20_000
 HUGE = "BEGINNING of a pasted log\n" + "line of the log 0123456789\n" * 6_000 + "THE QUESTION AT THE END?"

@@ -31,7 +31,7 @@ async def test_the_numbers_of_one_session_agree_everywhere(tmp_path) -> None:
     names = make_files(tmp_path, 12, 9_000)
     fake = FakeAnthropic(model=reader_model(names[:6]))
     with fake:
-        session = session_on(fake, tmp_path, 200_000, 30, compact_policy=CompactPolicy(budget_tokens=24_000))
+        session = session_on(fake, tmp_path, 200_000, 30, compact_policy=CompactPolicy(budget_tokens=24_000, high_water=0.6, low_water=0.1))
         session.provider.model = "claude-sonnet-4-5"  # priced: the cost is shown
         session.ledger.configure(session.provider.model, session.provider.context_window,
                                  session.provider.max_output_tokens)

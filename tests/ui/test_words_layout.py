@@ -5,6 +5,7 @@ a space from their mark, the message view measures the message, and a modal's fo
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 from tests.waiting import wait_until
 from tui_agent.core.compaction import CompactOptions
@@ -136,7 +137,7 @@ async def test_the_sparkline_and_its_event_ticks_never_wrap_at_430_calls(tmp_pat
         ledger = panel.ledger
         ledger.calls.update({k: 1000 + 37 * (k % 11) for k in range(1, 431)})
         ledger.event_calls.update({410, 418, 424, 429})
-        ledger.major_events.extend([object()] * 4)  # only their count is drawn here
+        ledger.major_events.extend([SimpleNamespace(undone=False)] * 4)  # only their count is drawn here
         panel._render_spark()
         await pilot.pause()
         spark = panel.query_one("#budget-spark")
