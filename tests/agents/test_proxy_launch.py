@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.agents.codex_compactions import COMPACT_AT, COMPACTIONS, PROMPT, compacting_fake, openai_command
 from tests.agents.proxy_run import ROOT, ProxyProcess, exchanges_of
 from tests.fakes.fake_anthropic import FakeAnthropic, stream_reply, text, tool_use
@@ -70,6 +72,7 @@ def _claude(argv_head: list[str], env: dict[str, str], work: Path) -> subprocess
                           text=True, timeout=300)
 
 
+@pytest.mark.slow  # two real Claude Code runs (direct and through the proxy): CI runs it with -m slow
 def test_claude_code_through_proxy_dash_dash_keeps_its_1m_window_and_its_requests(tmp_path):
     work, home = tmp_path / "work", tmp_path / "home"
     work.mkdir()
@@ -122,6 +125,7 @@ def _codex_normalised(requests: list[dict]) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # two real Codex runs compacting (direct and through the proxy): CI runs it with -m slow
 def test_codex_through_proxy_dash_dash_keeps_its_provider_and_compacts_where_it_does_direct(tmp_path, capsys):
     exe = npm_agent("codex")
     runs = {}
