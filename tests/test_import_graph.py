@@ -9,12 +9,10 @@ nothing is imported."""
 
 from __future__ import annotations
 
-import ast
-import re
 from pathlib import Path
 
 from tests.core.test_import_cycles import FLOORS as CORE_FLOORS
-from tests.core.test_import_cycles import circles
+from tests.core.test_import_cycles import circles, imported
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tui_agent"
 
@@ -29,7 +27,6 @@ FLOORS = ["root", *CORE_FLOORS, "compact", "report", "proxy", "web", "ui", "face
 # carry (the core's own test counts them too). They may only shrink.
 BACK_UP_AT_RUN_TIME = 0
 BACK_UP_WITH_TYPE_ONLY = 2
-ENTRY = re.compile(r"tui_agent(\.\w+)+:\w+")
 
 
 def modules() -> dict[str, Path]:
@@ -38,37 +35,6 @@ def modules() -> dict[str, Path]:
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return out
-
-
-def imported(name: str, path: Path, known: dict[str, Path], typing_too: bool = True) -> set[str]:
-    """The modules of the package that `name` imports, at the top or lazily: `from a.b import c` names `a.b`,
-    or `a.b.c` when that is a module; a relative import is made absolute; `import_module("a.b")` and an entry
-    string "a.b:function" name `a.b`. `typing_too`: also what is imported only for type checking."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    typing_only = set()
-    for node in ast.walk(tree):
-        if not typing_too and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            typing_only.update(id(inner) for inner in ast.walk(node))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                module = ".".join(base + ([module] if module else []))
-            names.add(module)
-            names.update(f"{module}.{alias.name}" for alias in node.names)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and ENTRY.fullmatch(node.value):
-            names.add(node.value.partition(":")[0])
-        elif (isinstance(node, ast.Call) and ast.unparse(node.func).endswith("import_module") and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-            names.add(node.args[0].value)
-    return {other for other in names if other in known}
 
 
 def package_graph(typing_too: bool = True) -> dict[str, set[str]]:

@@ -5,7 +5,10 @@ run for type checking (`if TYPE_CHECKING:`) are excepted. Read with `ast`, so no
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
+
+ENTRY = re.compile(r"tui_agent(\.\w+)+:\w+")
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tui_agent"
 
@@ -19,10 +22,12 @@ def core_modules() -> dict[str, Path]:
     return out
 
 
-def imported(path: Path, known: dict[str, Path], typing_too: bool = False) -> set[str]:
-    """The core modules `path` imports at run time (a `from a.b import c` names `a.b`, or `a.b.c` when
-    that is a module); `typing_too`: also those imported only for type checking."""
+def imported(name: str, path: Path, known: dict[str, Path], typing_too: bool = True) -> set[str]:
+    """The modules of the package that `name` imports, at the top or lazily: `from a.b import c` names `a.b`,
+    or `a.b.c` when that is a module; a relative import is made absolute; `import_module("a.b")` and an entry
+    string "a.b:function" name `a.b`. `typing_too`: also what is imported only for type checking."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     typing_only = set()
     for node in ast.walk(tree):
         if not typing_too and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
@@ -33,10 +38,19 @@ def imported(path: Path, known: dict[str, Path], typing_too: bool = False) -> se
             continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return {name for name in names if name in known}
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([module] if module else []))
+            names.add(module)
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and ENTRY.fullmatch(node.value):
+            names.add(node.value.partition(":")[0])
+        elif (isinstance(node, ast.Call) and ast.unparse(node.func).endswith("import_module") and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            names.add(node.args[0].value)
+    return {other for other in names if other in known}
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -78,7 +92,7 @@ def test_the_checker_finds_a_circle() -> None:
 
 def core_graph(typing_too: bool = False) -> dict[str, set[str]]:
     known = core_modules()
-    graph = {name: imported(path, known, typing_too) - {name} for name, path in known.items()}
+    graph = {name: imported(name, path, known, typing_too) - {name} for name, path in known.items()}
     # a package's own __init__ re-exporting its submodules is not a circle with them
     for name in graph:
         graph[name] = {other for other in graph[name] if not other.startswith(name + ".")}
