@@ -31,7 +31,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from tui_agent.core.agent.telemetry import PROVIDER, SERVICE, ExportLog, enabled, resource_attributes, with_policy
+from tui_agent.core.agent.telemetry import PROVIDER, ExportLog, enabled, missing_extra, resource_of, with_policy
 
 CLOSE_SECONDS = 1.0  # what the exit waits at most for the last export (as the spans' `CallTracer.close`)
 MISS_REASONS = frozenset({"ttl_expired", "our_compaction", "server_edit", "unknown", "messages_changed",
@@ -163,14 +163,13 @@ def metrics_from_env(environ: Mapping[str, str] | None = None, source: str = "li
         from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
         from opentelemetry.sdk.resources import Resource
     except ImportError as error:
-        raise RuntimeError("OTEL_EXPORTER_OTLP_ENDPOINT is set but OpenTelemetry is not installed "
-                           f"(pip install 'tui-agent[otel]'): {error}") from None
+        raise missing_extra(error) from None
     log = ExportLog.install()
     endpoint = metrics_endpoint(environ)
     reader = PeriodicExportingMetricReader(OTLPMetricExporter(endpoint=endpoint, timeout=CLOSE_SECONDS),
                                            export_interval_millis=60_000)
-    resource = Resource.create({**resource_attributes(environ), "service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE})
-    return CallMetrics(MeterProvider(resource=resource, metric_readers=[reader]), endpoint, log, source)
+    return CallMetrics(MeterProvider(resource=Resource.create(resource_of(environ)), metric_readers=[reader]),
+                       endpoint, log, source)
 
 
 class LiveMetrics:

@@ -215,6 +215,17 @@ def resource_attributes(environ: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+def resource_of(environ: Mapping[str, str]) -> dict[str, str]:
+    """What the traces and the metrics say of who sent them: the resource attributes and the service name."""
+    return {**resource_attributes(environ), "service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE}
+
+
+def missing_extra(error: ImportError) -> RuntimeError:
+    """An endpoint is set but the `otel` extra is not installed: one line that says how to install it."""
+    return RuntimeError("OTEL_EXPORTER_OTLP_ENDPOINT is set but OpenTelemetry is not installed "
+                        f"(pip install 'tui-agent[otel]'): {error}")
+
+
 def tracer_from_env(environ: Mapping[str, str] | None = None) -> CallTracer | None:
     """A tracer when an OTLP endpoint is configured, else None (and nothing imported). Raises
     RuntimeError with a one-line install hint when the variable is set but the extra is missing."""
@@ -227,13 +238,11 @@ def tracer_from_env(environ: Mapping[str, str] | None = None) -> CallTracer | No
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError as error:
-        raise RuntimeError("OTEL_EXPORTER_OTLP_ENDPOINT is set but OpenTelemetry is not installed "
-                           f"(pip install 'tui-agent[otel]'): {error}") from None
+        raise missing_extra(error) from None
     log = ExportLog.install()  # an unreachable collector: said once at the end, never a line per retry
     endpoint = traces_endpoint(environ)
     exporter = _Once(OTLPSpanExporter(endpoint=endpoint))
-    provider = TracerProvider(resource=Resource.create({**resource_attributes(environ),
-                                                        "service.name": environ.get("OTEL_SERVICE_NAME") or SERVICE}),
+    provider = TracerProvider(resource=Resource.create(resource_of(environ)),
                               shutdown_on_exit=False)  # `CallTracer.close` shuts it down, within its deadline
     provider.add_span_processor(BatchSpanProcessor(exporter))  # type: ignore[arg-type]  # a SpanExporter by shape
     return CallTracer(provider, exporter, endpoint, log)
