@@ -214,3 +214,47 @@ async def test_keys_the_prompt_gets_while_typed_text_is_on_its_way_land_after_it
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert user_texts(session)[-1] == "explain" and prompt.text == ""
+
+
+async def test_keys_queued_behind_a_tab_reach_where_the_tab_moved_the_focus(tmp_path) -> None:
+    """Under load (CI), tmux delivered Tab and "explain the models please" before the prompt had handled the
+    Tab: the letters still reached the prompt, the Tab then moved the focus to the chat, and the Enter that
+    followed opened the chat's cards, leaving the question unsent. Here the prompt is that slow (its key
+    handler yields before it handles a Tab); Tab acts before the next key is handed out now. Tab on a slash
+    command still completes it."""
+    import asyncio
+
+    from textual import events
+
+    from tests.waiting import wait_until
+    from tui_agent.ui.widgets.prompt_area import PromptArea
+
+    session = three_reads(make_repo(tmp_path))
+    app = make_app(session)
+    async with app.run_test(size=(140, 36)) as pilot:
+        await send(pilot, "what does the handler do?")
+        prompt = app.screen.query_one(PromptArea)
+        handle = prompt._on_key
+
+        async def slow(event: events.Key) -> None:
+            if event.key == "tab":
+                await asyncio.sleep(0.05)  # a loaded machine: the app hands out the next keys meanwhile
+            await handle(event)
+
+        prompt._on_key = slow  # type: ignore[method-assign]
+        prompt.focus()
+        await pilot.pause()
+        app.post_message(events.Key("tab", "\t"))
+        burst(app, "explain the models")
+        await wait_until(lambda: prompt.text == "explain the models", what="the letters typed (after the Tab)")
+        await pilot.pause()
+        burst(app, "\n")  # a later read: Enter
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert user_texts(session)[-1] == "explain the models" and prompt.text == ""
+        prompt.focus()
+        await pilot.pause()
+        await type_text(pilot, "/cle")
+        await pilot.press("tab")
+        assert app.screen.focused is prompt and prompt.text.startswith("/clear")

@@ -48,6 +48,11 @@ SCREEN_BINDINGS = [
             tooltip="a compaction waits for your approval: send this call whole, ask again at the next "
                     "(`/approve later`; F4 or `/approve edit` pins and excludes first)"),
     Binding("f3", "focus_prompt", "Prompt", show=False),
+    # Tab moves the focus before the next key is handed out: as a plain binding it acted only once the
+    # focused prompt had processed it, and letters typed right after it (tmux delivers them in one read)
+    # still reached the prompt, then the Enter reached the chat and opened its cards instead of sending.
+    Binding("tab", "move_focus(1)", "Next", show=False, priority=True),
+    Binding("shift+tab", "move_focus(-1)", "Previous", show=False, priority=True),
 ]
 
 APP_BINDINGS = [

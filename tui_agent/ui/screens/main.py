@@ -37,6 +37,7 @@ from tui_agent.ui.widgets.context_line import ContextLine
 from tui_agent.ui.widgets.history_rows import HistoryRows
 from tui_agent.ui.widgets.prompt_area import PromptArea
 from tui_agent.ui.widgets.queued_prompts import QueuedPrompts
+from tui_agent.ui.widgets.tool_card import ToolCard
 from tui_agent.ui.widgets.type_through import TypedToPrompt, taken_by_prompt
 
 if TYPE_CHECKING:
@@ -161,8 +162,21 @@ class MainScreen(PanelKeys, Screen):
             return hints_open
         if action == "cancel_turn":
             return self.turn_running and not hints_open
+        if action == "move_focus":  # Tab on a slash command completes it (`PromptArea._on_key`)
+            return not (self.focused is self.prompt and self.prompt.completes_on_tab)
         approval = self.check_approval_key(action)
         return True if approval is None else approval
+
+    def action_move_focus(self, step: int) -> None:
+        """Tab / Shift+Tab, at once (a priority binding: see `keys.SCREEN_BINDINGS`). The tool cards are
+        one stop with the chat: Tab out of a card moves on to the next region (panel, prompt)."""
+        focused = self.focused
+        if isinstance(focused, ToolCard) and focused.parent is not None:
+            self.set_focus(focused.parent, scroll_visible=False)  # now, not after a refresh like focus()
+        if step > 0:
+            self.focus_next()
+        else:
+            self.focus_previous()
 
     @property
     def turn_running(self) -> bool:

@@ -76,7 +76,7 @@ class PromptArea(TextArea):
             event.prevent_default()
             self.insert("\n")
             return
-        if key == "tab" and self.text.startswith("/") and "\n" not in self.text:
+        if key == "tab" and self.completes_on_tab:
             event.stop()
             event.prevent_default()
             self.post_message(self.Complete())
@@ -119,6 +119,11 @@ class PromptArea(TextArea):
             self.post_message(self.CommandEntered(self.text))
             return
         self.submit()
+
+    @property
+    def completes_on_tab(self) -> bool:
+        """Tab completes a slash command (one line starting with `/`) instead of moving the focus."""
+        return self.text.startswith("/") and "\n" not in self.text
 
     @property
     def command_word(self) -> bool:

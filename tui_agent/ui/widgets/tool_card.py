@@ -48,8 +48,6 @@ class ToolCard(OnPurpose, Vertical, can_focus=True):
         Binding("enter,space", "toggle", "Expand", show=False),
         Binding("up", "step(-1)", "Previous card", show=False),
         Binding("down", "step(1)", "Next card", show=False),
-        Binding("tab", "leave(1)", show=False),
-        Binding("shift+tab", "leave(-1)", show=False),
     ]
 
     status: reactive[str] = reactive("running")
@@ -125,16 +123,6 @@ class ToolCard(OnPurpose, Vertical, can_focus=True):
                 cards[at].focus()
         elif self.parent is not None:
             self.parent.focus()
-
-    def action_leave(self, direction: int) -> None:
-        """Tab out of the cards: on to the next region (panel, prompt), as from the chat itself."""
-        if self.parent is None:
-            return
-        self.screen.set_focus(self.parent, scroll_visible=False)  # now, not after a refresh like focus()
-        if direction > 0:
-            self.screen.focus_next()
-        else:
-            self.screen.focus_previous()
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
