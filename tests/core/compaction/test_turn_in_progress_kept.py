@@ -129,3 +129,34 @@ def test_an_event_the_users_expand_caused_says_so_and_a_compact_says_it_was_aske
     compactor.request_event("drop")
     asked = compactor.compact(history)
     assert asked.plan.event is not None and asked.plan.event.reason.startswith("you asked"), asked.plan.event.reason
+
+
+def test_events_end_at_or_under_the_mark_unless_one_round_alone_is_over_it():
+    """Issue 40: "events end above the high mark (four events in a row at calls 40–43)". Long agent turns of
+    re-runnable and other results, small and large budgets: no event ends above the high mark while no single
+    round is over it (when one is, its event says so: the test above). Three turns of 40 rounds each."""
+    import itertools
+
+    ended_above, events = [], 0
+    for window, lines, tool, base in itertools.product([24_000, 200_000], [80, 400, 900], ["Read", "Bash"],
+                                                       [3_000, 9_000]):
+        compactor = Compactor(CompactPolicy(context_window=window, max_output_tokens=4_096, enabled=True),
+                              baseline_tokens=base)
+        history: list[dict] = []
+        for t in range(3):
+            history.append(user_text(f"task {t}"))
+            for k in range(40):
+                use = {"type": "tool_use", "id": f"a{t}_{k}", "name": tool,
+                       "input": {"file_path": f"f{t}_{k}.py", "command": f"cat f{t}_{k}.py"}}
+                history += [{"role": "assistant", "content": [{"type": "text", "text": f"step {k}"}, use]},
+                            {"role": "user", "content": [tool_result_block(f"a{t}_{k}", f"{k}\tcode {t}\n" * lines)]}]
+                result = compactor.compact(history)
+                compactor.observe_usage(result.plan.estimated_tokens)
+                plan = result.plan
+                if plan.event is not None and plan.event.major:
+                    events += 1
+                    if plan.estimated_tokens > plan.high_tokens:
+                        ended_above.append((window, lines, tool, base, t, k, plan.estimated_tokens, plan.event.reason))
+            history.append(_answer("done"))
+    assert events > 100, "the budgets were meant to make events"
+    assert ended_above == [], ended_above[:3]
