@@ -28,3 +28,16 @@ async def test_the_tui_keeps_its_own_words(tmp_path):
         notices += [e.text async for e in session.run_turn(prompt) if isinstance(e, ev.Notice)]
     assert any("F2 shows what is sent" in n for n in notices), notices
     assert not any("--print-outbound" in n for n in notices)
+
+
+def test_idle_flags_with_p_are_said_to_do_nothing(tmp_path):
+    """`-p --idle compact` used to be accepted and silently never wait (the process ends after its answer):
+    now one line says so, and the answer is the same."""
+    from tests.core.test_demo_and_headless import cli
+
+    repo = make_repo(tmp_path)
+    out = cli(["-p", "what is in this repo?", "--idle", "compact", "--keep-warm", "5"], repo)
+    assert out.returncode == 0, out.stderr
+    assert "note: --idle and --keep-warm do nothing with -p: it ends after its answer" in out.stderr
+    plain = cli(["-p", "what is in this repo?"], repo)
+    assert "do nothing with -p" not in plain.stderr and "does nothing with -p" not in plain.stderr

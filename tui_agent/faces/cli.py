@@ -154,7 +154,7 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
                         "cache warm this long while idle (0 = off; default: what the price pays for; TUI_AGENT_KEEP_WARM)")
     parser.add_argument("--idle", choices=("auto", "ping", "compact", "cold"), default=default, help="what the "
                         "session does while it waits: the cheapest of ping / compact / cold at each moment (auto, "
-                        "the default), or always that one (TUI_AGENT_IDLE)")
+                        "the default), or always that one (TUI_AGENT_IDLE; -p ends after its answer and never waits)")
     parser.add_argument("-C", "--cwd", type=Path, default=default, metavar="DIR",
                         help="workspace (default: current directory)")
 
@@ -275,6 +275,12 @@ def _main(argv: list[str]) -> int:
             return exit_codes.USAGE
         from tui_agent.faces.headless import run_headless
 
+        waiting = [flag for flag, name in (("--idle", "idle"), ("--keep-warm", "keep_warm"))
+                   if getattr(args, name, None) is not None]
+        if waiting:  # accepted (a shell alias may carry them), but said: silently ignored is a broken promise
+            print(f"note: {' and '.join(waiting)} {'do' if len(waiting) > 1 else 'does'} nothing with -p: it ends "
+                  "after its answer, so there is no wait to spend (they act in the TUI, serve and ACP)",
+                  file=sys.stderr)
         if transcript is not None:
             print_notice(transcript[1])  # what the answer builds on
         return run_headless(prompt, workspace=workspace, model=model, provider=provider,
