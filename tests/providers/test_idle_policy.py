@@ -287,6 +287,42 @@ async def test_the_call_an_idle_event_made_journals_it(tmp_path):
     assert len(made) == 1 and made[0].call == 6 and "compacted while idle" in made[0].event
 
 
+async def test_a_process_that_quits_after_an_idle_event_resumes_with_its_words(tmp_path):
+    """The idle compaction's words wait in the journal for the call whose request it made: a process that quits
+    before that call used to resume with the same request but without the event on its timeline, and the next
+    call's record named none. Now the resumed ledger lists it (counted once) and that call's record names it."""
+    from tui_agent.core.journal.reader import read_journal
+    from tui_agent.core.journal.resume import resume_journaled
+    from tui_agent.core.journal.writer import journal_of, start_journal
+
+    clock = MovingClock()
+    fake = _reading(tmp_path, clock)
+    environ = {"TUI_AGENT_DATA_DIR": str(tmp_path / "data")}
+    with fake:
+        old = _session(fake, tmp_path, clock)
+        start_journal(old, environ=environ)
+        _, moves, seen = _idle(old, "compact", clock)
+        await run(old, "Read the modules.")
+        moves.release()
+        await wait_until(lambda: _of(seen, ev.CacheKeptWarm), what="the idle event's write")
+        journal_of(old).close()
+        await old.aclose()  # the process quits before its next call
+        load = read_journal(journal_of(old).path)
+        fresh = _session(fake, tmp_path, clock)
+        resume_journaled(fresh, load, environ)
+        fresh.ledger.resumed(fresh.usage_history, fresh.resumed_calls)  # what the TUI's panel does on resume
+        listed = list(fresh.ledger.earlier_events)
+        calls_before = dict(fresh.ledger.calls)
+        await run(fresh, "And now?")
+        after = read_journal(journal_of(fresh).path)
+        await fresh.aclose()
+    assert load.idle_event is not None and "compacted while idle" in load.idle_event
+    assert listed[-1] == (load.calls_made + 1, load.idle_event) and fresh.ledger.event_count >= 1
+    assert load.calls_made + 1 not in calls_before, "the next call has no size before it is made"
+    made = [c for c in after.calls if c.event and "compacted while idle" in c.event]
+    assert [c.call for c in made] == [load.calls_made + 1] and after.idle_event is None
+
+
 async def test_with_thinking_the_idle_write_is_a_valid_request_and_the_next_call_reads_it(tmp_path):
     """Thinking on: the write of an idle compaction's request does not end with the answer (no prefill), keeps
     the thinking settings (they key the cached messages) and sends `max_tokens: 0`."""

@@ -163,7 +163,8 @@ class BudgetLedger:
         compaction events counted with their words (the journal keeps no request to diff them against).
         Without them the meter said "calls: none yet" after a resume."""
         for call, tokens, _ in calls:
-            self.calls[call] = tokens
+            if tokens:  # (0: the next call's, an idle event was made for it: only its words are known)
+                self.calls[call] = tokens
         for usage in usages:
             self.feed(usage)
         self.earlier_events = [(call, words) for call, _, words in calls if words]

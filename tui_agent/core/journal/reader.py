@@ -71,6 +71,7 @@ class JournalLoad:
     server_events: list[ev.ServerEdited | ev.CacheMissed] = field(default_factory=list)  # `server` records
     pings: list[ev.CacheKeptWarm] = field(default_factory=list)  # keep-warm pings: their price is the session's
     idle: ev.IdleChosen | None = None  # the idle policy's last choice (`idle` records; the meter shows it)
+    idle_event: str | None = None  # an idle compaction's words that no call record carries yet (it quit first)
     last_message_id: str = ""  # the last answer's id and what it left cached (the cache diagnosis goes on)
     cached: int = 0
 
@@ -169,6 +170,7 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
                                      opt_int(record.get("sent")), opt_int(record.get("dropped")),
                                      opt_str(record.get("event")), opt_str(record.get("summary"))))
         load.calls_made = max(load.calls_made, load.calls[-1].call)
+        load.idle_event = None  # (a call carries the idle event's words that came before it)
     elif kind == rec.USAGE:
         purpose: Literal["call", "summary"] = "summary" if record.get("purpose") == "summary" else "call"
         usage = ev.Usage(as_int(record["call"]), as_int(record["input_tokens"]), as_int(record["output_tokens"]),
@@ -199,6 +201,8 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
         load.idle = ev.IdleChosen(str(record["choice"]), str(record.get("mode", "auto")), ping, compact, cold,
                                   as_float(record.get("waited", 0.0)), as_float(record.get("back", 0.0)),
                                   record.get("usd") is not False, after_call=as_int(record.get("after_call", 0)))
+    elif kind == rec.IDLE_EVENT:
+        load.idle_event = opt_str(record.get("line"))
     elif kind == rec.COMPACTION_STATE:
         if "delta" in record:  # a change of the state before it (older journals hold whole states only)
             load.states.delta(record["delta"], record.get("base"), record.get("check"))

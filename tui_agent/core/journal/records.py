@@ -30,6 +30,7 @@ CLEARED = "cleared"  # /clear: the conversation continues in the `next` session 
 RESUMED = "resumed"  # a process reopened this session
 PING = "ping"  # a keep-warm ping's usage and price: paid for like a call, no call of the conversation
 IDLE = "idle"  # the idle policy's choice while the session waited: ping / compact / cold, each priced
+IDLE_EVENT = "idle_event"  # an idle compaction's words, until the call whose request it made carries them
 
 
 class JournalError(Exception):

@@ -111,6 +111,8 @@ def restore(session: "Session", load: JournalLoad) -> Restored:
     session.usage_history.extend(load.usage)
     session.resumed_calls = [(call.call, call.estimated_tokens, None if call.undone else call.event)
                              for call in load.calls]
+    if load.idle_event:  # made while idle for the next call, which has no size yet (0: `Ledger.resumed`)
+        session.resumed_calls.append((load.calls_made + 1, 0, load.idle_event))
     session.state.calls = load.calls_made  # (the calibration is part of the compactor's state)
     session.state.cache.message_id, session.state.cache.cached = load.last_message_id, load.cached
     for event in load.server_events:  # the server's edits and cache misses, where they happened
@@ -156,6 +158,7 @@ def resume_journaled(session: "Session", load: JournalLoad,
         journal = start_journal(session, source=f"session {load.session_id}", environ=environ)
     else:
         journal = _continue_or_fork(session, load, restored, environ)
+    journal.carry_idle_event(load.idle_event)
     if load.model and load.model != session.model:
         journal(ev.ModelSwitched(load.model, session.model, session.provider.name))
     session.announce_next("resume")

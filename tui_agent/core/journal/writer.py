@@ -67,6 +67,11 @@ class Journal:
             self.problem = f"The session journal {self.path} could not be written ({what}); journaling stopped."
             self.close()
 
+    def carry_idle_event(self, line: str | None) -> None:
+        """A resumed session's idle event that no call carried yet (the old process quit before its next
+        call): the next call's record names it, as the old process's would have."""
+        self._idle_event = line
+
     def close(self) -> None:
         if self.file is not None:
             self.file.close()
@@ -122,6 +127,7 @@ class Journal:
                 self.sync_compaction_state()  # every change of the next request is saved (`/compact` too)
                 if event.why == "idle compact" and event.plan.plan.event is not None:
                     self._idle_event = event.plan.plan.event.line()
+                    self._append(rec.IDLE_EVENT, line=self._idle_event)  # a process may quit before that call
             case ev.TurnClosed():
                 if self.file is not None:
                     self.file.sync()  # the turn is on disk for good
