@@ -196,11 +196,7 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
             expected=as_int(record.get("expected", 0)), max_tokens=as_int(record.get("max_tokens", 0)),
             after_call=as_int(record.get("after_call", 0))))
     elif kind == rec.IDLE:
-        ping, compact, cold = (math.inf if record.get(name) is None else as_float(record[name])
-                               for name in ("ping", "compact", "cold"))
-        load.idle = ev.IdleChosen(str(record["choice"]), str(record.get("mode", "auto")), ping, compact, cold,
-                                  as_float(record.get("waited", 0.0)), as_float(record.get("back", 0.0)),
-                                  record.get("usd") is not False, after_call=as_int(record.get("after_call", 0)))
+        load.idle = _idle_chosen(record)
     elif kind == rec.IDLE_EVENT:
         load.idle_event = opt_str(record.get("line"))
     elif kind == rec.COMPACTION_STATE:
@@ -238,3 +234,12 @@ def _apply(load: JournalLoad, record: dict[str, Any]) -> None:
 
 def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _idle_chosen(record: dict) -> ev.IdleChosen:
+    """An `idle` record: what the idle policy chose and what each choice was priced (None: not one)."""
+    ping, compact, cold = (math.inf if record.get(name) is None else as_float(record[name])
+                           for name in ("ping", "compact", "cold"))
+    return ev.IdleChosen(str(record["choice"]), str(record.get("mode", "auto")), ping, compact, cold,
+                         as_float(record.get("waited", 0.0)), as_float(record.get("back", 0.0)),
+                         record.get("usd") is not False, after_call=as_int(record.get("after_call", 0)))
