@@ -18,7 +18,7 @@ from tui_agent.core import events as ev
 from tui_agent.core.agent import telemetry
 from tests.shared import SMALL_LOG
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LOG = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 
 
