@@ -149,7 +149,7 @@ async def test_the_editor_postpones_approves_undoes_and_edits_a_compaction(tmp_p
 async def test_the_question_is_the_engines_figures_for_the_call_it_asks_about(tmp_path: Path) -> None:
     """The permission request's text: the call, the event's own line, its tokens after (compact now) and
     before (postponed) and the window, as the engine planned them."""
-    from tests.core.test_call_plan import play, small_session
+    from tests.core.agent.test_call_plan import play, small_session
     from tui_agent.core.formats import fmt_tokens
 
     session = small_session(tmp_path)

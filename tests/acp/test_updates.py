@@ -97,7 +97,7 @@ def test_a_client_that_declares_the_rfds_capability_gets_compaction_updates_patc
 
 
 def test_an_automatic_compaction_event_is_reported_with_its_tokens_before_and_after() -> None:
-    from tests.core.test_budget import calls_until_drop, long_turn
+    from tests.core.agent.test_budget import calls_until_drop, long_turn
 
     compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))
     _previous, dropping = calls_until_drop(compactor, long_turn(100))

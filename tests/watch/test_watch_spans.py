@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.core.test_telemetry import Receiver
+from tests.core.agent.test_telemetry import Receiver
 from tests.waiting import wait_until, wait_until_sync
 from tests.watch.test_watch_json import SMALL, Watch, _calls_in
 

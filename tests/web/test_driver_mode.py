@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 
-from tests.core.test_demo_and_headless import cli
+from tests.faces.test_demo_and_headless import cli
 from tests.ui.support import make_repo
 from tui_agent.faces.cli import headless_prompt
 

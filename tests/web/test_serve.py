@@ -10,7 +10,7 @@ import socket
 import aiohttp
 import pytest
 
-from tests.core.test_demo_and_headless import cli
+from tests.faces.test_demo_and_headless import cli
 from tests.ui.support import make_repo
 from tests.web.support import Served
 from tui_agent.faces.cli import main

@@ -189,7 +189,7 @@ def test_host_headers_parse_strictly(value, parsed) -> None:
 
 
 def test_max_tabs_below_one_is_a_one_line_error(tmp_path) -> None:
-    from tests.core.test_demo_and_headless import cli
+    from tests.faces.test_demo_and_headless import cli
 
     out = cli(["serve", "--max-tabs", "0", "-C", str(tmp_path)], tmp_path)
     assert out.returncode == 2 and out.stderr.strip() == "error: --max-tabs 0 must be at least 1"

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.core.test_demo_and_headless import cli, make_repo, second_prompt
+from tests.faces.test_demo_and_headless import cli, make_repo, second_prompt
 from tui_agent.core.compaction import Compactor, SeedCompactor
 from tui_agent.core.compaction.settings import CompactSettingsError, settings_from
 from tui_agent.core.agent.factory import build_session

@@ -6,7 +6,7 @@ shape: a dataclass (a plan, a decision, an edit) is an object with its own "type
 list, a map whose keys are not strings is `{"map": [[key, value], …]}`. `from_wire` makes the very event
 back (equal to the one sent), and refuses in one line a version or a type it does not know. The table of
 events is `EVENTS`: every member of `EngineEvent` and `SessionEvent`; a new event class is a row by being
-one of those, and `tests/core/test_event_wire.py` sends each one the engine emits through JSON and back.
+one of those, and `tests/core/agent/test_event_wire.py` sends each one the engine emits through JSON and back.
 
 Process-local fields do not travel (`LOCAL`; None when read back): a permission request's `decision` is the
 future a face in the same process answers through; the answer travels as `PermissionAnswered`.

@@ -173,7 +173,7 @@ def test_headless_runs_with_a_looping_agents_md(tmp_path: Path) -> None:
     (tmp_path / "AGENTS.md").symlink_to("CLAUDE.md")
     (tmp_path / "CLAUDE.md").symlink_to("AGENTS.md")
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[3])
     out = subprocess.run([sys.executable, "-m", "tui_agent", "-p", "hello"], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
     assert out.returncode == 0, out.stderr

@@ -9,7 +9,7 @@ import os
 import re
 from pathlib import Path
 
-from tests.core.test_demo_and_headless import make_repo, run
+from tests.faces.test_demo_and_headless import make_repo, run
 from tui_agent.core import events as ev
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.compaction.recap import build_recap, facts_of

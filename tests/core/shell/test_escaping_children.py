@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_process_groups import CLI, fake_with_bash, gone, read_pid, start_headless
+from tests.core.shell.test_process_groups import CLI, fake_with_bash, gone, read_pid, start_headless
 from tests.waiting import wait_until, wait_until_sync
 from tui_agent.core.shell import process_groups
 from tui_agent.core.tools.bash import run_command

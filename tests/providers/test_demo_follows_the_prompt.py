@@ -9,7 +9,7 @@ from tui_agent.core import events as ev
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.providers.demo import md_escape
-from tests.core.test_demo_and_headless import cli, make_repo, run
+from tests.faces.test_demo_and_headless import cli, make_repo, run
 
 
 def tools_of(events) -> list[tuple[str, dict]]:

@@ -6,7 +6,7 @@ import asyncio
 
 from tui_agent.core.agent.budget_check import budget_warning
 from tui_agent.core.agent.factory import build_session
-from tests.core.test_demo_and_headless import cli, make_repo
+from tests.faces.test_demo_and_headless import cli, make_repo
 
 
 def test_each_clash_gets_its_own_sentence_with_the_fix():

@@ -6,8 +6,8 @@ from tui_agent.core.compaction.summary import is_summary_request
 
 from dataclasses import replace
 
-from tests.core.test_context_tool import EXPLORING
-from tests.core.test_demo_and_headless import make_repo, run
+from tests.core.tools.test_context_tool import EXPLORING
+from tests.faces.test_demo_and_headless import make_repo, run
 from tui_agent.core import events as ev
 from tui_agent.core.compaction.plan import CompactPlan
 from tui_agent.core.agent.context_notice import NOTICE_MARK, context_notice

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.core.test_call_plan import play, small_session
+from tests.core.agent.test_call_plan import play, small_session
 from tui_agent.core import events as ev
 from tui_agent.core.agent.approval import env_approve
 from tui_agent.core.agent.door import SessionOptions, open_session

@@ -18,7 +18,7 @@ from tui_agent.core import events as ev
 from tui_agent.core.agent import telemetry
 from tests.shared import SMALL_LOG
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LOG = SMALL_LOG  # the small real log, else the long synthetic one (tests/shared.py)
 
 
@@ -166,7 +166,7 @@ def test_the_live_listener_makes_one_span_per_model_call_from_its_events() -> No
 
 
 def test_a_headless_demo_turn_sends_a_live_span_per_model_call(receiver, tmp_path: Path) -> None:
-    from tests.core.test_demo_and_headless import cli, make_repo
+    from tests.faces.test_demo_and_headless import cli, make_repo
 
     repo = make_repo(tmp_path)
     out = cli(["-p", "what is in this repo?"], repo, env_extra={"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
@@ -192,7 +192,7 @@ def closed_port() -> int:
 
 
 def test_an_unreachable_collector_is_named_once_in_one_line_at_exit(tmp_path: Path) -> None:
-    from tests.core.test_demo_and_headless import cli, make_repo
+    from tests.faces.test_demo_and_headless import cli, make_repo
 
     endpoint = f"http://127.0.0.1:{closed_port()}"
     out = cli(["-p", "what is in this repo?"], make_repo(tmp_path), env_extra={"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint})
@@ -313,7 +313,7 @@ def test_a_collector_that_never_answers_holds_the_exit_one_second_in_all(monkeyp
 
 
 def test_headless_with_a_silent_collector_ends_with_one_line(tmp_path: Path) -> None:
-    from tests.core.test_demo_and_headless import cli, make_repo
+    from tests.faces.test_demo_and_headless import cli, make_repo
 
     silent = Silent()
     try:

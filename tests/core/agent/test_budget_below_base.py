@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.core.test_demo_and_headless import cli
+from tests.faces.test_demo_and_headless import cli
 from tests.journal.helpers import tools as journal_tools
 from tests.turns import turn_events
 from tui_agent.core.agent.budget_check import check_budget

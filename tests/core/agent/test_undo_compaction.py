@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tests.core.test_call_plan import play, replies, small_session
+from tests.core.agent.test_call_plan import play, replies, small_session
 from tests.journal.helpers import LocalClaude, run, session_on
 from tui_agent.core import events as ev
 from tui_agent.core.agent.compaction_control import NOTHING_TO_UNDO, undo_compaction, undo_cost

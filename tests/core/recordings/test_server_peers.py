@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.test_coverage_measure import ATHENA
+from tests.core.recordings.test_coverage_measure import ATHENA
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
 from tui_agent.core.models import NEWER

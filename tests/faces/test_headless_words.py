@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.core.test_demo_and_headless import make_repo, second_prompt
+from tests.faces.test_demo_and_headless import make_repo, second_prompt
 
 TUI_WORDS = ("F2", "context panel", "budget panel", "/compact", "press ")
 

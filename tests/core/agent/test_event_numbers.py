@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.core.test_call_plan import play, small_session
+from tests.core.agent.test_call_plan import play, small_session
 from tests.journal.helpers import run
 from tui_agent.core import events as ev
 from tui_agent.core.agent.compaction_control import undo_compaction

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_demo_and_headless import make_repo, run
+from tests.faces.test_demo_and_headless import make_repo, run
 from tui_agent.core import events as ev
 from tui_agent.core.agent.context_report import ContextView, recall, recall_cap, select, status_text
 from tui_agent.core.agent.factory import build_session

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.test_demo_and_headless import cli
+from tests.faces.test_demo_and_headless import cli
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.providers.demo import demo_policy
 from tui_agent.core.models import DEFAULT_ANTHROPIC_MODEL

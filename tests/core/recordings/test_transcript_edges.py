@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tui_agent.core.messages import protocol_errors
 from tui_agent.core.recordings.transcripts import load_transcript
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def user(content) -> dict:

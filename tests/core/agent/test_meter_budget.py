@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tests.core.test_call_plan import play, small_session
-from tests.core.test_undo_compaction import medium_session
+from tests.core.agent.test_call_plan import play, small_session
+from tests.core.agent.test_undo_compaction import medium_session
 from tui_agent.core.agent.compaction_control import undo_compaction
 from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.compaction import CompactPolicy
