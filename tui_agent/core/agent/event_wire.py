@@ -74,7 +74,8 @@ def _encode(value: Any) -> Any:
 def _hints(cls: type) -> dict[str, Any]:
     namespace = {**vars(ev), "CallPlan": CallPlan, "CompactPlan": CompactPlan, **vars(typing)}
     module = __import__(cls.__module__, fromlist=["_"])
-    return typing.get_type_hints(cls, {**namespace, **vars(module)})
+    # an event names the next call's plan by a Protocol (`events.RequestPlan`); the one that travels is a CallPlan
+    return typing.get_type_hints(cls, {**namespace, **vars(module), "RequestPlan": CallPlan})
 
 
 def _build(cls: type, data: Mapping[str, Any]) -> Any:
