@@ -63,9 +63,7 @@ class WireView(Mapping[str, Any]):
 
     def __init__(self, source: Any, top: bool = False) -> None:
         self.source, self.kind, self._top = source, type(source).__name__, top
-        left_out = LOCAL.get(self.kind, ()) if top else ()
-        self._names = tuple(f.name for f in dataclasses.fields(source) if f.name not in left_out) \
-            if dataclasses.is_dataclass(source) else ()
+        self._names = _field_names(type(source), top)
 
     def __getitem__(self, key: str) -> Any:
         if key == "type":
@@ -81,6 +79,21 @@ class WireView(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._names) + 1 + self._top
+
+
+_NAMES: dict[tuple[type, bool], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type, top: bool) -> tuple[str, ...]:
+    """The fields a class's wire form holds (an event's process-local ones left out): known once per class,
+    as a face reads every streamed text delta."""
+    names = _NAMES.get((cls, top))
+    if names is None:
+        left_out = LOCAL.get(cls.__name__, ()) if top else ()
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in left_out) \
+            if dataclasses.is_dataclass(cls) else ()
+        _NAMES[(cls, top)] = names
+    return names
 
 
 def read(event: Any) -> WireView:
