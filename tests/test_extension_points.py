@@ -1,7 +1,8 @@
 """Every extension point is a table, and a new row is told what it still lacks (issue 42).
 
 A block kind (`compaction/decisions.KINDS`), a provider (`providers/config.PROVIDERS`), a face
-(`faces/table.FACES`) and a log format (`recordings/codex_logs.FORMATS`) each have a `…_gaps(row)` here that
+(`faces/table.FACES`), an engine event kind (`core/agent/event_wire.EVENTS`, and each face's mapping from it)
+and a log format (`recordings/codex_logs.FORMATS`) each have a `…_gaps(row)` here that
 lists, in words naming the file that reads it, every piece the row has not declared or that a reader of
 the table does not know about; the contract test asserts the list is empty for every row. A throwaway row
 (`test_a_throwaway_…`) shows each list naming what it should: a silent miss is the defect these catch (a
@@ -205,6 +206,104 @@ def test_the_cli_names_no_subcommand_by_hand() -> None:
         text = (ROOT / path).read_text(encoding="utf-8")
         listed = re.findall(r"\(\s*\"sessions\",\s*\"export\"", text)
         assert listed == [] and "SUBCOMMAND_HELP" not in text, path
+
+
+# -- event kinds: one wire form the faces map from ---------------------------------------------------------
+# The faces that map engine events (ACP, OpenTelemetry's spans and metrics, `-p`) read them through
+# core/agent/event_wire.read: a kind is a row of event_wire.EVENTS, and a face names kinds by the wire's names
+# (its `BY_KIND` table's keys, or a `….kind == "Name"` test), never by the event classes themselves.
+EVENT_MODULES = ("tui_agent.core.events", "tui_agent.core.warm_events")
+WIRE_FACES = ("faces/acp/updates.py", "faces/acp/agent.py", "faces/acp/turn_end.py", "faces/acp/compaction_approval.py",
+              "faces/headless.py", "core/agent/telemetry.py", "core/agent/metrics.py")
+
+
+def engine_event_classes() -> dict[str, type]:
+    """Every event class the engine defines (a dataclass of core/events.py or core/warm_events.py), less the
+    values an event only carries in a field (a `BaseBreakdown` is a `NextRequestChanged`'s `base`)."""
+    import importlib
+
+    from tui_agent.core.agent.event_wire import EVENTS, _classes, _hints
+
+    carried = {name for cls in EVENTS.values() for hint in _hints(cls).values() for name in _classes(hint)}
+    return {name: cls for module in map(importlib.import_module, EVENT_MODULES) for name, cls in vars(module).items()
+            if dataclasses.is_dataclass(cls) and isinstance(cls, type) and cls.__module__ == module.__name__
+            and name not in carried}
+
+
+def event_kind_gaps(cls: type) -> list[str]:
+    from tui_agent.core.agent.event_wire import EVENTS
+
+    if EVENTS.get(cls.__name__) is cls:
+        return []
+    return [f"event kind {cls.__name__!r} has no wire row: core/agent/event_wire.EVENTS holds every member of "
+            "core/events.EngineEvent and SessionEvent (add it to one of them)"]
+
+
+def kinds_a_face_maps(path: Path) -> set[str]:
+    """The event kinds a module names the wire's way: its `BY_KIND` table's keys and the strings it tests a
+    `kind` against (`wire.kind == "Notice"`, `kind in ("ServerEdited", "CacheMissed")`)."""
+    import ast
+
+    named: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        if isinstance(target, ast.Name) and target.id == "BY_KIND" and isinstance(node.value, ast.Dict):  # type: ignore[union-attr]
+            named |= {key.value for key in node.value.keys if isinstance(key, ast.Constant)}  # type: ignore[union-attr]
+        if isinstance(node, ast.Compare) and (getattr(node.left, "attr", None) == "kind" or getattr(node.left, "id", None) == "kind"):
+            for right in node.comparators:
+                items = right.elts if isinstance(right, (ast.Tuple, ast.Set, ast.List)) else [right]
+                named |= {item.value for item in items if isinstance(item, ast.Constant) and isinstance(item.value, str)}
+    return named
+
+
+def wire_face_gaps(path: Path) -> list[str]:
+    from tui_agent.core.agent.event_wire import EVENTS
+
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    gaps = [f"{where} maps event kind {kind!r} that core/agent/event_wire.EVENTS does not know"
+            for kind in sorted(kinds_a_face_maps(path) - set(EVENTS))]
+    text = path.read_text(encoding="utf-8")
+    if "event_wire" not in text:
+        gaps.append(f"{where} does not read events through core/agent/event_wire.read")
+    for n, line in enumerate(text.splitlines(), 1):
+        if re.search(r"case ev\.|isinstance\([^)]*\bev\.[A-Z]", line):
+            gaps.append(f"{where}:{n}: names an event class instead of its wire kind: {line.strip()}")
+    return gaps
+
+
+@pytest.mark.parametrize("name", sorted(engine_event_classes()))
+def test_every_engine_event_kind_has_a_wire_row(name: str) -> None:
+    assert event_kind_gaps(engine_event_classes()[name]) == []
+
+
+@pytest.mark.parametrize("face", WIRE_FACES)
+def test_every_face_maps_only_kinds_the_wire_knows(face: str) -> None:
+    path = ROOT / "tui_agent" / face
+    assert kinds_a_face_maps(path), f"{face} names no event kind (a BY_KIND table or a kind test)"
+    assert wire_face_gaps(path) == []
+
+
+def test_every_module_reading_the_wire_is_a_checked_face() -> None:
+    readers = {str(path.relative_to(ROOT / "tui_agent")) for path in (ROOT / "tui_agent").rglob("*.py")
+               if "event_wire import" in path.read_text(encoding="utf-8")}
+    assert readers == set(WIRE_FACES)
+
+
+def test_a_throwaway_event_kind_and_face_row_are_told_what_they_lack(tmp_path: Path) -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Throwaway:
+        call: int
+
+    assert "event kind 'Throwaway' has no wire row: core/agent/event_wire.EVENTS" in "".join(event_kind_gaps(Throwaway))
+    face = tmp_path / "zzz_face.py"
+    face.write_text("from tui_agent.core.agent.event_wire import read\n"
+                    "BY_KIND = {'Notice': print, 'Throwaway': print}\n"
+                    "def heard(event):\n    wire = read(event)\n    if wire.kind in ('TurnEnded', 'Gone'):\n        pass\n"
+                    "    match event:\n        case ev.Usage():\n            pass\n")
+    gaps = "\n".join(wire_face_gaps(face))
+    assert "zzz_face.py maps event kind 'Throwaway' that core/agent/event_wire.EVENTS does not know" in gaps
+    assert "maps event kind 'Gone'" in gaps and "'Notice'" not in gaps and "'TurnEnded'" not in gaps
+    assert "zzz_face.py:8: names an event class instead of its wire kind: case ev.Usage():" in gaps
 
 
 # -- log formats ----------------------------------------------------------------------------------------

@@ -23,10 +23,11 @@ FLOORS = ["root", *CORE_FLOORS, "compact", "report", "proxy", "web", "ui", "face
 # LogSource and behind_text moved down to core/recordings/log_source.py, the subcommands to faces/table.py
 # and the ACP session's state to faces/acp/acp_session.py; the TUI's app importing the crash report from the
 # faces ended when faces/crash*.py moved to the core, and events.py's import of CompactPlan (only its
-# annotations named it) went under TYPE_CHECKING. Left, type-only: core/events.py naming the plans its events
-# carry (the core's own test counts them too). They may only shrink.
+# annotations named it) went under TYPE_CHECKING, and the next call's plan an event carries became a Protocol
+# on the ground floor (events.RequestPlan, which agent/call.CallPlan satisfies). Left, type-only: core/events.py
+# naming the compaction plan its events carry (the core's own test counts it too). They may only shrink.
 BACK_UP_AT_RUN_TIME = 0
-BACK_UP_WITH_TYPE_ONLY = 2
+BACK_UP_WITH_TYPE_ONLY = 1
 
 
 def modules() -> dict[str, Path]:

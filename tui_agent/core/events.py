@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
 from tui_agent.core.messages import AppliedEdit, CompactionUsage, Message
 from tui_agent.core.warm_events import CacheKeptWarm, IdleChosen, KeepWarmArmed, KeepWarmStopped  # noqa: F401 - re-exported
 
-if TYPE_CHECKING:  # the plans an event carries, named only: the ground floor imports no wing at run time
-    from tui_agent.core.agent.call import CallPlan
-    from tui_agent.core.compaction import CompactPlan
+if TYPE_CHECKING:  # the compaction plans an event carries, named only: the ground floor imports no wing at run time
+    from tui_agent.core.compaction import CompactPlan, CompactResult
 
 TurnEndReason = Literal["completed", "max_turns", "cancelled", "error", "denied"]
 
@@ -322,6 +321,27 @@ class CompactionChanged:
     on: bool = True
 
 
+class RequestPlan(Protocol):
+    """The next call's plan as `NextRequestChanged` carries it; `core/agent/call.CallPlan` is the one there is
+    (mypy checks it satisfies this where the session tells the event). A Protocol, so the ground floor does not
+    name a class of the agent's floor above it (tests/test_import_graph.py counts such arrows)."""
+
+    @property
+    def call(self) -> int: ...
+    @property
+    def result(self) -> CompactResult: ...
+    @property
+    def plan(self) -> CompactPlan: ...
+    @property
+    def messages(self) -> list[Message]: ...
+    @property
+    def request(self) -> Any: ...  # a `providers.base.ModelRequest` (naming it would climb to the providers' floor)
+    @property
+    def system_tokens(self) -> int: ...
+    @property
+    def tools_tokens(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class NextRequestChanged:
     """What the next model call will send may have changed: a turn ended, a pin / exclude / expand,
@@ -332,7 +352,7 @@ class NextRequestChanged:
     asks the session for a plan of their own. `why` names the change in words (for traces and tests).
     """
 
-    plan: "CallPlan"
+    plan: RequestPlan
     base: "BaseBreakdown"  # what every call pays before any message, split by where it comes from
     why: str
 

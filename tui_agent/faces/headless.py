@@ -19,6 +19,7 @@ from typing import Callable, Mapping, TextIO
 
 from tui_agent.faces import exit_codes
 from tui_agent.core import events as ev
+from tui_agent.core.agent.event_wire import WireView, read
 from tui_agent.core.shell import process_groups
 from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
 from tui_agent.core.sanitize import strip_controls
@@ -46,17 +47,19 @@ def safe(stream: TextIO) -> TextIO:
     return stream if isinstance(stream, SafeStream) else SafeStream(stream)  # type: ignore[return-value]
 
 
-def tool_status(event: ev.ToolStarted) -> str:
-    """`[tool] Read: src/app.py` (the seed's status line, in English)."""
-    return f"[tool] {event.name}: {event.summary}" if event.summary else f"[tool] {event.name}"
+def tool_status(event: WireView) -> str:
+    """`[tool] Read: src/app.py` (the seed's status line, in English), from a `ToolStarted`'s wire form."""
+    return f"[tool] {event['name']}: {event['summary']}" if event["summary"] else f"[tool] {event['name']}"
 
 
-def tool_error_status(event: ev.ToolFinished) -> str | None:
-    if not event.is_error:
+def tool_error_status(event: WireView) -> str | None:
+    """A failed tool's one line, from a `ToolFinished`'s wire form (None: it did not fail)."""
+    if not event["is_error"]:
         return None
-    text = event.content if isinstance(event.content, str) else str(event.content)
+    content = event["content"]
+    text = content if isinstance(content, str) else str(content)
     first = " ".join(text.split())
-    return f"[tool] {event.name} error — {first[:80]}{'…' if len(first) > 80 else ''}"
+    return f"[tool] {event['name']} error — {first[:80]}{'…' if len(first) > 80 else ''}"
 
 
 async def consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> ev.TurnEnded | None:
@@ -91,30 +94,31 @@ async def _consume(session: Session, prompt: str, out: TextIO, err: TextIO) -> e
     ended: ev.TurnEnded | None = None
     at_line_start = True
     async for event in session.run_turn(prompt):
-        match event:
-            case ev.TextDelta(text=text):
-                out.write(text)
+        wire = read(event)  # (the event's wire form, kind and fields: core/agent/event_wire.py)
+        kind = wire.kind
+        if kind == "TextDelta":
+            text = wire["text"]
+            out.write(text)
+            out.flush()
+            at_line_start = text.endswith("\n")
+        elif kind == "AssistantMessage":
+            if not at_line_start:
+                out.write("\n")
                 out.flush()
-                at_line_start = text.endswith("\n")
-            case ev.AssistantMessage():
-                if not at_line_start:
-                    out.write("\n")
-                    out.flush()
-                    at_line_start = True
-            case ev.ToolStarted():
-                print(tool_status(event), file=err, flush=True)
-            case ev.ToolFinished():
-                line = tool_error_status(event)
-                if line:
-                    print(line, file=err, flush=True)
-            case ev.Notice(text=text, level=level):
-                print(f"[{level}] {text}", file=err, flush=True)
-            case ev.ServerEdited() if event.continued:  # the same clearing again: told when it began
-                pass
-            case ev.ServerEdited() | ev.CacheMissed():  # what the server did, why the cache missed
-                print(f"[info] {event.line()}", file=err, flush=True)
-            case ev.TurnEnded():
-                ended = event
+                at_line_start = True
+        elif kind == "ToolStarted":
+            print(tool_status(wire), file=err, flush=True)
+        elif kind == "ToolFinished":
+            line = tool_error_status(wire)
+            if line:
+                print(line, file=err, flush=True)
+        elif kind == "Notice":
+            print(f"[{wire['level']}] {wire['text']}", file=err, flush=True)
+        elif kind in ("ServerEdited", "CacheMissed") and wire.get("since") is None:
+            # what the server did, why the cache missed (a clearing that goes on was told when it began)
+            print(f"[info] {wire.source.line()}", file=err, flush=True)
+        elif kind == "TurnEnded":
+            ended = event
     return ended
 
 

@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args, get_origin
 import pytest
 
 from tests.ui.support import demo_session
-from tui_agent.core.agent.event_wire import EVENTS, LOCAL, WIRE_VERSION, _hints, from_wire, to_wire
+from tui_agent.core.agent.event_wire import EVENTS, LOCAL, WIRE_VERSION, WireView, _hints, from_wire, read, to_wire
 
 
 def through_json(event: Any) -> Any:
@@ -43,6 +43,18 @@ async def test_every_event_a_demo_session_emits_comes_back_equal(tmp_path: Path)
         wire = to_wire(event)
         assert wire["v"] == WIRE_VERSION and wire["type"] == type(event).__name__
         assert through_json(event) == event, type(event).__name__
+
+
+async def test_what_a_face_reads_is_the_wire_form_field_by_field(tmp_path: Path) -> None:
+    """The faces map from `read(event)`: a view that is, item by item, the object `to_wire` makes."""
+    seen = await demo_events(tmp_path)
+    for event in seen:
+        view = read(event)
+        assert view.kind == type(event).__name__ and view.source is event
+        assert view == to_wire(event) and list(view) == list(to_wire(event)), view.kind
+    plan = next(e for e in seen if type(e).__name__ == "CompactionReported").plan
+    carried = read(EVENTS["CompactionReported"](1, plan, 2, 3, 4))["plan"]
+    assert isinstance(carried, WireView) and carried.source is plan and carried["type"] == "CompactPlan"
 
 
 def made_up(hint: Any, real: dict[str, Any]) -> Any:

@@ -10,6 +10,14 @@ one of those, and `tests/core/agent/test_event_wire.py` sends each one the engin
 
 Process-local fields do not travel (`LOCAL`; None when read back): a permission request's `decision` is the
 future a face in the same process answers through; the answer travels as `PermissionAnswered`.
+
+The faces in this process (ACP, OpenTelemetry's spans and metrics, `-p`) map FROM this form too, so that a
+new event kind is one row here plus each face's optional row: `read(event)` is the event's wire form read a
+field at a time (`WireView`: what `to_wire` would hold, encoded only where a face looks, so a plan of a
+thousand blocks costs nothing to a face that reads the call number), and each face keeps its mapping in a
+`BY_KIND` table keyed by wire kind names (`tests/test_extension_points.py` checks every key is a row here).
+A view's `source` is the engine's own value, for what the wire does not carry: its methods (`line()`,
+`why()`) and derived figures, and a value handed on whole to engine code that takes the engine's type.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Union, get_args, get_origin
 
 from tui_agent.core import events as ev
@@ -47,6 +55,67 @@ def from_wire(data: Mapping[str, Any]) -> Any:
     return _build(cls, data)
 
 
+class WireView(Mapping[str, Any]):
+    """An event (or a value it carries) as its wire form, encoded a field at a time when read: equal, item
+    by item, to what `to_wire` makes of it. `kind` is the wire's "type"; `source` the engine's own value."""
+
+    __slots__ = ("source", "kind", "_names", "_top")
+
+    def __init__(self, source: Any, top: bool = False) -> None:
+        self.source, self.kind, self._top = source, type(source).__name__, top
+        self._names = _field_names(type(source), top)
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "type":
+            return self.kind
+        if key == "v" and self._top:
+            return WIRE_VERSION
+        if key not in self._names:
+            raise KeyError(key)
+        return _view(getattr(self.source, key))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*(("v",) if self._top else ()), "type", *self._names))
+
+    def __len__(self) -> int:
+        return len(self._names) + 1 + self._top
+
+
+_NAMES: dict[tuple[type, bool], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type, top: bool) -> tuple[str, ...]:
+    """The fields a class's wire form holds (an event's process-local ones left out): known once per class,
+    as a face reads every streamed text delta."""
+    names = _NAMES.get((cls, top))
+    if names is None:
+        left_out = LOCAL.get(cls.__name__, ()) if top else ()
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in left_out) \
+            if dataclasses.is_dataclass(cls) else ()
+        _NAMES[(cls, top)] = names
+    return names
+
+
+def read(event: Any) -> WireView:
+    """The event's wire form as a face reads it (`to_wire`'s object, each field encoded when looked at)."""
+    return WireView(event, top=True)
+
+
+def _view(value: Any) -> Any:
+    """`_encode`, one level at a time: a carried dataclass is a view of its own, a list a list of views."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return WireView(value)
+    if isinstance(value, Mapping):
+        if all(isinstance(key, str) for key in value):
+            return {key: _view(item) for key, item in value.items()}
+        return {"map": [[_view(key), _view(item)] for key, item in value.items()]}
+    if isinstance(value, (list, tuple, frozenset, set)):
+        return [_view(item) for item in value]
+    raise TypeError(f"{type(value).__name__} has no wire form")
+
+
 # -- encoding ---------------------------------------------------------------------------------------------
 def _object(value: Any, left_out: tuple[str, ...] = ()) -> dict[str, Any]:
     out: dict[str, Any] = {"type": type(value).__name__}
@@ -74,7 +143,8 @@ def _encode(value: Any) -> Any:
 def _hints(cls: type) -> dict[str, Any]:
     namespace = {**vars(ev), "CallPlan": CallPlan, "CompactPlan": CompactPlan, **vars(typing)}
     module = __import__(cls.__module__, fromlist=["_"])
-    return typing.get_type_hints(cls, {**namespace, **vars(module)})
+    # an event names the next call's plan by a Protocol (`events.RequestPlan`); the one that travels is a CallPlan
+    return typing.get_type_hints(cls, {**namespace, **vars(module), "RequestPlan": CallPlan})
 
 
 def _build(cls: type, data: Mapping[str, Any]) -> Any:

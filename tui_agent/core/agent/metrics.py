@@ -28,7 +28,7 @@ known ones is `other`. The resource carries `service.name` and `OTEL_RESOURCE_AT
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tui_agent.core.agent.telemetry import PROVIDER, ExportLog, enabled, missing_extra, resource_of, with_policy
@@ -185,35 +185,47 @@ class LiveMetrics:
         self._pings = 0  # since that call
 
     def __call__(self, event: Any) -> None:
-        from tui_agent.core import events as ev
+        """One engine event, mapped from its wire form (`core/agent/event_wire.py`) by `BY_KIND`."""
+        from tui_agent.core.agent.event_wire import read
 
-        match event:
-            case ev.ModelCallStarted(model=model):
-                self._flush()
-                self.model = model
-            case ev.Usage() as usage:
-                self._usage(usage)
-            case ev.CacheMissed() as miss:
-                self.metrics.miss(self.model, miss.reason, miss.missed)
-                if miss.reason == "ttl_expired" and self._pending is not None and self._pending[0] == miss.call:
-                    extra = min(miss.extra_cost_usd or 0.0, self._pending[1])
-                    self.metrics.add_cost(self.model, "idle_rewrites", extra)
-                    self._pending = (miss.call, self._pending[1] - extra)
-            case ev.CacheKeptWarm() as ping:
-                self._flush()
-                self._pings += 1
-                self.metrics.pings.add(1, self.metrics.common(self.model))
-                self.metrics.add_cost(self.model, "pings", _usd(self.model, ping) or 0.0)
-            case ev.IdleChosen(ahead=False) as chosen:  # bounded: three choices, four modes
-                self.metrics.idle.add(1, self.metrics.common(self.model, **{
-                    "tui_agent.idle.choice": bounded(chosen.choice, IDLE_CHOICES),
-                    "tui_agent.idle.mode": bounded(chosen.mode, IDLE_CHOICES | {"auto"})}))
-            case ev.CompactionReported(plan=plan) if plan.event is not None and plan.event.major:
-                before = plan.event.tokens_before
-                self.metrics.event(self.model, tuple(plan.event.kinds),
-                                   plan.event.tokens_after / before if before else None)
-            case ev.TurnEnded() | ev.TurnClosed():
-                self._flush()
+        wire = read(event)
+        row = BY_KIND.get(wire.kind)
+        if row is not None:
+            row(self, wire)
+
+    def _call_started(self, event: Any) -> None:
+        self._flush()
+        self.model = event["model"]
+
+    def _miss(self, miss: Any) -> None:
+        self.metrics.miss(self.model, miss["reason"], miss.source.missed)
+        call = miss["call"]
+        if miss["reason"] == "ttl_expired" and self._pending is not None and self._pending[0] == call:
+            extra = min(miss["extra_cost_usd"] or 0.0, self._pending[1])
+            self.metrics.add_cost(self.model, "idle_rewrites", extra)
+            self._pending = (call, self._pending[1] - extra)
+
+    def _ping(self, ping: Any) -> None:
+        self._flush()
+        self._pings += 1
+        self.metrics.pings.add(1, self.metrics.common(self.model))
+        self.metrics.add_cost(self.model, "pings", _usd(self.model, ping) or 0.0)
+
+    def _idle(self, chosen: Any) -> None:
+        if not chosen["ahead"]:  # bounded: three choices, four modes
+            self.metrics.idle.add(1, self.metrics.common(self.model, **{
+                "tui_agent.idle.choice": bounded(chosen["choice"], IDLE_CHOICES),
+                "tui_agent.idle.mode": bounded(chosen["mode"], IDLE_CHOICES | {"auto"})}))
+
+    def _compaction(self, event: Any) -> None:
+        compaction = event["plan"]["event"]
+        if compaction is not None and compaction.source.major:
+            before = compaction["tokens_before"]
+            self.metrics.event(self.model, tuple(compaction["kinds"]),
+                               compaction["tokens_after"] / before if before else None)
+
+    def _turn_over(self, _: Any) -> None:
+        self._flush()
 
     def _usage(self, usage: Any) -> None:
         import time
@@ -222,19 +234,19 @@ class LiveMetrics:
 
         self._flush()
         cost = _usd(self.model, usage)
-        if usage.purpose == "summary":
+        if usage["purpose"] == "summary":
             self.metrics.add_cost(self.model, "summaries", cost or 0.0)
             return
-        self.metrics.call(self.model, usage.input_tokens, usage.cache_read_input_tokens,
-                          usage.cache_creation_input_tokens, usage.output_tokens, None)
+        self.metrics.call(self.model, usage["input_tokens"], usage["cache_read_input_tokens"],
+                          usage["cache_creation_input_tokens"], usage["output_tokens"], None)
         now = time.monotonic()
         if self._pings and self._answered is not None and for_model(self.model).expired(now - self._answered):
             info, price = model_info(self.model), for_model(self.model)  # warm thanks to the pings only
             if info.input_price is not None:
-                spared = usage.cache_read_input_tokens * (price.write - price.read) * info.input_price / 1e6
+                spared = usage["cache_read_input_tokens"] * (price.write - price.read) * info.input_price / 1e6
                 self.metrics.spared.add(spared, self.metrics.common(self.model))
         self._answered, self._pings = now, 0
-        self._pending = (usage.call, cost) if cost else None
+        self._pending = (usage["call"], cost) if cost else None
 
     def _flush(self) -> None:
         if self._pending is not None:
@@ -251,10 +263,21 @@ class LiveMetrics:
 
 
 def _usd(model: str, usage: Any) -> float | None:
+    """The price of the tokens a wire form of a `Usage` or a `CacheKeptWarm` carries."""
+    import dataclasses
+
     from tui_agent.core.messages import UsageInfo
     from tui_agent.core.models import cost_usd
 
-    return cost_usd(model, UsageInfo.of(usage))
+    return cost_usd(model, UsageInfo(**{field.name: usage.get(field.name, 0) for field in dataclasses.fields(UsageInfo)}))
+
+
+# the event kinds the metrics read (the wire's kind names: core/agent/event_wire.EVENTS)
+BY_KIND: dict[str, Callable[[LiveMetrics, Any], None]] = {
+    "ModelCallStarted": LiveMetrics._call_started, "Usage": LiveMetrics._usage, "CacheMissed": LiveMetrics._miss,
+    "CacheKeptWarm": LiveMetrics._ping, "IdleChosen": LiveMetrics._idle, "CompactionReported": LiveMetrics._compaction,
+    "TurnEnded": LiveMetrics._turn_over, "TurnClosed": LiveMetrics._turn_over,
+}
 
 
 def attach(session: Any, environ: Mapping[str, str] | None = None) -> LiveMetrics | None:

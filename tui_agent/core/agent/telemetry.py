@@ -29,11 +29,11 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from tui_agent.core import events as ev
+from tui_agent.core.agent.event_wire import WireView, read
 from tui_agent.core.redact import redact
 
 if TYPE_CHECKING:
@@ -296,21 +296,31 @@ class LiveTracer:
         self._current = 0
 
     def __call__(self, event: Any) -> None:
-        match event:
-            case ev.ModelCallStarted(call=call, model=model):
-                self._flush()
-                self._started[call] = (time.time_ns(), model)
-                self._current = call
-            case ev.CompactionReported(call=call, plan=plan):
-                self._plans[call] = plan
-            case ev.AssistantMessage():
-                if self._current in self._started:
-                    self._answered[self._current] = time.time_ns()
-            case ev.Usage(purpose="call") as usage:
-                self._answered.pop(usage.call, None)
-                self._record(usage.call, time.time_ns(), usage)
-            case ev.TurnEnded() | ev.TurnClosed():
-                self._flush()
+        """One engine event, mapped from its wire form (`core/agent/event_wire.py`) by `BY_KIND`."""
+        wire = read(event)
+        row = BY_KIND.get(wire.kind)
+        if row is not None:
+            row(self, wire)
+
+    def _call_started(self, event: WireView) -> None:
+        self._flush()
+        self._started[event["call"]] = (time.time_ns(), event["model"])
+        self._current = event["call"]
+
+    def _plan(self, event: WireView) -> None:
+        self._plans[event["call"]] = event["plan"].source  # (the span names the engine's plan whole)
+
+    def _answer(self, _: WireView) -> None:
+        if self._current in self._started:
+            self._answered[self._current] = time.time_ns()
+
+    def _usage(self, event: WireView) -> None:
+        if event["purpose"] == "call":
+            self._answered.pop(event["call"], None)
+            self._record(event["call"], time.time_ns(), event)
+
+    def _turn_over(self, _: WireView) -> None:
+        self._flush()
 
     def _flush(self) -> None:
         """The answered calls whose provider reported no usage; calls never answered are left out."""
@@ -320,15 +330,23 @@ class LiveTracer:
         self._started.clear()
         self._plans.clear()
 
-    def _record(self, call: int, end: int, usage: ev.Usage | None) -> None:
+    def _record(self, call: int, end: int, usage: WireView | None) -> None:
         start, model = self._started.pop(call, (None, ""))
         plan = self._plans.pop(call, None)
         if usage is None:
             self.tracer.record(CallSpan("live", self.session_name, call, model, plan=plan, start_ns=start, end_ns=end))
             return
         self.tracer.record(CallSpan(
-            "live", self.session_name, call, model, usage.context_tokens, usage.output_tokens,
-            usage.cache_read_input_tokens, usage.cache_creation_input_tokens, plan, start_ns=start, end_ns=end))
+            "live", self.session_name, call, model, usage.source.context_tokens, usage["output_tokens"],
+            usage["cache_read_input_tokens"], usage["cache_creation_input_tokens"], plan, start_ns=start, end_ns=end))
+
+
+# the event kinds a live trace reads (the wire's kind names: core/agent/event_wire.EVENTS)
+BY_KIND: dict[str, Callable[[LiveTracer, WireView], None]] = {
+    "ModelCallStarted": LiveTracer._call_started, "CompactionReported": LiveTracer._plan,
+    "AssistantMessage": LiveTracer._answer, "Usage": LiveTracer._usage,
+    "TurnEnded": LiveTracer._turn_over, "TurnClosed": LiveTracer._turn_over,
+}
 
 
 def attach(session: Any, environ: Mapping[str, str] | None = None) -> LiveTracer | None:

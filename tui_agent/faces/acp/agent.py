@@ -24,6 +24,7 @@ from tui_agent import __version__
 from tui_agent.core import events as ev
 from tui_agent.core.access.gate import PermissionDecision
 from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
+from tui_agent.core.agent.event_wire import WireView, read
 from tui_agent.faces.acp import compaction_approval
 from tui_agent.faces.acp.acp_session import AcpSession
 from tui_agent.faces.acp.commands import advertised, prompt_text, run_command
@@ -136,14 +137,15 @@ class TuiAgent:
 
     def _heard(self, session_id: str, state: AcpSession, event: Any) -> None:
         """Every engine event, in order, as it happens (turns and background work alike)."""
-        if isinstance(event, ev.NextRequestChanged):
-            state.next_request = event
+        wire = read(event)  # (the wire form's kind and fields: core/agent/event_wire.py)
+        if wire.kind == "NextRequestChanged":
+            state.next_request = event  # (its plan is handed to the ledger whole)
             if not state.busy:  # e.g. the summary /compact started joined the next request
                 self._later(self._send_next_usage(session_id, state))
-        elif isinstance(event, ev.IdleChosen) and not state.busy and state.next_request is not None:
+        elif wire.kind == "IdleChosen" and not state.busy and state.next_request is not None:
             self._later(self._send_next_usage(session_id, state))  # its `_meta` says the idle choice
-        elif isinstance(event, ev.SummaryWritten):
-            for update in state.compactions.summary_updates(event.call, event.summary, event.error):
+        elif wire.kind == "SummaryWritten":
+            for update in state.compactions.summary_updates(wire["call"], wire["summary"], wire["error"]):
                 self._later(self._send(session_id, update))
 
     def _approver(self, session_id: str, state: AcpSession) -> Any:
@@ -246,13 +248,13 @@ class TuiAgent:
             await self._before(session_id, state, event)
             for update in session_updates(event, state.session.ledger, state.compactions):
                 await self._send(session_id, update)
-            match event:
-                case ev.PermissionRequested():
-                    await self._ask(session_id, event)
-                case ev.AssistantMessage():
-                    state.pending_usage = True
-                case ev.Usage(purpose="call"):
-                    state.pending_usage = False
+            wire = read(event)
+            if wire.kind == "PermissionRequested":
+                await self._ask(session_id, wire)
+            elif wire.kind == "AssistantMessage":
+                state.pending_usage = True
+            elif wire.kind == "Usage" and wire["purpose"] == "call":
+                state.pending_usage = False
         await self._before(session_id, state, None)
         refused = watch.refusal_text() if not watch.started else None
         if refused:
@@ -261,18 +263,19 @@ class TuiAgent:
     async def _before(self, session_id: str, state: AcpSession, event: Any) -> None:
         """After a call whose provider reports no usage (the demo model), the ledger's estimate is the
         meter: sent as soon as the next event shows no usage is coming."""
-        if state.pending_usage and not isinstance(event, ev.Usage):
+        if state.pending_usage and (event is None or read(event).kind != "Usage"):
             state.pending_usage = False
             update = usage_update(state.session.ledger)
             if update is not None:
                 await self._send(session_id, update)
 
-    async def _ask(self, session_id: str, event: ev.PermissionRequested) -> None:
-        """`session/request_permission`; the client's choice is the decision (cancelled: denied)."""
+    async def _ask(self, session_id: str, event: WireView) -> None:
+        """`session/request_permission`; the client's choice is the decision (cancelled: denied). The decision
+        is the event's future, which stays in this process (the wire form leaves it out)."""
         options = [schema.PermissionOption(option_id=option_id, name=name, kind=kind)  # type: ignore[arg-type]
                    for option_id, name, kind, _ in PERMISSION_OPTIONS]
-        tool_call = schema.ToolCallUpdate(tool_call_id=event.id, title=tool_title(event.tool_name, event.summary),
-                                          status="pending", raw_input=event.input)
+        tool_call = schema.ToolCallUpdate(tool_call_id=event["id"], title=tool_title(event["tool_name"], event["summary"]),
+                                          status="pending", raw_input=event["input"])
         decision = PermissionDecision.DENY
         try:
             response = await self.conn.request_permission(options=options, session_id=session_id,
@@ -280,8 +283,9 @@ class TuiAgent:
             chosen = getattr(response.outcome, "option_id", None)
             decision = next((d for option_id, _, _, d in PERMISSION_OPTIONS if option_id == chosen), decision)
         finally:
-            if not event.decision.done():
-                event.decision.set_result(decision)
+            future = event.source.decision
+            if not future.done():
+                future.set_result(decision)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         state = self.sessions.get(session_id)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from acp import schema
 from acp.helpers import text_block, tool_content
 
-from tui_agent.core import events as ev
+from tui_agent.core.agent.event_wire import read
 from tui_agent.core.formats import fmt_tokens
 
 if TYPE_CHECKING:
@@ -61,8 +61,9 @@ class AskedCard:
     def closing(self, event: Any) -> schema.ToolCallProgress:
         """The card's last update: the engine's line when it had one to say (a postponed call), else the
         approval (the compaction follows as its own update)."""
-        if isinstance(event, ev.Notice) and event.level == "info" and self.answer == "postpone":
-            text = event.text
+        wire = read(event)
+        if wire.kind == "Notice" and wire["level"] == "info" and self.answer == "postpone":
+            text = wire["text"]
         elif self.answer == "postpone":
             text = f"Postponed: call #{self.call} is sent uncompacted."
         else:

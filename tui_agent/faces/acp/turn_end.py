@@ -17,11 +17,11 @@ message, as the Claude adapter answers its SDK's errors), never `end_turn` with 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from acp import RequestError
 
-from tui_agent.core import events as ev
+from tui_agent.core.agent.event_wire import WireView, read
 
 TURN_FAILED = -32603
 
@@ -33,33 +33,48 @@ class TurnWatch:
     history_before: int
     started: bool = False  # the prompt joined the history (`TurnStarted`)
     answer_stop: str | None = None  # the API's stop_reason of the turn's last answer
-    ended: ev.TurnEnded | None = None
+    ended: WireView | None = None  # the turn's `TurnEnded`, as the wire has it
 
     def see(self, event: Any) -> None:
-        if isinstance(event, ev.TurnStarted):
-            self.started = True
-        elif isinstance(event, ev.AssistantMessage):
-            self.answer_stop = event.stop_reason
-        elif isinstance(event, ev.TurnEnded):
-            self.ended = event
+        """One engine event, read from its wire form (`core/agent/event_wire.py`): its kind and fields."""
+        wire = read(event)
+        if wire.kind in BY_KIND:
+            BY_KIND[wire.kind](self, wire)
 
     def stop_reason(self, history_now: int) -> str:
         """The ACP stop reason; raises `RequestError` for a turn that failed with its prompt in the history."""
         ended = self.ended
-        if ended is None or ended.reason == "cancelled":
+        if ended is None or ended["reason"] == "cancelled":
             return "cancelled"
-        if ended.reason == "max_turns":
+        if ended["reason"] == "max_turns":
             return "max_turn_requests"
-        if ended.reason == "error":
+        if ended["reason"] == "error":
             if not self.started or history_now <= self.history_before:  # the prompt never joined the history
                 return "refusal"
-            raise turn_failed(ended.error or "the turn failed")
+            raise turn_failed(ended["error"] or "the turn failed")
         return "max_tokens" if self.answer_stop == "max_tokens" else "end_turn"
 
     def refusal_text(self) -> str | None:
         """What a refused turn says to the user (None: the turn was not refused)."""
         ended = self.ended
-        return ended.error if ended is not None and ended.reason == "error" else None
+        return ended["error"] if ended is not None and ended["reason"] == "error" else None
+
+
+def _started(watch: TurnWatch, _: WireView) -> None:
+    watch.started = True
+
+
+def _answered(watch: TurnWatch, event: WireView) -> None:
+    watch.answer_stop = event["stop_reason"]
+
+
+def _ended(watch: TurnWatch, event: WireView) -> None:
+    watch.ended = event
+
+
+# the event kinds a turn's end is read from (the wire's kind names: core/agent/event_wire.EVENTS)
+BY_KIND: dict[str, Callable[[TurnWatch, WireView], None]] = {
+    "TurnStarted": _started, "AssistantMessage": _answered, "TurnEnded": _ended}
 
 
 def turn_failed(line: str) -> RequestError:

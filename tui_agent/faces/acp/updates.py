@@ -8,7 +8,7 @@ understands: the adapters' synthetic tool call, or the Session Compaction RFD's 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from acp import schema
 from acp.helpers import (
@@ -20,8 +20,8 @@ from acp.helpers import (
     update_tool_call,
 )
 
-from tui_agent.core import events as ev
 from tui_agent.core.agent.budget import BudgetLedger, CallFigures
+from tui_agent.core.agent.event_wire import WireView, read
 from tui_agent.faces.acp.compaction import CompactionReport, CompactionReporter
 
 # The ACP tool kind of each built-in tool (an editor picks its icon from it); MCP tools are "other".
@@ -79,70 +79,103 @@ def usage_update(ledger: BudgetLedger, figures: CallFigures | None = None) -> sc
                               cost=cost, field_meta=meta)
 
 
-def server_updates(event: ev.ServerEdited, ledger: BudgetLedger, compactions: CompactionReporter) -> list[Any]:
+def server_updates(event: WireView, ledger: BudgetLedger, compactions: CompactionReporter) -> list[Any]:
     """The server's own context management reported as our compactions are (the adapters' tool call, or
     the RFD's update), marked as the server's (`_meta.tuiAgent.by = "server"`). Tokens after: the call's real prompt (the ledger has
     its usage); before: that plus what the edits cleared, or, for a compaction, what the compaction's own
     call read (the context it closed)."""
-    after = ledger.usage.context_tokens if ledger.usage is not None and ledger.usage.call == event.call else 0
-    before = after + sum(edit.tokens for edit in event.edits)
-    if event.compacted and event.compaction_usage is not None:
-        before = max(before, event.compaction_usage.input_tokens + event.compaction_usage.cache_read_input_tokens)
-    extra: dict[str, Any] = {"by": "server", "edits": [{"type": e.kind, "cleared": e.cleared, "clearedTokens": e.tokens}
-                                                      for e in event.edits], "compacted": event.compacted}
-    if event.compaction_usage is not None:
-        extra["compactionUsage"] = {"inputTokens": event.compaction_usage.input_tokens,
-                                    "outputTokens": event.compaction_usage.output_tokens}
+    call, edits, cost = event["call"], event["edits"], event["compaction_usage"]
+    after = ledger.usage.context_tokens if ledger.usage is not None and ledger.usage.call == call else 0
+    before = after + sum(edit["tokens"] for edit in edits)
+    if event["compacted"] and cost is not None:
+        before = max(before, cost["input_tokens"] + cost["cache_read_input_tokens"])
+    extra: dict[str, Any] = {"by": "server", "edits": [{"type": e["kind"], "cleared": e["cleared"], "clearedTokens": e["tokens"]}
+                                                      for e in edits], "compacted": event["compacted"]}
+    if cost is not None:
+        extra["compactionUsage"] = {"inputTokens": cost["input_tokens"], "outputTokens": cost["output_tokens"]}
     report = CompactionReport(compactions.next_id(), "automatic", before, after,
-                              f"Server managed context: {event.line()}", None, {**extra, "call": event.call})
-    return compactions.updates(report, event.call)
+                              f"Server managed context: {event.source.line()}", None, {**extra, "call": call})
+    return compactions.updates(report, call)
 
 
-def miss_updates(event: ev.CacheMissed, ledger: BudgetLedger) -> list[Any]:
+def miss_updates(event: WireView, ledger: BudgetLedger) -> list[Any]:
     """A cache miss is about what the call cost, so it rides on the call's `usage_update` (`_meta.tuiAgent
     .cacheMiss`: why, from whom, the tokens written again and their extra cost); no update without figures."""
     update = usage_update(ledger)
     if update is None:
         return []
-    miss = {"reason": event.reason, "source": event.source, "why": event.why(), "missedTokens": event.missed,
-            "extraCostUsd": event.extra_cost_usd, "fromMessage": event.from_message}
+    miss = {"reason": event["reason"], "source": event["source"], "why": event.source.why(),
+            "missedTokens": event.source.missed, "extraCostUsd": event["extra_cost_usd"],
+            "fromMessage": event["from_message"]}
     update.field_meta = {**(update.field_meta or {}),
                          "tuiAgent": {**(update.field_meta or {}).get("tuiAgent", {}), "cacheMiss": miss}}
     return [update]
 
 
-def session_updates(event: ev.EngineEvent, ledger: BudgetLedger,
-                    compactions: CompactionReporter | None = None) -> list[Any]:
-    """The ACP session updates one engine event makes (often none). `ledger` has already seen `event`
-    (the session feeds it before any face), so a `Usage` reads this call's figures. `compactions` is the
-    session's reporter (ids, the shape the client declared); a fresh one when none is given."""
-    match event:
-        case ev.TextDelta(text=text) if text:
-            return [update_agent_message_text(text)]
-        case ev.AssistantMessage(message=message):
-            return [update_agent_thought_text(block["thinking"]) for block in _blocks(message)
-                    if block.get("type") == "thinking" and block.get("thinking")]
-        case ev.ToolStarted():
-            return [start_tool_call(event.tool_use_id, tool_title(event.name, event.summary),
-                                    kind=TOOL_KINDS.get(event.name, "other"),  # type: ignore[arg-type]
-                                    status="in_progress", locations=tool_locations(event.input),
-                                    raw_input=event.input)]
-        case ev.ToolFinished():
-            text = result_text(event.content)
-            return [update_tool_call(event.tool_use_id, status="failed" if event.is_error else "completed",
-                                     content=[tool_content(text_block(text))] if text else None)]
-        case ev.CompactionReported(plan=plan) if plan.event is not None:
-            return (compactions or CompactionReporter()).event_updates(plan.event, plan.summary_requested)
-        case ev.Usage(purpose="call"):
-            update = usage_update(ledger)
-            return [update] if update is not None else []
-        case ev.ServerEdited() if not event.continued:  # (a clearing that goes on is no new compaction)
-            return server_updates(event, ledger, compactions or CompactionReporter())
-        case ev.CacheMissed():
-            return miss_updates(event, ledger)
-        case ev.Notice(text=text, level=level) if level != "info":
-            return [update_agent_message_text(f"\n\n[{level}] {text}\n\n")]
-    return []
+# -- one row per event kind an editor hears of (the wire's kind names: core/agent/event_wire.EVENTS) ----------
+Updates = Callable[[WireView, BudgetLedger, CompactionReporter], list[Any]]
+
+
+def _text(event: WireView, *_: Any) -> list[Any]:
+    return [update_agent_message_text(event["text"])] if event["text"] else []
+
+
+def _thoughts(event: WireView, *_: Any) -> list[Any]:
+    return [update_agent_thought_text(block["thinking"]) for block in _blocks(event["message"])
+            if block.get("type") == "thinking" and block.get("thinking")]
+
+
+def _tool_started(event: WireView, *_: Any) -> list[Any]:
+    name, tool_input = event["name"], event["input"]
+    return [start_tool_call(event["tool_use_id"], tool_title(name, event["summary"]),
+                            kind=TOOL_KINDS.get(name, "other"),  # type: ignore[arg-type]
+                            status="in_progress", locations=tool_locations(tool_input), raw_input=tool_input)]
+
+
+def _tool_finished(event: WireView, *_: Any) -> list[Any]:
+    text = result_text(event["content"])
+    return [update_tool_call(event["tool_use_id"], status="failed" if event["is_error"] else "completed",
+                             content=[tool_content(text_block(text))] if text else None)]
+
+
+def _compaction(event: WireView, ledger: BudgetLedger, compactions: CompactionReporter) -> list[Any]:
+    plan = event["plan"]
+    if plan["event"] is None:
+        return []
+    return compactions.event_updates(plan["event"].source, plan["summary_requested"])
+
+
+def _usage(event: WireView, ledger: BudgetLedger, *_: Any) -> list[Any]:
+    update = usage_update(ledger) if event["purpose"] == "call" else None
+    return [update] if update is not None else []
+
+
+def _server(event: WireView, ledger: BudgetLedger, compactions: CompactionReporter) -> list[Any]:
+    if event["since"] is not None:  # a clearing that goes on from an earlier call is no new compaction
+        return []
+    return server_updates(event, ledger, compactions)
+
+
+def _notice(event: WireView, *_: Any) -> list[Any]:
+    level = event["level"]
+    return [update_agent_message_text(f"\n\n[{level}] {event['text']}\n\n")] if level != "info" else []
+
+
+BY_KIND: dict[str, Updates] = {
+    "TextDelta": _text, "AssistantMessage": _thoughts, "ToolStarted": _tool_started, "ToolFinished": _tool_finished,
+    "CompactionReported": _compaction, "Usage": _usage, "ServerEdited": _server,
+    "CacheMissed": lambda event, ledger, _: miss_updates(event, ledger), "Notice": _notice,
+}
+
+
+def session_updates(event: Any, ledger: BudgetLedger, compactions: CompactionReporter | None = None) -> list[Any]:
+    """The ACP session updates one engine event makes (often none), mapped from its wire form (`BY_KIND`).
+    `ledger` has already seen `event` (the session feeds it before any face), so a `Usage` reads this call's
+    figures. `compactions` is the session's reporter (ids, the shape the client declared); a fresh one when
+    none is given."""
+    wire = read(event)
+    row = BY_KIND.get(wire.kind)
+    return row(wire, ledger, compactions or CompactionReporter()) if row is not None else []
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
