@@ -33,7 +33,7 @@ async def test_the_tui_keeps_its_own_words(tmp_path):
 def test_idle_flags_with_p_are_said_to_do_nothing(tmp_path):
     """`-p --idle compact` used to be accepted and silently never wait (the process ends after its answer):
     now one line says so, and the answer is the same."""
-    from tests.core.test_demo_and_headless import cli
+    from tests.faces.test_demo_and_headless import cli
 
     repo = make_repo(tmp_path)
     out = cli(["-p", "what is in this repo?", "--idle", "compact", "--keep-warm", "5"], repo)
