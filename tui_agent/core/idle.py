@@ -76,7 +76,7 @@ class Returns:
 
 
 # Waits after a turn ended, from the real Claude Code sessions the economics bench replays (the three shared
-# logs and the public ones listed in docs/compaction.md; `bench/economics.py --returns` prints them), in
+# logs and the public ones listed in docs/compaction.md; `recordings.idle_replay.session_waits` reads them), in
 # seconds; `inf` for each session that ended. Most turns are answered within a minute or two; a few waits
 # last tens of minutes; about one wait in four past the first ping is a session that ended.
 PRIOR_WAITS: tuple[float, ...] = (

@@ -132,8 +132,8 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
                         help="compaction strategy: v2 (default: tiered, cache-aware), v1, seed, off, server-clear / "
                         "server-compact (the API's own context editing / compaction)")
     parser.add_argument("--compact-high", default=default, metavar="MARK",
-                        help="compact when a request would exceed MARK: a fraction of the window less the "
-                        f"output reserve (0 < MARK <= 1), or whole tokens (>= 1000); default {d.high}")
+                        help="compact when a request would exceed MARK: a fraction of the working budget "
+                        f"(--budget; 0 < MARK <= 1), or whole tokens (>= 1000); default {d.high}")
     parser.add_argument("--compact-low", default=default, metavar="MARK",
                         help=f"compact down to MARK (a fraction or whole tokens, below --compact-high; default {d.low}, "
                         f"{d.demo_low} for the demo model)")
