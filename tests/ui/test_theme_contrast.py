@@ -74,28 +74,6 @@ def failures(cells: list[tuple[str, float, str, str]]) -> list[str]:
 
 
 @pytest.mark.parametrize("theme", THEMES)
-async def test_panel_text_reaches_aa_with_dropped_cut_and_cursor_rows(tmp_path, theme: str) -> None:
-    app = make_app(demo_session(make_repo(tmp_path), compact=CompactOptions(max_messages=16)))
-    app.theme = theme
-    async with app.run_test(size=(140, 44)) as pilot:
-        for prompt in ("what does the handler do?", "explain the models"):
-            await send(pilot, prompt)
-        panel = app.screen.query_one(BudgetPanel)
-        view = panel.rows.view
-        assert view is not None and view.first_kept > 0 and view.truncated  # dropped and ✂ rows exist
-        await pilot.press("f4")  # the panel focused (steering): a cursor row
-        rows = panel.rows
-        cut = max(view.truncated)
-        cells = panel_cells(app)
-        for target in (cut, view.first_kept - 1):  # the cursor on a ✂ row, then on a dropped row
-            rows.cursor = target
-            await pilot.pause()
-            cells += panel_cells(app)
-        assert len(cells) > 100
-        assert not failures(cells), f"{theme}: " + "; ".join(failures(cells))
-
-
-@pytest.mark.parametrize("theme", THEMES)
 async def test_panel_text_reaches_aa_with_cost_usage_and_exact_count(tmp_path, theme: str) -> None:
     from tests.ui.test_panel_usage import MODEL, USAGE, CountingProvider
 
@@ -132,8 +110,10 @@ def screen_cells(app, region=None) -> list[tuple[str, float, str, str]]:
 
 
 @pytest.mark.parametrize("theme", THEMES)
-async def test_every_text_cell_of_the_screen_and_a_modal_reaches_aa(tmp_path, theme: str) -> None:
-    """The whole main screen (chat, cards, prompt, footer with the panel's keys) and the message view."""
+async def test_every_text_cell_of_the_screen_the_panel_rows_and_a_modal_reach_aa(tmp_path, theme: str) -> None:
+    """The whole main screen (chat, cards, prompt, footer with the panel's keys), the panel with dropped and
+    cut rows and the cursor on each of them, and the message view: one session per theme (each of these
+    used to build its own two-prompt demo session)."""
     from tui_agent.ui.screens.message_view import MessageScreen
     from tui_agent.ui.widgets.history_rows import HistoryRows
     from tui_agent.ui.widgets.prompt_area import PromptArea
@@ -158,6 +138,15 @@ async def test_every_text_cell_of_the_screen_and_a_modal_reaches_aa(tmp_path, th
         await pilot.press("f4")  # entered: the footer lists the plain keys
         cells += screen_cells(app)
         rows = app.screen.query_one(HistoryRows)
+        view = rows.view
+        assert view is not None and view.first_kept > 0 and view.truncated  # dropped and ✂ rows exist
+        panel_only = panel_cells(app)
+        for target in (max(view.truncated), view.first_kept - 1):  # the cursor on a ✂ row, then a dropped row
+            rows.cursor = target
+            await pilot.pause()
+            panel_only += panel_cells(app)
+        assert len(panel_only) > 100
+        assert not failures(panel_only), f"{theme} (panel): " + "; ".join(failures(panel_only))
         rows.cursor = max(rows.view.truncated)
         await pilot.press("enter")
         await pilot.pause()
