@@ -11,6 +11,7 @@ exclude or expand a row (outbound only). Updates are incremental (`budget_model`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from textual.app import ComposeResult
@@ -85,12 +86,12 @@ class BudgetPanel(Vertical):
     class Changed(Message):
         """The figures changed (the one-line context meter redraws)."""
 
+    @dataclass
     class Said(Message):
         """A line for the chat (keeping the cache warm stopped, and why; an approval that waits)."""
 
-        def __init__(self, text: str, level: str = "info") -> None:
-            super().__init__()
-            self.text, self.level = text, level
+        text: str
+        level: str = "info"
 
     def compose(self) -> ComposeResult:
         yield Static("", id="budget-title", classes="panel-title")
