@@ -14,11 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 
 from tui_agent.core.agent.compaction_control import undo_compaction, undoable_event
 from tui_agent.ui.budget_model import fmt_k
+from tui_agent.ui.widgets.history_rows import HistoryRows
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
@@ -26,7 +28,17 @@ if TYPE_CHECKING:
 PAST = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
 UNDONE = {"pin": "unpinned", "exclude": "included again", "expand": "no longer expanded"}
 STEERING_TITLE = "STEERING"
-STEERING_KEYS = "p pin · x exclude · e expand · u undo last · Esc leaves"
+
+
+def steering_keys() -> str:
+    """"p pin · x exclude · e expand · u undo last · Esc leaves": the panel's title while steering, made from
+    the rows' own bindings, so it names the keys they bind in their footer's words (Esc is no binding of
+    theirs: it, or a letter that is no action, leaves the mode)."""
+    acting = [b for b in HistoryRows.BINDINGS if isinstance(b, Binding) and b.key in ("p", "x", "e", "u")]
+    return " · ".join([*(f"{b.key} {b.description.lower()}" for b in acting), "Esc leaves"])
+
+
+STEERING_KEYS = steering_keys()
 
 
 @dataclass(frozen=True)
