@@ -23,6 +23,7 @@ from tui_agent.ui.keys import APPROVE_KEY, LATER_KEY, STEER_KEY, key_label
 from tui_agent.ui.widgets.approval_bar import Answer, ApprovalBar
 
 if TYPE_CHECKING:
+    from tui_agent.ui.widgets.history_rows import HistoryRows
     from tui_agent.core.agent.call import CallPlan
     from tui_agent.core.agent.session import Session
 
@@ -57,10 +58,12 @@ class ApprovalPanel(Protocol):
     """What the approval needs of the panel that holds it (a Protocol: the panel imports this module)."""
 
     session: "Session"
-    screen: Any
 
     @property
-    def rows(self) -> Any: ...
+    def screen(self) -> Any: ...
+
+    @property
+    def rows(self) -> "HistoryRows": ...
 
     def show_next_call(self, told: ev.NextRequestChanged) -> None: ...
 
@@ -70,8 +73,11 @@ class ApprovalPanel(Protocol):
 
     def post_message(self, message: Message) -> bool: ...
 
-    Said: Callable[[str, str], Message]  # the panel's messages: a line for the chat, the figures changed
-    Changed: Callable[[], Message]
+    @property
+    def Said(self) -> Callable[[str, str], Message]: ...  # the panel's messages: a line for the chat,
+
+    @property
+    def Changed(self) -> Callable[[], Message]: ...  # and the figures changed
 
 
 class Approval:

@@ -12,7 +12,7 @@ newest. The log holds only what the user did by hand in this run; the engine's o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from textual.binding import Binding
 from textual.content import Content
@@ -24,6 +24,8 @@ from tui_agent.ui.widgets.history_rows import HistoryRows
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
+    from tui_agent.ui.approval import Approval
+    from tui_agent.ui.widgets.budget_meter import BudgetMeter
 
 PAST = {"pin": "pinned", "exclude": "excluded", "expand": "expanded"}
 UNDONE = {"pin": "unpinned", "exclude": "included again", "expand": "no longer expanded"}
@@ -97,13 +99,13 @@ class SteeredPanel(Protocol):
     """What steering needs of the panel that holds it (a Protocol: the panel imports this module)."""
 
     session: "Session"
-    approval: Any  # `approval.Approval`: while it waits, the bar's Edit may steer the paused call
+    approval: "Approval"  # while it waits, the bar's Edit may steer the paused call
 
     @property
-    def rows(self) -> Any: ...
+    def rows(self) -> HistoryRows: ...
 
     @property
-    def meter(self) -> Any: ...
+    def meter(self) -> "BudgetMeter": ...
 
     def show_reason(self, index: int | None, lead: str = "") -> None: ...
 
