@@ -158,7 +158,7 @@ class AgentApp(App[int]):
         screen = self.screen_stack[0] if self.screen_stack else None
         if not isinstance(screen, MainScreen):
             return "approve"
-        return await screen.panel.ask_approval(preview)
+        return await screen.panel.approval.ask(preview)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

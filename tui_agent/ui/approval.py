@@ -1,8 +1,8 @@
 """Approve before compacting, on the budget panel: the engine asks (`session.ask_approval`), the panel shows the
 next request as it would be, and the approval bar under it waits for approve / edit / postpone.
 
-A mixin of the panel (like `steering.SteeringActions`) so the panel module stays one concept. While the bar
-waits, the turn is paused on purpose: the steering mode may pin and exclude (its changes apply to this very
+An object the panel holds (`panel.approval`), like `steering.Steering`, so the panel module stays one
+concept and the wait's state (the bar, the call asked about) lives in one place. While the bar waits, the turn is paused on purpose: the steering mode may pin and exclude (its changes apply to this very
 call once approved). The wait is said where the user looks at every width: one line in the chat (what the
 event would do, the next request's size, how to answer) and the folded meter under 100 columns. It never
 takes the keyboard: the answer is a click, Alt+Y / F4 / Alt+L, or `/approve yes|edit|later`, and
@@ -12,7 +12,7 @@ back to the prompt.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from textual.message import Message
 
@@ -23,6 +23,7 @@ from tui_agent.ui.keys import APPROVE_KEY, LATER_KEY, STEER_KEY, key_label
 from tui_agent.ui.widgets.approval_bar import Answer, ApprovalBar
 
 if TYPE_CHECKING:
+    from tui_agent.ui.widgets.history_rows import HistoryRows
     from tui_agent.core.agent.call import CallPlan
     from tui_agent.core.agent.session import Session
 
@@ -53,52 +54,76 @@ def waiting_line(preview: "CallPlan") -> str:
     return f"Waiting for your answer: {what_is_due(preview)}. {HOW_TO_ANSWER}."
 
 
-class ApprovalActions:
-    """Mixin (first in the bases) of the budget panel: `ask_approval` is what the TUI hands the session."""
+class ApprovalPanel(Protocol):
+    """What the approval needs of the panel that holds it (a Protocol: the panel imports this module)."""
 
     session: "Session"
-    rows: Any
-    screen: Any
-    query_one: Callable[..., Any]
-    mount: Callable[..., Any]
-    post_message: Callable[[Message], bool]
-    show_next_call: Callable[[ev.NextRequestChanged], None]
-    approval: ApprovalBar | None = None
-    waiting_for: "CallPlan | None" = None
 
     @property
-    def approving(self) -> bool:
-        """A decision is awaited: the steering mode may change the call being asked about."""
-        return self.approval is not None
+    def screen(self) -> Any: ...
 
-    def waiting_prefix(self) -> str:
+    @property
+    def rows(self) -> "HistoryRows": ...
+
+    def show_next_call(self, told: ev.NextRequestChanged) -> None: ...
+
+    def query_one(self, selector: str) -> Any: ...
+
+    def mount(self, *widgets: Any, before: Any = None) -> Any: ...
+
+    def post_message(self, message: Message) -> bool: ...
+
+    @property
+    def Said(self) -> Callable[[str, str], Message]: ...  # the panel's messages: a line for the chat,
+
+    @property
+    def Changed(self) -> Callable[[], Message]: ...  # and the figures changed
+
+
+class Approval:
+    """The approval that waits on the panel: `ask` is what the TUI hands the session (through the app), `answer`
+    what the bar, Alt+Y / Alt+L and `/approve` call. It holds the bar and the call asked about while a decision
+    is awaited, and nothing otherwise."""
+
+    def __init__(self, panel: ApprovalPanel) -> None:
+        self.panel = panel
+        self.bar: ApprovalBar | None = None
+        self.waiting_for: "CallPlan | None" = None
+
+    @property
+    def waiting(self) -> bool:
+        """A decision is awaited: the steering mode may change the call being asked about."""
+        return self.bar is not None
+
+    def prefix(self) -> str:
         """The folded meter's lead while a decision is awaited ("" otherwise)."""
         if self.waiting_for is None:
             return ""
         return f"‖ compaction waits (call #{self.waiting_for.call}): /approve yes|edit|later · "
 
-    async def ask_approval(self, preview: "CallPlan") -> Answer:
+    async def ask(self, preview: "CallPlan") -> Answer:
         """Show `preview` (the call with its event) and wait for the user's answer on the bar."""
-        self.show_next_call(ev.NextRequestChanged(preview, base_breakdown(self.session), "approval asked"))
+        panel = self.panel
+        panel.show_next_call(ev.NextRequestChanged(preview, base_breakdown(panel.session), "approval asked"))
         bar = ApprovalBar(question(preview), id="approval-bar")
-        self.approval, self.waiting_for = bar, preview
-        await self.mount(bar, before=self.query_one("#budget-reason"))
-        self.post_message(self.Said(waiting_line(preview), "warning"))  # type: ignore[attr-defined]
-        self.post_message(self.Changed())  # type: ignore[attr-defined]
-        self.screen.refresh_bindings()  # the footer offers Alt+Y / Alt+L while it waits
+        self.bar, self.waiting_for = bar, preview
+        await panel.mount(bar, before=panel.query_one("#budget-reason"))
+        panel.post_message(panel.Said(waiting_line(preview), "warning"))
+        panel.post_message(panel.Changed())
+        panel.screen.refresh_bindings()  # the footer offers Alt+Y / Alt+L while it waits
         try:
             return await bar.answer
         finally:
-            self.approval = self.waiting_for = None
+            self.bar = self.waiting_for = None
             await bar.remove()
-            self.post_message(self.Changed())  # type: ignore[attr-defined]
-            self.screen.refresh_bindings()
+            panel.post_message(panel.Changed())
+            panel.screen.refresh_bindings()
             self._keyboard_back()
 
-    def answer_approval(self, answer: str) -> str:
+    def answer(self, answer: str) -> str:
         """`/approve yes|edit|later`, Alt+Y, Alt+L: answer the waiting bar; returns a line for the chat."""
         wanted = ANSWERS.get(answer.strip().lower())
-        bar = self.approval
+        bar = self.bar
         if wanted is None:
             return f"Unknown answer {answer!r}: {HOW_TO_ANSWER}."
         if bar is None:
@@ -112,8 +137,10 @@ class ApprovalActions:
 
     def _keyboard_back(self) -> None:
         """Answered from the steering mode (Edit, then Approve): the keyboard returns to the prompt."""
-        if self.rows.armed and self.screen.focused is self.rows:
-            self.screen.action_focus_prompt()
+        rows, screen = self.panel.rows, self.panel.screen
+        if rows.armed and screen.focused is rows:
+            screen.action_focus_prompt()
 
 
-__all__ = ["ANSWERS", "ApprovalActions", "HOW_TO_ANSWER", "NOTHING_WAITS", "question", "waiting_line", "what_is_due"]
+__all__ = ["ANSWERS", "HOW_TO_ANSWER", "NOTHING_WAITS", "Approval", "ApprovalPanel", "question", "waiting_line",
+           "what_is_due"]

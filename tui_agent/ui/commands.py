@@ -100,9 +100,9 @@ async def run_command(screen: "CommandHost", line: str) -> None:
     elif name == "/continue":
         screen.continue_turn()
     elif name == "/undo-steer":
-        screen.panel.undo()  # the chat says what it did (`Steered`)
+        screen.panel.steering.undo()  # the chat says what it did (`Steered`)
     elif name == "/undo-compaction":
-        screen.panel.undo_event()  # the chat and the panel say what it costs
+        screen.panel.steering.undo_event()  # the chat and the panel say what it costs
     elif name == "/approve" and args.lower() in ANSWERS:  # an answer to the approval that waits (`approval.py`)
         screen.action_answer_approval(args)
     elif name == "/theme":

@@ -2,14 +2,15 @@
 
 The provider's counting endpoint answers in a worker (it is a network call); under our own strategies
 the note also says what the API's own context editing (server-clear) would have sent, so the two can be
-compared on the same request. A mixin of the budget panel, which owns the meter the note goes to.
+compared on the same request. An object the budget panel holds (`panel.exact_count`): the panel owns the meter
+the note goes to and runs the worker; this object is only the asking and the note.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
 
-from textual import work
 from textual.content import Content
 
 from tui_agent.core.agent.server_compare import server_clear_line
@@ -21,33 +22,51 @@ if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
 
 
-class ExactCountActions:
-    """Needs `session` and the panel's `meter`."""
+class CountingPanel(Protocol):
+    """What the exact count needs of the panel that holds it (a Protocol: the panel imports this module)."""
 
     session: "Session"
-    meter: BudgetMeter
 
-    def action_count_exact(self) -> None:
+    @property
+    def meter(self) -> BudgetMeter: ...
+
+    def run_worker(self, work: Any, *, name: str = "", group: str = "default", exclusive: bool = False,
+                   exit_on_error: bool = True) -> Any: ...
+
+
+class ExactCount:
+    """The next call counted by the provider, held by the budget panel. The worker runs on the panel (a
+    worker needs a DOM node): one count at a time (`exclusive` in the group "count"), and a failure is
+    shown in the meter rather than ending the app."""
+
+    def __init__(self, panel: CountingPanel) -> None:
+        self.panel = panel
+
+    def ask(self) -> None:
         """`c` in the panel, or `/context`: count the next call exactly, beside its estimate."""
-        if self.session.running:
-            self.meter.exact = Content.styled("exact count: after this turn ends", MUTED)
+        session, meter = self.panel.session, self.panel.meter
+        if session.running:
+            meter.exact = Content.styled("exact count: after this turn ends", MUTED)
             return
-        if not self.session.history:
-            self.meter.exact = Content.styled("exact count: nothing to count yet", MUTED)
+        if not session.history:
+            meter.exact = Content.styled("exact count: nothing to count yet", MUTED)
             return
-        self.meter.exact = Content.styled("exact count: asking the provider…", MUTED)
-        self._count_exact(self.meter.meter)
+        meter.exact = Content.styled("exact count: asking the provider…", MUTED)
+        self.panel.run_worker(partial(self._count, meter.meter), name="count_exact", group="count", exclusive=True,
+                              exit_on_error=False)
 
-    @work(group="count", exclusive=True, exit_on_error=False)
-    async def _count_exact(self, shown: CallFigures | None) -> None:
+    async def _count(self, shown: CallFigures | None) -> None:
+        session, meter = self.panel.session, self.panel.meter
         try:
-            exact = await self.session.count_next_tokens()
+            exact = await session.count_next_tokens()
         except Exception as error:  # noqa: BLE001 - ProviderError or a transport failure: show it
             note = Content.assemble(("exact count failed: ", "$text-error"), str(error) or type(error).__name__)
         else:
-            note = exact_note(exact, shown.total if shown is not None else None, self.session.provider.name)
-            server = await server_clear_line(self.session, exact)  # ours beside the API's own context editing
+            note = exact_note(exact, shown.total if shown is not None else None, session.provider.name)
+            server = await server_clear_line(session, exact)  # ours beside the API's own context editing
             note = Content.assemble(note, "\n", (server, MUTED)) if server is not None else note
-        if self.meter.meter is shown:  # still the call it measured
-            self.meter.exact = note
+        if meter.meter is shown:  # still the call it measured
+            meter.exact = note
 
+
+__all__ = ["CountingPanel", "ExactCount"]

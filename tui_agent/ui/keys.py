@@ -15,6 +15,7 @@ title while it lasts. An approval that waits (`/approve`) is answered by keys no
 
 from __future__ import annotations
 
+from textual.app import App
 from textual.binding import Binding
 
 PROMPT_KEYS: list[tuple[str, str]] = [
@@ -59,13 +60,16 @@ APP_BINDINGS = [
     Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False,
             tooltip="clear a non-empty draft; twice: quit"),
 ]
-PALETTE_KEY = ("Ctrl+P", "command palette")
 
 
 def key_label(key: str) -> str:
     """"f2" → "F2", "alt+y" → "Alt+Y", "escape" → "Esc"."""
     names = {"escape": "Esc", "alt": "Alt", "ctrl": "Ctrl", "shift": "Shift"}
     return "+".join(names.get(part, part.upper() if len(part) <= 3 else part.capitalize()) for part in key.split("+"))
+
+
+# Textual binds the command palette itself (`App.COMMAND_PALETTE_BINDING`): the help names the key it binds.
+PALETTE_KEY = (key_label(App.COMMAND_PALETTE_BINDING), "command palette")
 
 
 def key_rows() -> list[tuple[str, str]]:

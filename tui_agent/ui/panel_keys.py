@@ -73,7 +73,7 @@ class PanelKeys:
     # -- an approval that waits (`approval.py`) ------------------------------------------------------
     def action_answer_approval(self, answer: str) -> None:
         """Alt+Y, Alt+L (or `/approve yes|later`): the waiting approval is answered; the focus stays put."""
-        said = self.panel.answer_approval(answer)
+        said = self.panel.approval.answer(answer)
         if said:
             self.panel.post_message(self.panel.Said(said, "info" if said.startswith("Approved") else "warning"))
 
@@ -92,7 +92,7 @@ class PanelKeys:
     def check_approval_key(self, action: str) -> bool | None:
         """The approval keys exist only while an approval waits (else Alt+Y is the prompt's)."""
         if action == "answer_approval":
-            return self.panel.approving
+            return self.panel.approval.waiting
         return None
 
 

@@ -20,6 +20,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -53,44 +54,41 @@ PENDING_CALLS = 400  # calls read and not made yet, at most: past it the log is 
 DRAW_EVERY_BEHIND = 1.0
 
 
+@dataclass
 class CallsArrived(Message):
     """The follower thread's results for one batch (an immutable `Arrival`)."""
 
-    def __init__(self, arrival: Arrival) -> None:
-        super().__init__()
-        self.arrival = arrival
+    arrival: Arrival
 
 
+@dataclass
 class SessionSwitched(Message):
     """`--latest`: a newer session started and is followed from now on."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__()
-        self.path = path
+    path: Path
 
 
+@dataclass
 class StepRemade(Message):
     """A call whose request the view had let go, made again by the follower thread."""
 
-    def __init__(self, generation: int, step: ReplayStep) -> None:
-        super().__init__()
-        self.generation, self.step = generation, step
+    generation: int
+    step: ReplayStep
 
 
+@dataclass
 class NotAFile(Message):
     """The followed path is no longer a regular file (a FIFO, a device): not read, waited on."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__()
-        self.path = path
+    path: Path
 
 
+@dataclass
 class FeedProgress(Message):
     """The follower thread is still making the calls of one large batch (shown after `PROGRESS_AFTER`)."""
 
-    def __init__(self, done: int, total: int) -> None:
-        super().__init__()
-        self.done, self.total = done, total
+    done: int
+    total: int
 
 
 class WatchScreen(ReplayScreen):

@@ -14,6 +14,7 @@ no letter answers: a click on a button does, or the screen's keys (Alt+Y, F4, Al
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Literal
 
 from textual.app import ComposeResult
@@ -40,12 +41,11 @@ class ApprovalBar(Vertical, can_focus=False):
     class EditWanted(Message):
         """Edit: the screen enters the steering mode (pin / exclude), the bar waits for Approve."""
 
+    @dataclass
     class Chosen(Message):
         """A button was clicked: the screen answers as `/approve <word>` would ("yes", "edit", "later")."""
 
-        def __init__(self, word: str) -> None:
-            super().__init__()
-            self.word = word
+        word: str
 
     def __init__(self, question: str, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -11,6 +11,7 @@ exclude or expand a row (outbound only). Updates are incremental (`budget_model`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from textual.app import ComposeResult
@@ -21,28 +22,32 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_agent.core import events as ev
-from tui_agent.core.agent.budget import BudgetLedger, EventEntry, first_difference, recap_tokens
+from tui_agent.core.agent.budget import BudgetLedger, EventEntry, first_difference
 from tui_agent.core.models import for_provider, per_token
-from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_k, fmt_usd
+from tui_agent.ui.budget_model import SPARK, HistoryIndex, OutboundView, fmt_usd
 from tui_agent.ui.themes import MUTED
 from tui_agent.ui.widgets.budget_meter import BudgetMeter
 from tui_agent.ui.widgets.events_list import EventsList, no_events_text
 from tui_agent.ui.widgets.history_rows import BAR_CELLS, TOKENS_CELLS, HistoryRows, number_cells
-from tui_agent.ui.approval import ApprovalActions
-from tui_agent.ui.exact_count import ExactCountActions
-from tui_agent.ui.steering import STEERING_KEYS, STEERING_TITLE, SteeringActions, SteeringLog
+from tui_agent.ui.approval import Approval
+from tui_agent.ui.exact_count import ExactCount
+from tui_agent.ui.steering import STEERING_KEYS, STEERING_TITLE, Steering
 from tui_agent.ui.widgets.panel_hearing import SessionHearing
 from tui_agent.ui.widgets.panel_legend import legend
+from tui_agent.ui.widgets.recap_row import RecapRow
 from tui_agent.ui.widgets.spark_line import spark_line
 from tui_agent.ui.widgets.type_through import OnPurpose
-from tui_agent.core.formats import plural
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.session import Session
 
 
-class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical):
-    """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend."""
+class BudgetPanel(Vertical):
+    """Meter, per-call sparkline with event ticks, events list, the history rows, the row's reason, legend.
+
+    What the user does to it beyond reading are objects it holds, each one concept with its own state (not
+    mixins: one class spread over four files, each borrowing the others' attributes): `steering`, `approval`,
+    `exact_count`; each asks the panel through a small Protocol, and the panel draws."""
 
     READ_ONLY = False  # replay: nothing is sent, so no pin / exclude / expand is offered
 
@@ -70,8 +75,10 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         self.hearing = SessionHearing(self)  # what the session says between the turn's events
         self._pending_event = None
         self.shown_upto: int | None = None  # draw history[:shown_upto] (replay); None: all of it
-        self.steering = SteeringLog()  # the pins / excludes / expands made by hand, for `u`
-        self._recap_memo: tuple[object, bool, int] | None = None  # (recap, lead placeholder, its tokens)
+        self.steering = Steering(self)  # the pins / excludes / expands made by hand, kept for `u`
+        self.approval = Approval(self)  # approve-before-compacting: the bar that waits, when one does
+        self.exact_count = ExactCount(self)  # `c`, `/context`: the provider's count beside the estimate
+        self.recap_row = RecapRow()  # the recap's row above the history (its tokens counted once per recap)
 
     class CostChanged(Message):
         """The running session cost changed (the screen shows it in the header)."""
@@ -79,12 +86,12 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
     class Changed(Message):
         """The figures changed (the one-line context meter redraws)."""
 
+    @dataclass
     class Said(Message):
         """A line for the chat (keeping the cache warm stopped, and why; an approval that waits)."""
 
-        def __init__(self, text: str, level: str = "info") -> None:
-            super().__init__()
-            self.text, self.level = text, level
+        text: str
+        level: str = "info"
 
     def compose(self) -> ComposeResult:
         yield Static("", id="budget-title", classes="panel-title")
@@ -104,7 +111,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         self.sync_history()
         self._render_spark()
         self._render_events()
-        self._render_reason(None)
+        self.show_reason(None)
         self.ask_first_plan()
 
     def ask_first_plan(self) -> None:
@@ -190,7 +197,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         self._render_spark()
         self._render_events()
         self._render_recap_row()
-        self._render_reason(self.rows.cursor)
+        self.show_reason(self.rows.cursor)
         self.post_message(self.Changed())
 
     def on_usage(self, usage: ev.Usage) -> None:
@@ -239,12 +246,20 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
 
     @property
     def context_text(self) -> str:
-        return self.waiting_prefix() + self.ledger.context_line()  # an approval that waits leads the folded meter
+        return self.approval.prefix() + self.ledger.context_line()  # an approval that waits leads the folded meter
 
-    # -- acting on a row (outbound only: act, undo and steer are `SteeringActions`') ---------------
+    # -- acting on a row (outbound only: act, undo and steer are `steering.Steering`'s) --------------
     def on_history_rows_acted(self, event: HistoryRows.Acted) -> None:
         event.stop()
-        self.undo_newest() if event.action == "undo" else self.act(event.index, event.action)
+        self.steering.undo_newest() if event.action == "undo" else self.act(event.index, event.action)
+
+    def act(self, index: int, action: str) -> str:
+        """Pin / exclude / expand row `index` (the rows' keys, the message view): what happened, in words."""
+        return self.steering.act(index, action)
+
+    def action_count_exact(self) -> None:
+        """`c` in the panel, or `/context` (a binding's action lives on the widget; the count does not)."""
+        self.exact_count.ask()
 
     def on_history_rows_steering_changed(self, event: HistoryRows.SteeringChanged) -> None:
         self._render_title()
@@ -268,9 +283,9 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         self.events.take_focus()
 
     def on_history_rows_moved(self, event: HistoryRows.Moved) -> None:
-        self._render_reason(event.index)
+        self.show_reason(event.index)
 
-    # -- exact count on demand -------------------------------------------------------------------
+    # -- between turns: the next call ------------------------------------------------------------
     def show_next_call(self, told: ev.NextRequestChanged) -> None:
         """Between turns: the next call's plan as the engine told it, via the core ledger."""
         self.sync_history()
@@ -292,7 +307,7 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
         self._update_sizes()
         self._render_events()
         self._render_recap_row()
-        self._render_reason(self.rows.cursor)
+        self.show_reason(self.rows.cursor)
         self.post_message(self.Changed())
 
     # -- drawing helpers --------------------------------------------------------------------------
@@ -320,29 +335,16 @@ class BudgetPanel(ApprovalActions, SteeringActions, ExactCountActions, Vertical)
     def _render_recap_row(self) -> None:
         """The recap stands for the dropped span in the request: a row of its own above the history."""
         widget = self.query_one("#budget-recap-row", Static)
-        view = self.rows.view
-        plan = view.plan if view is not None else None
-        shown = plan is not None and plan.recap is not None and plan.recap_position is not None
-        widget.set_class(shown, "-shown")
-        if not shown:
-            return
-        recap = plan.recap
-        memo = self._recap_memo  # counted again only when the recap changed: it names every dropped prompt
-        if memo is None or memo[0] is not recap or memo[1] != plan.lead_placeholder:
-            memo = self._recap_memo = (recap, plan.lead_placeholder, recap_tokens(plan, view.messages))
-        tokens = memo[2]
-        what = "summary" if recap.summary else "recap"
-        text = (f"{what} for {plan.recap_span()}: {plural(len(recap.prompts), 'prompt')}, "
-                f"{plural(len(recap.files), 'file')}")
-        width = max(self.rows.scrollable_content_region.width, 30)
-        tail = f"{'':>{TOKENS_CELLS}} {fmt_k(tokens):>{TOKENS_CELLS}} {'':<{BAR_CELLS}}"
-        room = max(width - 2 - len(tail), 4)
-        text = text if len(text) <= room else text[: room - 1] + "…"
-        widget.update(Content.assemble(("┃" if view.recap_in_cache else " ", "bold $text-accent"),
-                                       ("≡", "bold $text-primary"), (text.ljust(room), "$text-primary"),
-                                       (tail, MUTED)))
+        content = self.recap_row.content(self.rows.view, self.rows.scrollable_content_region.width)
+        widget.set_class(content is not None, "-shown")
+        if content is not None:
+            widget.update(content)
 
-    def _render_reason(self, index: int | None, lead: str = "") -> None:
+    def show_reason_note(self, note: Content) -> None:
+        """A note in the reason line in place of a row's reason (a steer refused while a turn runs)."""
+        self.query_one("#budget-reason", Static).update(note)
+
+    def show_reason(self, index: int | None, lead: str = "") -> None:
         """The plan's words for the selected row (why it is sent, cut, masked, dropped...)."""
         widget = self.query_one("#budget-reason", Static)
         view = self.rows.view

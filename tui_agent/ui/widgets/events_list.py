@@ -9,6 +9,7 @@ the panel never claims "every message is sent whole" for a request that will be 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from textual.binding import Binding
@@ -44,12 +45,11 @@ class EventsList(OnPurpose, OptionList, can_focus=False):
     """
     BINDINGS = [Binding("escape", "back", "Back to the rows", show=False)]
 
+    @dataclass
     class Opened(Message):
         """An event line was chosen: show its loss report."""
 
-        def __init__(self, entry: EventEntry) -> None:
-            super().__init__()
-            self.entry = entry
+        entry: EventEntry
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

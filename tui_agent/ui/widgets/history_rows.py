@@ -3,7 +3,8 @@
 A conversation can reach thousands of messages; a widget per row would make every append O(rows)
 (pitfall P17). Here only visible lines are rendered, and each rendered line is cached as a `Strip`
 keyed by everything that can change its look (state, cuts, cursor), so a model call re-renders only
-the rows whose state actually changed and stays cheap at 10,000 rows.
+the rows whose state actually changed and stays cheap at 10,000 rows. Textual's `LRUCache` keeps them
+(as its `Log` keeps its lines): bounded, the least recently drawn go first, not every row at once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -142,7 +144,7 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self.index = index
         self.view: OutboundView | None = None
-        self._cache: dict[tuple, Strip] = {}
+        self._cache: LRUCache[tuple, Strip] = LRUCache(4000)  # many screens of rows
         self._cache_width = -1
         self._scale = 1
         self._following = True  # stick to the newest rows until the user scrolls up or moves the cursor
@@ -207,10 +209,8 @@ class HistoryRows(OnPurpose, ScrollView, can_focus=True):
         key = (i, kind, cuts, cached, protected, sent, self.cursor == i)
         strip = self._cache.get(key)
         if strip is None:
-            if len(self._cache) > 4000:
-                self._cache.clear()
             strip = self._draw(rows[i], width, kind, cuts, cached, protected, sent, self.cursor == i)
-            self._cache[key] = strip
+            self._cache.set(key, strip)
         return strip
 
     def _style(self, name: str):

@@ -9,6 +9,7 @@ so a partial word runs the selected command.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from textual import events
@@ -25,30 +26,29 @@ class PromptArea(TextArea):
     PromptArea > .text-area--placeholder { color: $foreground 78%; }  /* Textual's 40% is ≈3.7:1: AA needs 4.5 */
     """
 
+    @dataclass
     class Submitted(Message):
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        """Enter sent the draft: `text` (stripped, kept in the input history) is the screen's to run."""
+
+        text: str
 
     class Complete(Message):
         """Tab was pressed on a slash command: the hints answer with `complete_to`."""
 
+    @dataclass
     class HintMove(Message):
         """Up/Down while a command word is typed: move the completion selection."""
 
-        def __init__(self, delta: int) -> None:
-            super().__init__()
-            self.delta = delta
+        delta: int
 
     class EndAgain(Message):
         """End with the cursor already at the end of its line: the chat may jump to new output."""
 
+    @dataclass
     class CommandEntered(Message):
         """Enter on a bare `/word`: the screen runs the selected command, or calls `submit`."""
 
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        text: str
 
     def __init__(self, **kwargs) -> None:
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False,

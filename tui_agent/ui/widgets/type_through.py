@@ -14,20 +14,20 @@ opened only to read hands typed text to the prompt too (`TypeThroughView`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, ClassVar
 
 from textual import events
 from textual.message import Message
 
 
+@dataclass
 class TypedToPrompt(Message):
     """A key meant as text reached a widget that does not take text: the screen hands it to the prompt
     (`text` is inserted; `enter` presses Enter there, which sends the draft as typed)."""
 
-    def __init__(self, text: str, enter: bool = False) -> None:
-        super().__init__()
-        self.text = text
-        self.enter = enter
+    text: str
+    enter: bool = False
 
 
 def typed_text(event: events.Key) -> str | None:
