@@ -226,6 +226,10 @@ def test_the_meter_line():
     assert warm_line(3, 12, 252.4, 0.004) == "kept warm: ping 3 of 12, next in 4:12 · pings so far ≈$0.0040"
     assert warm_line(12, 12, 0, None) == "kept warm: ping 12 of 12, the last"
     assert warm_line(0, 12, 269.9, None) == "keeps warm while idle: first ping in 4:29 (up to 12)"
+    # `--idle auto` prices each ping when it is due: the slots are a ceiling, and the line says so
+    assert warm_line(0, 13, 269.9, None, decided=True) == \
+        "keeps warm while idle: first ping in 4:29 (up to 13, each only if the cheapest)"
+    assert warm_line(3, 13, 252.4, None, decided=True) == "kept warm: ping 3 of up to 13, next in 4:12"
 
 
 async def test_a_call_after_a_warm_gap_is_not_told_the_cache_went_cold(tmp_path):

@@ -144,3 +144,29 @@ async def test_the_meter_clock_runs_from_when_the_call_was_sent(tmp_path) -> Non
             since = meter._clock[0]
             assert since == session.state.warm_since and answered - since >= 0.6
             assert meter._warm is not None and meter._warm[3] == since
+
+
+async def test_under_the_auto_idle_policy_the_pings_are_a_ceiling_not_a_plan(tmp_path) -> None:
+    """`--idle auto` prices each ping when it is due: "(up to 13)" read as thirteen pings coming. The meter
+    now says each comes only if it is the cheapest, once the policy's first choice is known."""
+    from tests.fakes.prompt_cache import MovingClock
+    from tests.providers.test_idle_policy import Moves
+    from tui_agent.core.agent.idle_policy import install_idle_policy
+    from tui_agent.core.idle import PRIOR
+
+    clock = MovingClock()
+    fake = FakeAnthropic(model=lambda body: text("Hi."), clock=clock)
+    with fake:
+        session = _session(fake, tmp_path)
+        session.state.clock = clock
+        install_idle_policy(session, "auto", prior=PRIOR, sleep=Moves(clock).sleep)
+        app = make_app(session, show_durations=True)
+        async with app.run_test(size=(140, 44)) as pilot:
+            meter = app.screen.query_one(BudgetMeter)
+            await send(pilot, "hello")
+            await wait_for(pilot, lambda: meter.idle_line, "the policy's first choice")
+            meter._tick()
+            first = meter.clock_line.split("\n")[0]
+            assert first.startswith("keeps warm while idle: first ping in ") and \
+                first.endswith(", each only if the cheapest)"), first
+    assert fake.violations == []

@@ -299,17 +299,21 @@ def install_keep_warm(session: Any, minutes: float | None = None, keep: KeepWarm
     return warmer
 
 
-def warm_line(ping: int, max_pings: int, seconds_to_next: float, pings_usd: float | None) -> str:
+def warm_line(ping: int, max_pings: int, seconds_to_next: float, pings_usd: float | None,
+              decided: bool = False) -> str:
     """The meter's line after a ping: "kept warm: ping 3 of 12, next in 4:12 · pings so far ≈$0.0040";
-    before the first (`ping` 0): "keeps warm while idle: first ping in 4:29 (up to 12)"."""
+    before the first (`ping` 0): "keeps warm while idle: first ping in 4:29 (up to 12)". `decided`: the idle
+    policy (`--idle auto`) prices each ping when it is due, so the slots are a ceiling, not a plan: "(up to 13,
+    each only if the cheapest)", "ping 3 of up to 13" (the line said "up to 13" as if all were coming)."""
     whole = max(int(seconds_to_next), 0)
     clock = f"{whole // 60}:{whole % 60:02d}"
     if ping <= 0:
-        return f"keeps warm while idle: first ping in {clock} (up to {max_pings})"
+        return f"keeps warm while idle: first ping in {clock} (up to {max_pings}{', each only if the cheapest' if decided else ''})"
+    of = f"of up to {max_pings}" if decided else f"of {max_pings}"
     if ping >= max_pings:
-        what = f"kept warm: ping {ping} of {max_pings}, the last"
+        what = f"kept warm: ping {ping} {of}, the last"
     else:
-        what = f"kept warm: ping {ping} of {max_pings}, next in {clock}"
+        what = f"kept warm: ping {ping} {of}, next in {clock}"
     return what + (f" · pings so far ≈${pings_usd:.4f}" if pings_usd is not None else "")
 
 

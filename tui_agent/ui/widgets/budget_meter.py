@@ -93,6 +93,7 @@ class BudgetMeter(Widget):
             self.warm_stopped(ledger)
             return "" if event.reason == "policy" else event.line
         self.idle_line = event.line
+        self.idle_mode = event.mode
         if event.choice == "cold" and getattr(self, "_clock", None) is not None:
             self._warm = None  # no ping is coming: the clock says when the cache goes cold, alone
             self._tick()
@@ -132,7 +133,8 @@ class BudgetMeter(Widget):
         warm = getattr(self, "_warm", None)
         if warm is not None and line:
             pings, most, interval, at, usd = warm
-            line = warm_line(pings, most, interval - (time.monotonic() - at), usd) + "\n" + line
+            decided = getattr(self, "idle_mode", "") == "auto"  # each ping priced when due (`--idle auto`)
+            line = warm_line(pings, most, interval - (time.monotonic() - at), usd, decided) + "\n" + line
         self.clock_line = line
 
     def watch_meter(self, old: CallFigures | None, new: CallFigures | None) -> None:
