@@ -88,3 +88,47 @@ async def test_an_idle_compaction_is_an_event_on_the_timeline_and_in_the_chat(tm
             assert figures.call is None and figures.cached >= figures.total - 50, (figures.cached, figures.total)
             assert meter.idle_line.startswith("idle: compact ≈$") and meter.idle_line in str(meter.render())
     assert fake.violations == []
+
+
+async def test_resume_in_a_running_tui_shows_the_resumed_sessions_idle_choice(tmp_path) -> None:
+    """`/resume` in a running TUI restored the ledger's idle choice but the meter kept the old session's line
+    until the next choice; now it shows the resumed session's at once (and none when it had none)."""
+    from tui_agent.core.journal.reader import read_journal
+    from tui_agent.core.journal.writer import journal_of, start_journal
+    from tui_agent.ui.session_actions import resume_load
+
+    clock = MovingClock()
+    fake = FakeAnthropic(model=lambda body: text("Hi."), clock=clock)
+    environ = {"TUI_AGENT_DATA_DIR": str(tmp_path / "data")}
+    with fake:
+        provider = AnthropicProvider(api_key="test-key", base_url=fake.base_url, model=MODEL, retry=FAST_RETRY)
+        old = frozen(Session(provider, ToolRegistry(reading_tools()), make_repo(tmp_path)))
+        old.state.clock = clock
+        start_journal(old, environ=environ)
+        moves = Moves(clock)
+        install_idle_policy(old, "ping", prior=PRIOR, sleep=moves.sleep)
+        from tests.providers.conftest import run
+
+        await run(old, "hello")
+        moves.release()
+        from tests.waiting import wait_until
+
+        await wait_until(lambda: old.ledger.idle is not None and not old.ledger.idle.ahead, what="the choice")
+        journal_of(old).close()
+        await old.aclose()
+        load = read_journal(journal_of(old).path)
+        assert load.idle is not None and load.idle.choice == "ping"
+
+        session = frozen(Session(AnthropicProvider(api_key="test-key", base_url=fake.base_url, model=MODEL,
+                                                   retry=FAST_RETRY), ToolRegistry(reading_tools()), tmp_path))
+        session.state.clock = clock
+        install_idle_policy(session, "cold", prior=PRIOR, sleep=Moves(clock).sleep)
+        app = make_app(session)
+        async with app.run_test(size=(140, 44)) as pilot:
+            meter = app.screen.query_one(BudgetMeter)
+            await send(pilot, "hi there")
+            await wait_for(pilot, lambda: meter.idle_line.startswith("idle: cold"), "this session's own choice")
+            await resume_load(app.screen, load)
+            await pilot.pause()
+            assert meter.idle_line == load.idle.line and meter.idle_line.startswith("idle: ping"), meter.idle_line
+    assert fake.violations == []

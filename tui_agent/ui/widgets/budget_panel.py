@@ -106,7 +106,7 @@ class BudgetPanel(Vertical):
 
     def on_mount(self) -> None:
         self.hearing.attach()
-        self.meter.idle_line = self.ledger.idle.line if self.ledger.idle is not None else ""  # (a resumed session's)
+        self._show_idle()
         self._render_title()
         self.sync_history()
         self._render_spark()
@@ -232,12 +232,17 @@ class BudgetPanel(Vertical):
         call told again: its cached split counts on the calls before it (told before them, it read 0)."""
         self.ledger.resumed(usages, calls)
         self.meter.usage = self.ledger.usage
+        self._show_idle()  # `/resume` in a running TUI: the resumed session's last idle choice, not the old one's
         if (usages or calls) and self.session.history:
             self.session.announce_next("resumed calls")
         self._render_events()
         self._render_title()
         self._render_spark()
         self.post_message(self.CostChanged())
+
+    def _show_idle(self) -> None:
+        """The meter's idle line from the ledger: what the idle policy last chose (a resumed session's too)."""
+        self.meter.idle_line = self.ledger.idle.line if self.ledger.idle is not None else ""
 
     @property
     def cost_text(self) -> str:
