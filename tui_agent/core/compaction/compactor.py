@@ -32,6 +32,7 @@ from tui_agent.core.compaction.marks import RECAP_MARK
 from tui_agent.core.compaction.steps import Work
 from tui_agent.core.compaction.plan import CompactEvent, CompactResult, EventKind
 from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.request_view import still_over, transient
 from tui_agent.core.compaction.saved_state import export_state, import_state
 from tui_agent.core.compaction.state import CompactState
 from tui_agent.core.compaction.undo import UndoRefused, undo_event
@@ -228,7 +229,7 @@ class Compactor:
         hold = w.state.hold_until
         # an undone event holds: nothing sent changes (not even a cut on read: the undo promised "no event
         # until ≈N", and the next call was one) until the request passes the hold, /compact, or the window
-        holding = hold is not None and not forced and w.tokens.estimate() - tiers.transient(
+        holding = hold is not None and not forced and w.tokens.estimate() - transient(
             w.state, w.view(history, self.policy, newest, call)) <= hold
         changed = None if holding else steps.cut_read(w, history, self.policy, newest, call, prev_out)
         if changed is not None:
@@ -236,7 +237,7 @@ class Compactor:
             first_change = min(first_change, changed)
         reason = "your pins, excludes or expands" if relayout else ""
         high = self.policy.high_tokens
-        over = w.tokens.estimate() - tiers.transient(w.state, w.view(history, self.policy, newest, call))
+        over = w.tokens.estimate() - transient(w.state, w.view(history, self.policy, newest, call))
         cold = cold and over > self.policy.cold_mark_tokens and not forced
         postponed = "postpone" in pending and not forced  # the user postponed this call's event (`postpone`)
         held = holding or postponed
@@ -257,7 +258,7 @@ class Compactor:
             first_change = min(first_change, changed)
             reason = reason or f"over the {budget_words(self.policy)}"
         if kinds and not forced and w.tokens.estimate() > high:
-            reason += tiers.still_over(w.view(history, self.policy, newest, call))
+            reason += still_over(w.view(history, self.policy, newest, call))
         event = None
         if kinds:
             event = make_event(w.state, w.facts, w.layout, self.policy, history, call, kinds,
@@ -267,7 +268,7 @@ class Compactor:
         result = self._result(w, history, call, event, first_change)
         if (event is None or not event.major) and w.tokens.estimate() > high:  # the meter's "passed the mark"
             why = quiet_reason(hold if held and not postponed else None, tried, over > high, postponed,
-                               tiers.still_over(w.view(history, self.policy, newest, call)))
+                               still_over(w.view(history, self.policy, newest, call)))
             result = CompactResult(result.messages, replace(result.plan, quiet_reason=why))
         return w, result
 
