@@ -97,7 +97,7 @@ class Sink:
 def follow_json(path: Path):
     """The `--json` path: returns (feed one growth → calls printed so far, the structures to report)."""
     from tui_agent.core.recordings.call_figures import FiguresRun
-    from tui_agent.core.recordings.economics import default_policy
+    from tui_agent.core.recordings.strategy_table import default_policy
     from tui_agent.core.recordings.follow import Follower
     from tui_agent.core.recordings.watch import LiveReplay
     from tui_agent.faces.watch import WATCH_STRATEGIES
@@ -119,7 +119,7 @@ def follow_json(path: Path):
 
 def follow_tui(path: Path):
     """The TUI's cores: the worker's feed and the screen's view."""
-    from tui_agent.core.recordings.economics import default_policy
+    from tui_agent.core.recordings.strategy_table import default_policy
     from tui_agent.core.recordings.follow import Follower
     from tui_agent.core.recordings.watch_feed import CallsView, WatchFeed
     from tui_agent.ui.screens.watch import STRATEGIES

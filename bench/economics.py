@@ -171,7 +171,8 @@ def replay_window(path: Path, window: int, strategies: list[str], price_models: 
     append-only). Returns (recorded, {price label: {strategy: result}}, seconds)."""
     from dataclasses import replace
 
-    from tui_agent.core.recordings.economics import STRATEGY_MODES, idle_mode, replay
+    from tui_agent.core.recordings.economics import replay
+    from tui_agent.core.recordings.strategy_table import STRATEGY_MODES, idle_mode
 
     started = time.perf_counter()
     recorded = load_recorded(path)

@@ -16,7 +16,7 @@ def boom(*args: object, **kwargs: object) -> None:
 
 
 def main(face: str, log: Path) -> int:
-    from tui_agent.core.recordings.economics import default_policy
+    from tui_agent.core.recordings.strategy_table import default_policy
 
     if face in ("tui", "tui-thread"):
         from tui_agent.core.recordings.watch_feed import WatchFeed

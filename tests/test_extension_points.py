@@ -25,7 +25,7 @@ from tui_agent.core.compaction.plan import CompactEvent, EventKind, OpKind
 from tui_agent.core.providers import config as provider_config
 from tui_agent.core.providers.base import Provider
 from tui_agent.core.recordings import codex_logs
-from tui_agent.faces.cli import ProviderChoices
+from tui_agent.faces.arguments import ProviderChoices
 from tui_agent.faces.table import FACES, Face
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,7 +115,7 @@ def provider_gaps(entry: provider_config.ProviderEntry) -> list[str]:
     if provider_config.PROVIDERS.get(name) is not entry:
         gaps.append(f"provider {name!r} is not a row of providers/config.PROVIDERS under its name")
     if name not in list(ProviderChoices()):
-        gaps.append(f"provider {name!r} is not among `--provider`'s choices (faces/cli.ProviderChoices)")
+        gaps.append(f"provider {name!r} is not among `--provider`'s choices (faces/arguments.ProviderChoices)")
     doc = provider_config.__doc__ or ""
     for variable in (entry.key_var, entry.model_var, entry.base_url_var):
         if variable and f"| {variable} |" not in doc:
@@ -202,7 +202,7 @@ def test_a_throwaway_face_is_told_what_it_lacks(capsys: pytest.CaptureFixture[st
 
 def test_the_cli_names_no_subcommand_by_hand() -> None:
     """The dispatcher and `--help` read the table: no second list of names to forget a face in."""
-    for path in ("tui_agent/faces/cli.py", "tui_agent/faces/sessions.py"):
+    for path in ("tui_agent/faces/cli.py", "tui_agent/faces/arguments.py", "tui_agent/faces/sessions.py"):
         text = (ROOT / path).read_text(encoding="utf-8")
         listed = re.findall(r"\(\s*\"sessions\",\s*\"export\"", text)
         assert listed == [] and "SUBCOMMAND_HELP" not in text, path
@@ -212,13 +212,13 @@ def test_the_cli_names_no_subcommand_by_hand() -> None:
 # The faces that map engine events (ACP, OpenTelemetry's spans and metrics, `-p`) read them through
 # core/agent/event_wire.read: a kind is a row of event_wire.EVENTS, and a face names kinds by the wire's names
 # (its `BY_KIND` table's keys, or a `….kind == "Name"` test), never by the event classes themselves.
-EVENT_MODULES = ("tui_agent.core.events", "tui_agent.core.warm_events")
+EVENT_MODULES = ("tui_agent.core.events", "tui_agent.core.server_events", "tui_agent.core.warm_events")
 WIRE_FACES = ("faces/acp/updates.py", "faces/acp/agent.py", "faces/acp/turn_end.py", "faces/acp/compaction_approval.py",
               "faces/headless.py", "core/agent/telemetry.py", "core/agent/metrics.py")
 
 
 def engine_event_classes() -> dict[str, type]:
-    """Every event class the engine defines (a dataclass of core/events.py or core/warm_events.py), less the
+    """Every event class the engine defines (a dataclass of core/events.py, server_events.py or warm_events.py), less the
     values an event only carries in a field (a `BaseBreakdown` is a `NextRequestChanged`'s `base`)."""
     import importlib
 

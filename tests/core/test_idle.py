@@ -10,7 +10,8 @@ from tests.shared import SYNTHETIC_LONG
 from tui_agent.core.cache_clock import keep_warm_for
 from tui_agent.core.idle import PRIOR, IdleSizes, Returns, choice_from, idle_prices, mode_from
 from tui_agent.core.models import CLASSIC, NEWER
-from tui_agent.core.recordings.economics import default_policy, replay
+from tui_agent.core.recordings.economics import replay
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.core.recordings.economics_table import cost_at
 from tui_agent.core.recordings.recorded import load_recorded
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from tui_agent.core.compaction.plan import CompactEvent
-from tui_agent.core.agent.loop import event_notice
+from tui_agent.core.agent.planned_call import event_notice
 from tui_agent.core.formats import plural
 
 

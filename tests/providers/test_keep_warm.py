@@ -323,7 +323,8 @@ async def test_a_long_tool_is_kept_warm_and_the_next_call_goes_on(tmp_path):
 
 
 def test_the_flag_is_the_variable(monkeypatch):
-    from tui_agent.faces.cli import _flags_to_env, build_parser
+    from tui_agent.faces.arguments import build_parser
+    from tui_agent.faces.cli import _flags_to_env
 
     monkeypatch.setenv("TUI_AGENT_KEEP_WARM", "")  # recorded: the test leaves the variable as it found it
     _flags_to_env(build_parser().parse_args(["--keep-warm", "10"]))

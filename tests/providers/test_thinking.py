@@ -18,7 +18,8 @@ from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.resume import resume_journaled
 from tui_agent.core.journal.writer import journal_of, start_journal
 from tui_agent.core.messages import protocol_errors, user_text
-from tui_agent.core.providers.anthropic_provider import AnthropicProvider, thinking_config
+from tui_agent.core.providers.anthropic_provider import AnthropicProvider
+from tui_agent.core.providers.anthropic_request import thinking_config
 from tui_agent.core.providers.base import ModelRequest, StreamDone, UsageInfo
 from tui_agent.core.providers.config import provider_from_env
 

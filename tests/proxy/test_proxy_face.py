@@ -9,7 +9,7 @@ import json
 
 from tests.fakes.fake_anthropic import FakeAnthropic, text, tool_use
 from tests.waiting import wait_until
-from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.proxy.recorder import Recorder, new_recording
 from tui_agent.faces.proxy import ProxyThread
 from tui_agent.ui.screens.watch import WatchScreen

@@ -8,7 +8,7 @@ import json
 
 from tests.proxy.test_side_calls import _real
 from tests.waiting import wait_until
-from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.core.recordings.proxy_index import RequestIndex, describe
 from tui_agent.faces.watch import LogSource
 from tui_agent.ui.screens.proxy_watch import ProxyWatchScreen, WholeRequest

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from tui_agent.core.recordings.economics import STRATEGIES
+from tui_agent.core.recordings.strategy_table import STRATEGIES
 from tests.shared import SYNTHETIC_LONG, TRANSCRIPTS
 from tui_agent.core.recordings.replay import open_replay
 from tui_agent.core.recordings.replay_json import report_json, step_json
@@ -96,7 +96,7 @@ def test_a_checkpoint_copies_nothing_that_grows_with_the_calls_and_a_resumed_run
     grows with every call; a run resumed from one has the very per-call prices of the straight run."""
     import zlib
 
-    from tui_agent.core.recordings.economics import make_strategy
+    from tui_agent.core.recordings.strategy_table import make_strategy
     from tui_agent.core.recordings.replay import baseline_estimate
 
     replay = open_replay(log_path("drmaciver"), ("none", "v2"))

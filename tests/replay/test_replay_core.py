@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.replay.jsonl import Log, basic, read, rounds, text
-from tui_agent.core.recordings.economics import STRATEGIES
+from tui_agent.core.recordings.strategy_table import STRATEGIES
 from tui_agent.core.recordings.economics_report import session_report
 from tui_agent.core.messages import protocol_errors, tool_results, tool_uses
 from tui_agent.core.recordings.replay import REPLAY_STRATEGIES, open_replay

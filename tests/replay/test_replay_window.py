@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.journal.helpers import run, session_on
 from tests.replay.test_replay_cli import run as run_cli
-from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.core.recordings.economics_report import session_report
 from tui_agent.core.journal.reader import read_journal
 from tui_agent.core.journal.writer import start_journal

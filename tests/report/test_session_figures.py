@@ -14,7 +14,8 @@ from tests.shared import SYNTHETIC_LONG
 from tui_agent.core.models import for_model, model_info
 from tui_agent.core.recordings.call_figures import FiguresRun
 from tui_agent.core.recordings.cost_causes import cost_by_cause
-from tui_agent.core.recordings.economics import default_policy, replay
+from tui_agent.core.recordings.economics import replay
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.core.recordings.recorded import load_recorded
 from tui_agent.core.recordings.recorded_spend import MISS_REASONS
 from tui_agent.core.recordings.replay import open_replay

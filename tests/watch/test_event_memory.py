@@ -15,7 +15,7 @@ from tests.replay.jsonl import Log, rounds
 from tests.waiting import wait_until
 from tui_agent.core.recordings import watch_feed
 from tui_agent.core.agent.budget import EventEntry
-from tui_agent.core.recordings.economics import default_policy as window_policy
+from tui_agent.core.recordings.strategy_table import default_policy as window_policy
 from tui_agent.core.recordings.follow import Batch
 from tui_agent.core.recordings.forgot import coverage_after
 from tui_agent.core.messages import to_json

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tests.waiting import wait_until_sync
 from tests.watch.fast_log import FastWriter, log_text, write_log
-from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.core.recordings.follow import Follower
 from tui_agent.core.recordings.watch import LiveReplay
 from tui_agent.faces.watch import WATCH_STRATEGIES

@@ -17,7 +17,7 @@ from tests.ui.test_terminal import CLI, TMUX
 from tests.waiting import wait_until, wait_until_sync
 from tests.watch.fast_log import write_log
 from tests.watch.test_watch_tui import _calls_in
-from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.ui.screens.watch import WatchScreen
 from tui_agent.ui.watch_app import WatchApp
 from tui_agent.faces.watch import LogSource

@@ -56,7 +56,7 @@ def test_watch_json_sends_a_span_per_call_with_its_figures(tmp_path, receiver):
 
 
 async def test_the_watch_tui_sends_a_span_per_call_from_its_follower_thread(tmp_path, receiver, monkeypatch):
-    from tui_agent.core.recordings.economics import default_policy
+    from tui_agent.core.recordings.strategy_table import default_policy
     from tui_agent.ui.watch_app import WatchApp
     from tui_agent.faces.watch import LogSource
 

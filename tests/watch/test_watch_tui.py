@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 from tests.waiting import wait_until
-from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.core.recordings.recorded import recorded_transcript
 from tui_agent.core.recordings.replay import open_replay
 from tui_agent.core.recordings.transcripts import parse_transcript

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from tests.shared import SMALL_LOG
 from tests.waiting import wait_until
-from tui_agent.core.recordings.economics import default_policy
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.core.recordings.recorded import recorded_transcript
 from tui_agent.core.recordings.transcripts import parse_transcript
 from tui_agent.core.recordings.watch import FIT_CALLS

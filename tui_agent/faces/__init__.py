@@ -1,2 +1,2 @@
-"""The command-line faces: argument parsing (cli.py, the `tui-agent` entry point), `-p` (headless), the
+"""The command-line faces: the `tui-agent` entry point (cli.py; its flags: arguments.py), `-p` (headless), the
 `sessions`/`export` subcommands, `replay` and `watch`. The TUI is tui_agent/ui, `serve` is tui_agent/web."""

@@ -261,7 +261,7 @@ def wait_for_signal() -> int:
 
 def run_face(path: Path, context_window: int | None) -> int:
     """The watch face on the recording, live; the proxy stops when the face is closed."""
-    from tui_agent.core.recordings.economics import default_policy
+    from tui_agent.core.recordings.strategy_table import default_policy
     from tui_agent.ui.watch_app import run_watch
     from tui_agent.core.recordings.log_source import LogSource
 

@@ -50,7 +50,7 @@ def replay_command(argv: list[str]) -> int:
         return _error(f"--fit-calls must be at least 1 (got {args.fit_calls})")
     if args.context_window is not None and args.context_window < MIN_WINDOW:
         return _error(f"--context-window must be at least {MIN_WINDOW} tokens (got {args.context_window})")
-    from tui_agent.core.recordings.economics import default_policy
+    from tui_agent.core.recordings.strategy_table import default_policy
     from tui_agent.core.journal import JournalError
 
     from tui_agent.core.recordings.codex_logs import logged_window  # a Codex rollout says its model's window
@@ -60,7 +60,7 @@ def replay_command(argv: list[str]) -> int:
 
     try:
         if args.report or args.json:
-            from tui_agent.core.recordings.economics import STRATEGIES
+            from tui_agent.core.recordings.strategy_table import STRATEGIES
             from tui_agent.core.recordings.recorded import is_journal
             from tui_agent.core.recordings.replay import open_replay
             from tui_agent.faces.replay_progress import StderrProgress

@@ -1,7 +1,7 @@
 """The command line's session parts: `--continue`, `--resume [ID]`, `--print-outbound`, and the
 `tui-agent sessions` / `tui-agent export` subcommands (rows of `faces/table.FACES`).
 
-Kept apart from `cli.py` so the argument parser there stays a list of flags; like it, this module
+Kept apart from `arguments.py` so the argument parser there stays a list of flags; like it, this module
 imports only cheap standard-library modules at the top (`--version` must stay fast); the journal code
 loads when a session flag is used.
 """

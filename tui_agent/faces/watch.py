@@ -55,7 +55,7 @@ def watch_command(argv: list[str]) -> int:
         return _error("give a log FILE or --latest")
     if args.context_window is not None and args.context_window < MIN_WINDOW:
         return _error(f"--context-window must be at least {MIN_WINDOW} tokens (got {args.context_window})")
-    from tui_agent.core.recordings.economics import default_policy
+    from tui_agent.core.recordings.strategy_table import default_policy
 
     source = LogSource(args.file, args.latest, args.all)
     path = source.first()

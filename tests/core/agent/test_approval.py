@@ -71,7 +71,8 @@ def test_the_switch_comes_from_the_flag_or_the_environment(tmp_path: Path) -> No
 def test_serve_passes_the_switch_to_each_tab(tmp_path: Path, monkeypatch) -> None:
     import shlex
 
-    from tui_agent.faces.cli import build_parser, main
+    from tui_agent.faces.arguments import build_parser
+    from tui_agent.faces.cli import main
     from tui_agent.web.launch import app_command
 
     seen: dict = {}

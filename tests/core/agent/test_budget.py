@@ -188,7 +188,7 @@ async def test_headless_prints_the_ledgers_figures(tmp_path: Path):
 
 def test_the_chat_notice_names_a_users_own_change_as_such():
     """A pin is not "older turns no longer sent": before the fix the notice said so for every event."""
-    from tui_agent.core.agent.loop import event_notice
+    from tui_agent.core.agent.planned_call import event_notice
 
     # a drop event (ranked masks, issue 17, would fit these re-runnable reads without one)
     compactor = Compactor(CompactPolicy(context_window=60_000, max_output_tokens=8_000, enabled=True, mask=False))

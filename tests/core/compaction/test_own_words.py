@@ -10,7 +10,8 @@ from tests.shared import LOGS
 from tui_agent.core.compaction.keep_for_use import choose_own_words
 from tui_agent.core.compaction.names.entities import entities, held_text
 from tui_agent.core.messages import protocol_errors, tool_results
-from tui_agent.core.recordings.economics import default_policy, replay, strategy_runs
+from tui_agent.core.recordings.economics import replay, strategy_runs
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.core.recordings.recorded import load_recorded
 
 

@@ -1,4 +1,4 @@
-"""A tier is a function of a state and one read-only view of the request (`tiers.RequestView`): it can be
+"""A tier is a function of a state and one read-only view of the request (`request_view.RequestView`): it can be
 called with no `Compactor`, and a block decision (`Cut | Mask`) is one typed value that renders its block,
 names its reason and glyph key, and crosses JSON as itself."""
 
@@ -13,17 +13,18 @@ from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import Facts, newest_round_start
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.request_view import RequestView
 from tui_agent.core.compaction.state import CompactState
 from tui_agent.core.messages import blocks, protocol_errors
 
 
-def laid_out(h: list[dict]) -> tuple[CompactState, tiers.RequestView]:
+def laid_out(h: list[dict]) -> tuple[CompactState, RequestView]:
     """A request laid out from an empty state over `h`, and the view a tier reads of it (call 9)."""
     facts, tokens, layout, policy = Facts(), RequestEstimator(BASELINE), Layout(), CompactPolicy(**POLICY)
     facts.sync(h)
     state = CompactState(history_len=len(h))
     layout.rebuild(state, h, facts, tokens, policy)
-    return state, tiers.RequestView(h, facts, policy, layout, tokens, newest_round_start(h), call=9)
+    return state, RequestView(h, facts, policy, layout, tokens, newest_round_start(h), call=9)
 
 
 def test_cut_on_read_and_mask_run_on_a_view_with_no_compactor():

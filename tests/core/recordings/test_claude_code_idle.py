@@ -7,7 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 from tests.replay.jsonl import Log, read, text
 from tui_agent.core.models import ONE_HOUR_CACHE
-from tui_agent.core.recordings.economics import default_policy, replay
+from tui_agent.core.recordings.economics import replay
+from tui_agent.core.recordings.strategy_table import default_policy
 from tui_agent.core.recordings.recorded import load_recorded
 
 START = datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)

@@ -21,7 +21,8 @@ from tui_agent.core.agent.session import Session
 from tui_agent.core.tools import ToolRegistry, builtin_tools
 from tui_agent.core.tools import grep as grep_module
 from tui_agent.core.tools.base import ToolContext, ToolError, validate_input
-from tui_agent.core.tools.grep import MAX_OUTPUT_CHARS, NO_MATCHES, GrepTool, split_globs
+from tui_agent.core.tools.grep import MAX_OUTPUT_CHARS, NO_MATCHES, GrepTool
+from tui_agent.core.tools.ripgrep import split_globs
 from tui_agent.core.tools.paths import find_rg
 
 

@@ -5,8 +5,9 @@ they cannot disagree about what a call sent, what it cost or what the cache held
 engine's own events (`CompactionReported`, `Usage`, `SummaryWritten`, `TurnEnded`) and, between turns,
 the next call's plan (`Session.plan_call()`); it never compacts anything itself.
 
-Every update is O(changed messages): the cached/new split sums only the messages after the cached
-prefix, calls and events are appended, nothing walks the history.
+This module hears the events and keeps the numbers; a call's figures are made in `figures.py`, the
+ledger said in one line in `ledger_lines.py`. Every update is O(changed messages): the cached/new split
+sums only the messages after the cached prefix, calls and events are appended, nothing walks the history.
 """
 
 from __future__ import annotations
@@ -18,25 +19,15 @@ from typing import Sequence
 from tui_agent.core import events as ev
 from tui_agent.core.compaction.plan import CompactPlan, CompactResult
 from tui_agent.core.cache_clock import caches_nothing
-from tui_agent.core.formats import fmt_tokens, fmt_usd
+from tui_agent.core.formats import fmt_usd
 from tui_agent.core.messages import Message, UsageInfo
 from tui_agent.core.models import cost_usd, for_model, model_info
 from tui_agent.core.models import InputCost, input_cost
-from tui_agent.core.agent.figures import CallFigures
+from tui_agent.core.agent.figures import CallFigures, call_figures
+from tui_agent.core.agent.ledger_lines import ContextUse, context_line, context_tool_line, summary_line
 from tui_agent.core.events import BaseBreakdown  # noqa: F401  (named here by the faces)
 from tui_agent.core.compaction.request_diff import EventEntry, RequestChange, first_difference, recap_tokens, request_diff  # noqa: F401
-from tui_agent.core.tokens import message_tokens, tokens_for_chars
-from tui_agent.core.formats import plural
-
-
-@dataclass(frozen=True)
-class ContextUse:
-    """One use of the Context tool: what it asked and what its result cost (tokens added to the context)."""
-
-    call: int
-    summary: str
-    tokens: int
-    is_error: bool = False
+from tui_agent.core.tokens import tokens_for_chars
 
 
 CONTEXT_TOOL = "Context"
@@ -299,25 +290,11 @@ class BudgetLedger:
     # -- figures --------------------------------------------------------------------------------
     def figures(self, label: str, call: int | None, plan: CompactPlan, messages: Sequence[Message], base: int,
                 history_tokens: int = 0, history_len: int | None = None) -> CallFigures:
-        total = plan.estimated_tokens
-        raw = base + plan.message_tokens_after
-        scale = total / raw if raw else 1.0  # the engine's calibration on real usage
-        cached_count = min(plan.cached_messages, len(messages))
-        new_raw = sum(message_tokens(m) for m in messages[cached_count:])
-        new_messages = round(new_raw * scale)
-        if self.calls and (call is None or call > min(self.calls)):  # a previous request put the base in cache
-            new = new_messages
-        else:  # a cold first call reads nothing from the cache: all of it is new (it read "cached ≈4" once)
-            new = total
-        uncached = not self.caches
-        new = total if uncached else min(new, total)
-        cached = total - new
-        price = input_cost(self.model, read=cached, write=0 if uncached else new, uncached=new if uncached else 0)
-        return CallFigures(label, call, self.window, self.reserve, base, plan.message_tokens_after, total, cached,
-                           new, cached_count, plan.high_tokens, plan.low_tokens, price,
-                           history_tokens=history_tokens or plan.message_tokens_before, dropped=plan.dropped_count,
-                           calibrated=bool(self.exact_calls) and abs(scale - 1.0) > 1e-6,
-                           budget=plan.budget_room, budget_source=plan.budget_source, quiet=plan.quiet_reason)
+        """`plan`'s request in figures (`figures.call_figures`), with what this ledger knows of the cache."""
+        warm = bool(self.calls) and (call is None or call > min(self.calls))  # a previous request cached the base
+        return call_figures(label, call, plan, messages, base, model=self.model, window=self.window,
+                            reserve=self.reserve, cache_warm=warm, caches=self.caches,
+                            calibrated=bool(self.exact_calls), history_tokens=history_tokens)
 
     # -- reading --------------------------------------------------------------------------------
     @property
@@ -329,54 +306,16 @@ class BudgetLedger:
         """A session cost can be shown: usage came in and every call had a price."""
         return self.usage is not None and not self.unpriced_calls
 
+    # (said in a line: `ledger_lines.py`)
     def context_line(self) -> str:
-        """`ctx 62% · 14 dropped · $0.12`: the one-line meter for a folded panel (and headless)."""
-        figures = self.current
-        if figures is None:
-            return "ctx: no call yet"
-        approx = "" if figures.exact_total is not None else "≈"
-        parts = [f"ctx {approx}{figures.percent}% of {fmt_tokens(figures.room)}"]
-        if figures.dropped:
-            parts.append(f"{figures.dropped} dropped")
-        if self.cost_known:
-            parts.append(fmt_usd(self.cost))
-        return " · ".join(parts)
+        return context_line(self.current, self.cost if self.cost_known else None)
 
     def context_tool_line(self) -> str:
-        """"Context tool: 2 uses · ≈3.1k tok (last: recall 'README.md' ≈1.2k tok)", or "" before any use."""
-        if not self.context_uses:
-            return ""
-        uses, last = self.context_uses, self.context_uses[-1]
-        total = sum(use.tokens for use in uses)
-        what = f"{last.summary} " if last.summary else ""
-        failed = " failed" if last.is_error else ""
-        return (f"Context tool: {len(uses)} use{'s' * (len(uses) != 1)} · ≈{fmt_tokens(total)} tok "
-                f"(last, call #{last.call}: {what}≈{fmt_tokens(last.tokens)} tok{failed})")
+        return context_tool_line(self.context_uses)
 
     def summary_line(self, earlier_usd: float | None = None, counted_before: float = 0.0) -> str:
-        """Headless prints this at the end of a run: the same figures the panel shows. The ledger has seen
-        this run's calls only: after `--continue` (`earlier_usd`: what the session's earlier calls cost)
-        the cost says "this run" and gives the session's beside it, never this run's as the session's.
-        `counted_before`: what the ledger held when the run began (a resumed session's keep-warm pings,
-        fed back by the resume): the session's, never this run's."""
-        figures = self.current
-        if figures is None:
-            return "no model call"
-        parts = [f"{len(self.calls)} call{'s' * (len(self.calls) != 1)}",
-                 f"last {'' if figures.exact_total is not None else '≈'}{fmt_tokens(figures.shown_total)} tok "
-                 f"(cached {fmt_tokens(figures.cached)} · "
-                 f"new {fmt_tokens(figures.new)})",
-                 plural(len(self.counted_events), "compaction event")]
-        if figures.dropped:
-            parts.append(f"{plural(figures.dropped, 'message')} not sent")
-        if self.summary_tokens:
-            parts.append(f"summaries {fmt_tokens(self.summary_tokens)} tok"
-                         + (f" {fmt_usd(self.summary_cost)}" if self.cost_known else ""))
-        if self.cost_known and earlier_usd is not None:
-            parts.append(f"this run {fmt_usd(self.cost - counted_before)} (session {fmt_usd(self.cost + earlier_usd)})")
-        elif self.cost_known:
-            parts.append(f"session {fmt_usd(self.cost)}")
-        return " · ".join(parts)
+        return summary_line(self.current, len(self.calls), len(self.counted_events), self.summary_tokens,
+                            self.summary_cost, self.cost if self.cost_known else None, earlier_usd, counted_before)
 
 
 __all__ = ["BaseBreakdown", "BudgetLedger", "CallFigures", "EventEntry", "RequestChange",

@@ -1,15 +1,20 @@
 """One call's request in numbers (`CallFigures`): the headline of the meter and the one-line context meter.
 
-The budget ledger (`core/agent/budget.py`) makes one for the call being made or the next one between turns;
-every face reads it as it is (sizes, the cached / new split, the price, the water marks in words).
+The budget ledger (`core/agent/budget.py`) has one made (`call_figures`: the plan's sizes split into cached
+and new, and priced) for the call being made or the next one between turns; every face reads it as it is
+(sizes, the cached / new split, the price, the water marks in words).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tui_agent.core.compaction.plan import CompactPlan
 from tui_agent.core.formats import fmt_tokens
-from tui_agent.core.models import InputCost
+from tui_agent.core.messages import Message
+from tui_agent.core.models import InputCost, input_cost
+from tui_agent.core.tokens import message_tokens
 
 
 @dataclass(frozen=True)
@@ -85,4 +90,32 @@ class CallFigures:
         return f"compacts at {fmt_tokens(self.high)} → {fmt_tokens(self.low)}"
 
 
-__all__ = ["CallFigures"]
+def call_figures(label: str, call: int | None, plan: CompactPlan, messages: Sequence[Message], base: int, *,
+                 model: str, window: int, reserve: int, cache_warm: bool, caches: bool, calibrated: bool,
+                 history_tokens: int = 0) -> CallFigures:
+    """`plan`'s request in figures: its size (the engine's estimate, calibrated), split into what the cache
+    holds and what is new, and priced. `cache_warm`: a previous request put the base in the cache (a cold
+    first call reads nothing from it); `caches`: the last usage did not say nothing is cached; `calibrated`:
+    the API reported usage for some call."""
+    total = plan.estimated_tokens
+    raw = base + plan.message_tokens_after
+    scale = total / raw if raw else 1.0  # the engine's calibration on real usage
+    cached_count = min(plan.cached_messages, len(messages))
+    new_raw = sum(message_tokens(m) for m in messages[cached_count:])
+    new_messages = round(new_raw * scale)
+    if cache_warm:
+        new = new_messages
+    else:  # a cold first call reads nothing from the cache: all of it is new (it read "cached ≈4" once)
+        new = total
+    uncached = not caches
+    new = total if uncached else min(new, total)
+    cached = total - new
+    price = input_cost(model, read=cached, write=0 if uncached else new, uncached=new if uncached else 0)
+    return CallFigures(label, call, window, reserve, base, plan.message_tokens_after, total, cached,
+                       new, cached_count, plan.high_tokens, plan.low_tokens, price,
+                       history_tokens=history_tokens or plan.message_tokens_before, dropped=plan.dropped_count,
+                       calibrated=calibrated and abs(scale - 1.0) > 1e-6,
+                       budget=plan.budget_room, budget_source=plan.budget_source, quiet=plan.quiet_reason)
+
+
+__all__ = ["CallFigures", "call_figures"]

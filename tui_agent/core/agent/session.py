@@ -2,7 +2,8 @@
 
 Every face drives the engine through a Session: `async for event in session.run_turn(prompt)`. The
 history list is only ever appended to (by the loop) or replaced wholesale by `/clear`; compaction works
-on outbound copies, so everything that was said can still be shown.
+on outbound copies, so everything that was said can still be shown. What the user steers of the outbound
+copy (pin, exclude, expand, `/compact`, the summary draft) is `steering.py`, called from here.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 from tui_agent.core import events as ev
 from tui_agent.core import trace
 from tui_agent.core.agent.base_prompt import BASE_SYSTEM_PROMPT
+from tui_agent.core.agent import steering
 from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.commands import CommandRegistry
-from tui_agent.core.agent.compaction_control import nothing_to_compact
 from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, make_compactor
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.agent.context_report import ContextView
@@ -134,7 +135,7 @@ class Session:
     # -- turns ---------------------------------------------------------------------------------
     async def run_turn(self, prompt: str) -> AsyncIterator[ev.EngineEvent]:
         """One user prompt → events until the turn ends (completed, max_turns, denied, error)."""
-        self.swap_summary("turn start")  # a draft that came in during the last turn joins the recap now
+        steering.swap_summary(self, "turn start")  # a draft that came in during the last turn joins the recap now
         self.running = True
         trace.bind_session(self.trace_id)  # the turn's task: its trace lines name this session
         # `aclosing`: when this generator is closed (the face's task cancelled while it was busy with an
@@ -150,7 +151,7 @@ class Session:
         finally:
             self.running = False
             self.emit(ev.TurnClosed(len(self.history)))
-            if not self.swap_summary("turn end"):
+            if not steering.swap_summary(self, "turn end"):
                 self.announce_next("turn end")
 
     @property
@@ -269,100 +270,35 @@ class Session:
         self.compactor = self._make_compactor()
         self.announce_next("compaction strategy")
 
-    # -- outbound-only steering (the history never changes) --------------------------------------
-    def _steered(self, index: int) -> int:
-        """`index` when it names a message of the history; else a ValueError that says so. Stored as it came,
-        an index outside the history (-1) made the saved state unreadable, so a resumed session planned from
-        scratch and sent another request than the old one would have."""
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self.history):
-            held = f"messages 0–{len(self.history) - 1}" if self.history else "no messages yet"
-            raise ValueError(f"There is no message #{index} to pin, exclude or expand: the history holds {held}.")
-        return index
-
+    # -- the user's steering of what is sent (`steering.py`: the history never changes) ---------------
     def pin(self, index: int, on: bool = True) -> None:
-        """Always send message `index` verbatim (never cut, masked, dropped or summarised)."""
-        self.compactor.pin(self._steered(index), on)
-        self.emit(ev.CompactionChanged("pin", index, on))
-        self.announce_next("pin")
+        steering.pin(self, index, on)
 
     def exclude(self, index: int, on: bool = True) -> None:
-        """Never send message `index` (with its tool_use/tool_result partner)."""
-        self.compactor.exclude(self._steered(index), on)
-        self.emit(ev.CompactionChanged("exclude", index, on))
-        self.announce_next("exclude")
+        steering.exclude(self, index, on)
 
     def expand(self, index: int, on: bool = True) -> None:
-        """Send message `index`'s cut or masked results whole in the next request."""
-        self.compactor.expand(self._steered(index), on)
-        self.emit(ev.CompactionChanged("expand", index, on))
-        self.announce_next("expand")
+        steering.expand(self, index, on)
 
     async def compact_now(self, focus: str = "") -> str:
-        """`/compact [focus]`: a compaction event now, with the model's summary of what it drops (the
-        summary tier, whatever the setting), written in the background: the next call sends the recap at
-        once and the summary joins it when it is ready (`summary_draft()`). Returns what happened."""
-        if self.running:
-            return "A turn is running: /compact can run once it ends."
-        if not self.history:
-            return "Nothing to compact yet."
-        if not self.compactor.steerable:
-            return f"/compact needs the tiered compactor; this session uses --compact {self.compact_mode}."
-        system, schemas = self.system_prompt(), self.tools.schemas()
-        self.compactor.request_event("summary")
-        # Planned for the next call's number and kept (the pending request is used up either way); what
-        # it keeps besides a drop is what that call would decide anyway.
-        planned = plan_call(self.compactor, self.provider, system, schemas, self.history, self.next_call, keep=True)
-        event = planned.plan.event
-        if event is None or "drop" not in event.kinds:
-            self.state.asked_event = event  # (a prompt too large clipped: still this call's event)
-            self.announce_next("/compact")
-            return nothing_to_compact(planned.plan)
-        self.summaries.start(self.compactor, self.provider, system, schemas, planned, focus)
-        self.state.last_plan, self.state.asked_event = None, event
-        self.announce_next("/compact")
-        return (f"Compacted now: {event.line()}. The summary is being written in the background and joins the "
-                "recap when it is ready (/summary shows it, /summary edit changes it).")
+        return await steering.compact_now(self, focus)
 
-    # -- the summary draft (core/agent/summary_draft.py) -------------------------------------------------
+    def edit_summary_draft(self, text: str) -> str:
+        return steering.edit_summary_draft(self, text)
+
+    # -- the summary draft (core/agent/summary_draft.py) ----------------------------------------------
     def summary_draft(self) -> SummaryDraft | None:
         """The newest summary draft (being written, ready, in the next request, sent, failed or stale)."""
         return self.summaries.draft
-
-    def edit_summary_draft(self, text: str) -> str:
-        """The user's text replaces the draft; between turns it is in the next request at once."""
-        problem = self.summaries.edit(text)
-        if problem is not None:
-            return problem
-        if not self.running:
-            self.swap_summary("summary edited")
-        draft = self.summaries.draft
-        assert draft is not None
-        return f"Summary draft edited ({len(draft.text):,} chars): {draft.line()}"
 
     async def wait_summary(self) -> SummaryDraft | None:
         """Until the summary being written is done (and swapped in when the session is idle)."""
         await self.summaries.wait()
         return self.summaries.draft
 
-    def swap_summary(self, why: str) -> bool:
-        """At a turn boundary: a ready draft joins the recap if it still covers it; True when it did."""
-        draft = self.summaries.draft
-        if draft is None or draft.state not in ("ready", "failed"):
-            return False
-        recap = self.plan_call().plan.recap
-        # The compactor knows the history up to its last kept plan (the last call, or /compact's): the
-        # summary joins that plan, and the next call takes in what came after, as it always does.
-        last = self.state.last_plan
-        known = self.history[: last.history_len] if last is not None else self.history
-        result = self.summaries.swap(self.compactor, known, self.next_call, recap.covers if recap else None)
-        if result is None:
-            return False
-        self.announce_next(why)
-        return True
-
     def _summary_ready(self) -> None:
         if not self.running:
-            self.swap_summary("summary ready")
+            steering.swap_summary(self, "summary ready")
 
     def _heard_in_background(self, event: Any) -> None:
         """Events of the background summary call: its usage is the session's like any call's."""

@@ -18,7 +18,8 @@ import math
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.decisions import BlockDecision, Clip, merged
 from tui_agent.core.compaction.state import CompactState
-from tui_agent.core.compaction.tiers import RequestView, with_decisions
+from tui_agent.core.compaction.request_view import RequestView
+from tui_agent.core.compaction.tiers import with_decisions
 from tui_agent.core.messages import blocks
 
 KEEP_SHARE = 0.25  # a clipped prompt keeps at most this share of the working budget (room for the rest)

@@ -12,7 +12,8 @@ the request and its plan are laid out from it (layout.py). This class only order
    every tool_result keeps its tool_use, with a deterministic recap in their place;
 5. summary (optional): the model summarises the dropped span into the recap (`attach_summary`).
 
-`preview()` runs the same steps on the same state and keeps nothing. History is never mutated."""
+`preview()` runs the same steps on the same state and keeps nothing. History is never mutated. An event's
+reason, target and policy are `event_terms.py`; saving and reading back the decisions `saved_state.py`."""
 
 from __future__ import annotations
 
@@ -23,25 +24,25 @@ from typing import Any, Sequence
 
 from tui_agent.core.compaction import steps, tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
+from tui_agent.core.compaction.event_terms import event_terms
 from tui_agent.core.compaction.events_of import budget_words, make_event, quiet_reason
 from tui_agent.core.compaction.facts import Facts, Rerunnable, newest_round_start
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.marks import RECAP_MARK
 from tui_agent.core.compaction.steps import Work
-from tui_agent.core.compaction.plan import CompactEvent, CompactResult, EventKind, fmt_tokens
+from tui_agent.core.compaction.plan import CompactEvent, CompactResult, EventKind
 from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.request_view import still_over, transient
+from tui_agent.core.compaction.saved_state import export_state, import_state
 from tui_agent.core.compaction.state import CompactState
 from tui_agent.core.compaction.undo import UndoRefused, undo_event
 from tui_agent.core.messages import Message
 
-FORCED_SHARE = 0.5  # /compact under the mark: the request gives up (at least) this share of itself
 TOO_LONG_SHARE = 0.5  # after "prompt is too long" the next event aims at most at this share of the window
 __all__ = ["Compactor", "Rerunnable", "UndoRefused", "newest_round_start"]
 
 
 UNDO_HOLD_SHARE = 0.1  # an undone event holds until the request grows this share of the budget past it
-
-COLD_MASK_MIN_CHARS = 300  # a cold cache's event clears results this long (their placeholder is ~150)
 
 
 class Compactor:
@@ -228,7 +229,7 @@ class Compactor:
         hold = w.state.hold_until
         # an undone event holds: nothing sent changes (not even a cut on read: the undo promised "no event
         # until ≈N", and the next call was one) until the request passes the hold, /compact, or the window
-        holding = hold is not None and not forced and w.tokens.estimate() - tiers.transient(
+        holding = hold is not None and not forced and w.tokens.estimate() - transient(
             w.state, w.view(history, self.policy, newest, call)) <= hold
         changed = None if holding else steps.cut_read(w, history, self.policy, newest, call, prev_out)
         if changed is not None:
@@ -236,7 +237,7 @@ class Compactor:
             first_change = min(first_change, changed)
         reason = "your pins, excludes or expands" if relayout else ""
         high = self.policy.high_tokens
-        over = w.tokens.estimate() - tiers.transient(w.state, w.view(history, self.policy, newest, call))
+        over = w.tokens.estimate() - transient(w.state, w.view(history, self.policy, newest, call))
         cold = cold and over > self.policy.cold_mark_tokens and not forced
         postponed = "postpone" in pending and not forced  # the user postponed this call's event (`postpone`)
         held = holding or postponed
@@ -244,8 +245,8 @@ class Compactor:
             w.state = w.state.evolve(hold_until=None)
         tried = not held and (over > high or forced or cold)
         if tried:
-            reason, why, target, policy = self._event_terms(asked, forced, cold and over <= high, relayout,
-                                                            w.tokens.estimate(), "idle" in pending)
+            reason, why, target, policy = event_terms(self.policy, asked, forced, cold and over <= high, relayout,
+                                                      w.tokens.estimate(), "idle" in pending)
             event_kinds, changed = steps.event(w, history, policy, newest, call, target, why, asked)
             kinds += event_kinds
             first_change = min(first_change, changed)
@@ -257,7 +258,7 @@ class Compactor:
             first_change = min(first_change, changed)
             reason = reason or f"over the {budget_words(self.policy)}"
         if kinds and not forced and w.tokens.estimate() > high:
-            reason += tiers.still_over(w.view(history, self.policy, newest, call))
+            reason += still_over(w.view(history, self.policy, newest, call))
         event = None
         if kinds:
             event = make_event(w.state, w.facts, w.layout, self.policy, history, call, kinds,
@@ -267,35 +268,9 @@ class Compactor:
         result = self._result(w, history, call, event, first_change)
         if (event is None or not event.major) and w.tokens.estimate() > high:  # the meter's "passed the mark"
             why = quiet_reason(hold if held and not postponed else None, tried, over > high, postponed,
-                               tiers.still_over(w.view(history, self.policy, newest, call)))
+                               still_over(w.view(history, self.policy, newest, call)))
             result = CompactResult(result.messages, replace(result.plan, quiet_reason=why))
         return w, result
-
-    def _event_terms(self, asked: bool, forced: bool, cold: bool, relayout: bool,
-                     estimate: int, idle: bool = False) -> tuple[str, str, int, CompactPolicy]:
-        """An event's reason (for the chat), its short why, the size it aims at and the policy it runs with:
-        `cold` is a cold cache's event under the mark (it keeps more, and clears results only); `idle` the idle
-        policy's event while the session waits (`core/idle.py`: it is `/compact`'s drop, told as its own)."""
-        high, target, policy = self.policy.high_tokens, self.policy.low_tokens, self.policy
-        if asked and idle:
-            reason, why = "compacted while idle, before the cache expired", "idle"
-        elif asked:
-            reason, why = "you asked to compact now", "you asked"
-        elif forced:
-            reason = why = "the API said the prompt is too long"
-        elif cold:
-            reason = why = "the cache went cold (the request is written again anyway)"
-        else:
-            mark = f"over the {fmt_tokens(high)} high-water mark"
-            reason, why = (f"your pins, excludes or expands put it {mark}" if relayout else mark,
-                           f"over the {fmt_tokens(high)} mark")
-        if cold:  # a cold cache's event keeps more: it was not over the mark
-            target = self.policy.cold_target_tokens
-            if policy.cold_clears_only:  # clear old results, keep every input
-                policy = replace(policy, drop=False, mask_any_result=True, mask_min_chars=COLD_MASK_MIN_CHARS)
-        if forced:  # asked for now: even a small request gives up its older half
-            target = min(target, int(estimate * FORCED_SHARE))
-        return reason, why, target, policy
 
     def _result(self, w: Work, history: Sequence[Message], call: int, event: CompactEvent | None,
                 first_change: int, mode: str = "v2") -> CompactResult:
@@ -338,51 +313,9 @@ class Compactor:
         dropped = self.last_event.dropped if self.last_event is not None else 0
         return list(self._before_event or self.layout.out), dropped
 
-    # -- persistence ----------------------------------------------------------------------------
+    # -- persistence (`saved_state.py`) ----------------------------------------------------------
     def export_state(self) -> dict:
-        """The decisions as JSON-safe data (`CompactState.to_json`, with the estimator's measurements)."""
-        learned = self.state.learned_window
-        return self.state.evolve(tokens=self.tokens.export(),
-                       learned_window=learned if learned == self.policy.context_window else None).to_json()
+        return export_state(self)
 
     def import_state(self, history: Sequence[Message], data: Mapping[str, Any]) -> str | None:
-        """Load `export_state`'s data over the same history: the next request is the one the old process
-        would have sent. None when restored; a one-line warning when refused (malformed, stale or forged:
-        `CompactState.problems`), and then the request is planned from the history. Never raises."""
-        tokens, policy = self.tokens.export(), self.policy
-        try:
-            facts = Facts(self.tool_rerunnable)
-            facts.sync(history)
-            state = CompactState.from_json(data, history, facts)
-            learned = state.learned_window
-            if learned is not None and 0 < learned < self.policy.context_window:
-                self.policy = replace(self.policy, context_window=learned)
-            self._load(history, state, facts)
-            problems = state.problems(history, lambda: (self.layout.out, self.preview(history, state.calls + 1).messages)
-                                      if history and not state.replaced else ())
-        except (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError, RecursionError) as error:
-            self._forget(tokens, policy)
-            said = " ".join(str(error).split())[:120]  # (a forged state's message can quote anything)
-            return f"The saved compaction state is unreadable ({type(error).__name__}: {said}); planned from the history."
-        if problems:
-            self._forget(tokens, policy)
-            return f"The saved compaction state would send an invalid request ({problems}); planned from the history."
-        return None
-
-    def _load(self, history: Sequence[Message], state: CompactState, facts: Facts) -> None:
-        self._fresh()
-        self.state = state
-        if state.replaced:  # like the old compactor: forgotten at the next call (it sees /clear then)
-            self.tokens.restore(dict(state.tokens))
-            self.tokens.clear()
-            return
-        self.facts = facts
-        self.layout.rebuild(state, history, facts, self.tokens, self.policy)
-        self.tokens.restore(dict(state.tokens))
-
-    def _forget(self, tokens: dict, policy: CompactPolicy) -> None:
-        """Back to a fresh compactor's decisions; the estimator as it was before the refused import."""
-        self.policy = policy
-        self.state = CompactState()
-        self._fresh()
-        self.tokens.restore(tokens)
+        return import_state(self, history, data)

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tui_agent.core.compaction import tiers
+from tui_agent.core.compaction import drop, tiers
 from tui_agent.core.compaction.estimator import RequestEstimator
-from tui_agent.core.compaction.facts import WRITERS, Facts
+from tui_agent.core.compaction.facts import WRITERS, Facts, last_assistant_before
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.clip import clip_prompts
 from tui_agent.core.compaction.decisions import BlockDecision, Mask, merged
@@ -19,6 +19,7 @@ from tui_agent.core.compaction.mask import placeholder_text
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.plan import CompactEvent, EventKind
 from tui_agent.core.compaction.policy import CompactPolicy
+from tui_agent.core.compaction.request_view import RequestView, protected_from, transient
 from tui_agent.core.compaction.state import CompactState
 from tui_agent.core.messages import Message
 
@@ -36,9 +37,9 @@ class Work:
     before_event: list[Message] | None = None  # the request before this call's event (the summary call's)
     touched: set[int] = field(default_factory=set)  # messages cut at this call (the event line counts them)
 
-    def view(self, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> tiers.RequestView:
+    def view(self, history: Sequence[Message], policy: CompactPolicy, newest: int, call: int) -> RequestView:
         """What the tiers read of this call now (the layout and sizes as the last step left them)."""
-        return tiers.RequestView(history, self.facts, policy, self.layout, self.tokens, newest, call)
+        return RequestView(history, self.facts, policy, self.layout, self.tokens, newest, call)
 
 
 def apply(w: Work, history: Sequence[Message], state: CompactState, changed: list[int], cut: bool = True) -> int | None:
@@ -79,7 +80,7 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
     drop down to it. An asked `/compact` does what the user asked first (drop or summarise the older
     part), then cuts and masks what stays. Unasked, it takes nothing of the turn in progress (the prompt
     being answered and its results: the model is still using them) unless that turn alone is over the
-    high mark (`tiers.protected_from`)."""
+    high mark (`request_view.protected_from`)."""
     if w.state.reactive_target is not None:
         target = min(target, w.state.reactive_target)
         w.state = w.state.evolve(reactive_target=None)
@@ -88,7 +89,7 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
     view = w.view(history, policy, newest, call)  # the same layout and sizes, as each step leaves them
     w.before_event = list(w.layout.out)  # what the summary call sends (the previous call's prefix)
     head_before, first_drop = w.state.drop_from, not w.state.dropping
-    keep_from = None if asked else tiers.protected_from(view)
+    keep_from = None if asked else protected_from(view)
 
     def did(kind: EventKind, changed: int | None) -> None:
         nonlocal first
@@ -103,20 +104,20 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
     if not asked:
         cut_all()
     if policy.drop and first_drop:  # tentative: kept only with a drop (else the head went out twice)
-        w.state = w.state.evolve(drop_from=tiers.choose_head(w.state, view, target))
+        w.state = w.state.evolve(drop_from=drop.choose_head(w.state, view, target))
     if not asked and policy.mask:  # then mask what can be run again, down to the target
         did("mask", _mask(w, history, policy, newest, call, target, keep_from))
     kept_before = w.state.kept_for_use
-    if policy.drop and (asked or w.tokens.estimate() - tiers.transient(w.state, view) > target):
+    if policy.drop and (asked or w.tokens.estimate() - transient(w.state, view) > target):
         blocks_before, cleared = w.state.blocks, None
         if policy.keep_for_use and not asked:
             kept, own = _kept_for_use(w, history, policy, newest, target)
             w.state = w.state.evolve(kept_for_use=kept | own)
             cleared = _clear_results(w, history, own, call)
-        until = tiers.choose_drop(w.state, view, target, keep_from)
-        if until > max(w.state.drop_until, w.state.drop_from) and tiers.worth_dropping(
-                tiers.drop_gain(w.state, view, until), w.tokens):
-            w.state = tiers.set_drop(w.state, view, until, why)
+        until = drop.choose_drop(w.state, view, target, keep_from)
+        if until > max(w.state.drop_until, w.state.drop_from) and drop.worth_dropping(
+                drop.drop_gain(w.state, view, until), w.tokens):
+            w.state = drop.set_drop(w.state, view, until, why)
             kinds.append("drop")
             did("mask", cleared)
         elif cleared is not None:  # no drop: the own-words islands' results go out as they were
@@ -200,13 +201,13 @@ def fit_window(w: Work, history: Sequence[Message], policy: CompactPolicy, newes
     w.state = w.state.evolve(kept_for_use=frozenset())  # the window comes first: no island kept for use
     view = w.view(history, policy, newest, call)
     floor = max(w.state.drop_until, w.state.drop_from)
-    until = tiers.last_assistant_before(history, newest + 1, floor)
-    if until > floor and tiers.drop_gain(w.state, view, until) > 0:
-        w.state = tiers.set_drop(w.state, view, until, "the window was full")  # never one that grows it
+    until = last_assistant_before(history, newest + 1, floor)
+    if until > floor and drop.drop_gain(w.state, view, until) > 0:
+        w.state = drop.set_drop(w.state, view, until, "the window was full")  # never one that grows it
         kinds.append("drop")
         first = min(first, relayout(w, history, policy))
     if w.tokens.estimate() > policy.effective_window and w.state.drop_from:
-        w.state = tiers.set_drop(w.state, view, until, "the window was full", start=0)  # the head too
+        w.state = drop.set_drop(w.state, view, until, "the window was full", start=0)  # the head too
         kinds.append("drop")
         first = min(first, relayout(w, history, policy))
     if w.tokens.estimate() > policy.effective_window:

@@ -3,76 +3,33 @@ out now) and returns a new state with what it changed; none mutates anything. Th
 (`Compactor`) runs them in order and lays the request out again after the ones that change it.
 
 The rules, cheapest first (each function's docstring says its own):
-cut on read → mask → drop (head, span, worth it) → fit the window (emergency). What a cut is worth below
-the high mark is priced in `pricing`; which results a mask takes first, and how much of the tail it
-protects, is `ranking`'s rule.
+cut on read → mask → drop (head, span, worth it: `drop.py`) → fit the window (emergency). What a cut is
+worth below the high mark is priced in `pricing`; which results a mask takes first, and how much of the
+tail it protects, is `ranking`'s rule. What every tier reads of the call is a `RequestView`
+(`request_view.py`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.cut import cut_block
+from tui_agent.core.compaction.drop import RECAP_GUESS_TOKENS, head_size, islands
 from tui_agent.core.compaction.decisions import BlockDecision, Cut, Mask, merged
 from tui_agent.core.compaction.estimator import RequestEstimator
-from tui_agent.core.compaction.facts import Facts, exchange, last_assistant_before, pinned_with
-from tui_agent.core.compaction.layout import Layout, recap_of
-from tui_agent.core.compaction.marks import RECAP_MARK
+from tui_agent.core.compaction.facts import Facts, exchange
+from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.mask import placeholder_text
 from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.pricing import calls_until_event, cut_on_read_now
-from tui_agent.core.compaction.ranking import in_progress_floor, mask_protection, mask_rank, mask_signals
+from tui_agent.core.compaction.ranking import mask_protection, mask_rank, mask_signals
+from tui_agent.core.compaction.request_view import RequestView, transient
 from tui_agent.core.compaction.render import render_message
 from tui_agent.core.compaction.state import CompactState, effective_skip
-from tui_agent.core.formats import fmt_tokens
 from tui_agent.core.messages import Message, blocks, result_text
 
 HARD_KEEP_CHARS = 1000  # what the newest round is cut to when it alone does not fit the window
-MIN_GAIN_TOKENS = 500  # a drop must free at least this much (and MIN_GAIN_SHARE of the request) to be worth its rewrite
-MIN_GAIN_SHARE = 0.05
-HEAD_SHARE = 0.5  # the kept head takes at most this share of what the low mark leaves after the baseline
-RECAP_GUESS_TOKENS = 300  # room planned for a recap not yet built (and for its growth when one exists)
-
-
-@dataclass(frozen=True)
-class RequestView:
-    """What a tier reads of one call, and only reads: the history and its facts, the policy, the request
-    as laid out now (positions and sizes: `layout`, `tokens`, whose estimate is the request's), the newest
-    round and the call's number. One value instead of seven parameters, so a tier can be called (and
-    tested) with no `Compactor`: lay a request out, make a view, pass a state in, get one back."""
-
-    history: Sequence[Message]
-    facts: Facts
-    policy: CompactPolicy
-    layout: Layout
-    tokens: RequestEstimator
-    newest: int
-    call: int
-
-
-def protected_from(view: RequestView) -> int:
-    """The first message of the turn in progress that no cut, mask or drop takes (`ranking.in_progress_floor`)."""
-    history, facts, tokens = view.history, view.facts, view.tokens
-    return in_progress_floor(facts.last_prompt, tokens.size_of(facts.turn_total), tokens.baseline,
-                             view.policy.high_tokens, view.newest,
-                             bool(history) and history[-1].get("role") == "user")
-
-
-def still_over(view: RequestView) -> str:
-    """Why an event ends above the high mark, when the part it may not take is itself over it: "; the
-    newest round alone is 15.1k" (base included). Nothing is left to take, so the next call makes no new
-    event for it until a new round arrives or the request grows."""
-    keep_from, newest = protected_from(view), view.newest
-    if view.tokens.baseline > view.policy.high_tokens:  # the real cause: a budget below what every call sends
-        return (f"; system prompt and tools alone are {fmt_tokens(round(view.tokens.baseline))}, over the "
-                f"budget's {fmt_tokens(view.policy.high_tokens)} mark")
-    alone = view.tokens.baseline + view.tokens.size_of(sum(view.facts.estimates[keep_from:]))
-    if alone <= view.policy.high_tokens:
-        return ""
-    what = "newest round" if keep_from == newest else "turn in progress"
-    return f"; the {what} alone is {fmt_tokens(round(alone))}"
 
 
 def with_decisions(state: CompactState, decided: dict, touched: set[int]) -> CompactState:
@@ -222,137 +179,6 @@ def _mask_saving(state: CompactState, facts: Facts, history: Sequence[Message], 
     new = tk.message_tokens(render_message(history[i], merged(state.blocks, {i: chosen})[i]))
     size = tokens.size(layout.units[pos])
     return size - (size * new / old if old else tokens.size_of(new))
-
-
-def transient(state: CompactState, view: RequestView) -> float:
-    """Tokens the newest round will give back by itself once it is read (cut on read whatever the budget:
-    a huge result, or every long one under `cut_always`): a spike that passes is no reason to rewrite the
-    whole request, as long as the request still fits the window."""
-    history, facts, policy, tokens, newest = view.history, view.facts, view.policy, view.tokens, view.newest
-    if not policy.cut_on_read or newest in state.pins:
-        return 0.0
-    chars = 0
-    for i in range(newest, len(history)):
-        if i in state.expanded:
-            continue
-        for result in facts.results[i]:
-            size = result.chars
-            if size > policy.cut_chars and (policy.cut_always or size > policy.huge_result_chars):
-                chars += size - policy.cut_keep_chars  # below the mark only these are cut on read
-    return tokens.size_of(tk.tokens_for_chars(chars))
-
-
-def choose_head(state: CompactState, view: RequestView, target: int) -> int:
-    """The start of the conversation that stays first in every request (and so in the cache): the
-    largest assistant-message boundary within `keep_head` tokens, and within half of what the
-    low-water mark leaves after the baseline (the rest is for the recap and the recent tail), never
-    into the newest round."""
-    history, policy, layout, tokens, newest = view.history, view.policy, view.layout, view.tokens, view.newest
-    budget = min(float(policy.head_tokens), HEAD_SHARE * (target - tokens.baseline))
-    if budget <= 0:
-        return 0
-    total = 0.0
-    best = 0
-    for i in range(1, newest):
-        total += tokens.size(layout.units[layout.pos[i - 1]]) if (i - 1) in layout.pos else 0.0
-        if total > budget:
-            break
-        if history[i].get("role") == "assistant":
-            best = i
-    return best
-
-
-def choose_drop(state: CompactState, view: RequestView, target: int, upto: int | None = None) -> int:
-    """The earliest assistant message from which the head, the recap, the kept tail and the base fit
-    `target`; at worst the newest round's own assistant message, or `upto` (the turn in progress's first
-    one, `protected_from`: its rounds stay)."""
-    history, layout, tokens, newest = view.history, view.layout, view.tokens, view.newest
-    last = newest if upto is None else min(upto, newest)
-    floor = max(state.drop_until, state.drop_from)
-    fixed = tokens.baseline + head_size(state, layout, tokens) - transient(state, view)
-    fixed += tokens.size_of(layout.recap.tokens if state.dropping and layout.recap else RECAP_GUESS_TOKENS)
-    fixed += RECAP_GUESS_TOKENS
-    fixed += sum(tokens.size(layout.units[layout.pos[i]]) for i in state.kept_for_use if i in layout.pos)
-    suffix = 0.0
-    best = None
-    for pos in range(len(layout.out) - 1, -1, -1):
-        i = layout.indices[pos]
-        if i < 0 or i <= floor:
-            break
-        if i not in state.kept_for_use:  # an island kept for use is counted in `fixed` already
-            suffix += tokens.size(layout.units[pos])
-        if i > last or history[i].get("role") != "assistant":
-            continue
-        if fixed + suffix <= target:
-            best = i
-        else:
-            break
-    return last_assistant_before(history, last + 1, floor) if best is None else best
-
-
-def head_size(state: CompactState, layout: Layout, tokens: RequestEstimator) -> float:
-    """Tokens of the kept head (the messages sent before the drop point)."""
-    head = 0.0
-    for pos, i in enumerate(layout.indices):
-        if i < 0 or i >= state.drop_from:
-            break
-        head += tokens.size(layout.units[pos])
-    return head
-
-
-def drop_gain(state: CompactState, view: RequestView, until: int) -> float:
-    """Tokens a drop up to `until` frees, less what its recap adds (the recap of the span it would be)."""
-    history, facts, policy, layout, tokens = view.history, view.facts, view.policy, view.layout, view.tokens
-    floor = max(state.drop_until, state.drop_from)
-    kept = islands(state, facts, history, until)
-    freed = sum(tokens.size(layout.units[pos]) for pos, i in enumerate(layout.indices)
-                if floor <= i < until and i not in kept)  # an island stays: it frees nothing
-    recap, _ = recap_of(state, facts, policy, until=until, kept=kept, call=0)
-    grows = tokens.size_of(recap.tokens) - (tokens.size_of(layout.recap.tokens) if state.dropping and layout.recap else 0)
-    return freed - grows
-
-
-def worth_dropping(gain: float, tokens: RequestEstimator) -> bool:
-    """A drop rewrites the whole request after it: only worth it when it frees clearly more than the
-    recap that replaces the dropped messages takes (a drop that grows the request is no drop)."""
-    return gain > max(MIN_GAIN_TOKENS, MIN_GAIN_SHARE * tokens.estimate())
-
-
-def set_drop(state: CompactState, view: RequestView, until: int, why: str, start: int | None = None) -> CompactState:
-    """Drop up to `until` (and from `start` when the head goes too); the messages that leave now keep
-    this event's reason for good (a later event never rewrites why an earlier one dropped a row).
-    Decisions about messages no longer sent stop mattering and leave the state."""
-    history, facts, call = view.history, view.facts, view.call
-    old_from, old_until = state.drop_from, state.drop_until
-    new_from = old_from if start is None else start
-    reason = f"dropped at call {call} ({why})"
-    spans = [(new_from, until)] if old_until <= old_from else [(new_from, old_from), (old_until, until)]
-    state = state.evolve(drop_reasons=state.drop_reasons + tuple((lo, hi, reason) for lo, hi in spans if hi > lo),
-                    drop_from=new_from, drop_until=until, dropped_reason=reason, recap_call=call, recap_mark=RECAP_MARK,
-                    summary=state.summary if until == old_until else None,
-                    kept_for_use=frozenset(i for i in state.kept_for_use if new_from <= i < until))
-    kept = islands(state, facts, history, until)
-
-    def sent(i: int) -> bool:
-        return not (new_from <= i < until) or i in kept
-
-    return state.evolve(kept_in_drop=kept, blocks={i: per for i, per in state.blocks.items() if sent(i)})
-
-
-def islands(state: CompactState, facts: Facts, history: Sequence[Message], until: int) -> frozenset[int]:
-    """Pinned messages in the dropped span, with the partners they cannot be sent without; a pinned
-    prompt travels with its answer (never sent directly before the answer to another prompt).
-
-    The prompt of the turn in progress is never dropped (between turns, as at `/compact`, none is): it stays as an island of its own (the tool
-    rounds after it leave whole, as pairs, since a drop ends before an assistant message), so the model
-    always sees what it is answering; a turn too big for the window is fitted by cutting inside it."""
-    lo = state.drop_from
-    kept = {k for i in state.pins if lo <= i < until for k in pinned_with(history, i) if lo <= k < until}
-    kept |= {i for i in state.kept_for_use if lo <= i < until}  # an event kept them for the agent's use
-    prompt = facts.last_prompt  # in progress while the history ends with the user's side (a prompt, results)
-    if prompt is not None and lo <= prompt < until and history and history[-1].get("role") == "user":
-        kept.add(prompt)
-    return frozenset(kept)
 
 
 def hard_cut_newest(state: CompactState, view: RequestView) -> tuple[CompactState, list[int]]:

@@ -6,14 +6,14 @@ shutdown in a closer, so each connection has its own *owner task* that enters th
 `ClientSession`, reports readiness, and waits for a stop signal; other tasks only send requests through
 the session (memory streams, safe across tasks in one event loop).
 
-The server's stderr goes to its own log file, never to ours: inside the TUI, a child's stderr paints
-straight over the screen. The SDK is imported here, lazily, inside the owner task only.
+The server's stderr goes to its own log file (`server_log.py`), never to ours: inside the TUI, a child's
+stderr paints straight over the screen. What a failure means, in one line, is `failures.py`. The SDK is
+imported here, lazily, inside the owner task only.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime as _dt
 import os
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -21,20 +21,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tui_agent.core.mcp.config import ServerConfig
-from tui_agent.core.mcp.server_log import MAX_LOG_BYTES, RotatingLog, quiet_sdk_logging, stderr_pipe
+from tui_agent.core.mcp.failures import McpCallError, McpStartError, describe, is_transport_error, start_failure, unwrap
+from tui_agent.core.mcp.server_log import MAX_LOG_BYTES, RotatingLog, log_tail, quiet_sdk_logging, start_log, stderr_pipe
 
 Status = Literal["pending", "starting", "connected", "failed", "dead", "stopped"]
 MAX_RESTARTS = 3  # per session: a server that keeps dying is left down
 CLIENT_NAME = "tui-agent"
 STDERR_WAIT = 1.0  # seconds a failed start waits for the server's stderr to reach its log (end-of-file)
-
-
-class McpStartError(Exception):
-    """The server could not be started, initialized or listed; the message says why (one line)."""
-
-
-class McpCallError(Exception):
-    """A call failed outside the tool itself (timeout, dead server, protocol error)."""
 
 
 @dataclass(frozen=True)
@@ -96,11 +89,11 @@ class ServerConnection:
             # An owner that reported its failure is already winding down (its shutdown is bounded);
             # one that did not answer in time, or a cancelled start, needs a cancel.
             self._retire_owner(cancel=not ready.done())
-            reason = _reason(error, self)
+            reason = start_failure(error, self.config, self.start_timeout)
             pump = self._stderr_pump
             if pump is not None and not isinstance(error, (asyncio.CancelledError, asyncio.TimeoutError, TimeoutError)):
                 await asyncio.to_thread(pump.join, STDERR_WAIT)  # an exited server's last words reach its log
-            hint = self._log_tail(log_offset)
+            hint = log_tail(self.log_path, log_offset)
             if hint and hint not in reason:
                 reason = f"{reason} (stderr: {hint})"
             self.status = "failed"
@@ -136,19 +129,19 @@ class ServerConnection:
                 except BaseException as error:
                     # Tell the starter now; the transport's shutdown below can take seconds.
                     if not ready.done():
-                        ready.set_exception(_unwrap(error))
+                        ready.set_exception(unwrap(error))
                     raise
                 finally:
                     if self._stop is stop:  # a retired owner must not clear its successor's session
                         self._session = None
         except BaseException as error:  # noqa: BLE001 - reported through `ready` or the call path
             if not ready.done():
-                real = _unwrap(error)
+                real = unwrap(error)
                 if isinstance(real, asyncio.CancelledError):
                     real = McpStartError("start-up was cancelled")
                 ready.set_exception(real)
             elif not stop.is_set() and self._stop is stop:
-                self._lost(f"connection lost: {_describe(error)}")
+                self._lost(f"connection lost: {describe(error)}")
             return
         if not stop.is_set() and self._stop is stop:
             self._lost("connection lost")
@@ -248,9 +241,9 @@ class ServerConnection:
         except asyncio.CancelledError:
             raise
         except Exception as error:  # noqa: BLE001 - broken pipes and closed streams mean the server is gone
-            if _is_transport_error(error):
-                raise McpCallError(self._died(tool, _describe(error), session)) from None
-            raise McpCallError(f'MCP call {self.name}/{tool} failed: {_describe(error)}') from None
+            if is_transport_error(error):
+                raise McpCallError(self._died(tool, describe(error), session)) from None
+            raise McpCallError(f'MCP call {self.name}/{tool} failed: {describe(error)}') from None
 
     async def _ready_session(self) -> Any:
         async with self._lock:
@@ -296,28 +289,7 @@ class ServerConnection:
         return f" Log: {self.log_path}" if self.config.type == "stdio" else ""
 
     def _prepare_log(self) -> int:
-        """Open the log for a (re)start: cut it when large, write a header, return where this run begins."""
-        if self.config.type != "stdio":
-            return 0
-        try:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            mode = "w" if self.log_path.exists() and self.log_path.stat().st_size > MAX_LOG_BYTES else "a"
-            with open(self.log_path, mode, encoding="utf-8") as log:
-                stamp = _dt.datetime.now().isoformat(timespec="seconds")
-                log.write(f"\n=== {stamp} starting {self.name}: {self.config.describe()} ===\n")
-                return log.tell()
-        except OSError:
-            return 0
-
-    def _log_tail(self, offset: int) -> str:
-        """The last line the server wrote to stderr during this start (often the reason it failed)."""
-        try:
-            with open(self.log_path, encoding="utf-8", errors="replace") as log:
-                log.seek(offset)
-                lines = [line.strip() for line in log.read()[-4000:].splitlines() if line.strip()]
-        except OSError:
-            return ""
-        return lines[-1][:300] if lines else ""
+        return start_log(self.log_path, self.name, self.config) if self.config.type == "stdio" else 0
 
 
 def _remote_tool(tool: Any) -> RemoteTool:
@@ -329,48 +301,3 @@ def _remote_tool(tool: Any) -> RemoteTool:
         input_schema=schema if isinstance(schema, dict) else {"type": "object", "properties": {}},
         read_only=bool(annotations is not None and getattr(annotations, "read_only_hint", None) is True),
     )
-
-
-def _unwrap(error: BaseException) -> BaseException:
-    """The first real error inside anyio's exception groups (a cancellation only when nothing else)."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        real = [e for e in error.exceptions if not isinstance(e, asyncio.CancelledError)]
-        error = (real or list(error.exceptions))[0]
-    return error
-
-
-def _is_transport_error(error: BaseException) -> bool:
-    import anyio
-
-    return isinstance(
-        _unwrap(error),
-        (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, BrokenPipeError, ConnectionError),
-    )
-
-
-def _describe(error: BaseException) -> str:
-    error = _unwrap(error)
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _reason(error: BaseException, conn: ServerConnection) -> str:
-    """One line saying why a start failed."""
-    error = _unwrap(error)
-    if isinstance(error, FileNotFoundError) and conn.config.type == "stdio":
-        return f"command not found: {conn.config.command}"
-    if isinstance(error, PermissionError) and conn.config.type == "stdio":
-        return f"command is not executable: {conn.config.command}"
-    if isinstance(error, (asyncio.TimeoutError, TimeoutError)):
-        return f"no answer within {conn.start_timeout:g} s"
-    if isinstance(error, asyncio.CancelledError):
-        return "start-up was cancelled"
-    if isinstance(error, McpStartError):
-        return str(error)
-    code = getattr(error, "code", None)
-    message = getattr(error, "message", None)
-    if isinstance(code, int) and isinstance(message, str):
-        if message == "Connection closed":
-            return "the server exited during start-up"
-        return f"MCP error {code}: {message}"
-    return _describe(error)

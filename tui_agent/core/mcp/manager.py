@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Mapping
 
 from tui_agent.core.events import Notice
-from tui_agent.core.mcp.client import McpStartError, ServerConnection
+from tui_agent.core.mcp.client import ServerConnection
+from tui_agent.core.mcp.failures import McpStartError
 from tui_agent.core.mcp.config import McpConfig
 from tui_agent.core.mcp.names import normalize_name
 from tui_agent.core.mcp.tool import McpTool

@@ -7,16 +7,20 @@ The child writes into a pipe; a thread copies it into `<name>.log`, and when tha
 The SDK's own log records (e.g. "Failed to parse JSONRPC message from server" with a traceback when a
 server prints junk on stdout) would go to our stderr through Python's last-resort handler, painting over
 the TUI: they are kept out of it and written, one line each and without the traceback, to `sdk.log` in
-the same folder, rotated the same way.
+the same folder, rotated the same way. Each (re)start writes a header into the server's log
+(`start_log`), and a failed start reads back the last line the server wrote since (`log_tail`).
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import logging
 import os
 import threading
 from pathlib import Path
 from typing import IO
+
+from tui_agent.core.mcp.config import ServerConfig
 
 MAX_LOG_BYTES = 1_000_000
 
@@ -105,3 +109,27 @@ def quiet_sdk_logging(folder: Path) -> None:
         logger.addHandler(_sdk_handler)
     else:
         _sdk_handler.log.path = folder / "sdk.log"
+
+
+def start_log(log_path: Path, name: str, config: ServerConfig) -> int:
+    """Open the log for a (re)start: cut it when large, write a header, return where this run begins."""
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        mode = "w" if log_path.exists() and log_path.stat().st_size > MAX_LOG_BYTES else "a"
+        with open(log_path, mode, encoding="utf-8") as log:
+            stamp = _dt.datetime.now().isoformat(timespec="seconds")
+            log.write(f"\n=== {stamp} starting {name}: {config.describe()} ===\n")
+            return log.tell()
+    except OSError:
+        return 0
+
+
+def log_tail(log_path: Path, offset: int) -> str:
+    """The last line the server wrote to stderr during this start (often the reason it failed)."""
+    try:
+        with open(log_path, encoding="utf-8", errors="replace") as log:
+            log.seek(offset)
+            lines = [line.strip() for line in log.read()[-4000:].splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:300] if lines else ""

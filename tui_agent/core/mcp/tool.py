@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tui_agent.core.mcp.client import McpCallError, RemoteTool
+from tui_agent.core.mcp.client import RemoteTool
+from tui_agent.core.mcp.failures import McpCallError
 from tui_agent.core.mcp.names import public_tool_name
 from tui_agent.core.mcp.results import format_result
 from tui_agent.core.tools.base import Tool, ToolContext, ToolOutput

@@ -5,6 +5,8 @@ clients share its interface); the streamed body's raw events are gathered into t
 (`anthropic_events.py`), not by the SDK's typed snapshot per event. Its import, only what a call needs
 (`sdk_lazy_import.py`), is never on the path to the TUI's first frame: `background_import.py` starts it in
 a thread (the TUI after its first frame, `-p` from argv at process start). Constructing the provider is cheap.
+What is sent is built in `anthropic_request.py` (pure: breakpoints, thinking, the count's form); what a
+failed status means is read in `anthropic_errors.py`; this module makes the calls and follows the stream.
 
 Failure handling (each ends in a one-line `ProviderError` the loop can show):
 - 408/409/429/5xx/529 and connection errors before any text arrived are retried here (the client has
@@ -16,33 +18,23 @@ Failure handling (each ends in a one-line `ProviderError` the loop can show):
 - After text was shown, a dropped connection, a malformed event or a stream that ends without
   `message_stop` raises `ProviderError(partial_text=...)`: the loop keeps that text marked interrupted
   and no half-built tool_use ever reaches history.
-- 400 "prompt is too long: N tokens > M maximum" raises `PromptTooLongError` (the loop compacts harder).
-- 401/403 name the variable to fix (`ANTHROPIC_API_KEY`).
+- 400 "prompt is too long: N tokens > M maximum" raises `PromptTooLongError` (the loop compacts harder);
+  401/403 name the variable to fix (`ANTHROPIC_API_KEY`): both read in `anthropic_errors.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, AsyncIterator, ClassVar
 
-from tui_agent.core.messages import Block, Message
-from tui_agent.core.providers.anthropic_blocks import (  # noqa: F401 - re-exported: the conversion's old home
-    block_from_response,
-    message_from_response,
-    usage_from,
-)
+from tui_agent.core.models import DEFAULT_ANTHROPIC_MODEL
+from tui_agent.core.providers.anthropic_blocks import message_from_response, usage_from
+from tui_agent.core.providers.anthropic_errors import status_error
+from tui_agent.core.providers.anthropic_request import cache_mark, count_params, stream_params
+from tui_agent.core.providers.anthropic_transport import is_transport, make_client, not_a_stream_error, sendable
 from tui_agent.core.providers.background_import import import_finished, import_in_background
-from tui_agent.core.providers.anthropic_transport import (
-    is_transport,
-    make_client,
-    not_a_stream_error,
-    redirect_error,
-    sendable,
-)
-from tui_agent.core.providers.cloud import CloudSettings, make_cloud_client, platform_model_id
 from tui_agent.core.providers.base import (
     ModelRequest,
     PromptTooLongError,
@@ -51,27 +43,14 @@ from tui_agent.core.providers.base import (
     StreamDone,
     StreamNotice,
     StreamText,
-    with_notice,
 )
-from tui_agent.core.models import DEFAULT_ANTHROPIC_MODEL
-from tui_agent.core.providers.retry import (
-    RETRYABLE_STATUS,
-    RetryableFailure,
-    describe_status,
-    one_line,
-    with_retries,
-)
+from tui_agent.core.providers.cloud import CloudSettings, make_cloud_client, platform_model_id
+from tui_agent.core.providers.retry import RetryableFailure, one_line, with_retries
 from tui_agent.core.providers.sdk import SdkProvider
 from tui_agent.core.providers.server_report import betas_for, report_from
 
 if TYPE_CHECKING:
     from tui_agent.core.providers.base import Pinged
-
-EPHEMERAL = {"type": "ephemeral"}
-MAX_BREAKPOINTS = 4
-_TOO_LONG = re.compile(r"prompt is too long:\s*(\d+)\s*tokens\s*>\s*(\d+)\s*maximum", re.I)
-# Blocks that may not carry cache_control (the API rejects it on thinking blocks).
-_UNCACHEABLE = {"thinking", "redacted_thinking"}
 
 
 @dataclass
@@ -101,51 +80,15 @@ class AnthropicProvider(SdkProvider):
 
     def cache_control(self) -> dict[str, str]:
         """The breakpoint marker: ephemeral, with `ttl: "1h"` when the 1-hour cache is on."""
-        return {**EPHEMERAL, "ttl": "1h"} if self.cache_ttl == "1h" else dict(EPHEMERAL)
+        return cache_mark(self.cache_ttl)
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
-        """The `messages.stream` keyword arguments, with cache breakpoints; `request` is never mutated.
-
-        Breakpoints (at most 4): the last tool definition, the system prompt, the end of the part of the
-        messages unchanged since the previous call (the cache written last time can be read there even
-        when compaction changed later messages: `request.stable_prefix`, from the plan), and the last
-        message (written now, read next call). Nothing about earlier calls is remembered here.
-        """
-        params: dict[str, Any] = {
-            "model": self.wire_model(request.model or self.model),
-            "max_tokens": request.max_tokens or self.max_output_tokens,
-            "messages": [dict(m) for m in request.messages],
-        }
-        cache = self.prompt_caching
-        mark = self.cache_control()
-        if request.system:
-            block: Block = {"type": "text", "text": request.system}
-            if cache:
-                block["cache_control"] = dict(mark)
-            params["system"] = [block]
-        if request.tools:
-            tools = [dict(t) for t in request.tools]
-            if cache:
-                tools[-1]["cache_control"] = dict(mark)
-            params["tools"] = tools
-        count = len(params["messages"])
-        stable = request.stable_prefix
-        if cache and count:
-            used = ("system" in params) + ("tools" in params)
-            targets = [count - 1]
-            if 0 < stable < count:
-                targets.insert(0, stable - 1)
-            for index in targets[-(MAX_BREAKPOINTS - used):] if used < MAX_BREAKPOINTS else []:
-                params["messages"][index] = _with_breakpoint(params["messages"][index], mark)
-        # The notice goes after the last breakpoint: never cached, so the next prefix is this one's.
-        params["messages"] = with_notice(params["messages"], request.notice)
-        if self.thinking_budget > 0:
-            params["thinking"] = thinking_config(self.thinking_budget, params["max_tokens"])
-        if request.context_management:
-            params["context_management"] = request.context_management
-        if self.diagnose:  # null on the first call: opted in, nothing to compare yet
-            params["diagnostics"] = {"previous_message_id": request.previous_message_id or None}
-        return params
+        """The `messages.stream` keyword arguments, with cache breakpoints (`anthropic_request.py`);
+        `request` is never mutated and nothing about earlier calls is remembered."""
+        return stream_params(request, model=self.wire_model(request.model or self.model),
+                             max_tokens=request.max_tokens or self.max_output_tokens,
+                             mark=self.cache_control() if self.prompt_caching else None,
+                             thinking_budget=self.thinking_budget, diagnose=self.diagnose)
 
     # -- streaming --------------------------------------------------------------------------
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
@@ -272,31 +215,7 @@ class AnthropicProvider(SdkProvider):
         yield StreamDone(message, final.get("stop_reason"), usage, report_from(final))
 
     def _status_error(self, error: Any, shown: list[str]) -> Exception:
-        status = getattr(error, "status_code", None)
-        kind = _error_type(error) or getattr(error, "type", None)
-        message = one_line(_api_message(error) or error)
-        headers = getattr(getattr(error, "response", None), "headers", None)
-        if status is not None and 300 <= status < 400:
-            return redirect_error(status, headers, self.base_url)
-        if status in (401, 403) or kind in ("authentication_error", "permission_error"):
-            if self.cloud is not None:
-                verb = "rejected the credentials" if status == 401 else "refused access"
-                return ProviderError(f"{self.cloud.label} {verb} ({status}: {message}). "
-                                     f"Check {self.cloud.credentials_hint}.")
-            verb = "rejected the API key" if status == 401 else "refused access"
-            return ProviderError(
-                f"Anthropic {verb} ({status}: {message}). Set {self.key_variable} to a valid key."
-            )
-        too_long = _TOO_LONG.search(message)
-        if too_long:
-            return PromptTooLongError(message, int(too_long.group(1)), int(too_long.group(2)))
-        retryable = status in RETRYABLE_STATUS or (status == 200 and kind in ("overloaded_error", "api_error"))
-        if retryable and not shown:
-            return RetryableFailure(describe_status(status, kind), headers if status != 200 else None)
-        if status == 404 and kind == "not_found_error":
-            return ProviderError(f"Anthropic API: {message} (check ANTHROPIC_MODEL / --model and ANTHROPIC_BASE_URL).")
-        where = "mid-reply" if shown else f"({status})"
-        return ProviderError(f"Anthropic API error {where}: {message}", partial_text="".join(shown))
+        return status_error(error, shown, base_url=self.base_url, key_variable=self.key_variable, cloud=self.cloud)
 
     # -- exact counting ---------------------------------------------------------------------
     async def count_tokens(self, request: ModelRequest) -> int | None:
@@ -341,13 +260,7 @@ class AnthropicProvider(SdkProvider):
 
     def build_params_for_count(self, request: ModelRequest) -> dict[str, Any]:
         """Like `build_params` without caching or `max_tokens`."""
-        params: dict[str, Any] = {"model": self.wire_model(request.model or self.model),
-                                  "messages": list(request.sent_messages)}
-        if request.system:
-            params["system"] = [{"type": "text", "text": request.system}]
-        if request.tools:
-            params["tools"] = list(request.tools)
-        return params
+        return count_params(request, self.wire_model(request.model or self.model))
 
 
 class _DiagnosisRefused(Exception):
@@ -356,45 +269,3 @@ class _DiagnosisRefused(Exception):
 
 class _Dropped(Exception):
     """The stream ended without `message_stop` (the HTTP body itself ended cleanly)."""
-
-
-def thinking_config(budget: int, max_tokens: int) -> dict[str, Any]:
-    """Extended thinking as the API takes it: a budget of at least 1,024 tokens and below max_tokens."""
-    return {"type": "enabled", "budget_tokens": max(1024, min(budget, max_tokens - 1))}
-
-
-def _with_breakpoint(message: Message, mark: dict[str, str] = EPHEMERAL) -> Message:
-    """A copy of `message` whose last cacheable block carries `cache_control` (no-op if none can)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        if not content:
-            return message
-        return {**message, "content": [{"type": "text", "text": content, "cache_control": dict(mark)}]}
-    blocks = list(content or [])
-    for i in range(len(blocks) - 1, -1, -1):
-        block = blocks[i]
-        if block.get("type") in _UNCACHEABLE or (block.get("type") == "text" and not block.get("text")):
-            continue
-        blocks[i] = {**block, "cache_control": dict(mark)}
-        return {**message, "content": blocks}
-    return message
-
-
-def _api_message(error: Any) -> str | None:
-    body = getattr(error, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error")
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-        if body.get("message"):
-            return str(body["message"])
-    if isinstance(body, str) and body.strip():
-        return body
-    return getattr(error, "message", None)
-
-
-def _error_type(error: Any) -> str | None:
-    body = getattr(error, "body", None)
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        return body["error"].get("type")
-    return None

@@ -8,7 +8,8 @@ from the cache (0.1), the rest is written (1.25); the first call is all written.
 conversation (`none`) never changes its prefix: it is the physical limit of the price per prompt token.
 
 Token counts come from one linear model per session, fitted to the recorded real usage
-(real ≈ baseline + ratio × chars/4), so every strategy is measured with the same ruler.
+(real ≈ baseline + ratio × chars/4), so every strategy is measured with the same ruler. Which strategies
+there are, by name, and the policy a replay runs them under are `strategy_table.py`.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from tui_agent.core.idle import PRIOR, IdleSizes, Returns
-from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPolicy, make_compactor
+from tui_agent.core.compaction import CompactorProtocol, CompactPlan, CompactPolicy
 from tui_agent.core.compaction.memo import MessageMemo
 from tui_agent.core.recordings.counted import ThinkingMemo, turn_thinking_split
 from tui_agent.core.recordings.coverage import IdentifierIndex, future_identifiers
 from tui_agent.core.recordings.idle_replay import NO_WAIT, IdleOutcome, IdleReplay
-from tui_agent.core.recordings.strategy_result import PerCall, StrategyResult
+from tui_agent.core.recordings.run_state import RunState, copy_result
+from tui_agent.core.recordings.strategy_result import StrategyResult
+from tui_agent.core.recordings.strategy_table import STRATEGIES, default_policy, idle_mode, make_strategy
 from tui_agent.core.models import CLASSIC, CachePrice
 from tui_agent.core.messages import Message
 from tui_agent.core.request_check import RequestCheck
@@ -35,42 +38,6 @@ from tui_agent.core.recordings.text_presence import TextPresence
 
 if TYPE_CHECKING:
     from tui_agent.core.recordings.peers import Peer, PeerPlan
-
-STRATEGIES = ("none", "seed-v1", "v1", "v2")
-
-
-# the bench's names for the compaction modes: `v2` waits by the priced idle policy (`core/idle.py`, auto),
-# `v2-ping` keeps warm by the fixed rule, `v2-compact` compacts while idle, `v2-cold` never pings
-STRATEGY_MODES = {"seed-v1": "seed", "v1": "v1", "v2": "v2", "v2-cold": "v2", "v2-ping": "v2", "v2-compact": "v2"}
-# how each strategy's session waits (`idle_replay.IdleReplay`); a name ending in `+warm` (a peer, or
-# `none+warm`: the append-only conversation) keeps warm by the fixed rule any client could follow
-IDLE_MODES = {"seed-v1": "fixed", "v1": "fixed", "v2": "auto", "v2-ping": "fixed", "v2-compact": "compact"}
-WARM_SUFFIX = "+warm"
-
-
-def idle_mode(name: str) -> str:
-    """How strategy `name`'s session waits: never pings unless it is ours or named `…+warm`."""
-    return "fixed" if name.endswith(WARM_SUFFIX) else IDLE_MODES.get(name, "never")
-
-
-def make_strategy(name: str, policy: CompactPolicy, baseline_estimate: int,
-                  ruler: object | None = None) -> "CompactorProtocol | Peer | None":
-    """By bench name, from the sessions' one factory (`none`, the append-only conversation, has none);
-    the peers (`core.peers`) measure their thresholds on the session's ruler."""
-    name = name.removesuffix(WARM_SUFFIX)
-    if name == "none":
-        return None
-    if name in ("server-clear", "server-compact"):  # the API's own, as our server strategies send it
-        from tui_agent.core.recordings.server_peers import make_server_peer
-
-        return make_server_peer(name, policy, ruler)
-    if name not in STRATEGY_MODES:
-        from tui_agent.core.recordings.peers import make_peer
-
-        return make_peer(name, policy, ruler)
-    return make_compactor(STRATEGY_MODES[name], policy.context_window, policy.max_output_tokens, policy=policy,
-                          baseline_tokens=baseline_estimate)
-
 
 @dataclass(frozen=True)
 class CallPrice:
@@ -139,7 +106,7 @@ class StrategyRun:
         else:
             previous, upto = tuple(self._previous), 0
         # (without the compaction times: a checkpoint per few calls would copy one per call made)
-        result = _copy_result(self.result, times=[], per_call=[])
+        result = copy_result(self.result, times=[], per_call=[])
         packed = None if exported is None else zlib.compress(json.dumps(exported).encode(), 1)
         return RunState(self.k, packed, result, previous, upto, len(self.result.per_call), self._previous_tokens)
 
@@ -157,7 +124,7 @@ class StrategyRun:
             warning = compactor.import_state(self.recorded.history[:upto], data)  # type: ignore[attr-defined,union-attr]
             if warning:
                 raise ValueError(warning)
-        run.k, run.result = state.k, _copy_result(state.result, per_call=self.result.per_call[:state.per_call_upto])
+        run.k, run.result = state.k, copy_result(state.result, per_call=self.result.per_call[:state.per_call_upto])
         run._previous = list(state.previous) or self.recorded.history[:state.previous_upto]
         run._previous_tokens = state.previous_tokens
         return run
@@ -301,39 +268,6 @@ class StrategyRun:
             self.compactor.summary_idle, idle = None, min(made_after, idle or made_after)  # type: ignore[union-attr]
         cold = k == 0 or self.price.expired(idle)
         return self.price.cost(read_tokens, 0.0 if cold else read_tokens) + self.price.output * output_tokens
-
-
-@dataclass(frozen=True)
-class RunState:
-    """A `StrategyRun` between two calls, as data: the compactor's exported state (JSON, `export_state`)
-    and the run's accumulators. `StrategyRun.resume` makes a run that goes on exactly as this one would."""
-
-    k: int  # the next call to run
-    compactor: bytes | None  # the compactor's export_state(), JSON zlib-compressed (None: the append-only one)
-    # the accumulators, but for `times`: wall-clock seconds of the frontier run's compactions, which the
-    # report reads; a step made again from a checkpoint measures its own and is never reported
-    result: StrategyResult
-    previous: tuple[Message, ...]  # the previous request (its prefix is what the next one reads from cache)
-    previous_upto: int = 0  # or, for the append-only conversation, the history up to here (its length only)
-    per_call_upto: int = 0  # `result.per_call` as its length: the first items of the run's own list
-    previous_tokens: float = 0.0  # the previous request's size (what a ping before the next call reads)
-
-
-def _copy_result(result: StrategyResult, times: list[float] | None = None,
-                 per_call: list[PerCall] | None = None) -> StrategyResult:
-    return replace(result, times=list(result.times) if times is None else times, coverage=replace(result.coverage),
-                   per_call=list(result.per_call) if per_call is None else per_call,
-                   coverage_recap=replace(result.coverage_recap))
-
-
-DEFAULT_REPLAY_WINDOW = 200_000
-MAX_OUTPUT_SHARE = 4  # a replayed window keeps at most a quarter of itself for the reply (32k at most)
-
-
-def default_policy(context_window: int = DEFAULT_REPLAY_WINDOW) -> CompactPolicy:
-    """The policy a replay compacts with: the recorded model's window (`replay --context-window`)."""
-    return CompactPolicy(context_window=context_window, max_output_tokens=min(32_000, context_window // MAX_OUTPUT_SHARE),
-                         enabled=True)
 
 
 def strategy_runs(recorded: Recorded, strategies: Sequence[str] = STRATEGIES, policy: CompactPolicy | None = None,

@@ -16,7 +16,8 @@ from typing import Sequence
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.recordings.counted import RulerError, ruler_errors
-from tui_agent.core.recordings.economics import STRATEGIES, replay
+from tui_agent.core.recordings.economics import replay
+from tui_agent.core.recordings.strategy_table import STRATEGIES
 from tui_agent.core.recordings.strategy_result import StrategyResult
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.models import CLASSIC, CachePrice

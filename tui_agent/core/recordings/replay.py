@@ -20,7 +20,9 @@ from typing import Protocol, Sequence
 
 from tui_agent.core.compaction import CompactPlan, CompactPolicy
 from tui_agent.core.recordings.agent_compactions import AgentCompaction, agent_compactions
-from tui_agent.core.recordings.economics import RunState, StrategyRun, default_policy, make_strategy, strategy_runs
+from tui_agent.core.recordings.economics import StrategyRun, strategy_runs
+from tui_agent.core.recordings.run_state import RunState
+from tui_agent.core.recordings.strategy_table import default_policy, make_strategy
 from tui_agent.core.recordings.recorded import Recorded, TokenModel, load_recorded
 from tui_agent.core.recordings.counted import ruler_errors
 from tui_agent.core.recordings.idle_replay import IdleOutcome
@@ -92,7 +94,7 @@ class Replay:
 
     The compactor is sticky, so call k needs calls 1..k-1 first: the runs at the frontier step on from the
     last call made. Every `checkpoint_every` calls the runs are kept as data (each compactor's exported
-    state and the accumulators, `economics.RunState`), so a step no longer kept (`keep_steps` bounds how
+    state and the accumulators, `run_state.RunState`), so a step no longer kept (`keep_steps` bounds how
     many are, for a long session) is made again from the checkpoint before it, never from call 1, with the
     same figures. `progress(done, target)` (when set) is told each call made on the way to a far step.
     """

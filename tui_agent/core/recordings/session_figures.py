@@ -19,7 +19,8 @@ from typing import Any
 from tui_agent.core.models import for_model, model_info
 from tui_agent.core.recordings.cost_causes import cost_by_cause
 from tui_agent.core.recordings.coverage import Coverage, IdentifierIndex
-from tui_agent.core.recordings.economics import DEFAULT_REPLAY_WINDOW, StrategyRun, default_policy, strategy_runs
+from tui_agent.core.recordings.economics import StrategyRun, strategy_runs
+from tui_agent.core.recordings.strategy_table import DEFAULT_REPLAY_WINDOW, default_policy
 from tui_agent.core.recordings.forgot import forgotten
 from tui_agent.core.recordings.recorded import Recorded, load_recorded
 from tui_agent.core.recordings.recorded_spend import MISS_REASONS, recorded_spend

@@ -10,28 +10,27 @@ What a Read-deny rule hides stays hidden: relative rules become ripgrep exclusio
 line is also checked by its path against all read-deny rules (absolute and `~` ones included), so
 `Read(/abs/ws/.env)` keeps `.env` out of the results too. Content lines carry a rare separator
 (`\x1f`) after the path, so a path with `:` in it is still parsed right. A search is bounded in time
-(SEARCH_TIMEOUT_S), and only directories and regular files are searched (a FIFO would never end).
+(SEARCH_TIMEOUT_S), and only directories and regular files are searched (a FIFO would never end). The
+rg command line and its run are `ripgrep.py`; this module is what the model asks and reads.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from tui_agent.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui_agent.core.tools.paths import display_path, find_rg, resolve_path
+from tui_agent.core.tools.ripgrep import FIELD, build_args, run_rg
 
 DEFAULT_HEAD_LIMIT = 250
 MAX_OUTPUT_CHARS = 30_000
-MAX_COLUMNS = 500
 NO_MATCHES = "No matches found"
 SEARCH_TIMEOUT_S = 60.0
-FIELD = "\x1f"  # marks the end of the path (and of the line number) in content lines
 MODES = ("content", "files_with_matches", "count")
 
 DESCRIPTION = """A powerful search tool built on ripgrep.
@@ -157,7 +156,7 @@ class GrepTool(Tool):
             stop_after = offset + head_limit + 1 if head_limit else 1 << 62
         try:
             async with asyncio.timeout(SEARCH_TIMEOUT_S):
-                lines, stderr, code = await _run(args, workspace, stop_after, offset)
+                lines, stderr, code = await run_rg(args, workspace, stop_after, offset, MAX_OUTPUT_CHARS)
         except TimeoutError:
             raise ToolError(f"Grep stopped after {SEARCH_TIMEOUT_S:g} s without finishing. Narrow the search "
                             "with path, glob or type.") from None
@@ -202,99 +201,6 @@ def hide_denied(lines: list[str], mode: str, policy: Any, workspace: Path, numbe
             tidy.append(line)
         kept = tidy[:-1] if tidy and tidy[-1] == "--" else tidy
     return kept
-
-
-def build_args(rg: str, tool_input: dict[str, Any], mode: str, target: str, excludes: Sequence[str] = ()) -> list[str]:
-    """The rg command line: no user config, hidden files in, `.git` out, one path per line.
-
-    `excludes` (`!pattern` globs from read-deny rules) come after the user's globs: in ripgrep the last
-    matching glob wins, so a user glob can never bring a denied file back."""
-    args = [
-        rg, "--no-config", "--color=never", "--no-messages", "--hidden", "--no-require-git",
-        "--glob", "!.git", "--with-filename", "--no-heading",
-    ]  # fmt: skip
-    if tool_input.get("-i"):
-        args.append("--ignore-case")
-    if tool_input.get("multiline"):
-        args += ["--multiline", "--multiline-dotall"]
-    if tool_input.get("type"):
-        args += ["--type", str(tool_input["type"])]
-    for glob in split_globs(str(tool_input.get("glob") or "")):
-        args += ["--glob", glob]
-    for glob in excludes:
-        args += ["--glob", glob]
-    if mode == "files_with_matches":
-        args.append("--files-with-matches")
-    elif mode == "count":
-        args.append("--count")
-    else:
-        args += ["--sort=path", "--max-columns", str(MAX_COLUMNS), "--max-columns-preview",
-                 f"--field-match-separator={FIELD}:", f"--field-context-separator={FIELD}-"]
-        args.append("--line-number" if tool_input.get("-n", True) else "--no-line-number")
-        if tool_input.get("-C") is not None:
-            args += ["--context", str(int(tool_input["-C"]))]
-        else:
-            if tool_input.get("-B") is not None:
-                args += ["--before-context", str(int(tool_input["-B"]))]
-            if tool_input.get("-A") is not None:
-                args += ["--after-context", str(int(tool_input["-A"]))]
-    args += ["--regexp", str(tool_input["pattern"]), "--", target]
-    return args
-
-
-def split_globs(text: str) -> list[str]:
-    """`"*.ts *.tsx"` or `"*.ts,*.tsx"` → two globs; a brace glob (`*.{ts,tsx}`) stays whole."""
-    globs: list[str] = []
-    for part in text.split():
-        if "{" in part and "}" in part:
-            globs.append(part)
-        else:
-            globs.extend(p for p in part.split(",") if p)
-    return globs
-
-
-async def _run(
-    args: list[str], cwd: Path, stop_after: int | None, skip: int = 0
-) -> tuple[list[str], str, int | None]:
-    """Run rg; (stdout lines, stderr, exit code or None when we stopped it early). Killed if cancelled.
-
-    With `stop_after` (content mode, sorted output) reading stops once that many lines, or more than
-    the output cap after the first `skip` lines, have arrived: the rest would be cut anyway.
-    """
-    process = await asyncio.create_subprocess_exec(
-        *args,
-        cwd=str(cwd),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        limit=1 << 22,
-    )
-    assert process.stdout is not None and process.stderr is not None
-    stderr_task = asyncio.ensure_future(process.stderr.read())  # small: --no-messages
-    lines: list[str] = []
-    chars = 0
-    try:
-        while True:
-            raw = await process.stdout.readline()
-            if not raw:
-                break
-            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            lines.append(line)
-            if len(lines) > skip:
-                chars += len(line) - line.count(FIELD) + 1  # as shown, without the separators
-            if stop_after is not None and (len(lines) >= stop_after or chars > MAX_OUTPUT_CHARS):
-                return lines, "", None
-        code = await process.wait()
-        stderr = (await stderr_task).decode("utf-8", errors="replace")
-        return lines, stderr, code
-    finally:
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            with contextlib.suppress(Exception):
-                await process.wait()
-        if not stderr_task.done():
-            stderr_task.cancel()
 
 
 def format_output(lines: list[str], mode: str, offset: int, head_limit: int, workspace: Path, killed: bool) -> str:
