@@ -18,6 +18,7 @@ from tui_agent.core.compaction.cut import cut_block
 from tui_agent.core.compaction.decisions import BlockDecision, Cut, Mask, merged
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import Facts, exchange, last_assistant_before, pinned_with
+from tui_agent.core.compaction.island_edits import edited_islands
 from tui_agent.core.compaction.layout import Layout, recap_of
 from tui_agent.core.compaction.marks import RECAP_MARK
 from tui_agent.core.compaction.mask import placeholder_text
@@ -98,6 +99,8 @@ def apply_user_changes(state: CompactState, view: RequestView) -> CompactState:
                     skip=effective_skip(history, excludes, newest), dirty=False)
     if state.dropping:
         state = state.evolve(kept_in_drop=islands(state, facts, history, state.drop_until), recap_call=call)
+        if view.policy.islands_show_edits:  # a pinned Edit is sent now: the islands show no more than before it
+            state = edited_islands(state, facts, history, call)
     return state
 
 
