@@ -146,3 +146,34 @@ def test_a_saved_edited_decision_whose_edits_do_not_apply_is_refused():
         pass
     else:
         raise AssertionError("a saved replay that does not apply was read")
+
+
+def _state_over(history: list[dict], islands: set[int]):
+    """Facts of `history` and a state dropping all of it after the prompt but `islands`."""
+    from tui_agent.core.compaction.facts import Facts
+    from tui_agent.core.compaction.state import CompactState
+
+    facts = Facts()
+    facts.sync(history)
+    state = CompactState(history_len=len(history), drop_from=1, drop_until=len(history) - 1,
+                         kept_in_drop=frozenset(islands), kept_for_use=frozenset(islands))
+    return state, facts
+
+
+def test_the_chooser_leaves_a_superseded_write_and_stops_at_an_edit_the_model_sees():
+    from tui_agent.core.compaction.island_edits import edited_islands
+
+    def edit(tid: str, old: str, new: str) -> list[dict]:
+        return [_call(tid, "Edit", file_path="a.py", old_string=old, new_string=new), _result(tid, "updated")]
+
+    base = [user_text("go"), _call("w", "Write", file_path="a.py", content="one two three"), _result("w", "ok")]
+    history = base + edit("e0", "one", "1") + edit("e1", "two", "2") + edit("e2", "three", "3") + [user_text("more")]
+    state, facts = _state_over(history, {1, 2})
+    shown = edited_islands(state, facts, history, call=5).blocks[1][0]
+    assert shown.content == "1 2 3" and shown.edit_ids == ("e0", "e1", "e2")
+    state, facts = _state_over(history, {1, 2, 5, 6})  # e1's exchange is an island: the model sees it
+    assert edited_islands(state, facts, history, call=5).blocks[1][0].content == "1 two three"
+    rewritten = base + edit("e0", "one", "1") + [_call("w2", "Write", file_path="a.py", content="new"),
+                                                 _result("w2", "ok"), user_text("more")]
+    state, facts = _state_over(rewritten, {1, 2})
+    assert edited_islands(state, facts, rewritten, call=5).blocks == {}

@@ -1,15 +1,16 @@
 """A Write island shows the file as it is: its later Edits that left the request, applied.
 
 Why: at a drop the newest Write of each file stays as an island (`keep_for_use`), but the Edits made to that
-file afterwards leave with the dropped span; on one real session 29 % of the Write islands sent showed a
-version of the file that no longer existed, and the model went on from it. So, at the event, each island's
-Write input is shown with those Edits applied in order, each only if the Edit tool would have applied it (its
-old_string found, once unless replace_all); the first that does not apply ends the replay (the file as of the
-last that did). An Edit still sent (in the kept tail, pinned, an island) is never applied, nor any after it:
-the model would see an edit whose old_string is gone. A failed Edit (an error result) changed nothing and is
-passed over; a later Write of the file ends it (that Write is what is current). The Write's result carries a
-one-line note saying so (`decisions.Edited`). Outbound only: the history is never changed; decided at the
-event and frozen until the next one (the journal keeps the Edit ids: a resumed session replays the same).
+file afterwards leave with the dropped span; on the 17 shared and held-out sessions 28 % of the Write islands
+sent showed a version of the file that no longer existed (`bench/stale_islands.py`). So, at the event, each
+island's Write input is shown with those Edits applied in order, each only if the Edit tool would have applied
+it (its old_string found, once unless replace_all); the first that does not apply ends the replay (the file as
+of the last that did). An Edit still sent (in the kept tail, pinned, an island) is never applied, nor any after
+it: the model would see an edit whose old_string is gone. A failed Edit (an error result) changed nothing and
+is passed over; a Write superseded by a later Write is left as it is (that Write is what is current). The
+Write's result carries a one-line note saying so (`decisions.Edited`). Outbound only: the history is never
+changed; decided at the event and frozen until the next one (the journal keeps the Edit ids: a resumed
+session replays the same). `CompactPolicy.islands_show_edits` turns it on (off by default: it costs a little).
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from tui_agent.core.messages import Message, blocks
 def later_edits(state: CompactState, facts: Facts, history: Sequence[Message], after: int,
                 path: str) -> list[tuple[str, object]]:
     """(id, input) of the Edit calls of `path` after message `after` that no request sends, in order, up to
-    the first one sent or the next other write of the file; failed ones (an error result) left out."""
+    the first one sent or another writer of the file; failed ones (an error result) left out. None at all when
+    the file is written again before that (the island is superseded: `keep_for_use.choose_kept` keeps no such Write,
+    the islands of what recurs may)."""
     out: list[tuple[str, object]] = []
     for k in facts.writers[bisect_right(facts.writers, after):]:
         for block in blocks(history[k]):
@@ -35,8 +38,10 @@ def later_edits(state: CompactState, facts: Facts, history: Sequence[Message], a
             name, tool_input = block.get("name"), block["input"]
             if (tool_input.get("file_path") or tool_input.get("notebook_path")) != path:
                 continue
+            if name == "Write":
+                return []  # written again: this island shows a superseded file, edited or not
             if name not in EDIT_TOOLS or state.is_sent(k):
-                return out  # a Write (current again), another writer, or an edit the model sees
+                return out  # another writer, or an edit the model sees
             answers = facts.results[k + 1] if k + 1 < len(facts.results) else ()
             if not any(r.tool_use_id == block.get("id") and r.error for r in answers):
                 out.append((str(block.get("id", "")), tool_input))
