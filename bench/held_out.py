@@ -91,15 +91,17 @@ class Figures:
         return self.coverage.pooled >= 0.96 + MARGIN
 
 
-def replay_one(path: Path, others: list[Path], window: int, price_index: int, names: list[str]) -> tuple:
-    """One session under each setting in `names`, its idle prior from `others`: {setting: (ours, none, warm)}."""
+def replay_one(path: Path, others: list[Path], window: int, price_index: int, names: list[str],
+               base: dict | None = None) -> tuple:
+    """One session under each setting in `names`, its idle prior from `others`: {setting: (ours, none, warm)};
+    `base`: policy fields every setting starts from (`--set`)."""
     from tui_agent.core.recordings.economics import replay
     from tui_agent.core.recordings.idle_replay import prior_from
 
     recorded = load_recorded(path)
     prior = prior_from([load_recorded(o) for o in others])
     price = PRICE_MODELS[price_index]
-    policy = CompactPolicy(context_window=window, max_output_tokens=32_000, enabled=True)
+    policy = replace(CompactPolicy(context_window=window, max_output_tokens=32_000, enabled=True), **(base or {}))
     bases = replay(recorded, ["none", "none+warm"], policy, price=price, prior=prior)
     out = {}
     for name in names:
@@ -115,7 +117,10 @@ def main() -> int:
     parser.add_argument("--price", type=int, default=1, help="index into 0.1 / 0.05+TTL / 0.025+TTL / 1h")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--margin", type=float, default=MARGIN, help="coverage asked of the others above 0.96")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=BOOL",
+                        help="a CompactPolicy flag every setting starts from (e.g. islands_show_edits=true)")
     args = parser.parse_args()
+    base = {field: value.lower() in ("1", "true", "yes") for field, value in (s.split("=", 1) for s in args.set)}
     globals()["MARGIN"] = args.margin
     files = sessions(args.paths or [SHARED, EXTRA])
     if len(files) < 2:
@@ -124,7 +129,7 @@ def main() -> int:
     print(f"{len(files)} sessions: " + ", ".join(f.name[:40] for f in files))
     names = list(GRID)
     for window in (int(w) for w in args.windows.split(",")):
-        jobs = [(f, [o for o in files if o != f], window, args.price, names) for f in files]
+        jobs = [(f, [o for o in files if o != f], window, args.price, names, base) for f in files]
         results = dict(_run(jobs, args.jobs))
         report(files, results, names, window)
     return 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from tui_agent.core.compaction.at_risk import at_risk
-from tui_agent.core.compaction.decisions import KINDS, Clip
+from tui_agent.core.compaction.decisions import KINDS, Clip, Edited
 from tui_agent.core.compaction.facts import Facts
 from tui_agent.core.compaction.in_use import in_use_kept
 from tui_agent.core.compaction.layout import Layout
@@ -25,6 +25,8 @@ def make_event(state: CompactState, facts: Facts, layout: Layout, policy: Compac
     append-only request would have sent, `cut_messages` the messages cut at this call."""
     unique = tuple(dict.fromkeys(kinds))
     masked_now = sum(1 for per in state.masks.values() for m in per if m.call == call)
+    edited_now = sum(1 for per in state.blocks.values() for d in per
+                     if isinstance(d, Edited) and d.call == call and d.content is not None)
     cut_now = sum(1 for i in cut_messages for c in state.cuts.get(i, ()) if c.call == call and not isinstance(c, Clip))
     left: tuple[int, ...] = ()
     loss = LossReport()
@@ -50,7 +52,7 @@ def make_event(state: CompactState, facts: Facts, layout: Layout, policy: Compac
         loss = LossReport(left, masked_idx, prompts, paths, risk, in_use_kept(state, facts, layout, history))
     return CompactEvent(
         call=call, kinds=unique, reason=reason, tokens_before=before, tokens_after=after,
-        dropped=sum(1 for i in left if i not in state.skip), masked=masked_now, cut=cut_now,
+        dropped=sum(1 for i in left if i not in state.skip), masked=masked_now, cut=cut_now, edited=edited_now,
         recap_prompts=len(recap.prompts) if recap else 0, recap_files=len(recap.files) if recap else 0,
         loss=loss,
     )

@@ -20,8 +20,8 @@ from tui_agent.core.compaction.decisions import KINDS, Cut, Decisions, Mask, of_
 from tui_agent.core.formats import fmt_tokens
 from tui_agent.core.messages import Message
 
-OpKind = Literal["kept", "cut", "masked", "dropped", "summarised", "pinned", "excluded", "new"]
-EventKind = Literal["cut", "mask", "drop", "summary", "pin", "exclude", "expand", "reactive", "reset", "clip"]
+OpKind = Literal["kept", "cut", "masked", "edited", "dropped", "summarised", "pinned", "excluded", "new"]
+EventKind = Literal["cut", "mask", "drop", "summary", "pin", "exclude", "expand", "reactive", "reset", "clip", "edited"]
 RECAP_INDEX = -1  # the recap's mark among the compactor's outbound indices
 
 
@@ -70,6 +70,7 @@ class CompactEvent:
     dropped: int = 0
     masked: int = 0
     cut: int = 0
+    edited: int = 0  # kept Write islands shown after their later Edits that left (`island_edits`)
     recap_prompts: int = 0
     recap_files: int = 0
     loss: LossReport = field(default_factory=LossReport)
@@ -94,6 +95,8 @@ class CompactEvent:
             parts.append(f"masked {self.masked} old result{'s' * (self.masked != 1)}")
         if self.cut:
             parts.append(f"cut {self.cut} read result{'s' * (self.cut != 1)}")
+        if self.edited:
+            parts.append(f"showed {self.edited} kept write{'s' * (self.edited != 1)} as edited since")
         if self.dropped:
             parts.append(f"recap keeps {self.recap_prompts} prompt{'s' * (self.recap_prompts != 1)} "
                          f"and {self.recap_files} file{'s' * (self.recap_files != 1)}")

@@ -178,7 +178,7 @@ class CompactState:
                 content = blocks(history[i])
                 j = decision.block_index
                 if not 0 <= j < len(content) or not _decides(history[i], content[j], decision.block_type):
-                    return f"block {j} of message {i} is not a {_WORDS[decision.block_type]}"
+                    return f"block {j} of message {i} is not a {_words(decision.block_type)}"
         if not 0 <= self.read_upto <= n:
             return f"the read-up-to mark {self.read_upto} is outside the history"
         if not 0 <= self.drop_from <= n or not 0 <= self.drop_until <= n:
@@ -263,18 +263,27 @@ def _decisions(data: Mapping[str, Any], history: Sequence[Message], n: int, fact
     return {i: tuple(per[key] for key in sorted(per)) for i, per in found.items()}
 
 
-_WORDS = {"tool_result": "tool result", "text": "prompt's text"}
+_WORDS = {"tool_result": "tool result", "text": "prompt's text", "tool_use": "tool call"}
 
 
-def _decides(message: Message, block: Block, block_type: str) -> bool:
-    """Whether a decision about `block_type` blocks may name `block` (a clip: a user's text block only)."""
-    return block.get("type") == block_type and (block_type != "text" or message.get("role") == "user")
+def _decides(message: Message, block: Block, block_type: str | tuple[str, ...]) -> bool:
+    """Whether a decision about `block_type` blocks (one type, or several: `Edited`) may name `block` (a
+    clip: a user's text block only)."""
+    types = (block_type,) if isinstance(block_type, str) else block_type
+    kind = block.get("type")
+    return kind in types and (kind != "text" or message.get("role") == "user")
 
 
-def _result_block(history: Sequence[Message], i: int, j: object, block_type: str = "tool_result") -> Block:
+def _words(block_type: str | tuple[str, ...]) -> str:
+    types = (block_type,) if isinstance(block_type, str) else block_type
+    return " or ".join(_WORDS.get(t, t) for t in types)
+
+
+def _result_block(history: Sequence[Message], i: int, j: object,
+                  block_type: str | tuple[str, ...] = "tool_result") -> Block:
     """Block j of message i, which a saved cut, mask or clip names: it must be the kind of block it decides
     about (a tool_result; a user's text block for a clip)."""
     content = blocks(history[i])
     if not isinstance(j, int) or not 0 <= j < len(content) or not _decides(history[i], content[j], block_type):
-        raise ValueError(f"block {j!r} of message {i} is not a {_WORDS.get(block_type, block_type)}")
+        raise ValueError(f"block {j!r} of message {i} is not a {_words(block_type)}")
     return content[j]

@@ -14,6 +14,7 @@ from tui_agent.core.compaction.facts import WRITERS, Facts, last_assistant_befor
 from tui_agent.core import tokens as tk
 from tui_agent.core.compaction.clip import clip_prompts
 from tui_agent.core.compaction.decisions import BlockDecision, Mask, merged
+from tui_agent.core.compaction.island_edits import edited_islands
 from tui_agent.core.compaction.keep_for_use import choose_kept, choose_own_words, choose_recurring
 from tui_agent.core.compaction.mask import placeholder_text
 from tui_agent.core.compaction.layout import Layout
@@ -118,6 +119,8 @@ def event(w: Work, history: Sequence[Message], policy: CompactPolicy, newest: in
         if until > max(w.state.drop_until, w.state.drop_from) and drop.worth_dropping(
                 drop.drop_gain(w.state, view, until), w.tokens):
             w.state = drop.set_drop(w.state, view, until, why)
+            if policy.islands_show_edits:
+                w.state = edited_islands(w.state, w.facts, history, call)
             kinds.append("drop")
             did("mask", cleared)
         elif cleared is not None:  # no drop: the own-words islands' results go out as they were

@@ -19,6 +19,7 @@ from tui_agent.core.compaction.drop import RECAP_GUESS_TOKENS, head_size, island
 from tui_agent.core.compaction.decisions import BlockDecision, Cut, Mask, merged
 from tui_agent.core.compaction.estimator import RequestEstimator
 from tui_agent.core.compaction.facts import Facts, exchange
+from tui_agent.core.compaction.island_edits import edited_islands
 from tui_agent.core.compaction.layout import Layout
 from tui_agent.core.compaction.mask import placeholder_text
 from tui_agent.core.compaction.policy import CompactPolicy
@@ -55,6 +56,8 @@ def apply_user_changes(state: CompactState, view: RequestView) -> CompactState:
                     skip=effective_skip(history, excludes, newest), dirty=False)
     if state.dropping:
         state = state.evolve(kept_in_drop=islands(state, facts, history, state.drop_until), recap_call=call)
+        if view.policy.islands_show_edits:  # a pinned Edit is sent now: the islands show no more than before it
+            state = edited_islands(state, facts, history, call)
     return state
 
 

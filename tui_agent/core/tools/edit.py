@@ -192,6 +192,18 @@ def plan_edit(tool_input: dict[str, Any], ctx: ToolContext, check_read: bool, cu
     return EditPlan(path, shown, text, new_text, count, first_line, new_lines, prefix)
 
 
+def replaced(text: str, old: object, new: object, replace_all: bool = False) -> str | None:
+    """`text` after the edit old → new as this tool would make it, or None when the tool would refuse it
+    (not found, found more than once without `replace_all`, empty or unchanged). Compaction replays a
+    dropped Edit on the Write it follows with this, so the shown file is the one the tool made."""
+    if not isinstance(old, str) or not isinstance(new, str) or not old or old == new:
+        return None
+    try:
+        return _replace_keeping_endings(text, old, new, bool(replace_all), "")[0]
+    except ToolError:
+        return None
+
+
 def _replace_keeping_endings(text: str, old: str, new: str, replace_all: bool, shown: str) -> tuple[str, int, int]:
     """Replace in `text`, matching a CRLF file on its LF view and writing CRLF back.
 

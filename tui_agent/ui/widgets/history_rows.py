@@ -38,14 +38,14 @@ MARKS = {
     "kept": ("▌", "bar"),
     "cut": ("✂", "truncated"),
     "masked": ("▒", "masked"),
+    "edited": ("✎", "truncated"),
     "dropped": ("·", ""),
     "summarised": ("Σ", "summarised"),
     "pinned": ("●", "pinned"),
-    "excluded": ("⊘", "excluded"),
-    "new": (" ", ""),
+    "excluded": ("⊘", "excluded"), "new": (" ", ""),
 }
 ALT_ACTIONS = {"alt+p": "pin", "alt+x": "exclude", "alt+e": "expand", "alt+v": "events"}
-SENT_KINDS = frozenset({"kept", "cut", "masked", "pinned"})
+SENT_KINDS = frozenset({"kept", "cut", "masked", "edited", "pinned"})
 NOT_SENT_KINDS = frozenset({"dropped", "summarised", "excluded"})
 EXTRA = {"masked": (" ▒ placeholder", "masked"), "pinned": (" ● pinned", "pinned"),
          "excluded": (" ⊘ excluded", "excluded"), "summarised": (" Σ in summary", "summarised")}

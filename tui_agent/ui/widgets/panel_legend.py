@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from textual.content import Content
 
-MARKS = Content.assemble(
+MARKS = Content.assemble(  # two lines of at most 49 cells (the panel's narrowest): how a sent row looks, then the rest
     ("▌", "$budget-bar"), "sent ", ("◆", "$budget-protected"), "newest ", ("✂", "bold $budget-truncated"), "cut ",
-    ("▒", "bold $text-warning"), "masked ", ("·dropped", "italic $budget-dropped"), " ",
-    ("Σ", "bold $text-secondary"), "summary", "\n",
-    ("●", "bold $text-success"), "pinned ", ("⊘", "bold $text-error"), "excluded ", ("≡", "bold $text-primary"),
-    "recap ", ("┃", "bold $text-accent"), "cached ", ("≈", "bold"), "estimate",
+    ("▒", "bold $text-warning"), "masked ", ("✎", "bold $budget-truncated"), "edited ", ("≡", "bold $text-primary"),
+    "recap ", ("┃", "bold $text-accent"), "cached", "\n",
+    ("·dropped", "italic $budget-dropped"), " ", ("Σ", "bold $text-secondary"), "summary ",
+    ("●", "bold $text-success"), "pinned ", ("⊘", "bold $text-error"), "excluded ", ("≈", "bold"), "estimate",
 )
 KEYS = Content.assemble(
     ("F4", "bold"), " steer: ", ("p", "bold"), " pin · ", ("x", "bold"), " exclude · ", ("e", "bold"), " expand · ",
