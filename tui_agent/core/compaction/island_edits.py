@@ -10,7 +10,7 @@ it: the model would see an edit whose old_string is gone. A failed Edit (an erro
 is passed over; a Write superseded by a later Write is left as it is (that Write is what is current). The
 Write's result carries a one-line note saying so (`decisions.Edited`). Outbound only: the history is never
 changed; decided at the event and frozen until the next one (the journal keeps the Edit ids: a resumed
-session replays the same). `CompactPolicy.islands_show_edits` turns it on (off by default: it costs a little).
+session replays the same). `CompactPolicy.islands_show_edits` (on by default; off: what the history holds, as before).
 """
 
 from __future__ import annotations

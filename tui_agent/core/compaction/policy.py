@@ -95,10 +95,11 @@ class CompactPolicy:
     # A kept Write island is shown as the file stood after its later Edits that left the request
     # (`compaction.island_edits`): without it 28 % of the Write islands sent on the 17 shared and held-out
     # sessions showed a version of the file that no longer existed (3.7 % with it: `bench/stale_islands.py`).
-    # Off: the edited islands are larger, so v2 cost 0.6172 -> 0.6188 of append-only at 0.05 + TTL for
-    # coverage 0.9716 -> 0.9719 (both windows alike), and held out (`bench/held_out.py --set
-    # islands_show_edits=true`) cost 0.616 -> 0.617, coverage 0.963 -> 0.962: a small regression of both.
-    islands_show_edits: bool = False
+    # On: a stale file misleads the agent (its next Edit's old_string is gone), which no coverage figure
+    # sees; the price is small: the edited islands are larger, so v2 cost 0.6172 -> 0.6188 of append-only at
+    # 0.05 + TTL for coverage 0.9716 -> 0.9719 (both windows alike), held out (`bench/held_out.py --set
+    # islands_show_edits=false`) cost 0.617 against 0.616 without, coverage 0.962 against 0.963.
+    islands_show_edits: bool = True
     # Beside the writes, the exchanges holding the most identifiers that recur in the session and that the
     # kept tail lacks, within this share of the low mark (`keep_for_use.choose_recurring`). With the low mark
     # of compaction 4 the tail an event keeps is short, and what recurs is what it lacks: 0.2 (0.1: coverage
