@@ -160,3 +160,20 @@ def test_events_end_at_or_under_the_mark_unless_one_round_alone_is_over_it():
             history.append(_answer("done"))
     assert events > 100, "the budgets were meant to make events"
     assert ended_above == [], ended_above[:3]
+
+
+def test_the_first_prompt_stays_as_the_head_when_the_base_nearly_fills_the_low_mark():
+    """The demo on this repository lost its head at every drop once AGENTS.md grew: the base (system prompt,
+    tools, project context) came within 4 tokens of the low mark, so the head's share of what the low mark
+    leaves after the base was nothing. The task as first stated stays whenever it fits `keep_head`."""
+    history, prompt = tour_history(turn_chars=3_000)
+    history += [_answer("the biggest are …"), user_text("and the smallest?")]
+    history += _round(20, "Read", {"file_path": "small.py"}, "1\tx = 1\n" * 3_000)
+    policy = CompactPolicy(context_window=24_000, max_output_tokens=4_096, low_water=0.4, keep_head=0.06,
+                           enabled=True, high_water=0.65, mask=False)
+    low = policy.low_tokens
+    result = Compactor(policy, baseline_tokens=low - 4).compact(history)
+    plan = result.plan
+    assert plan.event is not None and "drop" in plan.event.kinds, plan.event
+    assert plan.drop_from >= 1 and plan.is_sent(0), (plan.drop_from, plan.drop_until)
+    assert result.messages[0] == history[0] and not protocol_errors(result.messages)

@@ -33,6 +33,10 @@ def choose_head(state: CompactState, view: RequestView, target: int) -> int:
     into the newest round."""
     history, policy, layout, tokens, newest = view.history, view.policy, view.layout, view.tokens, view.newest
     budget = min(float(policy.head_tokens), HEAD_SHARE * (target - tokens.baseline))
+    # The task as first stated stays whatever the base takes of the low mark (a long AGENTS.md, many tools):
+    # the first message, when it fits `keep_head` (the head was lost whole once the base neared the mark).
+    first = tokens.size(layout.units[layout.pos[0]]) if 0 in layout.pos else 0.0
+    budget = max(budget, min(first, float(policy.head_tokens)))
     if budget <= 0:
         return 0
     total = 0.0
