@@ -60,3 +60,22 @@ async def test_tab_to_a_card_and_back_still_follows_the_next_prompt(tmp_path) ->
         assert chat.scroll_y < chat.max_scroll_y
         await send(pilot, "explain the models")
         assert chat.scroll_y == chat.max_scroll_y
+
+
+async def test_content_that_overflows_after_the_last_check_is_followed(tmp_path) -> None:
+    """CI under load: the last output's check ran before the reply had laid out (the chat still fit), no
+    output came after, and the chat stayed at its top while the answer went on below. Here the chat grows
+    with no output check at all (a widget mounted directly): the overflow alone starts the following."""
+    from textual.widgets import Static
+
+    from tui_agent.ui.widgets.chat_pane import ChatPane
+
+    app = make_app(demo_session(make_repo(tmp_path)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.screen.query_one(ChatPane)
+        await pilot.pause()
+        assert chat.max_scroll_y == 0 and not chat._anchored, "the welcome alone fits"
+        await chat.mount(Static("\n".join(f"line {i}" for i in range(80))), before=chat.hint)  # no _new_output
+        await wait_for(pilot, lambda: chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y,
+                       "the end of the overflowing chat")
+        assert chat._anchored

@@ -128,6 +128,13 @@ class ChatPane(VerticalScroll):
         if self._anchor_released and self.scroll_y < self.max_scroll_y:
             self.hint.add_class("-visible")
 
+    def watch_virtual_size(self) -> None:
+        """The content grew after the last output's check had found it fitting (a reply lays out after the
+        refresh that checked, under load): the first overflow starts following here too. Without it the
+        chat stayed at its top while the answer went on below (seen in CI under load)."""
+        if not self._anchored and self.max_scroll_y > 0:
+            self._new_output()
+
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         if new >= self.max_scroll_y:
