@@ -75,6 +75,23 @@ def _reading(tmp_path, clock: MovingClock, caching: bool = True) -> FakeAnthropi
     return FakeAnthropic(model=reader_model(names), clock=clock, caching=caching)
 
 
+def _journaled_reading(tmp_path) -> tuple[MovingClock, FakeAnthropic, dict[str, str]]:
+    """The moving clock, a reading fake and the data dir a journaled session writes to."""
+    clock = MovingClock()
+    return clock, _reading(tmp_path, clock), {"TUI_AGENT_DATA_DIR": str(tmp_path / "data")}
+
+
+async def _compacting_old(fake: FakeAnthropic, tmp_path, clock: MovingClock, environ: dict[str, str]):
+    """A journaled session under `--idle compact` that has read the modules (the process that will quit)."""
+    from tui_agent.core.journal.writer import start_journal
+
+    old = _session(fake, tmp_path, clock)
+    start_journal(old, environ=environ)
+    _, moves, seen = _idle(old, "compact", clock)
+    await run(old, "Read the modules.")
+    return old, moves, seen
+
+
 async def test_cold_never_pings_and_says_so(tmp_path):
     clock = MovingClock()
     fake = _reading(tmp_path, clock)
@@ -218,16 +235,11 @@ async def test_the_choice_is_journaled_and_a_resumed_session_sends_what_the_old_
     process resuming it sends the same request byte for byte, and its meter says the last choice."""
     from tui_agent.core.journal.reader import read_journal
     from tui_agent.core.journal.resume import resume_journaled
-    from tui_agent.core.journal.writer import journal_of, start_journal
+    from tui_agent.core.journal.writer import journal_of
 
-    clock = MovingClock()
-    fake = _reading(tmp_path, clock)
-    environ = {"TUI_AGENT_DATA_DIR": str(tmp_path / "data")}
+    clock, fake, environ = _journaled_reading(tmp_path)
     with fake:
-        old = _session(fake, tmp_path, clock)
-        start_journal(old, environ=environ)
-        _, moves, seen = _idle(old, "compact", clock)
-        await run(old, "Read the modules.")
+        old, moves, seen = await _compacting_old(fake, tmp_path, clock, environ)
         moves.release(2)
         await wait_until(lambda: len([c for c in _of(seen, ev.IdleChosen) if not c.ahead]) == 2, what="two choices")
         journal_of(old).close()
@@ -293,16 +305,11 @@ async def test_a_process_that_quits_after_an_idle_event_resumes_with_its_words(t
     call's record named none. Now the resumed ledger lists it (counted once) and that call's record names it."""
     from tui_agent.core.journal.reader import read_journal
     from tui_agent.core.journal.resume import resume_journaled
-    from tui_agent.core.journal.writer import journal_of, start_journal
+    from tui_agent.core.journal.writer import journal_of
 
-    clock = MovingClock()
-    fake = _reading(tmp_path, clock)
-    environ = {"TUI_AGENT_DATA_DIR": str(tmp_path / "data")}
+    clock, fake, environ = _journaled_reading(tmp_path)
     with fake:
-        old = _session(fake, tmp_path, clock)
-        start_journal(old, environ=environ)
-        _, moves, seen = _idle(old, "compact", clock)
-        await run(old, "Read the modules.")
+        old, moves, seen = await _compacting_old(fake, tmp_path, clock, environ)
         moves.release()
         await wait_until(lambda: _of(seen, ev.CacheKeptWarm), what="the idle event's write")
         journal_of(old).close()
