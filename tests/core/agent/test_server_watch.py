@@ -65,11 +65,8 @@ def test_the_estimate_is_not_calibrated_on_a_request_the_server_shrank():
             self.seen: list[int] = []
             self.kept: list[int] = []  # what the server kept of a request it edited or compacted
 
-        def observe_usage(self, total: int) -> None:
-            self.seen.append(total)
-
-        def observe_server(self, total: int) -> None:
-            self.kept.append(total)
+        def observe_usage(self, total: int, server_edited: bool = False) -> None:
+            (self.kept if server_edited else self.seen).append(total)
 
     state = SimpleNamespace(calls=1, warm_since=None, sent_at=None, clock=time.monotonic, cache=CacheTrack())
     learner = Learner()

@@ -116,8 +116,8 @@ def after_answer(done: "StreamDone", usage: "UsageInfo | None", plan: "CompactPl
 def answered(done: "StreamDone", plan: "CompactPlan | None", compactor: "CompactorProtocol", provider: "Provider",
              state: Counters, history_index: int) -> list[ev.EngineEvent]:
     """Everything the loop says after an answer was appended: its usage (or a notice that it is unreadable;
-    the compactor learns the real size, unless the server edited or compacted what it read: then real and
-    estimate are of different requests, and it learns what the server kept instead; the cache clock restarts
+    the compactor learns the real size, and whether the server edited or compacted what it read: then real
+    and estimate are of different requests, which each strategy reads its own way; the cache clock restarts
     from when the call was sent), then `after_answer`'s events."""
     usage, unreadable = checked_usage(done.usage) if done.usage is not None else (None, None)
     told: list[ev.EngineEvent] = [ev.Notice(unreadable, "warning")] if unreadable else []
@@ -127,10 +127,7 @@ def answered(done: "StreamDone", plan: "CompactPlan | None", compactor: "Compact
     if usage is not None:
         u = usage
         total = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
-        if state.cache.edited:  # the server read less than we sent: what it kept, not a ratio
-            compactor.observe_server(total)
-        else:
-            compactor.observe_usage(total)
+        compactor.observe_usage(total, server_edited=state.cache.edited)  # edited: it read less than we sent
         state.warm_since = sent
         told.append(usage_event(state.calls, u))
     return told + later

@@ -93,12 +93,18 @@ class Compactor:
     def retarget(self, context_window: int, max_output_tokens: int, cache_read: float, cache_write: float) -> None:
         self.policy = self.policy.for_model(context_window, max_output_tokens, cache_read, cache_write)
 
-    def observe_usage(self, input_tokens_total: int) -> None:
-        """The real input size (input + cache write + cache read) of the request `compact` returned last."""
-        self.tokens.observe(input_tokens_total)
+    def observe_usage(self, input_tokens_total: int, server_edited: bool = False) -> None:
+        """The real input size (input + cache write + cache read) of the request `compact` returned last. A
+        size the server edited is of another request than our estimate's: it calibrates nothing, and goes to
+        `observe_server` instead."""
+        if server_edited:
+            self.observe_server(input_tokens_total)
+        else:
+            self.tokens.observe(input_tokens_total)
 
     def observe_server(self, input_tokens_total: int) -> None:
-        """Our own strategies send what the API reads: a server that edited it is no strategy of ours."""
+        """What this strategy learns from the server's count of a request the server edited on its own. v2
+        sends what the API reads: nothing; the server strategies (`strategies/server.py`) make it their meter."""
 
     # -- user actions (outbound only; they apply at the next call) --------------------------------
     def pin(self, index: int, on: bool = True) -> None:

@@ -42,12 +42,12 @@ class CompactorProtocol(Protocol):
     def preview(self, history: Sequence[Message], call: int | None = None) -> CompactResult:
         """What `compact(history, call)` would send, keeping no decision (the panel's next call)."""
 
-    def observe_usage(self, input_tokens_total: int) -> None:
-        """The real input size (input + cache write + cache read) of the request `compact` returned last."""
-
-    def observe_server(self, input_tokens_total: int) -> None:
-        """The real input size of the request `compact` returned last, after the server managed it on its own
-        (cleared tool results, read from its compaction block on): what the server keeps, not a ratio."""
+    def observe_usage(self, input_tokens_total: int, server_edited: bool = False) -> None:
+        """The real input size (input + cache write + cache read) of the request `compact` returned last.
+        `server_edited`: the server managed that request on its own (cleared tool results, read from its
+        compaction block on), so the size is of what the server kept, not of what was sent. One method for
+        the one fact a call tells its strategy: each strategy knows what its own estimate was of, so it, not
+        the engine, decides whether an edited size calibrates it (ours: no) or is its meter (server-clear)."""
 
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
         """The API said "prompt is too long": learn the real size and compact harder at the next call."""

@@ -98,12 +98,11 @@ class SeedCompactor:
         )
         return CompactResult(result.messages, plan)
 
-    def observe_usage(self, input_tokens_total: int) -> None:
-        if input_tokens_total > 0 and self._last_estimate > 0:
+    def observe_usage(self, input_tokens_total: int, server_edited: bool = False) -> None:
+        """Calibrates on the real size; v1 and seed send what the API reads: nothing to learn of a server's
+        own edits."""
+        if not server_edited and input_tokens_total > 0 and self._last_estimate > 0:
             self.calibration = min(max(input_tokens_total / self._last_estimate, 0.5), 3.0)
-
-    def observe_server(self, input_tokens_total: int) -> None:
-        """v1 and seed send what the API reads: nothing to learn of a server's own edits."""
 
     def too_long(self, history: Sequence[Message], real_tokens: int | None, limit: int | None) -> None:
         """From now on compact to half the window (v1's answer to "prompt is too long")."""
