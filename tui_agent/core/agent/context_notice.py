@@ -10,7 +10,6 @@ after placing its breakpoints: `ModelRequest.sent_messages`).
 from __future__ import annotations
 
 from tui_agent.core.compaction.plan import CompactPlan, fmt_tokens
-from tui_agent.core.agent.context_report import not_sent_whole, tokens_left
 
 NOTICE_MARK = "[tui-agent: context]"
 # Told when less than this share of the request's budget (window less the reply's reserve) is left.
@@ -21,12 +20,12 @@ def context_notice(plan: CompactPlan) -> str:
     """The notice for the request `plan` describes, or "" when there is nothing worth saying."""
     if plan.budget_tokens <= 0:
         return ""
-    left = tokens_left(plan)
+    left = plan.tokens_left
     short = left < plan.budget_tokens * NOTICE_LEFT_SHARE
     event = plan.event is not None and plan.event.major
     if not short and not event:
         return ""
-    missing = len(not_sent_whole(plan))
+    missing = len(plan.not_sent_whole())
     line = f"{NOTICE_MARK} ≈{fmt_tokens(left)} tokens left of {fmt_tokens(plan.budget_tokens)}"
     if missing:
         line += (f"; {missing} earlier message{'s are' if missing != 1 else ' is'} not sent whole "

@@ -96,23 +96,11 @@ def describe(history: Sequence[Message], index: int) -> str:
     return f'user prompt: "{_short(text)}"'
 
 
-def not_sent_whole(plan: CompactPlan) -> list[tuple[int, str]]:
-    """(index, kind) of every history message the request did not send as it is, in order."""
-    out = [(i, plan.op(i).kind) for i in plan.left_out()]
-    out += [(i, plan.op(i).kind) for i, per in plan.blocks.items() if per and i < plan.history_len and plan.is_sent(i)]
-    return sorted(set(out))
-
-
-def tokens_left(plan: CompactPlan) -> int:
-    """Tokens the request's budget (the window less the reply's reserve) had left after this request."""
-    return max(plan.budget_tokens - plan.estimated_tokens, 0)
-
-
 def recall_cap(plan: CompactPlan | None) -> int:
     """The most characters one recall returns now (RECALL_MAX_CHARS, less when the request is nearly full)."""
     if plan is None:
         return RECALL_MAX_CHARS
-    share = int(tokens_left(plan) * CHARS_PER_TOKEN * RECALL_SHARE_OF_LEFT)
+    share = int(plan.tokens_left * CHARS_PER_TOKEN * RECALL_SHARE_OF_LEFT)
     return max(RECALL_MIN_CHARS, min(RECALL_MAX_CHARS, share))
 
 
@@ -121,7 +109,7 @@ def status_text(view: ContextView) -> str:
     plan = view.plan
     if plan is None:
         return "No model call has been planned yet: your context is the whole conversation."
-    left = tokens_left(plan)
+    left = plan.tokens_left
     room = plan.budget_room or plan.budget_tokens  # the meter's one denominator (`CallFigures.room`), named
     named = "budget" if plan.budget_room else "window less the answer's reserve"
     lines = [f"Context of call {plan.call}: ≈{fmt_tokens(plan.estimated_tokens)} tokens, "
@@ -131,7 +119,7 @@ def status_text(view: ContextView) -> str:
              f"{'' if plan.enabled else ' off'}).",
              f"Above ≈{fmt_tokens(plan.high_tokens)} older messages leave the request; "
              f"the history keeps all of them."]
-    missing = not_sent_whole(plan)
+    missing = plan.not_sent_whole()
     if not missing:
         lines.append("Nothing was dropped, cut or masked: every message is sent whole.")
         return "\n".join(lines)
@@ -181,7 +169,7 @@ def _matches(history: Sequence[Message], plan: CompactPlan, search: str) -> list
     (a path finds its reads; a masked result whose call is still sent too), then every other mention, each
     group in history order (an older mention never crowds a read out of the cap)."""
     wanted = search.casefold()
-    recallable = {i for i, kind in not_sent_whole(plan) if kind in RECALLABLE}
+    recallable = {i for i, kind in plan.not_sent_whole() if kind in RECALLABLE}
     direct: set[int] = set()
     other: set[int] = set()
     for i in sorted(recallable):

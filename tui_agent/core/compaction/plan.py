@@ -243,6 +243,19 @@ class CompactPlan:
         out = [i for i in range(self.drop_from, self.drop_until) if i not in self.kept_in_drop]
         return tuple(sorted(set(out) | {i for i in self.excluded if i < self.history_len}))
 
+    def not_sent_whole(self) -> list[tuple[int, str]]:
+        """(index, kind) of every history message this request did not send as it is, in order: left out, or
+        sent with blocks cut or masked. It reads the plan alone, so it lives here beside `left_out` and `op`:
+        the context notice counts it and the Context tool lists and recalls from it."""
+        out = [(i, self.op(i).kind) for i in self.left_out()]
+        out += [(i, self.op(i).kind) for i, per in self.blocks.items() if per and i < self.history_len and self.is_sent(i)]
+        return sorted(set(out))
+
+    @property
+    def tokens_left(self) -> int:
+        """Tokens the request's budget (the window less the reply's reserve) had left after this request."""
+        return max(self.budget_tokens - self.estimated_tokens, 0)
+
     def trace_fields(self) -> dict[str, int]:
         """The `compact.run` trace fields, in the seed's exact key order."""
         return {
