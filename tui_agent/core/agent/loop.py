@@ -249,6 +249,10 @@ async def _take_answer(done: StreamDone, history: list[Message], config: LoopCon
     pending.clear()
     pending.watch(history)
     pending.uses = uses  # before any yield: a close at the next yield answers them
+    # A reply cut off by the output limit may end in a tool call whose input was never finished (half-parsed
+    # JSON: a timeout of 120000 read as 12): it is answered, never run. Read here, from the answer in hand.
+    if done.stop_reason == "max_tokens" and uses and blocks(message)[-1].get("type") == "tool_use":
+        pending.cut_off = {uses[-1]["id"]}
     if uses:
         trace.trace("api.assistant", kind="tool_use", tool_uses=len(uses))
     else:
@@ -271,12 +275,7 @@ async def _answer_tools(done: StreamDone, history: list[Message], config: LoopCo
         trace.trace("query.turn_end", reason=ended.reason, turn=turn.calls)
         yield ended
         return
-    # A reply cut off by the output limit may end in a tool call whose input was never finished
-    # (half-parsed JSON: a timeout of 120000 read as 12). It is answered, never run.
-    cut_off = set()
-    if done.stop_reason == "max_tokens" and blocks(history[-1])[-1].get("type") == "tool_use":
-        cut_off.add(uses[-1]["id"])
-    async for event in run_tools(uses, config, ctx, pending.finished, cut_off):
+    async for event in run_tools(uses, config, ctx, pending.finished, pending.cut_off):
         yield event
     finished = pending.finished
     denied = any(outcome.denied for outcome in finished.values())

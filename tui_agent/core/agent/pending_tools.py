@@ -32,6 +32,7 @@ class PendingTools:
     partial: list[str] = field(default_factory=list)
     uses: list[dict[str, Any]] = field(default_factory=list)
     finished: dict[str, ToolOutcome] = field(default_factory=dict)
+    cut_off: set[str] = field(default_factory=set)  # the use the output limit cut off: answered, never run
     anchor: Message | None = None
     anchor_len: int = 0
 
@@ -43,6 +44,7 @@ class PendingTools:
         self.partial = []
         self.uses = []
         self.finished = {}
+        self.cut_off = set()
 
     def repair(self, history: list[Message], reason: str, partial_text: str | None = None) -> bool:
         """Record what is pending (once); False when there was nothing to do or history moved on."""
