@@ -212,13 +212,13 @@ def test_the_cli_names_no_subcommand_by_hand() -> None:
 # The faces that map engine events (ACP, OpenTelemetry's spans and metrics, `-p`) read them through
 # core/agent/event_wire.read: a kind is a row of event_wire.EVENTS, and a face names kinds by the wire's names
 # (its `BY_KIND` table's keys, or a `….kind == "Name"` test), never by the event classes themselves.
-EVENT_MODULES = ("tui_agent.core.events", "tui_agent.core.server_events", "tui_agent.core.warm_events")
+EVENT_MODULES = ("tui_agent.core.events", "tui_agent.core.events.server", "tui_agent.core.events.warm")
 WIRE_FACES = ("faces/acp/updates.py", "faces/acp/agent.py", "faces/acp/turn_end.py", "faces/acp/compaction_approval.py",
               "faces/headless.py", "core/agent/telemetry.py", "core/agent/metrics.py")
 
 
 def engine_event_classes() -> dict[str, type]:
-    """Every event class the engine defines (a dataclass of core/events.py, server_events.py or warm_events.py), less the
+    """Every event class the engine defines (a dataclass of core/events/: __init__.py, server.py or warm.py), less the
     values an event only carries in a field (a `BaseBreakdown` is a `NextRequestChanged`'s `base`)."""
     import importlib
 

@@ -24,7 +24,7 @@ FLOORS = ["root", *CORE_FLOORS, "compact", "report", "proxy", "web", "ui", "face
 # and the ACP session's state to faces/acp/acp_session.py; the TUI's app importing the crash report from the
 # faces ended when faces/crash*.py moved to the core, and events.py's import of CompactPlan (only its
 # annotations named it) went under TYPE_CHECKING, and the next call's plan an event carries became a Protocol
-# on the ground floor (events.RequestPlan, which agent/call.CallPlan satisfies). Left, type-only: core/events.py
+# on the ground floor (events.RequestPlan, which agent/call.CallPlan satisfies). Left, type-only: core/events/__init__.py
 # naming the compaction plan its events carry (the core's own test counts it too). They may only shrink.
 BACK_UP_AT_RUN_TIME = 0
 BACK_UP_WITH_TYPE_ONLY = 1

@@ -3,8 +3,8 @@
 Every face of the engine (the Textual app, the headless `-p` printer, the tests) consumes this one stream
 with `match`/`case`. Nothing here knows about screens or terminals. A permission request carries an
 `asyncio.Future` that the face resolves, so the engine can wait without knowing who answers. Two groups
-live in their own modules and are re-exported here, so every face still reads one `events`: what the
-server did on its own and why the cache missed (`server_events.py`), and keep-warm (`warm_events.py`).
+live in their own modules of this wing and are re-exported here, so every face still reads one `events`:
+what the server did on its own and why the cache missed (`server.py`), and keep-warm (`warm.py`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
 from tui_agent.core.messages import Message
-from tui_agent.core.server_events import MISS_WORDS, CacheMissed, CacheMissSource, ServerEdited  # noqa: F401 - re-exported
-from tui_agent.core.warm_events import CacheKeptWarm, IdleChosen, KeepWarmArmed, KeepWarmStopped  # noqa: F401 - re-exported
+from tui_agent.core.events.server import MISS_WORDS, CacheMissed, CacheMissSource, ServerEdited  # noqa: F401 - re-exported
+from tui_agent.core.events.warm import CacheKeptWarm, IdleChosen, KeepWarmArmed, KeepWarmStopped  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:  # the compaction plans an event carries, named only: the ground floor imports no wing at run time
     from tui_agent.core.compaction import CompactPlan, CompactResult

@@ -1,5 +1,5 @@
 """The keep-warm events (`core/agent/keep_warm.py`): armed, each ping, stopped, and the idle policy's choice
-(`core/agent/idle_policy.py`). Re-exported by `events`.
+(`core/agent/idle_policy.py`). Re-exported by `core/events`.
 
 A ping is real money (the ledger and the journal price it like a call) but no call of the conversation;
 warming that stops on its own is said once, quietly, with its reason. The fields only grow (the journal's

@@ -1,5 +1,5 @@
 """What the server did on its own and why the cache missed: `ServerEdited` and `CacheMissed`, with their
-words. Re-exported by `events`.
+words. Re-exported by `core/events`.
 
 Its own group because these are not steps of our loop but readings of the API's answer (its
 `context_management` report, its cache diagnosis, or our own diagnosis of a short cache read,
