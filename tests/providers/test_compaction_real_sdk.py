@@ -75,10 +75,11 @@ async def test_between_events_the_cache_serves_the_request(tmp_path):
     assert written < 1.6 * new_content, "v2 writes little more than the new content itself"
     # issue 17 replaced "v2 also sends fewer prompt tokens than v1" (cut on read always): under the high
     # mark v2 keeps what the agent may need, so it may send a little more, but v1 rewrites far more and
-    # so costs more at the cache prices (read 0.1, write 1.25)
+    # so costs more at the cache prices (read 0.1, write 1.25); since an event aims at the low mark measured
+    # above the base (ADR 0014) it keeps more and sends ≈15 % more here, for a quarter of v1's cost
     assert written < 0.9 * written_v1
     cost, cost_v1 = (0.1 * (p - w) + 1.25 * w for p, w in ((prompt, written), (prompt_v1, written_v1)))
-    assert cost < 0.5 * cost_v1 and prompt < 1.1 * prompt_v1
+    assert cost < 0.5 * cost_v1 and prompt < 1.2 * prompt_v1
     reported = [e for e in events if isinstance(e, ev.CompactionReported)]
     # sticky: a call without an event repeats the previous request's messages byte for byte
     for before, after in zip(reported, reported[1:]):

@@ -43,10 +43,11 @@ def prefix(body) -> list[str]:
 
 
 async def test_a_recall_and_the_notice_leave_the_cached_prefix_as_it_was(tmp_path):
-    # under the cut size: only events change a prefix; 22 reads put the recall's request between two events
+    # under the cut size: only events change a prefix; 21 reads put the recall's request between two events
     # (with 24, issue 17's masks, an event every 6 reads, and the wire client's bodies as the fake counts them,
-    # the recall's own request was an event: its prefix changed for the high mark, not for the recall)
-    names = make_files(tmp_path, 22, 3_000)
+    # the recall's own request was an event: its prefix changed for the high mark, not for the recall; with 22
+    # and the low mark above the base, ADR 0014, the request after a notice was the next event)
+    names = make_files(tmp_path, 21, 3_000)
     fake = FakeAnthropic(model=reader_then_recall(names, names[1]))
     with fake:
         session = session_on(fake, tmp_path, 30_000, 40,

@@ -107,7 +107,8 @@ async def test_every_operation_has_its_mark_and_the_sent_column_sums_to_the_mete
         assert figures.cached + figures.new == figures.total and figures.cached > 0
         assert f"cached ≈{figures.cached / 1000:.1f}k" in text and "new ≈" in text
         policy = session.compactor.policy
-        assert f"compacts at {policy.high_tokens / 1000:.1f}k → {policy.low_tokens / 1000:.1f}k" in text
+        low = policy.low_mark(plan.baseline_tokens)  # measured above the base (ADR 0014)
+        assert f"compacts at {policy.high_tokens / 1000:.1f}k → {low / 1000:.1f}k" in text
         assert "new-token equivalents" in text and "cache-units" not in text
         assert "base ≈" in text and "built-in tools" in text and "MCP tools 0" in text and "project context" in text
         assert str(panel.query_one("#budget-spark").render()).startswith(f"calls {session.state.calls} ")

@@ -125,7 +125,8 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
                         help="compact when a request would exceed MARK: a fraction of the working budget "
                         f"(--budget; 0 < MARK <= 1), or whole tokens (>= 1000); default {d.high}")
     parser.add_argument("--compact-low", default=default, metavar="MARK",
-                        help=f"compact down to MARK (a fraction or whole tokens, below --compact-high; default {d.low}, "
+                        help=f"compact down to MARK: a fraction of what the working budget leaves above the base (system "
+                        f"prompt and tools), or whole tokens; below --compact-high; default {d.low}, "
                         f"{d.demo_low} for the demo model)")
     parser.add_argument("--budget", default=default, metavar="TOKENS",
                         help="the working budget in tokens (e.g. 150000 or 150k) that the compaction marks are "

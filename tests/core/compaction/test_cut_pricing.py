@@ -117,7 +117,9 @@ def test_a_live_session_prices_its_cuts_at_its_models_cache_prices(tmp_path, mon
     monkeypatch.setattr(factory, "for_provider", lambda provider: CachePrice(read=0.05, write=2.0, ttl_seconds=3600))
     session, _ = factory.build_session(tmp_path, model="demo", headless=True)
     assert (session.compact_policy.cache_read, session.compact_policy.cache_write) == (0.05, 2.0)
-    assert session.compact_policy.low_water == 0.4  # the demo's own marks stay
+    from tui_agent.core.providers.demo import demo_policy
+
+    assert session.compact_policy.low_water == demo_policy().low_water  # the demo's own marks stay
 
 
 def test_a_session_on_the_1h_cache_prices_its_cuts_at_a_2x_write(tmp_path):

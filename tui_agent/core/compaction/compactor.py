@@ -252,7 +252,7 @@ class Compactor:
         tried = not held and (over > high or forced or cold)
         if tried:
             reason, why, target, policy = event_terms(self.policy, asked, forced, cold and over <= high, relayout,
-                                                      w.tokens.estimate(), "idle" in pending)
+                                                      w.tokens.estimate(), "idle" in pending, w.tokens.baseline)
             event_kinds, changed = steps.event(w, history, policy, newest, call, target, why, asked)
             kinds += event_kinds
             first_change = min(first_change, changed)

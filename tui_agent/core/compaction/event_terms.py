@@ -19,11 +19,12 @@ COLD_MASK_MIN_CHARS = 300  # a cold cache's event clears results this long (thei
 
 
 def event_terms(policy: CompactPolicy, asked: bool, forced: bool, cold: bool, relayout: bool,
-                estimate: int, idle: bool = False) -> tuple[str, str, int, CompactPolicy]:
+                estimate: int, idle: bool = False, baseline: float = 0.0) -> tuple[str, str, int, CompactPolicy]:
     """An event's reason (for the chat), its short why, the size it aims at and the policy it runs with:
     `cold` is a cold cache's event under the mark (it keeps more, and clears results only); `idle` the idle
     policy's event while the session waits (`core/idle.py`: it is `/compact`'s drop, told as its own)."""
-    high, target, runs_with = policy.high_tokens, policy.low_tokens, policy
+    high, runs_with = policy.high_tokens, policy
+    target = policy.low_tokens if forced else policy.low_mark(baseline)  # above the base (`low_mark`)
     if asked and idle:
         reason, why = "compacted while idle, before the cache expired", "idle"
     elif asked:
@@ -37,7 +38,7 @@ def event_terms(policy: CompactPolicy, asked: bool, forced: bool, cold: bool, re
         reason, why = (f"your pins, excludes or expands put it {mark}" if relayout else mark,
                        f"over the {fmt_tokens(high)} mark")
     if cold:  # a cold cache's event keeps more: it was not over the mark
-        target = policy.cold_target_tokens
+        target = max(policy.cold_target_tokens, target)
         if runs_with.cold_clears_only:  # clear old results, keep every input
             runs_with = replace(runs_with, drop=False, mask_any_result=True, mask_min_chars=COLD_MASK_MIN_CHARS)
     if forced:  # asked for now: even a small request gives up its older half

@@ -181,7 +181,7 @@ class Layout:
             lead_placeholder=bool(self.indices) and self.indices[0] == LEAD_INDEX,
             message_tokens_before=facts.total, message_tokens_after=self.sent_estimate,
             baseline_tokens=round(tokens.baseline), estimated_tokens=est, high_tokens=policy.high_tokens,
-            low_tokens=policy.low_tokens, budget_tokens=policy.effective_window,
+            low_tokens=policy.low_mark(tokens.baseline), budget_tokens=policy.effective_window,
             over_budget=est > policy.effective_window, event=event, last_event=last_event,
             cached_messages=first_change, dropped_reason=state.dropped_reason, drop_reasons=state.drop_reasons,
             summary_requested=bool(event and "drop" in event.kinds and (summary_enabled or "summary" in event.kinds)),
