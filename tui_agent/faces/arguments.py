@@ -47,7 +47,7 @@ class HelpDefaults:
 
 def help_defaults() -> HelpDefaults:
     from tui_agent.core.compaction.policy import CompactPolicy
-    from tui_agent.core.agent.loop import DEFAULT_MAX_TURNS
+    from tui_agent.core.agent.loop_state import DEFAULT_MAX_TURNS
     from tui_agent.core.providers.demo import demo_policy
     from tui_agent.core.models import DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL
 
