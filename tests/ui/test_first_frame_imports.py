@@ -47,6 +47,9 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "tui_agent.core.compaction.strategies.legacy", "tui_agent.core.compaction.strategies.seed",
     "tui_agent.core.compaction.strategies.server", "tui_agent.core.agent.telemetry", "tui_agent.core.agent.metrics",
     "tui_agent.core.agent.event_wire", "importlib.resources.readers", "zipfile",
+    # the demo's mind (its answers, flows and prompt readers) loads with its first answer or the prewarm
+    "tui_agent.core.providers.demo_decide", "tui_agent.core.providers.demo_answers",
+    "tui_agent.core.providers.demo_flows", "tui_agent.core.providers.demo_prompts",
 )
 
 
