@@ -2,7 +2,8 @@
 
 Run: `.venv/bin/python bench/bench_startup.py [--runs N] [--floor]`. Target: tui-agent ≤ 0.7× Claude Code.
 
-Both run in tmux at 120×40, alternated N times in one run (these machines are noisy: medians count), each
+Both run in tmux at 120×40, alternated N times in one run (these machines are noisy: medians count; each round
+starts with the next program in turn), each
 timed from launch until `capture-pane` shows its first frame (polled every 5 ms, at most 15 s). Claude Code
 (`npm install @anthropic-ai/claude-code` into a cache outside the repository, see bench_claude_code.py) gets
 a throwaway HOME that has finished onboarding, trusted the folder and approved a dummy key, and an
@@ -252,14 +253,21 @@ def main() -> int:
     if theirs:
         first_frame(theirs, workspace, cc_ready, "warm-cc")
     frames, cc, floor, versions, before = [], [], [], [], []
+    # Each round starts with the next program in turn: in a fixed order tui-agent always started right after
+    # Claude Code's (or the trivial app's) process was ended, whose exit still used the CPU, and the baseline
+    # right after tui-agent's; rotating spreads that over all of them.
+    lineup = [(frames, ours, "Context budget", "ours")]
+    if baseline_cmd:
+        lineup.append((before, baseline_cmd, "Context budget", "baseline"))
+    if theirs:
+        lineup.append((cc, theirs, cc_ready, "cc"))
+    if args.floor:
+        lineup.append((floor, trivial, "Context budget", "trivial"))
     for run in range(args.runs):
-        frames.append(first_frame(ours, workspace, "Context budget", f"ours{run}"))
-        if baseline_cmd:
-            before.append(first_frame(baseline_cmd, workspace, "Context budget", f"baseline{run}"))
-        if theirs:
-            cc.append(first_frame(theirs, workspace, cc_ready, f"cc{run}"))
+        for k in range(len(lineup)):
+            results, command, ready, name = lineup[(run + k) % len(lineup)]
+            results.append(first_frame(command, workspace, ready, f"{name}{run}"))
         if args.floor:
-            floor.append(first_frame(trivial, workspace, "Context budget", f"trivial{run}"))
             versions.append(timed([str(EXE), "--version"]))
     print(f"{args.runs} alternated runs in tmux 120×40, load average {os.getloadavg()[0]:.2f}")
     ours_ready = summary("tui-agent", frames)

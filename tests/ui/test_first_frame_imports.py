@@ -39,6 +39,17 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "tui_agent.ui.widgets.assistant_reply", "tui_agent.core.providers.anthropic_provider",
     "tui_agent.core.providers.openai_provider", "tui_agent.core.journal.reader", "tui_agent.core.journal.store",
     "tui_agent.core.journal.resume", "tui_agent.core.recordings.replay", "tui_agent.core.recordings.economics",
+    # the turn and the compaction engine: the session makes its compactor at the first plan (the prewarm
+    # imports them after the first frame); telemetry only with an OTLP endpoint; themes found without
+    # importlib.resources (40 modules)
+    "tui_agent.core.agent.loop", "tui_agent.core.agent.tool_round", "tui_agent.core.compaction.compactor",
+    "tui_agent.core.compaction.tiers", "tui_agent.core.compaction.facts", "tui_agent.core.compaction.recap",
+    "tui_agent.core.compaction.strategies.legacy", "tui_agent.core.compaction.strategies.seed",
+    "tui_agent.core.compaction.strategies.server", "tui_agent.core.agent.telemetry", "tui_agent.core.agent.metrics",
+    "tui_agent.core.agent.event_wire", "importlib.resources.readers", "zipfile",
+    # the demo's mind (its answers, flows and prompt readers) loads with its first answer or the prewarm
+    "tui_agent.core.providers.demo_decide", "tui_agent.core.providers.demo_answers",
+    "tui_agent.core.providers.demo_flows", "tui_agent.core.providers.demo_prompts",
 )
 
 

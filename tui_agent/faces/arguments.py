@@ -47,7 +47,7 @@ class HelpDefaults:
 
 def help_defaults() -> HelpDefaults:
     from tui_agent.core.compaction.policy import CompactPolicy
-    from tui_agent.core.agent.loop import DEFAULT_MAX_TURNS
+    from tui_agent.core.agent.loop_state import DEFAULT_MAX_TURNS
     from tui_agent.core.providers.demo import demo_policy
     from tui_agent.core.models import DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL
 
@@ -106,9 +106,9 @@ def _add_session_flags(parser: argparse.ArgumentParser, default: object = None,
     parser.add_argument("--model", default=default,
                         help=f"model id, or 'demo' for the offline demo model (default: {d.model} with "
                         f"ANTHROPIC_API_KEY, {d.openai_model} with OPENAI_API_KEY, else demo)")
-    parser.add_argument("--provider", choices=ProviderChoices(),
-                        default=default, help="force a provider (bedrock/vertex/foundry: Claude on that cloud, "
-                        "configured as Claude Code's CLAUDE_CODE_USE_* variables are)")
+    provider = parser.add_argument("--provider", default=default, help="force a provider (bedrock/vertex/foundry: "
+                                   "Claude on that cloud, configured as Claude Code's CLAUDE_CODE_USE_* variables are)")
+    provider.choices = ProviderChoices()  # set after: add_argument lists the choices to check its own formatting
     parser.add_argument("--max-turns", type=int, default=default, metavar="N",
                         help=f"stop after N model calls in one request (default {d.max_turns})")
     parser.add_argument("--context-window", type=int, default=default, metavar="TOKENS",

@@ -96,6 +96,29 @@ def _main(argv: list[str]) -> int:
     from tui_agent.core.providers.background_import import import_if_headless
 
     import_if_headless(argv, os.environ)  # -p: the SDK loads while the flags, settings and session are built
+    # Start-up allocates hundreds of thousands of objects that all live on: for the TUI, the cyclic GC pauses
+    # from here (the flags and the compaction settings already load much of the core: 32 of the start-up's
+    # collections, 7-10 ms) until its first frame, when the app turns it back on (`_run_tui` pauses it again
+    # for a TUI this guess missed). Decided from argv and the terminal alone; any other way out resumes it.
+    pause = _opens_the_tui(argv, sys.stdin, os.environ)
+    if pause:
+        gc.disable()
+    try:
+        return _open_face(argv)
+    finally:
+        if pause:
+            gc.enable()
+
+
+def _opens_the_tui(argv: list[str], stdin: TextIO | None, environ: Mapping[str, str]) -> bool:
+    """Whether this run will very likely open the TUI (`headless_prompt`'s rule, before the flags are parsed):
+    no -p, --print-outbound or serve, and a keyboard (or a Textual driver host)."""
+    headless = any(arg == "serve" or arg.startswith("--print") or (arg[:1] == "-" and arg[1:2] != "-" and "p" in arg)
+                   for arg in argv)  # (-p, -pPROMPT, -cp: a short flag group with p)
+    return not headless and (bool(environ.get("TEXTUAL_DRIVER")) or (stdin is not None and stdin.isatty()))
+
+
+def _open_face(argv: list[str]) -> int:
     args = build_parser(help_defaults() if wants_help(argv) else None).parse_args(argv)
     problem = _usage_problem(args)
     if problem is not None:
@@ -208,7 +231,8 @@ def _run_tui(args: argparse.Namespace, workspace: Path, model, provider, compact
              source: str | None) -> int:
     """The TUI (also each `serve` tab): the session through the one door, then the app."""
     # Start-up allocates hundreds of thousands of objects that all live on; pausing the cyclic GC until
-    # the first frame (the app re-enables it) saves about a tenth of the time to the first frame.
+    # the first frame (the app re-enables it) saves about a tenth of the time to the first frame (usually
+    # paused already: `_main`).
     gc.disable()
     from tui_agent.core.agent.door import SessionOptions, SessionRefused, open_session
     from tui_agent.ui.app import run_app, setup_trace_log

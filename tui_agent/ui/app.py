@@ -119,8 +119,12 @@ class AgentApp(App[int]):
 
     @work(thread=True, group="prewarm", exit_on_error=False)
     def prewarm(self) -> None:
-        """Import what the first reply needs (Markdown, markdown-it, the model's SDK) while the user is
-        still typing."""
+        """Import what the first reply needs (Markdown, markdown-it, the model's SDK, the loop and the
+        compaction engine the session makes its compactor from at the first plan) while the user is still
+        typing."""
+        import tui_agent.core.agent.loop  # noqa: F401  (with it the compactor, tiers, facts, recap)
+        import tui_agent.core.compaction.strategies.seed  # noqa: F401
+        import tui_agent.core.compaction.strategies.server  # noqa: F401
         import tui_agent.ui.screens.message_view  # noqa: F401
         import tui_agent.ui.screens.permission  # noqa: F401
         import tui_agent.ui.turn  # noqa: F401

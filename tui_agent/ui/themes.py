@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, fields
-from importlib.resources import files
 from pathlib import Path
 
 from textual.color import Color, ColorParseError
@@ -57,8 +56,10 @@ class ThemeFailure:
 
 
 def bundled_themes_dir() -> Path:
-    """`tui_agent/_bundled_themes` in a wheel; the repository's `themes/` in an editable install (P12)."""
-    packaged = Path(str(files("tui_agent") / "_bundled_themes"))
+    """`tui_agent/_bundled_themes` in a wheel; the repository's `themes/` in an editable install (P12).
+    Found beside this file, not with `importlib.resources.files`: that loads 40 modules (zipfile among
+    them) before the first frame, for a package that is always a folder on disk."""
+    packaged = Path(__file__).resolve().parents[1] / "_bundled_themes"
     return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "themes"
 
 

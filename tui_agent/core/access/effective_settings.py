@@ -23,6 +23,9 @@ from tui_agent.core.access.org_policy import (
 )
 
 WIDEN = "a setting may narrow the organisation's policy, never widen it"
+# The variables that turn the OpenTelemetry spans on (`core/agent/telemetry.py`); here, beside the policy's
+# endpoint that sets them, so a session can tell it has no telemetry without importing that module.
+ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 
 
 def effective_settings(workspace: Path, env: Mapping[str, str] | None = None, *, budget: int | None = None,

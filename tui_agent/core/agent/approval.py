@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Awaitable, Callable, Literal
 
 from tui_agent.core.agent.call import CallPlan, plan_call
-from tui_agent.core.compaction.compactor import Compactor
 from tui_agent.core.formats import fmt_tokens
 
 if TYPE_CHECKING:
@@ -43,6 +42,8 @@ async def ask_before_event(approve: Approver, compactor: "CompactorProtocol", pr
                            schemas: list[dict], history: "list[Message]", call: int) -> str | None:
     """Ask `approve` when call `call` would make an event; returns a line for the chat (None: nothing to
     say). A postponed event is held for this call only; over the window it compacts anyway."""
+    from tui_agent.core.compaction.compactor import Compactor  # (the engine loads after the first frame)
+
     if not isinstance(compactor, Compactor) or set(compactor.state.pending) & set(NOT_ASKED):
         return None
     preview = plan_call(compactor, provider, system, schemas, history, call, keep=False)

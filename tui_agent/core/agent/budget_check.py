@@ -57,7 +57,7 @@ def budget_warning(window: int, reserve: int, system: int, tools: int) -> str | 
 def session_below_base(session: "Session") -> str | None:
     """`below_base` for a session's own policy and base (a refusal when the session opens)."""
     system, tools = session.baseline_tokens()
-    return below_base(getattr(session.compactor, "policy", None) or session.compact_policy, system, tools)
+    return below_base(session.policy_in_force(), system, tools)
 
 
 def session_budget_notices(session: "Session") -> list[Notice]:

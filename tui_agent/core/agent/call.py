@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.core.compaction.plan import CompactEvent, CompactPlan, CompactResult
-from tui_agent.core.compaction.strategies.server import edits_for
 from tui_agent.core.agent.context_notice import context_notice
 from tui_agent.core.messages import Message, clean_message
 from tui_agent.core.providers.base import ModelRequest
@@ -57,6 +56,8 @@ def plan_call(compactor: "CompactorProtocol", provider: "Provider", system: str,
     """Plan call `call` over `history` (never mutated); `keep` makes it the real call's plan. `asked`: the
     event `/compact` made for this call between turns: the call that sends it reports it (the journal's event
     field, the panel's list), as its own plan finds nothing more to change."""
+    from tui_agent.core.compaction.strategies.server import edits_for  # (the engine: loaded by the first plan)
+
     system_tokens, tool_tokens = text_tokens(system), tools_tokens(tools)
     compactor.set_baseline(system_tokens + tool_tokens)
     result = compactor.compact(history, call) if keep else compactor.preview(history, call)

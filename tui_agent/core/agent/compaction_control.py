@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tui_agent.core import events as ev
-from tui_agent.core.compaction.compactor import Compactor, UndoRefused
 from tui_agent.core.compaction.plan import CompactEvent, CompactPlan
 from tui_agent.core.formats import fmt_tokens, fmt_usd
 from tui_agent.core.models import for_model
@@ -21,7 +20,7 @@ from tui_agent.core.models import model_info
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.call import CallPlan
-    from tui_agent.core.agent.loop import LoopState
+    from tui_agent.core.agent.loop_state import LoopState
     from tui_agent.core.agent.summary_draft import BackgroundSummaries
     from tui_agent.core.compaction.protocol import CompactorProtocol
     from tui_agent.core.messages import Message
@@ -79,6 +78,8 @@ def undo_cost(model: str, before: int, after: int, hold_until: int) -> UndoCost:
 
 def undoable_event(session: "UndoHost") -> CompactEvent | None:
     """The event `undo_compaction` would take back (None: none)."""
+    from tui_agent.core.compaction.compactor import Compactor  # (the engine loads after the first frame)
+
     compactor = session.compactor
     return compactor.undoable if isinstance(compactor, Compactor) else None
 
@@ -87,6 +88,8 @@ def undo_compaction(session: "UndoHost") -> str:
     """`/undo-compaction`, `u`: take the last compaction event back; returns the line the chat shows."""
     if session.running:
         return "A turn is running: /undo-compaction can run once it ends."
+    from tui_agent.core.compaction.compactor import Compactor, UndoRefused
+
     compactor = session.compactor
     if not isinstance(compactor, Compactor) or compactor.undoable is None:
         return NOTHING_TO_UNDO

@@ -25,7 +25,7 @@ from tui_agent.core.agent.budget_check import session_below_base, session_budget
 from tui_agent.core.agent.factory import build_session
 from tui_agent.core.agent.session import Session
 from tui_agent.core.compaction.settings import CompactSettings
-from tui_agent.core.compaction.strategies.server import server_strategy_error
+from tui_agent.core.compaction.strategies.server_edits import server_strategy_error
 from tui_agent.core.events import Notice
 from tui_agent.core.messages import Message
 
@@ -113,7 +113,7 @@ def open_session(options: SessionOptions) -> OpenedSession:
     wanted = options.approve_compaction
     session.approve_compaction = env_approve(dict(options.env)) if wanted is None else wanted
     problem = (session_budget_error(session) or session_below_base(session)
-               or server_strategy_error(session.compactor.mode, session.provider))
+               or server_strategy_error(session.compaction_mode(), session.provider))
     if problem:
         raise SessionRefused(problem)
     idle, cap, told = _idle_settings(options)

@@ -18,7 +18,7 @@ from tui_agent.core.compaction.policy import CompactPolicy
 from tui_agent.core.compaction.settings import CompactSettings, settings_from
 from tui_agent.core.events import Notice
 from tui_agent.core.agent.mcp_install import install_mcp
-from tui_agent.core.access.effective_settings import effective_settings, telemetry_env
+from tui_agent.core.access.effective_settings import ENDPOINT_VARIABLES, effective_settings, telemetry_env
 from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.models import for_provider
 from tui_agent.core.providers.base import Provider
@@ -130,7 +130,12 @@ def build_session(
 
 
 def _install_telemetry(session: Session, env: Mapping[str, str]) -> list[Notice]:
-    """A span per model call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.agent.telemetry`; else nothing)."""
+    """A span per model call when OTEL_EXPORTER_OTLP_ENDPOINT is set (`core.agent.telemetry`; else nothing).
+    `env` already holds the policy's endpoint (`telemetry_env`), so without one of the variables there is no
+    telemetry, and its modules (the wire form of every event with them) are not imported: the TUI's first
+    frame does not wait for them."""
+    if not any(env.get(name, "").strip() for name in ENDPOINT_VARIABLES):
+        return []
     from tui_agent.core.agent import telemetry
 
     from tui_agent.core.agent import metrics

@@ -54,7 +54,7 @@ from tui_agent.core.cache_clock import NEVER_WARM, IdleMoment, KeepWarm, PingOrS
 from tui_agent.core.models import for_provider
 
 if TYPE_CHECKING:
-    from tui_agent.core.agent.loop import LoopState
+    from tui_agent.core.agent.loop_state import LoopState
     from tui_agent.core.providers.base import ModelRequest, Provider
 
 ENV = "TUI_AGENT_KEEP_WARM"  # minutes of idleness to keep warm (0: off); unset: what the price pays for

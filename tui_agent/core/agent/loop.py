@@ -10,7 +10,6 @@ summary tier's part, `CompactionReported`, the chat's line for an event) is `pla
 
 from __future__ import annotations
 
-import time
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Callable
@@ -23,9 +22,9 @@ from tui_agent.core.agent.planned_call import planned_call
 from tui_agent.core.agent.too_long import fit_output_reserve, too_long_numbers
 from tui_agent.core.agent.prompt_fit import prompt_refusal
 from tui_agent.core.agent.answer_stream import stream_answer
-from tui_agent.core.agent.server_watch import CacheTrack, answered
+from tui_agent.core.agent.server_watch import answered
 from tui_agent.core.redact import redact, redact_event
-from tui_agent.core.compaction import CompactEvent, CompactPlan, Compactor
+from tui_agent.core.compaction import Compactor
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.messages import (
     Message,
@@ -41,7 +40,6 @@ from tui_agent.core.messages import (
 )
 from tui_agent.core.access.gate import PermissionPolicy
 from tui_agent.core.providers.base import (
-    ModelRequest,
     PromptTooLongError,
     Provider,
     ProviderError,
@@ -51,14 +49,11 @@ from tui_agent.core.providers.base import (
 )
 from tui_agent.core.agent.pending_tools import CANCELLED_MESSAGE, PendingTools
 from tui_agent.core.agent.tool_round import run_tools
+from tui_agent.core.agent.loop_state import DEFAULT_MAX_TURNS, LoopState
 from tui_agent.core.tools.base import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.summary_draft import BackgroundSummaries
-
-# Model calls per turn before the loop stops and asks: far above what a real task needs (20 cut
-# real tasks short; Claude Code has no such stop). It only guards against a model that never stops.
-DEFAULT_MAX_TURNS = 200
 
 
 @dataclass
@@ -80,25 +75,6 @@ class LoopConfig:
 
     def system(self) -> str:
         return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
-
-
-@dataclass
-class LoopState:
-    """Counters that live across turns (owned by the Session)."""
-
-    calls: int = 0
-    last_plan: CompactPlan | None = None
-    # The cache's clock: when the last request that read or wrote the prompt cache was SENT (a call whose
-    # usage came, or a keep-warm ping). Its time to live runs from the request's arrival, not from the end
-    # of its answer: counted from the answer, a ping after a long answer came too late and wrote it all again.
-    warm_since: float | None = None
-    sent_at: float | None = None  # when the call being answered was sent (it becomes `warm_since` with its usage)
-    cache: CacheTrack = field(default_factory=CacheTrack)  # the previous answer's id and cached prefix
-    last_request: ModelRequest | None = None  # what the last call sent: a keep-warm ping repeats it
-    # `/compact`'s event, made between turns for the next call: that call reports it (the journal's event
-    # field, the panel's list), since its own plan finds nothing more to change
-    asked_event: CompactEvent | None = None
-    clock: Callable[[], float] = time.monotonic  # the cache clock's source (a test's moves with its fake server)
 
 
 @dataclass

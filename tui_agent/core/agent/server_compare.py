@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from tui_agent.core.compaction.strategies.server import CLEAR, SERVER_MODES, server_edits
+from tui_agent.core.compaction.strategies.server_edits import CLEAR, SERVER_MODES, server_edits
 from tui_agent.core.messages import clean_message
 
 if TYPE_CHECKING:

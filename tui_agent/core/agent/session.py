@@ -21,12 +21,12 @@ from tui_agent.core.agent import steering
 from tui_agent.core.agent.budget import BudgetLedger
 from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.commands import CommandRegistry
-from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy, make_compactor
+from tui_agent.core.compaction import make_compactor
 from tui_agent.core.compaction.protocol import CompactorProtocol
 from tui_agent.core.agent.context_report import ContextView
 from tui_agent.core.agent.summary_draft import BackgroundSummaries, SummaryDraft
 from tui_agent.core.agent.system_prompt import base_breakdown
-from tui_agent.core.agent.loop import DEFAULT_MAX_TURNS, LoopConfig, LoopState, run_turn
+from tui_agent.core.agent.loop_state import DEFAULT_MAX_TURNS, LoopState
 from tui_agent.core.redact import redact_event
 from tui_agent.core.messages import Message
 from tui_agent.core.access.gate import PermissionPolicy
@@ -36,6 +36,8 @@ from tui_agent.core.tools.base import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
     from tui_agent.core.agent.approval import Approver
+    from tui_agent.core.compaction import CompactOptions, CompactPlan, CompactPolicy
+    from tui_agent.core.agent.loop import LoopConfig
     from tui_agent.core.agent.commands import SkillCommandState
     from tui_agent.core.mcp.state import McpState
     from tui_agent.core.providers.base import ModelRequest
@@ -98,14 +100,38 @@ class Session:
         self.ctx.context_view = self.context_view  # the Context tool reads the one plan through it
         self.state = LoopState()
         self.running = False
-        self.compactor = self._make_compactor()
+        self._compactor: CompactorProtocol | None = None  # made at its first use (`compactor`)
         self._trace_id = trace_id()
         self.summaries = BackgroundSummaries(self._heard_in_background, self._summary_ready)
         self.ledger.configure(self.provider.model, self.provider.context_window, self.provider.max_output_tokens)
 
+    @property
+    def compactor(self) -> CompactorProtocol:
+        """The compaction strategy, made the first time it is asked for rather than with the session: the
+        engine behind it (tiers, facts, recap, the other strategies) is not needed to draw the TUI's first
+        frame, and loads after it (the first plan, the prewarm, `/budget`…). Made from the session's
+        strategy, policy and provider as they are then; a model switch makes it before the switch."""
+        if self._compactor is None:
+            self._compactor = self._make_compactor()
+        return self._compactor
+
+    @compactor.setter
+    def compactor(self, compactor: CompactorProtocol) -> None:
+        self._compactor = compactor
+
+    def compaction_mode(self) -> str:
+        """The strategy the compactor is (or will be) made for: v2, v1 (CompactOptions given), seed, off or a
+        server mode."""
+        return "v1" if self.compact is not None and self.compact_mode == "v2" else self.compact_mode
+
+    def policy_in_force(self) -> CompactPolicy | None:
+        """The compactor's policy once it is made (a `/budget` or a model switch moved it), else the
+        session's, which it will be made from: the door's budget check reads it without making the compactor."""
+        made = getattr(self._compactor, "policy", None) if self._compactor is not None else None
+        return made or self.compact_policy
+
     def _make_compactor(self) -> CompactorProtocol:
-        mode = "v1" if self.compact is not None and self.compact_mode == "v2" else self.compact_mode
-        return make_compactor(mode, self.provider.context_window, self.provider.max_output_tokens,
+        return make_compactor(self.compaction_mode(), self.provider.context_window, self.provider.max_output_tokens,
                               policy=self.compact_policy, options=self.compact, rerunnable=self.tools.rerunnable)
 
     # -- configuration -------------------------------------------------------------------------
@@ -115,6 +141,8 @@ class Session:
         return BASE_SYSTEM_PROMPT.format(workspace=self.workspace)
 
     def loop_config(self) -> LoopConfig:
+        from tui_agent.core.agent.loop import LoopConfig  # the loop loads with the first turn (`loop_state.py`)
+
         return LoopConfig(
             provider=self.provider,
             tools=self.tools,
@@ -141,6 +169,8 @@ class Session:
         # `aclosing`: when this generator is closed (the face's task cancelled while it was busy with an
         # event), the loop's generator is closed right away too, so its repair runs now, not whenever
         # the garbage collector gets to it.
+        from tui_agent.core.agent.loop import run_turn
+
         try:
             async with aclosing(run_turn(self.history, prompt, self.loop_config(), self.ctx, self.state)) as events:
                 async for event in events:
@@ -195,6 +225,7 @@ class Session:
         """
         if self.running:
             raise RuntimeError("a turn is running; cancel it before switching the model")
+        compactor = self.compactor  # (made for the old model, then moved to the new one, as ever)
         old, self.provider = self.provider, provider
         if old is not provider:
             try:
@@ -204,7 +235,7 @@ class Session:
         from tui_agent.core.models import for_model  # the new model's cache prices price its cuts
 
         price = for_model(provider.model)
-        self.compactor.retarget(provider.context_window, provider.max_output_tokens, price.read, price.write)
+        compactor.retarget(provider.context_window, provider.max_output_tokens, price.read, price.write)
         self.ledger.configure(provider.model, provider.context_window, provider.max_output_tokens)
         event = ev.ModelSwitched(old.model, provider.model, provider.name)
         self.emit(event)
@@ -265,6 +296,8 @@ class Session:
 
     def switch_compaction(self, mode: str) -> None:
         """Another strategy (v2, v1, seed, off) from the next call on."""
+        if self._compactor is None:  # made first with the strategy it had: a mode refused below leaves it in place
+            self._compactor = self._make_compactor()
         self.compact_mode = mode
         self.compact = None
         self.compactor = self._make_compactor()

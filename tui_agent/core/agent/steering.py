@@ -17,7 +17,7 @@ from tui_agent.core.agent.call import CallPlan, plan_call
 from tui_agent.core.agent.compaction_control import nothing_to_compact
 
 if TYPE_CHECKING:
-    from tui_agent.core.agent.loop import LoopState
+    from tui_agent.core.agent.loop_state import LoopState
     from tui_agent.core.agent.summary_draft import BackgroundSummaries
     from tui_agent.core.compaction.protocol import CompactorProtocol
     from tui_agent.core.messages import Message

@@ -33,13 +33,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui_agent.core.access.effective_settings import ENDPOINT_VARIABLES
 from tui_agent.core.agent.event_wire import WireView, read
 from tui_agent.core.redact import redact
 
 if TYPE_CHECKING:
     from tui_agent.core.compaction.plan import CompactPlan
 
-ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 SERVICE = "tui-agent"
 PROVIDER = "anthropic"  # the recorded agents and our default provider speak the Anthropic Messages API
 

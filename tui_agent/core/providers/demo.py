@@ -21,32 +21,16 @@ on always stays in the request.
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
-from tui_agent.core.compaction.marks import is_recap, recap_files
 from tui_agent.core.compaction.policy import CompactPolicy
-from tui_agent.core.compaction.summary import extractive_summary, is_summary_request
-from tui_agent.core.messages import Message, result_text, tool_results
+from tui_agent.core.messages import Message
 from tui_agent.core.providers.base import ModelRequest, Provider, ProviderEvent, StreamDone, StreamText
-from tui_agent.core.providers.demo_answers import GREETING, HEADLESS_WORDS, RECAP, TUI_WORDS, from_conversation, md_escape
-from tui_agent.core.providers.demo_files import DemoFiles
-from tui_agent.core.providers.demo_flows import biggest, data_flow, explore, grep_flow, overview
-from tui_agent.core.providers.demo_named import named_paths, named_step
-from tui_agent.core.providers.demo_prompts import (
-    BIGGEST,
-    OVERVIEW,
-    already_read,
-    files_read,
-    grep_ask,
-    skills,
-    wants_data,
-)
-from tui_agent.core.providers.demo_recall import recall_step
-from tui_agent.core.providers.demo_turn import CUT_MARK, Turn, current_turn, earlier_prompts, lost, still_held
-from tui_agent.core.providers.scripted import words
+
+if TYPE_CHECKING:
+    from tui_agent.core.providers.demo_files import DemoFiles
 
 __all__ = ["DemoProvider", "demo_policy", "md_escape", "DEMO_NOTICE", "CHOSEN_NOTICE"]
 
@@ -59,7 +43,6 @@ DEMO_NOTICE = (
 CHOSEN_NOTICE = "*Demo model (offline): chosen with `--model demo`, no real model is called.*\n\n"
 DEMO_CONTEXT_WINDOW = 24_000  # small on purpose: the meter moves and every tier shows in a demo
 DEMO_OUTPUT_TOKENS = 4_096
-Step = tuple[str, list[tuple[str, dict[str, Any]]]]
 
 
 def demo_policy() -> CompactPolicy:
@@ -92,20 +75,23 @@ class DemoProvider(Provider):
     _announced: bool = field(default=False, repr=False)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        # What it answers and how (`demo_decide`) loads with its first answer, not with the TUI's first frame.
+        from tui_agent.core.providers import demo_decide as mind
+
         # Continue the numbering of the ids already in the conversation: a resumed session (a new
         # process) must not repeat a tool_use id, which the API would reject.
-        self._calls = max(self._calls, _highest_demo_call(request.messages)) + 1
-        if is_summary_request(request.messages):  # compaction's summary tier: an extractive summary
-            summary = extractive_summary(request.messages)
+        self._calls = max(self._calls, mind.highest_demo_call(request.messages)) + 1
+        if mind.is_summary_request(request.messages):  # compaction's summary tier: an extractive summary
+            summary = mind.extractive_summary(request.messages)
             yield StreamDone({"role": "assistant", "content": [{"type": "text", "text": summary}]}, "end_turn", None)
             return
-        turn = still_held(current_turn(request.messages))  # a placeholder is not content: fetch it again
+        turn = mind.still_held(mind.current_turn(request.messages))  # a placeholder is not content: fetch it again
         available = {tool["name"] for tool in request.tools}
-        text, uses = self._decide(turn, request, available)
+        text, uses = mind.decide(turn, request, available, self.files, self.headless)
         if not self._announced:
             self._announced = True
             text = (CHOSEN_NOTICE if self.chosen else DEMO_NOTICE) + text
-        for chunk in words(text):
+        for chunk in mind.words(text):
             await asyncio.sleep(self.delay)
             yield StreamText(chunk)
         content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
@@ -115,69 +101,22 @@ class DemoProvider(Provider):
         message: Message = {"role": "assistant", "content": content}
         yield StreamDone(message, "tool_use" if uses else "end_turn", None)
 
+    def preload(self) -> None:
+        """The demo's mind (`demo_decide`: its answers, flows and prompt readers), after the TUI's first frame."""
+        import tui_agent.core.providers.demo_decide  # noqa: F401
+
     # -- the "policy" ----------------------------------------------------------------------------
     @property
     def files(self) -> DemoFiles:
+        from tui_agent.core.providers.demo_files import DemoFiles
+
         return DemoFiles(self.workspace, self.context_window, self.max_output_tokens)
 
-    def _decide(self, turn: Turn, request: ModelRequest, available: set[str]) -> Step:
-        """The newest prompt's wish, in order: small talk and recaps, a search, named paths, the biggest
-        files, an overview (with the data files when asked), the data files, else a look around."""
-        hints = HEADLESS_WORDS if self.headless else TUI_WORDS
-        if GREETING.match(turn.prompt) or RECAP.search(turn.prompt):  # no exploring: it is all in the talk
-            recaps = [m for m in request.messages if is_recap(m)]
-            read = list(dict.fromkeys([*(p for m in recaps for p in recap_files(m)), *files_read(request.messages)]))
-            return from_conversation(turn.prompt, earlier_prompts(request.messages), read, hints,
-                                     "dropped" if recaps else _trimmed(request.messages)), []
-        terms, where = grep_ask(turn.prompt)
-        if terms and "Grep" in available:
-            return grep_flow(turn, terms, where, hints)
-        named = named_paths(turn.prompt, self.files)
-        if named.here and not named.missing and "Context" in available:
-            recalled = recall_step(turn, named.here, request.messages)
-            if recalled is not None:
-                return recalled
-        if (named.here and "Read" in available) or (named.missing and "Glob" in available):
-            return named_step(turn, named, self.files, hints)
-        if BIGGEST.search(turn.prompt) and {"Glob", "Grep", "Read"} <= available:
-            return biggest(turn, self.files, hints)
-        data = wants_data(turn.prompt) and {"Glob", "Read"} <= available
-        if OVERVIEW.search(turn.prompt) and {"Glob", "Read"} <= available:
-            return overview(turn, self.files, hints, request.system, available, data)
-        if data:
-            return data_flow(turn, hints)
-        return self._look_around(turn, request, available, hints)
 
-    def _look_around(self, turn: Turn, request: ModelRequest, available: set[str], hints: Any) -> Step:
-        """A question about the code; `/<skill> args` loads the skill first, as the system prompt asks."""
-        found = skills(request.system)
-        step = turn.rounds
-        invoked = re.match(r"^/([\w.-]+)\s*(.*)$", turn.prompt.strip(), flags=re.DOTALL)
-        if invoked and invoked.group(1) in found and "Skill" in available:
-            if step == 0:
-                skill_input = {"skill": invoked.group(1)}
-                if invoked.group(2).strip():
-                    skill_input["args"] = invoked.group(2).strip()
-                return f"Loading the `{invoked.group(1)}` skill first.", [("Skill", skill_input)]
-            step, found = step - 1, []
-        return explore(turn, step, self.files, hints, request.system, available, already_read(request.messages), found)
+def __getattr__(name: str) -> Any:
+    """`md_escape` (`demo_answers`), named here as before without importing the demo's answers at start-up."""
+    if name == "md_escape":
+        from tui_agent.core.providers.demo_answers import md_escape
 
-
-_DEMO_ID = re.compile(r"^toolu_demo_(\d+)_\d+$")
-
-
-def _highest_demo_call(messages: list[Message]) -> int:
-    highest = 0
-    for message in messages:
-        content = message.get("content")
-        for block in content if isinstance(content, list) else []:
-            match = _DEMO_ID.match(str(block.get("id", ""))) if isinstance(block, dict) else None
-            if match:
-                highest = max(highest, int(match.group(1)))
-    return highest
-
-
-def _trimmed(messages: list[Message]) -> str:
-    """"trimmed" when a tool result in the request is a placeholder or cut short (compaction's mark)."""
-    return "trimmed" if any(lost("Read", result_text(r)) or CUT_MARK in result_text(r)
-                            for m in messages for r in tool_results(m)) else ""
+        return md_escape
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

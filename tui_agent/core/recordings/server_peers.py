@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tui_agent.core.compaction.strategies.server import CLEAR, CLEAR_AT_LEAST, COMPACT, CONTEXT_TOOL, KEEP_TOOL_USES, MIN_TRIGGER
+from tui_agent.core.compaction.strategies.server_edits import CLEAR, CLEAR_AT_LEAST, COMPACT, CONTEXT_TOOL, KEEP_TOOL_USES, MIN_TRIGGER
 from tui_agent.core.messages import Message, tool_results, tool_uses
 from tui_agent.core.recordings.peers import ClaudeCodeStandIn, Peer, PeerEvent, PeerPlan, PeerResult
 from tui_agent.core import tokens as tk
