@@ -35,7 +35,7 @@ EXTRA = ROOT.parent / "extra-transcripts"
 # the default and each knob one step either way (the cliff check), and the marks upward (on sessions not seen
 # when compaction 4's marks were chosen, the high mark decided coverage more than anything else)
 DEFAULT: dict = {}
-STEPS = {"high_water": (0.75, 0.85), "low_water": (0.12, 0.18), "keep_for_use_share": (0.6, 0.8),
+STEPS = {"high_water": (0.75, 0.85), "low_water": (0.07, 0.13), "keep_for_use_share": (0.6, 0.8),
          "keep_recurring_share": (0.2, 0.4), "keep_own_words_share": (0.0, 0.2), "mask": (False,)}
 GRID: dict[str, dict] = {"default": DEFAULT}
 # chosen on the others, the cheapest setting that meets the target lands on it, and on the session left out a
@@ -46,7 +46,7 @@ for knob, values in STEPS.items():
         GRID[f"{knob} {value:g}"] = {knob: value}
 GRID.update({
     "high 0.6 low 0.1 (compaction 4)": {"high_water": 0.6, "low_water": 0.1},
-    "high 0.8 low 0.1": {"high_water": 0.8, "low_water": 0.1},
+    "high 0.8 low 0.15": {"high_water": 0.8, "low_water": 0.15},
     "high 0.6": {"high_water": 0.6},
     "high 0.7": {"high_water": 0.7},
     "high 0.9": {"high_water": 0.9},

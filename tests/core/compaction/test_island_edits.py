@@ -11,7 +11,7 @@ from tui_agent.core.compaction.decisions import KINDS, Edited, replay
 from tui_agent.core.messages import protocol_errors, tool_result_block, user_text
 
 POLICY = CompactPolicy(context_window=40_000, max_output_tokens=4_000, enabled=True, cut_on_read=False,
-                       keep_recurring_share=0.0, islands_show_edits=True)
+                       keep_recurring_share=0.0, islands_show_edits=True, low_water=0.15)  # a tail that holds the late edit
 WRITTEN = "def parse_config():\n    return load('a.toml')\n" + "# filler line\n" * 40
 EDITS = [("load('a.toml')", "load('b.toml')"), ("def parse_config", "def read_config")]
 
