@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.core.agent.test_call_plan import play, replies, small_session
 from tests.journal.helpers import LocalClaude, run, session_on
 from tui_agent.core import events as ev
-from tui_agent.core.agent.compaction_control import NOTHING_TO_UNDO, undo_compaction, undo_cost
+from tui_agent.core.agent.compaction_control import NOTHING_TO_UNDO, ONLY_THE_NEWEST, undo_compaction, undo_cost
 from tui_agent.core.agent.session import Session
 from tui_agent.core.compaction import CompactPolicy
 from tui_agent.core.journal.reader import read_journal
@@ -126,3 +126,28 @@ async def test_an_asked_compact_is_taken_back_with_its_summary(tmp_path: Path) -
     # the decisions before /compact, held: not even the cut on read the next call would have made (the undo
     # says "no event until ≈N", and a cut is an event on every list)
     assert session.compactor.state.blocks == decided and session.plan_call().plan.event is None
+
+
+async def test_after_a_cut_on_read_alone_undo_does_not_deny_the_event(tmp_path: Path) -> None:
+    """The only event so far cut a read result (not undoable: a cut on read stays); the line said "no
+    compaction event happened since the session started", which the panel's list of events contradicted."""
+    session = small_session(tmp_path)
+    (tmp_path / "big.txt").write_text("".join(f"line {n}: " + "z" * 90 + "\n" for n in range(170)))
+    seen = []
+    for turn in range(2):
+        session.provider.replies = replies(turn)
+        seen += await run(session, f"question {turn}")
+    events = [e.plan.event for e in seen if isinstance(e, ev.CompactionReported) and e.plan.event is not None]
+    assert events and all(e.kinds == ("cut",) for e in events) and session.compactor.undoable is None
+    said = undo_compaction(session)
+    assert said == NOTHING_TO_UNDO and "a cut on read stays" in said and "happened" not in said
+
+
+async def test_a_second_undo_says_only_the_newest_event_is_taken_back(tmp_path: Path) -> None:
+    """Events at calls 4, 10 and 12; undo takes back 12; the one before it (10) is not undoable, and the line
+    says so rather than that no event happened."""
+    session = medium_session(tmp_path)
+    await play(session, range(6))
+    assert undo_compaction(session).startswith("Took back the compaction event of call #12")
+    assert session.compactor.last_event is not None and session.compactor.last_event.call == 10
+    assert undo_compaction(session) == ONLY_THE_NEWEST

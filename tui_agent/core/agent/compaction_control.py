@@ -45,7 +45,9 @@ class UndoHost(Protocol):
 
     def announce_next(self, why: str) -> None: ...
 
-NOTHING_TO_UNDO = "Nothing to undo: no compaction event happened since the session started (or since /clear)."
+NOTHING_TO_UNDO = ("Nothing to undo: no compaction event dropped, masked or summarised anything since the session "
+                   "started (or since /clear); a cut on read stays.")
+ONLY_THE_NEWEST = "Nothing to undo: only the newest compaction event can be taken back, once, by the process that made it."
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,10 @@ def undo_compaction(session: "UndoHost") -> str:
     from tui_agent.core.compaction.compactor import Compactor, UndoRefused
 
     compactor = session.compactor
-    if not isinstance(compactor, Compactor) or compactor.undoable is None:
+    if not isinstance(compactor, Compactor):
         return NOTHING_TO_UNDO
+    if compactor.undoable is None:  # a cut on read (not a major event) stays: it is never taken back
+        return NOTHING_TO_UNDO if compactor.last_event is None else ONLY_THE_NEWEST
     before = session.plan_call().plan.estimated_tokens
     try:
         event = compactor.undo_event(session.history)
@@ -124,5 +128,5 @@ def nothing_to_compact(plan: CompactPlan) -> str:
             "the recap in their place costs, so the request stays as it is.")
 
 
-__all__ = ["NOTHING_TO_UNDO", "UndoHost", "UndoCost", "nothing_to_compact", "undo_compaction", "undo_cost",
+__all__ = ["NOTHING_TO_UNDO", "ONLY_THE_NEWEST", "UndoHost", "UndoCost", "nothing_to_compact", "undo_compaction", "undo_cost",
            "undoable_event"]
