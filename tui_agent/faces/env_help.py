@@ -11,8 +11,8 @@ ENV_HELP = """environment:
   CLAUDE_CODE_USE_BEDROCK=1 (or _VERTEX, _FOUNDRY)  Claude on that cloud, set up as for Claude Code (docs/claude-sdk.md)
   CONTEXT_WINDOW_TOKENS   override the model's context window
   COMPACT                 compaction strategy: v2 (default), v1, seed, 0/off, server-clear, server-compact
-  COMPACT_HIGH_WATER      compact when a request would exceed this (fraction of the window, or tokens)
-  COMPACT_LOW_WATER       compact down to this (fraction of the window, or tokens)
+  COMPACT_HIGH_WATER      compact when a request would exceed this (fraction of the budget, or tokens)
+  COMPACT_LOW_WATER       compact down to this (fraction of the budget above the base, or tokens)
   COMPACT_SUMMARY=1       let the model summarise what compaction drops (same as --compact-summary)
   CACHE_DIAGNOSIS=1/0     ask the API why a call missed the prompt cache (default: on for api.anthropic.com)
   TRACE=1                 print [trace] lines (stderr headless; a log file in the TUI)
