@@ -22,7 +22,8 @@ def event_terms(policy: CompactPolicy, asked: bool, forced: bool, cold: bool, re
                 estimate: int, idle: bool = False, baseline: float = 0.0) -> tuple[str, str, int, CompactPolicy]:
     """An event's reason (for the chat), its short why, the size it aims at and the policy it runs with:
     `cold` is a cold cache's event under the mark (it keeps more, and clears results only); `idle` the idle
-    policy's event while the session waits (`core/idle.py`: it is `/compact`'s drop, told as its own)."""
+    policy's event while the session waits (`core/idle.py`: it is `/compact`'s drop, told as its own);
+    `baseline` the base's tokens, which the low mark is measured above (`CompactPolicy.low_mark`)."""
     high, runs_with = policy.high_tokens, policy
     target = policy.low_tokens if forced else policy.low_mark(baseline)  # above the base (`low_mark`)
     if asked and idle:
