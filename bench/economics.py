@@ -164,6 +164,21 @@ def thinking_fits(recorded) -> str:
             f"{'keeps' if recorded.keeps_thinking else 'strips'} earlier thinking)")
 
 
+def floor_line(runs: list, price) -> str:
+    """What no strategy that sends the base on every call gets below (`cost_causes.floor_cost`), ÷ append-only,
+    pooled and per session: the room a cost target leaves above it for kept conversation, events and pings."""
+    from tui_agent.core.recordings.cost_causes import floor_cost
+    from tui_agent.core.recordings.economics_table import cost_at
+
+    floors = [floor_cost(results["none"], recorded.model.request(0), price) for recorded, results in runs]
+    bases = [cost_at(results["none"], recorded, price) for recorded, results in runs]
+    total = sum(bases)
+    per_session = "  ".join(f"{f.total / b:.3f}" for f, b in zip(floors, bases) if b)
+    return (f"floor (the base read warm + each call's new messages written once; no idle, no pings): "
+            f"{sum(f.total for f in floors) / total:.3f} of append-only (base {sum(f.base for f in floors) / total:.3f}, "
+            f"new {sum(f.new for f in floors) / total:.3f}) | {per_session}")
+
+
 def replay_window(path: Path, window: int, strategies: list[str], price_models: list, check: bool,
                   policy_change: dict | None = None) -> tuple:
     """One session at one window: each strategy's replay, per price model where its decisions depend on
@@ -234,6 +249,7 @@ def main() -> int:
             print(format_points(f"######## window {window:,} · cache {price.label} · cost ! = append-only goes "
                                 f"over the window (the API would refuse it) · * on the frontier",
                                 points(runs, price, window)))
+            print(floor_line(runs, price))
         print()
     if args.frontier:
         recorded = [load_recorded(f) for f in files]

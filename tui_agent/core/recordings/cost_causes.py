@@ -66,3 +66,31 @@ def waited(price: CachePrice, pings: int, reads: float, written: float) -> float
     """A wait's price: its pings read `reads` tokens together (each repeats a request) with a few output
     tokens each; an idle event wrote one request."""
     return price.read * reads + pings * price.output * PING_OUTPUT_TOKENS + price.write * written
+
+
+@dataclass
+class Floor:
+    """The least a strategy that sends the base on every call can cost on a session (units of one uncached
+    input token): the base (system prompt, tools, project context) written at the first call and read warm
+    at each after, and each call's new messages written once. No compaction that sends each new message as it
+    came gets below it (one that clips a huge result before it is ever sent writes a little less): a cost
+    target leaves, above it, all that reading kept conversation, events' rewrites and pings may cost together."""
+
+    base: float = 0.0
+    new: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.base + self.new
+
+
+def floor_cost(append_only: StrategyResult, base_tokens: float, price: CachePrice) -> Floor:
+    """The `Floor` of a session from its append-only replay (each request's new part is what it adds to the
+    previous one): a request of the base and the call's new messages alone, as if the cache never went cold
+    and no ping were needed; `base_tokens` on the session's ruler (`Recorded.model.request(0)`)."""
+    out = Floor()
+    for k, call in enumerate(append_only.per_call):
+        tokens, shared = call[0], call[1] if k else base_tokens
+        out.base += (price.read if k else price.write) * base_tokens
+        out.new += price.write * max(tokens - shared, 0.0)
+    return out
