@@ -193,5 +193,10 @@ def session_waits(recorded: object) -> list[float]:
 
 def prior_from(sessions: list[object]) -> Returns:
     """The return model of the waits of `sessions` (each ended once), with the long breaks of `core.idle`."""
-    waits = [w for recorded in sessions for w in session_waits(recorded)]
+    return prior_of([w for recorded in sessions for w in session_waits(recorded)])
+
+
+def prior_of(waits: list[float]) -> Returns:
+    """The return model of waits already read (`session_waits` of each session, joined), with the long breaks
+    of `core.idle`: a leave-one-out over many sessions reads each session's waits once, not once per fold."""
     return Returns(tuple(waits), (1.0,) * len(waits)).with_waits(LONG_BREAKS, LONG_BREAK_WEIGHT)
