@@ -17,12 +17,17 @@ import_sdk()
 cpu = time.process_time() - started
 import anthropic
 loaded = len([m for m in sys.modules if m.startswith("anthropic")])
+beta_streams = "anthropic.lib.streaming._beta_messages" in sys.modules  # the beta API's streams: not a call's
+import anthropic.lib.streaming as streaming
+aliases = {n: repr(getattr(streaming, n)) for n in ("BetaTextEvent", "BetaMessageStopEvent",
+                                                     "BetaMessageStreamEvent", "BetaContentBlockStopEvent")}
 # (a submodule such as `types` is not renamed: the whole import sets a meaningless `__module__` on it)
 names = {n: f"{type(v).__name__}:{'' if type(v).__name__ == 'module' else getattr(v, '__module__', '')}"
          for n, v in ((n, getattr(anthropic, n)) for n in anthropic.__all__)}
 beta = anthropic.types.beta.BetaMessage.__name__
 import aiohttp  # importable again once the SDK's base client is in
-print(json.dumps({"loaded": loaded, "names": names, "beta": beta, "cpu": cpu}))
+print(json.dumps({"loaded": loaded, "names": names, "beta": beta, "cpu": cpu, "beta_streams": beta_streams,
+                  "aliases": aliases, "dir": sorted(n for n in dir(streaming) if not n.startswith("_"))}))
 """
 
 
@@ -40,6 +45,10 @@ def test_the_lazy_sdk_loads_what_a_call_needs_and_exports_every_name():
     assert lazy["loaded"] < 0.6 * whole["loaded"], (lazy["loaded"], whole["loaded"])  # 3,300 modules → under 1,600
     assert lazy["names"] == whole["names"]  # the same objects' kinds, named from `anthropic` as the SDK does
     assert lazy["beta"] == "BetaMessage"
+    # anthropic.lib.streaming's type aliases (`ParsedBetaMessageStopEvent[object]`: two pydantic models built) are
+    # evaluated on first use, to the same values; the beta streams load only then
+    assert not lazy["beta_streams"] and whole["beta_streams"]
+    assert lazy["aliases"] == whole["aliases"] and lazy["dir"] == whole["dir"]
 
 
 def test_only_a_package_that_only_reexports_is_made_lazy():
@@ -50,6 +59,12 @@ def test_only_a_package_that_only_reexports_is_made_lazy():
     assert reexports("from ..up import B\n") is None
     top = reexports("import typing as _t\nfrom . import types\nfrom .lib.x import *\n_setup_logging()\n", top=True)
     assert top is not None and top.stars == ["lib.x"] and top.names == {"types": ("", "types")} and top.setup_logging
+    aliased = reexports("from typing_extensions import TypeAlias\nfrom ._t import E as E\n"
+                        "A: TypeAlias = E[object]\nB = E | None\n")
+    assert aliased is not None and set(aliased.aliases) == {"A", "B"}
+    assert aliased.typing_names == {"TypeAlias": ("typing_extensions", "TypeAlias")}
+    assert reexports("from ._t import E\nA = E(1)\n") is None  # a call may do anything: imported as usual
+    assert reexports("from os import path\n") is None
 
 
 def test_dash_p_starts_the_import_before_the_flags_are_parsed(monkeypatch):

@@ -4,11 +4,12 @@
 do nothing but `from .x import Name as Name` (`anthropic.types` and `anthropic.types.beta` alone: about 1,900
 classes, a pydantic model each). A call needs a few hundred. Here such a re-export package is made lazy
 (PEP 562): its module is created with its real `__path__`, and a name is imported from its submodule the first
-time it is asked for. Nothing of the SDK is changed or copied: every module that runs is the SDK's own, as it
-ships, and a package whose `__init__` does anything else (or cannot be read) is imported as usual.
+time it is asked for; a type alias it binds (`X: TypeAlias = Y[object]`) is evaluated, as its own expression,
+the first time it is asked for. Nothing of the SDK is changed or copied: every module that runs is the SDK's
+own, as it ships, and a package whose `__init__` does anything else (or cannot be read) is imported as usual.
 
 Used by `background_import.py` for the SDK's import; `install()` is idempotent and only ever affects
-`anthropic.*` packages.
+`anthropic`, `anthropic.types.*`, `anthropic.resources.*` and `anthropic.lib.*` packages.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Iterator, Sequence
 
-PREFIXES = ("anthropic.types", "anthropic.resources")  # and the top package itself
+PREFIXES = ("anthropic.types", "anthropic.resources", "anthropic.lib")  # and the top package itself
+_TYPING = ("typing", "typing_extensions")  # what an `__init__` may import by absolute name (bound at once: loaded)
 _installed = False
 _lock = threading.Lock()
 
@@ -33,12 +35,15 @@ _lock = threading.Lock()
 @dataclass
 class Exports:
     """What a package's `__init__` binds: {name: (submodule or "" for `from . import name`, its name there)},
-    the modules it star-imports (searched, in order, for any other name), and its `__all__`."""
+    the modules it star-imports (searched, in order, for any other name), its `__all__`, what it imports from
+    `typing` (bound at once), and its type aliases ({name: the SDK's own expression}, evaluated on first use)."""
 
     names: dict[str, tuple[str, str]] = field(default_factory=dict)
     stars: list[str] = field(default_factory=list)
     public: list[str] = field(default_factory=list)
     setup_logging: bool = False
+    typing_names: dict[str, tuple[str, str]] = field(default_factory=dict)
+    aliases: dict[str, ast.expr] = field(default_factory=dict)
 
 
 def reexports(source: str, top: bool = False) -> Exports | None:
@@ -60,6 +65,9 @@ def _read(node: ast.stmt, found: Exports, top: bool) -> bool:
     if isinstance(node, ast.ImportFrom):
         if node.module == "__future__":
             return True
+        if node.level == 0 and node.module in _TYPING and all(a.name != "*" for a in node.names):
+            found.typing_names.update({a.asname or a.name: (node.module, a.name) for a in node.names})
+            return True
         if node.level != 1:
             return False
         for alias in node.names:
@@ -76,6 +84,10 @@ def _read(node: ast.stmt, found: Exports, top: bool) -> bool:
         except ValueError:
             return False
         return True
+    type_alias = _type_alias(node)
+    if type_alias is not None:
+        found.aliases[type_alias[0]] = type_alias[1]
+        return True
     if not top:
         return False
     if isinstance(node, ast.Import) and [a.name for a in node.names] == ["typing"]:
@@ -87,6 +99,26 @@ def _read(node: ast.stmt, found: Exports, top: bool) -> bool:
         return True
     # `__locals = locals()` and the loop naming exported symbols' module "anthropic": done per name on demand.
     return ast.unparse(node).startswith(("__locals = locals()", "for __name in __all__:"))
+
+
+def _type_alias(node: ast.stmt) -> tuple[str, ast.expr] | None:
+    """`Name: TypeAlias = X[object]` or `Name = X | Y`: a name bound to a type expression (names, attributes,
+    subscripts, `|`, constants), which only reads names, so evaluating it on first use gives what the
+    `__init__` would have bound, where it would have (module level: pydantic names a model parametrized there
+    after the module). `anthropic.lib.streaming`'s aliases: their `[object]` builds two pydantic models and
+    needs the beta streams, about 30 ms of the import a call never uses. The annotation is not kept."""
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+        name, value = node.target.id, node.value
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        name, value = node.targets[0].id, node.value
+    else:
+        return None
+    if name.startswith("__") or not all(isinstance(part, _TYPE_EXPRESSION) for part in ast.walk(value)):
+        return None
+    return name, value
+
+
+_TYPE_EXPRESSION = (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.Constant, ast.BinOp, ast.BitOr, ast.Load)
 
 
 class _LazyPackage(importlib.abc.Loader):
@@ -103,7 +135,17 @@ class _LazyPackage(importlib.abc.Loader):
         renamed = set(exports.public) if exports.setup_logging else set()  # the top package's __module__ rule
 
         def __getattr__(name: str) -> Any:  # noqa: N807 - PEP 562's hook
-            value = _resolve(package, exports, name)
+            alias = exports.aliases.get(name)
+            if alias is not None:  # the SDK's own expression, run at module level as the `__init__` would
+                for read in {n.id for n in ast.walk(alias) if isinstance(n, ast.Name)} - set(module.__dict__):
+                    try:
+                        getattr(module, read)  # a lazy name: bound in the module as it loads
+                    except AttributeError:
+                        pass  # a builtin (`object`)
+                code = compile(ast.Expression(alias), module.__file__ or package, "eval")
+                value = eval(code, module.__dict__)  # noqa: S307 - a type expression (`_type_alias`)
+            else:
+                value = _resolve(package, exports, name)
             if name in renamed and not name.startswith("__"):
                 try:
                     value.__module__ = package  # as the SDK's own __init__ does for what it exports
@@ -113,12 +155,14 @@ class _LazyPackage(importlib.abc.Loader):
             return value
 
         def __dir__() -> list[str]:  # noqa: N807
-            return sorted(set(module.__dict__) | set(exports.names) | set(exports.public))
+            return sorted(set(module.__dict__) | set(exports.names) | set(exports.public) | set(exports.aliases))
 
         module.__getattr__ = __getattr__  # type: ignore[method-assign]
         module.__dir__ = __dir__  # type: ignore[method-assign]
         if exports.public:
             module.__all__ = list(exports.public)  # type: ignore[attr-defined]
+        for name, (source, original) in exports.typing_names.items():
+            setattr(module, name, getattr(importlib.import_module(source), original))
         if exports.setup_logging:
             importlib.import_module(f"{package}._utils._logs").setup_logging()
 
