@@ -60,13 +60,6 @@ def install_mcp(
             load_config,
             user_config_dir,
         )
-        from tui_agent.core.mcp.manager import (
-            DEFAULT_START_TIMEOUT,
-            McpManager,
-            call_timeout_from_env,
-            default_log_dir,
-        )
-
         env = os.environ if environ is None else environ
         state.user_config = user_config_dir(env) / "mcp.json"
         try:
@@ -77,6 +70,14 @@ def install_mcp(
         if config is None:
             state.phase = "none"
             return []
+        # the manager (and its client) only with a config: `-p` and the TUI import neither for nothing
+        from tui_agent.core.mcp.manager import (
+            DEFAULT_START_TIMEOUT,
+            McpManager,
+            call_timeout_from_env,
+            default_log_dir,
+        )
+
         notices, startable = await _approve_project_servers(session, config, state, env, trust_project)
         manager = McpManager(
             replace(config, servers=startable),
