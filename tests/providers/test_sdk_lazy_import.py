@@ -79,3 +79,21 @@ def test_dash_p_starts_the_import_before_the_flags_are_parsed(monkeypatch):
         asked.clear()
         background_import.import_if_headless(argv, {})
         assert asked == wanted, argv
+
+
+def test_the_spare_client_verifies_as_one_the_sdk_makes_itself():
+    """The import thread's HTTP client gets the TLS context made in a thread of its own (the CA store's load
+    overlaps the import): it is the one `verify=True` makes, the same store and settings."""
+    out = subprocess.run([sys.executable, "-c", """
+import json
+from tui_agent.core.providers.sdk_lazy_import import import_sdk, take_http_client
+import_sdk()
+import anthropic
+def tls(client):
+    ctx = client._transport._pool._ssl_context
+    return [int(ctx.verify_mode), ctx.check_hostname, ctx.cert_store_stats(), int(ctx.options), int(ctx.minimum_version)]
+print(json.dumps([tls(take_http_client()), tls(anthropic.DefaultAsyncHttpxClient(follow_redirects=False))]))
+"""], capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    spare, own = json.loads(out.stdout.splitlines()[-1])
+    assert spare == own and spare[0] == 2 and spare[1] is True  # CERT_REQUIRED, hostnames checked

@@ -24,7 +24,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 PREFIXES = ("anthropic.types", "anthropic.resources", "anthropic.lib")  # and the top package itself
 _TYPING = ("typing", "typing_extensions")  # what an `__init__` may import by absolute name (bound at once: loaded)
@@ -245,6 +245,7 @@ def import_sdk(module: str = "anthropic") -> None:
     if os.environ.get("TUI_AGENT_EAGER_SDK", "").strip() not in ("", "0"):
         importlib.import_module(module)
         return
+    tls = _start_tls_context()
     install()
     with _without_aiohttp():
         sdk = importlib.import_module(module)
@@ -252,7 +253,7 @@ def import_sdk(module: str = "anthropic") -> None:
     for name in ("APIStatusError", "APIConnectionError", "NotFoundError"):
         getattr(sdk, name)
     global _spare
-    spare = sdk.DefaultAsyncHttpxClient(follow_redirects=False)  # its TLS context loads the CA store: 30–130 ms
+    spare = sdk.DefaultAsyncHttpxClient(follow_redirects=False, **tls())
     client = sdk.AsyncAnthropic(api_key="unused", base_url="http://127.0.0.1:9", max_retries=0, http_client=spare)
     client.messages.with_streaming_response.create  # noqa: B018 - the attribute imports the resource
     with _lock:
@@ -262,6 +263,34 @@ def import_sdk(module: str = "anthropic") -> None:
             importlib.import_module(name)
         except ImportError:
             pass  # another version of the SDK's stack: whatever is missing loads with the first call
+
+
+def _start_tls_context() -> Callable[[], dict[str, Any]]:
+    """Start making the TLS context the SDK's HTTP client makes for itself (`verify=True` is
+    `httpcore2.default_ssl_context()`: the CA store, SSL_CERT_FILE / SSL_CERT_DIR honoured) in a thread of its
+    own; the function returned waits for it and gives the client's `verify=` (nothing when it could not be
+    made: the client then makes its own, as before). Loading the CA store takes about 30 ms with the GIL
+    released: made after the import, it was a wait on `-p`'s critical path; here it overlaps the import."""
+    try:
+        import httpcore2
+    except ImportError:  # another version of the SDK's stack
+        return dict
+    made: list[Any] = []
+
+    def make() -> None:
+        try:
+            made.append(httpcore2.default_ssl_context())
+        except Exception:  # noqa: BLE001 - the client makes its own and reports what is wrong with it
+            pass
+
+    thread = threading.Thread(target=make, name="tls-context", daemon=True)
+    thread.start()
+
+    def verify() -> dict[str, Any]:
+        thread.join()
+        return {"verify": made[0]} if made else {}
+
+    return verify
 
 
 @contextmanager
