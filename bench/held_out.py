@@ -4,7 +4,7 @@ Run: `nice -n 10 .venv/bin/python bench/held_out.py [FILE.jsonl | DIR ...] [--jo
 logs in ../shared/transcripts and, when present, ../extra-transcripts: public logs kept out of the repository,
 listed with their sources in docs/compaction.md).
 
-For every session S: the idle policy's prior is made of the *other* sessions' waits (`idle_replay.prior_from`),
+For every session S: the idle policy's prior is made of the *other* sessions' waits (`idle_replay.prior_of`),
 and the setting is chosen among `GRID` on the other sessions alone, by the rule a default must meet: the
 cheapest (cost ÷ append-only, pooled) whose pooled coverage is ≥ 0.96 and no session's < 0.92; failing that,
 the cheapest whose pooled coverage is ≥ 0.96; failing that, the one that covers most. S is then replayed with that setting: the held-out figures. Beside them, the default

@@ -191,11 +191,6 @@ def session_waits(recorded: object) -> list[float]:
     return [*out, math.inf] if calls else out
 
 
-def prior_from(sessions: list[object]) -> Returns:
-    """The return model of the waits of `sessions` (each ended once), with the long breaks of `core.idle`."""
-    return prior_of([w for recorded in sessions for w in session_waits(recorded)])
-
-
 def prior_of(waits: list[float]) -> Returns:
     """The return model of waits already read (`session_waits` of each session, joined), with the long breaks
     of `core.idle`: a leave-one-out over many sessions reads each session's waits once, not once per fold."""
